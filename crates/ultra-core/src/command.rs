@@ -1,0 +1,285 @@
+//! The `Command` trait: one declaration per command, from which schemas, help, tool lists
+//! and tests are derived.
+
+use std::any::Any;
+use std::sync::Arc;
+
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use ultra_protocol::command::Annotations;
+use ultra_protocol::{AgentFeedback, CommandError, ErrorCode, Source, SourceKind, Warning};
+
+use crate::confirm::Confirmations;
+use crate::events::EventBus;
+use crate::registry::Registry;
+use crate::validator::{ValidationContext, Validators};
+
+/// The static description of a command. Everything but the handler and the argument and
+/// result types lives here.
+#[derive(Debug, Clone, Copy)]
+pub struct CommandSpec {
+    /// Canonical id, e.g. `ultra.openFile`.
+    pub id: &'static str,
+    /// Title for the palette.
+    pub title: &'static str,
+    /// Category for grouping (`File`, `Edit`, `Query`, ...).
+    pub category: &'static str,
+    /// What it does, for people and models. The first sentence is the summary.
+    pub description: &'static str,
+    /// Runnable examples; each one is executed as a test.
+    pub examples: &'static [Example],
+    /// Default keybinding, e.g. `ctrl+s`.
+    pub keybinding: Option<&'static str>,
+    /// When-clause for availability, e.g. `editorFocus`.
+    pub when: Option<&'static str>,
+    /// Whether agents see it in tool lists.
+    pub ai_exposed: bool,
+    /// Risk annotations; policy decides allow / ask / deny from them.
+    pub annotations: Annotations,
+    /// Name in LLM tool lists (e.g. `get_lines`).
+    pub tool_name: Option<&'static str>,
+    /// Other names that reach the same command (e.g. seed 003's `editor.save`).
+    pub aliases: &'static [&'static str],
+    /// If set, only these sources may run it (e.g. confirmations are human-only).
+    pub sources: Option<&'static [SourceKind]>,
+}
+
+impl CommandSpec {
+    /// A spec with the required fields; the rest default to "none" and `ai_exposed: true`.
+    pub const fn new(id: &'static str, title: &'static str, category: &'static str, description: &'static str) -> Self {
+        CommandSpec {
+            id,
+            title,
+            category,
+            description,
+            examples: &[],
+            keybinding: None,
+            when: None,
+            ai_exposed: true,
+            annotations: Annotations { read_only: false, destructive: false, idempotent: false, open_world: false },
+            tool_name: None,
+            aliases: &[],
+            sources: None,
+        }
+    }
+
+    /// Set the examples.
+    pub const fn examples(mut self, examples: &'static [Example]) -> Self {
+        self.examples = examples;
+        self
+    }
+
+    /// Set the default keybinding.
+    pub const fn keybinding(mut self, key: &'static str) -> Self {
+        self.keybinding = Some(key);
+        self
+    }
+
+    /// Set the when-clause.
+    pub const fn when(mut self, when: &'static str) -> Self {
+        self.when = Some(when);
+        self
+    }
+
+    /// Hide from agents' tool lists.
+    pub const fn not_ai_exposed(mut self) -> Self {
+        self.ai_exposed = false;
+        self
+    }
+
+    /// Mark read-only (and so idempotent).
+    pub const fn read_only(mut self) -> Self {
+        self.annotations.read_only = true;
+        self.annotations.idempotent = true;
+        self
+    }
+
+    /// Mark destructive.
+    pub const fn destructive(mut self) -> Self {
+        self.annotations.destructive = true;
+        self
+    }
+
+    /// Mark idempotent.
+    pub const fn idempotent(mut self) -> Self {
+        self.annotations.idempotent = true;
+        self
+    }
+
+    /// Mark open-world.
+    pub const fn open_world(mut self) -> Self {
+        self.annotations.open_world = true;
+        self
+    }
+
+    /// Set the LLM tool name.
+    pub const fn tool_name(mut self, name: &'static str) -> Self {
+        self.tool_name = Some(name);
+        self
+    }
+
+    /// Set aliases.
+    pub const fn aliases(mut self, aliases: &'static [&'static str]) -> Self {
+        self.aliases = aliases;
+        self
+    }
+
+    /// Restrict to the given sources.
+    pub const fn only_sources(mut self, sources: &'static [SourceKind]) -> Self {
+        self.sources = Some(sources);
+        self
+    }
+}
+
+/// A runnable example. The example runner builds a fresh workspace holding `files`, runs
+/// `setup` commands, runs the command with `args`, and checks that the result data contains
+/// `expect` (a JSON subset match) when given.
+#[derive(Debug, Clone, Copy)]
+pub struct Example {
+    pub description: &'static str,
+    /// Arguments as a JSON object literal.
+    pub args: &'static str,
+    /// Files present before the example runs: `(path, content)`.
+    pub files: &'static [(&'static str, &'static str)],
+    /// Commands run first: `(id, args JSON)`.
+    pub setup: &'static [(&'static str, &'static str)],
+    /// A JSON value the result data must contain (objects match by subset).
+    pub expect: Option<&'static str>,
+}
+
+impl Example {
+    /// The empty example, for `..Example::EMPTY` in literals.
+    pub const EMPTY: Example = Example { description: "", args: "{}", files: &[], setup: &[], expect: None };
+}
+
+/// What a file operation touches, for `validateFileOperation` hooks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FileOperationKind {
+    Create,
+    Delete,
+    Rename,
+    Move,
+}
+
+/// A file operation a command is about to perform.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FileOperation {
+    pub kind: FileOperationKind,
+    pub source: Option<String>,
+    pub target: Option<String>,
+}
+
+/// A command: declared once, reachable from every surface.
+pub trait Command<S>: Send + Sync + 'static {
+    /// Typed arguments. The JSON Schema is generated from this type.
+    type Args: DeserializeOwned + JsonSchema + Send + 'static;
+    /// Typed result data.
+    type Output: Serialize + JsonSchema;
+
+    /// The static description.
+    fn spec(&self) -> &'static CommandSpec;
+
+    /// Do the work. Runs after policy and validators allowed it.
+    fn run(&self, cx: &mut Cx<'_, S>, args: Self::Args) -> Result<Self::Output, CommandError>;
+
+    /// The file operation this call performs, if any, for validator hooks.
+    fn file_operation(&self, _args: &Self::Args) -> Option<FileOperation> {
+        None
+    }
+}
+
+/// Everything a handler can reach while it runs.
+pub struct Cx<'a, S> {
+    /// The services (workspace, ...), owned by the layer that wires Ultra together.
+    pub services: &'a S,
+    /// Who called.
+    pub source: &'a Source,
+    /// The registry, for introspection commands.
+    pub registry: &'a Registry<S>,
+    /// The event bus.
+    pub events: &'a EventBus,
+    /// Pending confirmations.
+    pub confirmations: &'a Confirmations,
+    pub(crate) validators: &'a Validators,
+    pub(crate) validation_context: ValidationContext,
+    pub(crate) warnings: Vec<Warning>,
+    pub(crate) feedback: Option<AgentFeedback>,
+    /// The id of the command being run.
+    pub command_id: &'static str,
+}
+
+impl<S> Cx<'_, S> {
+    /// Add a warning to the result.
+    pub fn warn(&mut self, code: impl Into<String>, message: impl Into<String>) {
+        self.warnings.push(Warning { code: code.into(), message: message.into(), location: None });
+    }
+
+    /// Ask the validators whether `content` may be written to `path`. Call before applying
+    /// any change. Human sources are not validated. Fails closed: a validator that errors
+    /// blocks the write.
+    pub fn check_content(&mut self, path: &str, content: &dyn Fn() -> String) -> Result<(), CommandError> {
+        if self.source.kind == SourceKind::Human || !self.validators.has_content_hooks() {
+            return Ok(());
+        }
+        let text = content();
+        match self.validators.validate_content(self.command_id, path, &text, &self.validation_context) {
+            Ok(agg) if agg.proceed => {
+                self.warnings.extend(agg.warnings.iter().cloned());
+                Ok(())
+            }
+            Ok(agg) => {
+                self.feedback = Some(agg.feedback());
+                Err(CommandError::new(ErrorCode::ContentValidationFailed, "Content blocked by validator")
+                    .with_details(serde_json::json!({ "path": path }))
+                    .with_suggestion("change the content so that it satisfies the violated rules, then retry"))
+            }
+            Err(e) => Err(e),
+        }
+    }
+}
+
+/// Object-safe form of [`Command`] used by the registry and executor.
+pub(crate) trait DynCommand<S>: Send + Sync {
+    fn spec(&self) -> &'static CommandSpec;
+    fn args_schema(&self) -> Value;
+    fn result_schema(&self) -> Value;
+    fn parse(&self, args: Value) -> Result<Box<dyn Any + Send>, Vec<crate::schema::Issue>>;
+    fn file_operation(&self, args: &(dyn Any + Send)) -> Option<FileOperation>;
+    fn run(&self, cx: &mut Cx<'_, S>, args: Box<dyn Any + Send>) -> Result<Value, CommandError>;
+}
+
+impl<S, C: Command<S>> DynCommand<S> for C {
+    fn spec(&self) -> &'static CommandSpec {
+        Command::spec(self)
+    }
+
+    fn args_schema(&self) -> Value {
+        crate::schema::schema_for::<C::Args>()
+    }
+
+    fn result_schema(&self) -> Value {
+        crate::schema::schema_for::<C::Output>()
+    }
+
+    fn parse(&self, args: Value) -> Result<Box<dyn Any + Send>, Vec<crate::schema::Issue>> {
+        crate::schema::parse::<C::Args>(args).map(|a| Box::new(a) as Box<dyn Any + Send>)
+    }
+
+    fn file_operation(&self, args: &(dyn Any + Send)) -> Option<FileOperation> {
+        args.downcast_ref::<C::Args>().and_then(|a| Command::file_operation(self, a))
+    }
+
+    fn run(&self, cx: &mut Cx<'_, S>, args: Box<dyn Any + Send>) -> Result<Value, CommandError> {
+        let args = args
+            .downcast::<C::Args>()
+            .map_err(|_| CommandError::new(ErrorCode::InternalError, "argument type mismatch"))?;
+        let out = Command::run(self, cx, *args)?;
+        serde_json::to_value(out).map_err(|e| CommandError::new(ErrorCode::InternalError, format!("result not serialisable: {e}")))
+    }
+}
+
+/// A shared, type-erased command.
+pub(crate) type SharedCommand<S> = Arc<dyn DynCommand<S>>;

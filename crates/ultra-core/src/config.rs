@@ -1,0 +1,314 @@
+//! `ultra.config.json`: seed 000 keys (`validators`, `ipc`, `commands.aliases`), seed 003 keys
+//! (`port`, `host`, `token`, `allowedOrigins`, `rateLimit`, `logging`, `security`), the policy
+//! table and the audit log. Unknown keys are an error that names the key.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::policy::PolicyConfig;
+use crate::validator::Validators;
+use crate::validator::patterns::{PatternsValidator, RuleConfig};
+
+/// The file name looked up at the workspace root.
+pub const CONFIG_FILE: &str = "ultra.config.json";
+
+/// The whole configuration. Every field has a default, so an absent file is a valid config.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Config {
+    /// A schema URL for editors; ignored.
+    #[serde(default, rename = "$schema", skip_serializing_if = "Option::is_none")]
+    pub schema: Option<String>,
+    #[serde(default)]
+    pub validators: Vec<ValidatorConfig>,
+    #[serde(default)]
+    pub ipc: IpcConfig,
+    #[serde(default)]
+    pub commands: CommandsConfig,
+    #[serde(default)]
+    pub policy: PolicyConfig,
+    #[serde(default)]
+    pub audit: AuditConfig,
+    /// Seed 003: whether the WebSocket server starts.
+    #[serde(default)]
+    pub enabled: Option<bool>,
+    /// Seed 003: WebSocket port.
+    #[serde(default = "default_port")]
+    pub port: u16,
+    /// Seed 003: WebSocket bind address.
+    #[serde(default = "default_host")]
+    pub host: String,
+    /// Seed 003: WebSocket token (prefer the generated token file).
+    #[serde(default, skip_serializing)]
+    pub token: Option<String>,
+    #[serde(default)]
+    pub allowed_origins: Vec<String>,
+    #[serde(default)]
+    pub rate_limit: RateLimitConfig,
+    #[serde(default)]
+    pub logging: LoggingConfig,
+    #[serde(default)]
+    pub security: SecurityConfig,
+}
+
+fn default_port() -> u16 {
+    19876
+}
+
+fn default_host() -> String {
+    "127.0.0.1".into()
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// One validator. Only built-in kinds exist in this build.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ValidatorConfig {
+    pub id: String,
+    /// The built-in kind: `patterns`.
+    pub builtin: String,
+    #[serde(default = "yes")]
+    pub enabled: bool,
+    /// `patterns`: content rules.
+    #[serde(default)]
+    pub rules: Vec<RuleConfig>,
+    /// `patterns`: globs of paths that may not be created, deleted, renamed or moved.
+    #[serde(default)]
+    pub protect: Vec<String>,
+    /// Guidelines handed to agents by `ultra.ai.getContext`.
+    #[serde(default)]
+    pub guidelines: String,
+}
+
+/// The Unix socket.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct IpcConfig {
+    /// Socket path; default `$XDG_RUNTIME_DIR/ultra/<workspace-hash>.sock` (or `/tmp/ultra-<uid>/`).
+    #[serde(default)]
+    pub socket: Option<String>,
+    #[serde(default = "yes")]
+    pub enabled: bool,
+    /// Longest accepted request line; a longer one closes the connection.
+    #[serde(default = "default_max_line")]
+    pub max_line_bytes: usize,
+    /// Most commands in one batch.
+    #[serde(default = "default_max_batch")]
+    pub max_batch: usize,
+    /// Most simultaneous connections.
+    #[serde(default = "default_max_connections")]
+    pub max_connections: usize,
+}
+
+fn default_max_line() -> usize {
+    16 << 20
+}
+
+fn default_max_batch() -> usize {
+    1000
+}
+
+fn default_max_connections() -> usize {
+    256
+}
+
+impl Default for IpcConfig {
+    fn default() -> Self {
+        IpcConfig {
+            socket: None,
+            enabled: true,
+            max_line_bytes: default_max_line(),
+            max_batch: default_max_batch(),
+            max_connections: default_max_connections(),
+        }
+    }
+}
+
+/// `commands` section.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CommandsConfig {
+    /// Extra names for commands: `{"o": "ultra.openFile"}`.
+    #[serde(default)]
+    pub aliases: BTreeMap<String, String>,
+}
+
+/// `audit` section.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AuditConfig {
+    #[serde(default = "yes")]
+    pub enabled: bool,
+    /// Log path; default `$XDG_STATE_HOME/ultra/<workspace-hash>/audit.ndjson`.
+    #[serde(default)]
+    pub path: Option<String>,
+}
+
+impl Default for AuditConfig {
+    fn default() -> Self {
+        AuditConfig { enabled: true, path: None }
+    }
+}
+
+/// Seed 003 `rateLimit`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RateLimitConfig {
+    #[serde(default = "yes")]
+    pub enabled: bool,
+    #[serde(default = "default_rps")]
+    pub requests_per_second: u32,
+}
+
+fn default_rps() -> u32 {
+    100
+}
+
+impl Default for RateLimitConfig {
+    fn default() -> Self {
+        RateLimitConfig { enabled: true, requests_per_second: default_rps() }
+    }
+}
+
+/// Seed 003 `logging`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct LoggingConfig {
+    #[serde(default = "default_level")]
+    pub level: String,
+    #[serde(default)]
+    pub log_to_file: bool,
+}
+
+fn default_level() -> String {
+    "info".into()
+}
+
+impl Default for LoggingConfig {
+    fn default() -> Self {
+        LoggingConfig { level: default_level(), log_to_file: false }
+    }
+}
+
+/// Seed 003 `security`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct SecurityConfig {
+    #[serde(default = "yes")]
+    pub allow_file_system_access: bool,
+    #[serde(default = "yes")]
+    pub allow_terminal_access: bool,
+    #[serde(default = "yes")]
+    pub allow_command_execution: bool,
+    /// Globs (relative to the root) that file tools may not write.
+    #[serde(default)]
+    pub restricted_paths: Vec<String>,
+    #[serde(default)]
+    pub restricted_commands: Vec<String>,
+}
+
+impl Default for SecurityConfig {
+    fn default() -> Self {
+        SecurityConfig {
+            allow_file_system_access: true,
+            allow_terminal_access: true,
+            allow_command_execution: true,
+            restricted_paths: Vec::new(),
+            restricted_commands: Vec::new(),
+        }
+    }
+}
+
+/// The config file could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read {path}: {source}")]
+    Read { path: String, source: std::io::Error },
+    #[error("{path}: at `{key}`: {message}")]
+    Invalid { path: String, key: String, message: String },
+}
+
+impl Config {
+    /// Parse config text. Errors name the offending key as a dotted path.
+    pub fn parse(text: &str, path: &str) -> Result<Config, ConfigError> {
+        let de = &mut serde_json::Deserializer::from_str(text);
+        serde_path_to_error::deserialize(de).map_err(|e| {
+            let mut key = e.path().to_string();
+            let message = e.inner().to_string();
+            if message.starts_with("unknown field")
+                && let Some(field) = message.split('`').nth(1)
+            {
+                key = if key == "." { field.to_string() } else { format!("{key}.{field}") };
+            }
+            ConfigError::Invalid { path: path.to_string(), key, message }
+        })
+    }
+
+    /// Load `ultra.config.json` from `root`; a missing file gives the defaults.
+    pub fn load(root: &Path) -> Result<Config, ConfigError> {
+        let path = root.join(CONFIG_FILE);
+        match std::fs::read_to_string(&path) {
+            Ok(text) => Config::parse(&text, CONFIG_FILE),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Config::default()),
+            Err(source) => Err(ConfigError::Read { path: path.display().to_string(), source }),
+        }
+    }
+
+    /// Build the enabled validators.
+    pub fn build_validators(&self) -> Result<Validators, ConfigError> {
+        let mut out = Validators::default();
+        for (i, v) in self.validators.iter().enumerate() {
+            if !v.enabled {
+                continue;
+            }
+            let invalid = |message: String| ConfigError::Invalid {
+                path: CONFIG_FILE.into(),
+                key: format!("validators[{i}]"),
+                message,
+            };
+            match v.builtin.as_str() {
+                "patterns" => {
+                    let p = PatternsValidator::new(&v.id, &v.rules, &v.protect, &v.guidelines).map_err(invalid)?;
+                    out.register(Arc::new(p)).map_err(invalid)?;
+                }
+                other => return Err(invalid(format!("unknown builtin validator `{other}`; available: patterns"))),
+            }
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_keys_are_named() {
+        let e = Config::parse(r#"{"ipc": {"sockt": "/x"}}"#, "c.json").unwrap_err().to_string();
+        assert!(e.contains("ipc.sockt"), "{e}");
+        let e = Config::parse(r#"{"bogus": 1}"#, "c.json").unwrap_err().to_string();
+        assert!(e.contains("`bogus`"), "{e}");
+        let e = Config::parse(r#"{"policy": {"sources": {"ai": {"write": "maybe"}}}}"#, "c.json").unwrap_err().to_string();
+        assert!(e.contains("policy.sources.ai.write"), "{e}");
+    }
+
+    #[test]
+    fn seed_example_parses_with_builtin_validator() {
+        let c = Config::parse(
+            r#"{"validators":[{"id":"cor","builtin":"patterns","enabled":true,"rules":[{"rule":"r","pattern":"x+","message":"m"}]}],
+                "ipc":{"socket":"/tmp/u.sock","enabled":true},
+                "commands":{"aliases":{"o":"ultra.openFile","s":"ultra.save"}}}"#,
+            "c.json",
+        )
+        .unwrap();
+        assert_eq!(c.commands.aliases["o"], "ultra.openFile");
+        assert!(c.build_validators().unwrap().has_validators());
+    }
+}

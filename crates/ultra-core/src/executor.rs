@@ -1,0 +1,348 @@
+//! The executor: every call from every surface runs through [`Executor::execute`].
+//!
+//! Order: look up → parse arguments → source check → policy (allow / ask / deny) →
+//! validators (non-human sources) → handler → audit → events. A step that fails returns a
+//! structured error and nothing after it runs.
+
+use std::panic::AssertUnwindSafe;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use serde_json::{Value, json};
+use ultra_protocol::event::names;
+use ultra_protocol::{CommandError, CommandResult, ErrorCode, Source, SourceKind};
+
+use crate::audit::AuditLog;
+use crate::command::Cx;
+use crate::confirm::{Confirmations, Decision as Answer, PendingInfo};
+use crate::events::EventBus;
+use crate::policy::{Decision, PolicyConfig};
+use crate::registry::Registry;
+use crate::validator::{FileReader, ValidationContext, Validators};
+
+/// What the executor needs from the services: enough to build a validation context.
+pub trait Host: Send + Sync + 'static {
+    /// The workspace root.
+    fn workspace_root(&self) -> PathBuf;
+    /// The active buffer's path, if any.
+    fn active_file(&self) -> Option<String>;
+    /// A confined reader of workspace files (open buffers first, then disk).
+    fn file_reader(&self) -> FileReader;
+}
+
+/// Runs commands. Shared by every transport behind an `Arc`.
+pub struct Executor<S: Host> {
+    registry: Registry<S>,
+    services: Arc<S>,
+    policy: PolicyConfig,
+    validators: Validators,
+    audit: AuditLog,
+    events: EventBus,
+    confirmations: Confirmations,
+    approvers: AtomicUsize,
+}
+
+/// Parts an executor is built from.
+pub struct ExecutorParts<S: Host> {
+    pub registry: Registry<S>,
+    pub services: Arc<S>,
+    pub policy: PolicyConfig,
+    pub validators: Validators,
+    pub audit: AuditLog,
+    pub events: EventBus,
+}
+
+/// Keeps an approver registered while alive; see [`Executor::attach_approver`].
+pub struct ApproverGuard<'a, S: Host>(&'a Executor<S>);
+
+impl<S: Host> Drop for ApproverGuard<'_, S> {
+    fn drop(&mut self) {
+        self.0.approvers.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+impl<S: Host> Executor<S> {
+    /// Build an executor.
+    pub fn new(parts: ExecutorParts<S>) -> Executor<S> {
+        Executor {
+            registry: parts.registry,
+            services: parts.services,
+            policy: parts.policy,
+            validators: parts.validators,
+            audit: parts.audit,
+            events: parts.events,
+            confirmations: Confirmations::default(),
+            approvers: AtomicUsize::new(0),
+        }
+    }
+
+    /// The registry.
+    pub fn registry(&self) -> &Registry<S> {
+        &self.registry
+    }
+
+    /// The services.
+    pub fn services(&self) -> &Arc<S> {
+        &self.services
+    }
+
+    /// The event bus.
+    pub fn events(&self) -> &EventBus {
+        &self.events
+    }
+
+    /// Pending confirmations.
+    pub fn confirmations(&self) -> &Confirmations {
+        &self.confirmations
+    }
+
+    /// The validators.
+    pub fn validators(&self) -> &Validators {
+        &self.validators
+    }
+
+    /// The audit log.
+    pub fn audit(&self) -> &AuditLog {
+        &self.audit
+    }
+
+    /// Register a person who can answer confirmations (a terminal prompt, a UI). While no
+    /// approver is attached, an "ask" fails at once with `CONFIRMATION_REQUIRED` instead of
+    /// waiting for nobody.
+    pub fn attach_approver(&self) -> ApproverGuard<'_, S> {
+        self.approvers.fetch_add(1, Ordering::SeqCst);
+        ApproverGuard(self)
+    }
+
+    /// Run one command.
+    pub async fn execute(&self, name: &str, args: Value, source: Source) -> CommandResult {
+        let started = Instant::now();
+        let (id, result) = self.execute_inner(name, &args, &source).await;
+        let duration = started.elapsed().as_micros();
+        let outcome = match &result.error {
+            None => "ok",
+            Some(e) => e.code.as_str(),
+        };
+        self.audit.record(&source, id.unwrap_or(name), &args, outcome, duration);
+        self.events.emit(
+            names::COMMAND_EXECUTED,
+            json!({ "command": id.unwrap_or(name), "success": result.success, "outcome": outcome, "durationUs": duration as u64 }),
+            Some(&source),
+        );
+        result
+    }
+
+    async fn execute_inner(&self, name: &str, args: &Value, source: &Source) -> (Option<&'static str>, CommandResult) {
+        let Some(entry) = self.registry.entry(name) else {
+            return (None, CommandResult::err(self.unknown_command(name)));
+        };
+        let command = entry.command.clone();
+        let spec = command.spec();
+        let parsed = match command.parse(args.clone()) {
+            Ok(p) => p,
+            Err(issues) => {
+                let first = &issues[0];
+                let at = if first.path.is_empty() { String::new() } else { format!(" at {}", first.path) };
+                let info = &entry.info;
+                let err = CommandError::new(ErrorCode::InvalidArguments, format!("invalid arguments for {}{at}: {}", spec.id, first.message))
+                    .with_details(json!({
+                        "command": spec.id,
+                        "issues": issues,
+                        "usage": info.usage,
+                        "examples": info.examples.iter().map(|e| &e.args).collect::<Vec<_>>(),
+                        "schema": entry.args_schema,
+                    }))
+                    .with_suggestion(format!("call it as: {}", info.usage));
+                return (Some(spec.id), CommandResult::err(err));
+            }
+        };
+        if let Some(allowed) = spec.sources
+            && !allowed.contains(&source.kind)
+        {
+            let names: Vec<&str> = allowed.iter().map(|s| s.as_str()).collect();
+            let err = CommandError::new(
+                ErrorCode::SourceNotAllowed,
+                format!("{} may only be run by: {}; this call came from `{}`", spec.id, names.join(", "), source.kind.as_str()),
+            )
+            .with_suggestion("ask a person to run it from the editor, the web UI or the terminal running `ultra serve`");
+            return (Some(spec.id), CommandResult::err(err));
+        }
+
+        let (decision, rule) = self.policy.decide(spec.id, source.kind, &spec.annotations);
+        match decision {
+            Decision::Allow => {}
+            Decision::Deny => {
+                let err = CommandError::new(ErrorCode::PolicyDenied, format!("{} is denied for `{}` sources by {rule}", spec.id, source.kind.as_str()))
+                    .with_details(json!({ "rule": rule }))
+                    .with_suggestion("use a read-only command, or ask the workspace owner to change the policy in ultra.config.json");
+                return (Some(spec.id), CommandResult::err(err));
+            }
+            Decision::Ask => {
+                if let Err(err) = self.ask(spec.id, args, source, &rule).await {
+                    return (Some(spec.id), CommandResult::err(err));
+                }
+            }
+        }
+
+        let vcx = self.validation_context(source);
+        if source.kind != SourceKind::Human && self.validators.has_validators() {
+            if let Some(blocked) = self.run_validators(spec.id, args, &*command, &*parsed, source, &vcx) {
+                return (Some(spec.id), blocked);
+            }
+        }
+
+        let mut cx = Cx {
+            services: &*self.services,
+            source,
+            registry: &self.registry,
+            events: &self.events,
+            confirmations: &self.confirmations,
+            validators: &self.validators,
+            validation_context: vcx,
+            warnings: Vec::new(),
+            feedback: None,
+            command_id: spec.id,
+        };
+        let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| command.run(&mut cx, parsed)));
+        let mut result = match outcome {
+            Ok(Ok(data)) => CommandResult::ok(data),
+            Ok(Err(err)) => CommandResult::err(err),
+            Err(panic) => {
+                let msg = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "unknown panic".into());
+                CommandResult::err(
+                    CommandError::new(ErrorCode::InternalError, format!("{} failed inside Ultra: {msg}", spec.id))
+                        .with_suggestion("this is a bug in Ultra; the workspace is unchanged by this call if it failed before writing"),
+                )
+            }
+        };
+        result.warnings = cx.warnings;
+        if let Some(fb) = cx.feedback {
+            if let Some(v) = result.feedback.as_mut() {
+                v.violations.extend(fb.violations);
+            } else {
+                result.feedback = Some(fb);
+            }
+            if !result.success {
+                let violations: Vec<_> = result
+                    .feedback
+                    .iter()
+                    .flat_map(|f| &f.violations)
+                    .map(|v| crate::validator::Violation {
+                        rule: v.rule.clone(),
+                        message: v.message.clone(),
+                        severity: crate::validator::Severity::Error,
+                        location: v.location.clone(),
+                        matched_content: v.matched_content.clone(),
+                    })
+                    .collect();
+                self.validators.record(source, spec.id, &violations);
+            }
+        }
+        (Some(spec.id), result)
+    }
+
+    fn validation_context(&self, source: &Source) -> ValidationContext {
+        ValidationContext {
+            source: source.clone(),
+            workspace_root: self.services.workspace_root(),
+            active_file: self.services.active_file(),
+            read_file: self.services.file_reader(),
+        }
+    }
+
+    fn run_validators(
+        &self,
+        id: &'static str,
+        args: &Value,
+        command: &dyn crate::command::DynCommand<S>,
+        parsed: &(dyn std::any::Any + Send),
+        source: &Source,
+        vcx: &ValidationContext,
+    ) -> Option<CommandResult> {
+        let blocked = |code: ErrorCode, message: &str, agg: crate::validator::Aggregated| {
+            self.validators.record(source, id, &agg.violations);
+            let mut r = CommandResult::err(
+                CommandError::new(code, message).with_suggestion("read the violations and suggestions, change the call, and retry; do not resend it unchanged"),
+            );
+            r.feedback = Some(agg.feedback());
+            Some(r)
+        };
+        match self.validators.validate_command(id, args, vcx) {
+            Err(e) => return Some(CommandResult::err(e)),
+            Ok(agg) if !agg.proceed => return blocked(ErrorCode::ValidationFailed, "Command blocked by validator", agg),
+            Ok(_) => {}
+        }
+        if let Some(op) = command.file_operation(parsed) {
+            match self.validators.validate_file_operation(&op, vcx) {
+                Err(e) => return Some(CommandResult::err(e)),
+                Ok(agg) if !agg.proceed => {
+                    return blocked(ErrorCode::FileOperationValidationFailed, "File operation blocked by validator", agg);
+                }
+                Ok(_) => {}
+            }
+        }
+        None
+    }
+
+    async fn ask(&self, id: &str, args: &Value, source: &Source, rule: &str) -> Result<(), CommandError> {
+        if self.approvers.load(Ordering::SeqCst) == 0 {
+            return Err(CommandError::new(
+                ErrorCode::ConfirmationRequired,
+                format!("{id} needs a person's approval ({rule}) and no one is attached to approve it"),
+            )
+            .with_details(json!({ "rule": rule }))
+            .with_suggestion("run `ultra serve` in a terminal (it prompts there), or allow it in ultra.config.json under policy"));
+        }
+        let timeout = Duration::from_millis(self.policy.confirm_timeout_ms);
+        let expires_at = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis()).unwrap_or(0) + timeout.as_millis();
+        let info = PendingInfo {
+            id: String::new(),
+            command: id.to_string(),
+            args: args.clone(),
+            source: source.clone(),
+            reason: rule.to_string(),
+            expires_at,
+        };
+        let (cid, rx) = self.confirmations.park(info.clone());
+        let mut shown = info;
+        shown.id = cid.clone();
+        self.events.emit(names::CONFIRMATION_REQUESTED, serde_json::to_value(&shown).unwrap_or(Value::Null), Some(source));
+        let answer = tokio::time::timeout(timeout, rx).await;
+        let (resolution, result) = match answer {
+            Ok(Ok(Answer::Approved)) => ("approved", Ok(())),
+            Ok(Ok(Answer::Denied)) => (
+                "denied",
+                Err(CommandError::new(ErrorCode::ConfirmationDenied, format!("a person denied {id}"))
+                    .with_details(json!({ "confirmation": cid }))
+                    .with_suggestion("do not retry the same call; ask the person what they want instead")),
+            ),
+            Ok(Err(_)) | Err(_) => {
+                self.confirmations.expire(&cid);
+                (
+                    "timeout",
+                    Err(CommandError::new(ErrorCode::ConfirmationTimeout, format!("nobody approved {id} within {} ms", timeout.as_millis()))
+                        .with_details(json!({ "confirmation": cid }))),
+                )
+            }
+        };
+        self.events.emit(names::CONFIRMATION_RESOLVED, json!({ "id": cid, "command": id, "resolution": resolution }), Some(source));
+        result
+    }
+
+    fn unknown_command(&self, name: &str) -> CommandError {
+        let closest = self.registry.closest(name, 3);
+        let suggestion = match closest.first() {
+            Some(c) => format!("did you mean `{c}`? `ultra.listCommands` lists every command"),
+            None => "`ultra.listCommands` lists every command".to_string(),
+        };
+        CommandError::new(ErrorCode::UnknownCommand, format!("Command not found: {name}"))
+            .with_details(json!({ "closest": closest }))
+            .with_suggestion(suggestion)
+    }
+}

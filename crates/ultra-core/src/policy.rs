@@ -1,0 +1,164 @@
+//! Allow / ask / deny by source and risk, from config.
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use ultra_protocol::SourceKind;
+use ultra_protocol::command::Annotations;
+
+/// What policy says about one call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Decision {
+    Allow,
+    Ask,
+    Deny,
+}
+
+/// The risk class policy tables are keyed by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum RiskClass {
+    Read,
+    Write,
+    Destructive,
+    OpenWorld,
+}
+
+impl RiskClass {
+    /// The class of a command from its annotations; the riskiest annotation wins.
+    pub fn of(a: &Annotations) -> RiskClass {
+        if a.open_world {
+            RiskClass::OpenWorld
+        } else if a.destructive {
+            RiskClass::Destructive
+        } else if a.read_only {
+            RiskClass::Read
+        } else {
+            RiskClass::Write
+        }
+    }
+
+    /// The config key name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RiskClass::Read => "read",
+            RiskClass::Write => "write",
+            RiskClass::Destructive => "destructive",
+            RiskClass::OpenWorld => "openWorld",
+        }
+    }
+}
+
+/// Per-risk decisions for one source; unset entries keep the default.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RiskTable {
+    pub read: Option<Decision>,
+    pub write: Option<Decision>,
+    pub destructive: Option<Decision>,
+    pub open_world: Option<Decision>,
+}
+
+impl RiskTable {
+    fn get(&self, class: RiskClass) -> Option<Decision> {
+        match class {
+            RiskClass::Read => self.read,
+            RiskClass::Write => self.write,
+            RiskClass::Destructive => self.destructive,
+            RiskClass::OpenWorld => self.open_world,
+        }
+    }
+}
+
+/// A per-command rule: one decision for every non-human source, or one per source.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum CommandRule {
+    All(Decision),
+    PerSource(BTreeMap<SourceKind, Decision>),
+}
+
+/// The `policy` section of `ultra.config.json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct PolicyConfig {
+    /// How long a call waits for a person before it is denied.
+    #[serde(default = "default_timeout")]
+    pub confirm_timeout_ms: u64,
+    /// Overrides of the per-source defaults.
+    #[serde(default)]
+    pub sources: BTreeMap<SourceKind, RiskTable>,
+    /// Rules for single commands; they win over the source tables.
+    #[serde(default)]
+    pub commands: BTreeMap<String, CommandRule>,
+}
+
+fn default_timeout() -> u64 {
+    120_000
+}
+
+impl Default for PolicyConfig {
+    fn default() -> Self {
+        PolicyConfig { confirm_timeout_ms: default_timeout(), sources: BTreeMap::new(), commands: BTreeMap::new() }
+    }
+}
+
+/// The built-in table: people and Ultra itself run anything; programs and agents read and
+/// write freely but are asked before destructive or open-world commands.
+pub fn default_decision(source: SourceKind, class: RiskClass) -> Decision {
+    match (source, class) {
+        (SourceKind::Human | SourceKind::Internal | SourceKind::Cli, _) => Decision::Allow,
+        (_, RiskClass::Read | RiskClass::Write) => Decision::Allow,
+        (_, RiskClass::Destructive | RiskClass::OpenWorld) => Decision::Ask,
+    }
+}
+
+impl PolicyConfig {
+    /// Decide a call, and say which rule decided it.
+    pub fn decide(&self, command: &str, source: SourceKind, annotations: &Annotations) -> (Decision, String) {
+        if let Some(rule) = self.commands.get(command) {
+            match rule {
+                CommandRule::PerSource(map) => {
+                    if let Some(d) = map.get(&source) {
+                        return (*d, format!("policy.commands.{command}.{}", source.as_str()));
+                    }
+                }
+                // A bare rule governs programs and agents; people are governed only by
+                // per-source rules that name them.
+                CommandRule::All(d) if !matches!(source, SourceKind::Human | SourceKind::Internal) => {
+                    return (*d, format!("policy.commands.{command}"));
+                }
+                CommandRule::All(_) => {}
+            }
+        }
+        let class = RiskClass::of(annotations);
+        if let Some(d) = self.sources.get(&source).and_then(|t| t.get(class)) {
+            return (d, format!("policy.sources.{}.{}", source.as_str(), class.as_str()));
+        }
+        (default_decision(source, class), format!("default policy for {} {}", source.as_str(), class.as_str()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ann(destructive: bool) -> Annotations {
+        Annotations { destructive, ..Default::default() }
+    }
+
+    #[test]
+    fn defaults_and_overrides() {
+        let mut p = PolicyConfig::default();
+        assert_eq!(p.decide("x", SourceKind::Ai, &ann(true)).0, Decision::Ask);
+        assert_eq!(p.decide("x", SourceKind::Human, &ann(true)).0, Decision::Allow);
+        assert_eq!(p.decide("x", SourceKind::Ai, &ann(false)).0, Decision::Allow);
+        p.sources.insert(SourceKind::Ai, RiskTable { destructive: Some(Decision::Allow), ..Default::default() });
+        assert_eq!(p.decide("x", SourceKind::Ai, &ann(true)).0, Decision::Allow);
+        p.commands.insert("x".into(), CommandRule::All(Decision::Deny));
+        assert_eq!(p.decide("x", SourceKind::Ai, &ann(true)).0, Decision::Deny);
+        assert_eq!(p.decide("x", SourceKind::Human, &ann(true)).0, Decision::Allow);
+    }
+}

@@ -1,0 +1,50 @@
+//! Positions, ranges and locations.
+//!
+//! `Position` is 0-based (seed 003). `column` is accepted as an alias of `character`
+//! (seed 000). Characters count Unicode scalar values.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// A 0-based line and character offset. Characters are Unicode scalar values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize, JsonSchema)]
+pub struct Position {
+    /// 0-based line.
+    pub line: u32,
+    /// 0-based character offset within the line (alias: `column`).
+    #[serde(alias = "column")]
+    pub character: u32,
+}
+
+impl Position {
+    /// A position from a 0-based line and character.
+    pub const fn new(line: u32, character: u32) -> Position {
+        Position { line, character }
+    }
+}
+
+/// A half-open range `[start, end)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, JsonSchema)]
+pub struct Range {
+    pub start: Position,
+    pub end: Position,
+}
+
+impl Range {
+    /// A range between two positions.
+    pub const fn new(start: Position, end: Position) -> Range {
+        Range { start, end }
+    }
+
+    /// An empty range at `pos`.
+    pub const fn point(pos: Position) -> Range {
+        Range { start: pos, end: pos }
+    }
+}
+
+/// A range inside a workspace file, the path relative to the workspace root.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Location {
+    pub path: String,
+    pub range: Range,
+}

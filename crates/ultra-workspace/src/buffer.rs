@@ -1,0 +1,184 @@
+//! An open file: a rope with a version, dirty state, disk state and selections.
+
+use std::collections::VecDeque;
+
+use ropey::Rope;
+use ultra_protocol::{Position, Range};
+
+use crate::history::Replacement;
+use crate::root::{Meta, RelPath};
+use crate::text;
+
+/// How many past versions are kept to diff a stale client against.
+const RECENT_VERSIONS: usize = 16;
+
+/// A selection as char offsets: `anchor` stays, `head` is the cursor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Selection {
+    pub anchor: usize,
+    pub head: usize,
+}
+
+impl Selection {
+    /// An empty selection (a cursor) at `at`.
+    pub fn cursor(at: usize) -> Selection {
+        Selection { anchor: at, head: at }
+    }
+
+    /// The covered char range, ordered.
+    pub fn span(&self) -> (usize, usize) {
+        (self.anchor.min(self.head), self.anchor.max(self.head))
+    }
+
+    /// Whether the head is before the anchor.
+    pub fn is_reversed(&self) -> bool {
+        self.head < self.anchor
+    }
+}
+
+/// What the file looked like on disk when Ultra last read or wrote it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DiskState {
+    pub meta: Meta,
+    pub hash: String,
+}
+
+/// An open file.
+pub struct Buffer {
+    pub path: RelPath,
+    pub rope: Rope,
+    /// Increases by one with every change; never reused.
+    pub version: u64,
+    /// The version that matches the disk.
+    pub saved_version: u64,
+    pub disk: Option<DiskState>,
+    /// The disk changed while the buffer had unsaved changes.
+    pub disk_conflict: bool,
+    /// Never empty; the first is the primary.
+    pub selections: Vec<Selection>,
+    pub language: &'static str,
+    hash_cache: Option<(u64, String)>,
+    recent: VecDeque<(u64, Rope)>,
+}
+
+impl Buffer {
+    /// A buffer at version 1 holding `text`.
+    pub fn new(path: RelPath, text: &str, disk: Option<DiskState>) -> Buffer {
+        let language = text::language_of(path.as_str());
+        let rope = Rope::from_str(text);
+        let hash_cache = disk.as_ref().map(|d| (1, d.hash.clone()));
+        Buffer {
+            path,
+            rope,
+            version: 1,
+            saved_version: if disk.is_some() { 1 } else { 0 },
+            disk,
+            disk_conflict: false,
+            selections: vec![Selection::cursor(0)],
+            language,
+            hash_cache,
+            recent: VecDeque::new(),
+        }
+    }
+
+    /// Whether there are unsaved changes.
+    pub fn is_dirty(&self) -> bool {
+        self.version != self.saved_version
+    }
+
+    /// The content hash (BLAKE3 hex) of the current version, cached per version.
+    pub fn hash(&mut self) -> String {
+        match &self.hash_cache {
+            Some((v, h)) if *v == self.version => h.clone(),
+            _ => {
+                let h = text::hash_rope(&self.rope);
+                self.hash_cache = Some((self.version, h.clone()));
+                h
+            }
+        }
+    }
+
+    /// The hash if it is cheap (cached, or the buffer is small).
+    pub fn cheap_hash(&mut self) -> Option<String> {
+        match &self.hash_cache {
+            Some((v, h)) if *v == self.version => Some(h.clone()),
+            _ if self.rope.len_bytes() <= 4 << 20 => Some(self.hash()),
+            _ => None,
+        }
+    }
+
+    /// A recent version's text, for diffs against stale clients.
+    pub fn recent_version(&self, version: u64) -> Option<&Rope> {
+        self.recent.iter().find(|(v, _)| *v == version).map(|(_, r)| r)
+    }
+
+    /// A recent version whose hash is `hash` (hashing only small versions).
+    pub fn recent_with_hash(&self, hash: &str) -> Option<Rope> {
+        self.recent
+            .iter()
+            .rev()
+            .filter(|(_, r)| r.len_bytes() <= 4 << 20)
+            .find(|(_, r)| text::hash_rope(r) == hash)
+            .map(|(_, r)| r.clone())
+    }
+
+    /// Apply simultaneous replacements (sorted by start, non-overlapping, char offsets in
+    /// the current text) as one new version. Selections move with the text.
+    pub fn apply(&mut self, reps: &[Replacement]) {
+        self.recent.push_back((self.version, self.rope.clone()));
+        if self.recent.len() > RECENT_VERSIONS {
+            self.recent.pop_front();
+        }
+        for r in reps.iter().rev() {
+            if r.old_chars > 0 {
+                self.rope.remove(r.start..r.start + r.old_chars);
+            }
+            if r.new_chars > 0 {
+                self.rope.insert(r.start, &r.new);
+            }
+        }
+        let len = self.rope.len_chars();
+        for sel in self.selections.iter_mut() {
+            sel.anchor = map_offset(sel.anchor, reps).min(len);
+            sel.head = map_offset(sel.head, reps).min(len);
+        }
+        self.version += 1;
+    }
+
+    /// Replace the whole text (a reload from disk) as one new version.
+    pub fn replace_all(&mut self, text: &str) -> Replacement {
+        let old = self.rope.to_string();
+        let rep = Replacement::new(0, old, text.to_string());
+        self.apply(std::slice::from_ref(&rep));
+        rep
+    }
+
+    /// A selection as a wire range.
+    pub fn range_of(&self, sel: &Selection) -> Range {
+        let (s, e) = sel.span();
+        Range::new(text::to_pos(&self.rope, s), text::to_pos(&self.rope, e))
+    }
+
+    /// The primary cursor position.
+    pub fn cursor(&self) -> Position {
+        text::to_pos(&self.rope, self.selections[0].head)
+    }
+}
+
+/// Where a char offset ends up after simultaneous replacements (sorted by start). An
+/// offset inside replaced text moves to the end of the new text; an insertion exactly at the
+/// offset pushes it forward, as typing at a cursor does.
+fn map_offset(p: usize, reps: &[Replacement]) -> usize {
+    let mut delta: isize = 0;
+    for r in reps {
+        let end = r.start + r.old_chars;
+        if end <= p {
+            delta += r.new_chars as isize - r.old_chars as isize;
+        } else if r.start < p {
+            return (r.start as isize + delta) as usize + r.new_chars;
+        } else {
+            break;
+        }
+    }
+    (p as isize + delta).max(0) as usize
+}

@@ -1,0 +1,142 @@
+//! Workspace errors, and their one conversion into wire errors.
+
+use serde_json::json;
+use ultra_protocol::{CommandError, ErrorCode};
+
+/// Everything the workspace can refuse or fail at.
+#[derive(Debug, thiserror::Error)]
+pub enum WsError {
+    #[error("path `{path}` is outside the workspace{why}")]
+    Outside { path: String, why: String },
+    #[error("path `{path}` is invalid: {why}")]
+    InvalidPath { path: String, why: String },
+    #[error("path `{path}` is protected ({rule}); agents and programs may not change it")]
+    Restricted { path: String, rule: String },
+    #[error("file not found: {0}")]
+    NotFound(String),
+    #[error("`{path}` is not a regular file ({kind})")]
+    NotAFile { path: String, kind: String },
+    #[error("`{0}` is not a directory")]
+    NotADirectory(String),
+    #[error("`{0}` already exists")]
+    Exists(String),
+    #[error("directory `{0}` is not empty")]
+    NotEmpty(String),
+    #[error("`{path}` is {size} bytes, over the {limit}-byte limit")]
+    TooLarge { path: String, size: u64, limit: u64 },
+    #[error("`{0}` is not UTF-8 text")]
+    Binary(String),
+    #[error("{path} is at version {current_version}, not {expected}")]
+    Stale {
+        path: String,
+        expected: String,
+        current_version: u64,
+        current_hash: String,
+        diff: Option<String>,
+        reason: &'static str,
+    },
+    #[error("no file is active")]
+    NoActiveBuffer,
+    #[error("`{0}` has unsaved changes")]
+    Dirty(String),
+    #[error("{0}")]
+    InvalidPosition(String),
+    #[error("`{needle}` was not found in {path}")]
+    NoMatch { path: String, needle: String, closest: Vec<(usize, String)> },
+    #[error("`{needle}` matches {count} times in {path}")]
+    Ambiguous { path: String, needle: String, count: usize, lines: Vec<usize> },
+    #[error("nothing to {0}")]
+    NothingToUndo(&'static str),
+    #[error("cannot {action} transaction {txn}: later edits overlap it in {path}")]
+    UndoConflict { action: &'static str, txn: u64, path: String },
+    #[error("{op} failed on `{path}`: {source}")]
+    Io { op: &'static str, path: String, source: std::io::Error },
+}
+
+impl WsError {
+    /// Wrap an I/O error, mapping the kinds callers can act on to specific errors.
+    pub fn io(op: &'static str, path: &str, source: std::io::Error) -> WsError {
+        use std::io::ErrorKind as K;
+        match source.kind() {
+            K::NotFound => WsError::NotFound(path.to_string()),
+            K::AlreadyExists => WsError::Exists(path.to_string()),
+            K::DirectoryNotEmpty => WsError::NotEmpty(path.to_string()),
+            K::NotADirectory => WsError::NotADirectory(path.to_string()),
+            K::IsADirectory => WsError::NotAFile { path: path.to_string(), kind: "directory".into() },
+            // cap-std reports an attempt to leave the root as PermissionDenied.
+            K::PermissionDenied if source.to_string().contains("outside") => {
+                WsError::Outside { path: path.to_string(), why: " (through a symlink)".into() }
+            }
+            _ => WsError::Io { op, path: path.to_string(), source },
+        }
+    }
+
+    /// The stable code.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            WsError::Outside { .. } => ErrorCode::PathOutsideWorkspace,
+            WsError::InvalidPath { .. } => ErrorCode::InvalidArguments,
+            WsError::Restricted { .. } => ErrorCode::RestrictedPath,
+            WsError::NotFound(_) => ErrorCode::FileNotFound,
+            WsError::NotAFile { .. } => ErrorCode::NotAFile,
+            WsError::NotADirectory(_) => ErrorCode::NotADirectory,
+            WsError::Exists(_) => ErrorCode::FileExists,
+            WsError::NotEmpty(_) => ErrorCode::DirectoryNotEmpty,
+            WsError::TooLarge { .. } => ErrorCode::TooLarge,
+            WsError::Binary(_) => ErrorCode::BinaryFile,
+            WsError::Stale { .. } => ErrorCode::StaleVersion,
+            WsError::NoActiveBuffer => ErrorCode::NoActiveBuffer,
+            WsError::Dirty(_) => ErrorCode::BufferDirty,
+            WsError::InvalidPosition(_) => ErrorCode::InvalidPosition,
+            WsError::NoMatch { .. } => ErrorCode::NoMatch,
+            WsError::Ambiguous { .. } => ErrorCode::AmbiguousMatch,
+            WsError::NothingToUndo(_) => ErrorCode::NothingToUndo,
+            WsError::UndoConflict { .. } => ErrorCode::UndoConflict,
+            WsError::Io { .. } => ErrorCode::IoError,
+        }
+    }
+}
+
+impl From<WsError> for CommandError {
+    fn from(e: WsError) -> CommandError {
+        let err = CommandError::new(e.code(), e.to_string());
+        match e {
+            WsError::Outside { path, .. } => err
+                .with_details(json!({ "path": path }))
+                .with_suggestion("use a path relative to the workspace root that stays inside it"),
+            WsError::Restricted { path, rule } => err
+                .with_details(json!({ "path": path, "rule": rule }))
+                .with_suggestion("leave this path alone; it is protected by the workspace owner"),
+            WsError::NotFound(path) => err
+                .with_details(json!({ "path": path }))
+                .with_suggestion("check the path with fs.listDirectory or create it with ultra.createFile"),
+            WsError::Stale { path, expected, current_version, current_hash, diff, reason } => err
+                .with_details(json!({
+                    "path": path, "expected": expected, "currentVersion": current_version,
+                    "currentHash": current_hash, "diff": diff, "reason": reason,
+                }))
+                .with_suggestion("re-read the file (or apply the diff to your copy), then retry with the current version or hash"),
+            WsError::NoMatch { path, needle, closest } => err
+                .with_details(json!({
+                    "path": path, "old": needle,
+                    "closest": closest.iter().map(|(l, t)| json!({"line": l, "text": t})).collect::<Vec<_>>(),
+                }))
+                .with_suggestion("copy the text exactly from a fresh read, or pass \"whitespace\": true to match ignoring indentation and trailing spaces"),
+            WsError::Ambiguous { path, needle, count, lines } => err
+                .with_details(json!({ "path": path, "old": needle, "count": count, "lines": lines }))
+                .with_suggestion("include more surrounding lines in `old` so it matches once, or pass \"replaceAll\": true"),
+            WsError::Dirty(path) => err
+                .with_details(json!({ "path": path }))
+                .with_suggestion("save first, or pass \"force\": true to discard the changes"),
+            WsError::NoActiveBuffer => err.with_suggestion("open a file with ultra.openFile, or pass `path`"),
+            WsError::InvalidPosition(_) => err.with_suggestion("positions are 0-based; read the file to see its line count"),
+            WsError::TooLarge { path, size, limit } => err
+                .with_details(json!({ "path": path, "size": size, "limit": limit }))
+                .with_suggestion("read it in parts with offset/limit"),
+            WsError::UndoConflict { txn, path, .. } => err
+                .with_details(json!({ "txnId": txn, "path": path }))
+                .with_suggestion("undo the later overlapping edits first, or edit the text directly"),
+            _ => err,
+        }
+    }
+}

@@ -1,0 +1,321 @@
+//! Undo/redo owned by the server, grouped by transaction and tagged by source.
+//!
+//! Every applied transaction is logged as simultaneous, non-overlapping replacements per
+//! file, in the coordinates of the text before it. Undoing transaction T applies T's inverse
+//! transformed through every later transaction; if a later edit overlaps T's text, the undo
+//! is refused (`UNDO_CONFLICT`) rather than guessed. That is what lets `undo {source: "ai"}`
+//! revert an agent's work while keeping a person's later edits elsewhere in the file.
+
+use std::collections::VecDeque;
+
+use ultra_protocol::{Source, SourceKind};
+
+use crate::error::WsError;
+use crate::root::RelPath;
+
+/// One replacement: at char `start` (pre-transaction coordinates), `old` became `new`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Replacement {
+    pub start: usize,
+    pub old: String,
+    pub new: String,
+    pub old_chars: usize,
+    pub new_chars: usize,
+}
+
+impl Replacement {
+    /// A replacement, counting chars.
+    pub fn new(start: usize, old: String, new: String) -> Replacement {
+        let old_chars = old.chars().count();
+        let new_chars = new.chars().count();
+        Replacement { start, old, new, old_chars, new_chars }
+    }
+
+    fn end(&self) -> usize {
+        self.start + self.old_chars
+    }
+}
+
+/// The replacements a transaction made in one file, sorted by `start`, non-overlapping.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileChange {
+    pub path: RelPath,
+    pub reps: Vec<Replacement>,
+}
+
+impl FileChange {
+    /// The inverse, in the coordinates of the text after this change.
+    pub fn inverse(&self) -> Vec<Replacement> {
+        let mut delta: isize = 0;
+        self.reps
+            .iter()
+            .map(|r| {
+                let start = (r.start as isize + delta) as usize;
+                delta += r.new_chars as isize - r.old_chars as isize;
+                Replacement { start, old: r.new.clone(), new: r.old.clone(), old_chars: r.new_chars, new_chars: r.old_chars }
+            })
+            .collect()
+    }
+}
+
+/// Map `ours` (coordinates of text D) through `later` (also applied to D), giving
+/// coordinates in the text after `later`. `None` when they overlap.
+fn transform(ours: &[Replacement], later: &[Replacement]) -> Option<Vec<Replacement>> {
+    let mut out = Vec::with_capacity(ours.len());
+    for r in ours {
+        let (s, e) = (r.start, r.end());
+        let mut delta: isize = 0;
+        for l in later {
+            let (ls, le) = (l.start, l.end());
+            // Ranges that share text conflict; an insertion strictly inside ours does too.
+            // Touching at a boundary does not.
+            let conflict = if s == e { ls < s && s < le } else { ls < e && s < le || (ls == le && s < ls && ls < e) };
+            if conflict {
+                return None;
+            }
+            if le <= s {
+                delta += l.new_chars as isize - l.old_chars as isize;
+            }
+        }
+        let mut moved = r.clone();
+        moved.start = (s as isize + delta) as usize;
+        out.push(moved);
+    }
+    Some(out)
+}
+
+/// Whether a transaction edits text or undoes one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TxnKind {
+    Edit,
+    /// Undoes the transaction with this sequence number.
+    Undo { target: u64 },
+}
+
+/// One logged transaction.
+#[derive(Debug, Clone)]
+pub struct Txn {
+    /// Unique, increasing.
+    pub seq: u64,
+    /// The id clients see and filter by; a redo keeps the id of what it redoes.
+    pub txn_id: u64,
+    /// The author: for a redo, the author of the original edit.
+    pub source: Source,
+    pub command: String,
+    pub kind: TxnKind,
+    pub changes: Vec<FileChange>,
+    pub undone: bool,
+    /// For undo transactions: whether a redo may still re-apply it.
+    pub redoable: bool,
+    bytes: usize,
+}
+
+/// Which transactions an undo or redo may pick.
+#[derive(Debug, Clone, Default)]
+pub struct Filter {
+    pub source: Option<SourceKind>,
+    pub agent_id: Option<String>,
+    pub txn_id: Option<u64>,
+    pub path: Option<RelPath>,
+}
+
+impl Filter {
+    fn matches(&self, t: &Txn) -> bool {
+        self.source.is_none_or(|s| t.source.kind == s)
+            && self.agent_id.as_ref().is_none_or(|a| t.source.agent_id.as_ref() == Some(a))
+            && self.txn_id.is_none_or(|id| t.txn_id == id)
+            && self.path.as_ref().is_none_or(|p| t.changes.iter().any(|c| &c.path == p))
+    }
+}
+
+/// The plan for an undo or redo: replacements per file in current coordinates.
+#[derive(Debug)]
+pub struct Plan {
+    pub target_seq: u64,
+    pub txn_id: u64,
+    pub author: Source,
+    pub changes: Vec<FileChange>,
+}
+
+/// The transaction log.
+pub struct History {
+    txns: VecDeque<Txn>,
+    next_seq: u64,
+    next_id: u64,
+    bytes: usize,
+    max_bytes: usize,
+}
+
+impl Default for History {
+    fn default() -> Self {
+        History::new(256 << 20)
+    }
+}
+
+impl History {
+    /// A log keeping at most about `max_bytes` of replaced text.
+    pub fn new(max_bytes: usize) -> History {
+        History { txns: VecDeque::new(), next_seq: 1, next_id: 1, bytes: 0, max_bytes }
+    }
+
+    /// A fresh client-visible transaction id.
+    pub fn next_txn_id(&mut self) -> u64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        id
+    }
+
+    /// Log an applied transaction.
+    pub fn record(&mut self, txn_id: u64, source: Source, command: &str, kind: TxnKind, changes: Vec<FileChange>) -> u64 {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        if kind == TxnKind::Edit {
+            // A new edit by the same author ends that author's redo chain.
+            for t in self.txns.iter_mut() {
+                if let TxnKind::Undo { .. } = t.kind
+                    && t.redoable
+                    && Self::undone_author(&t.source, &source)
+                {
+                    t.redoable = false;
+                }
+            }
+        }
+        let bytes = changes.iter().flat_map(|c| &c.reps).map(|r| r.old.len() + r.new.len() + 32).sum();
+        self.bytes += bytes;
+        self.txns.push_back(Txn { seq, txn_id, source, command: command.into(), kind, changes, undone: false, redoable: true, bytes });
+        while self.bytes > self.max_bytes && self.txns.len() > 1 {
+            if let Some(old) = self.txns.pop_front() {
+                self.bytes -= old.bytes;
+            }
+        }
+        seq
+    }
+
+    fn undone_author(undo_source: &Source, editor: &Source) -> bool {
+        undo_source.kind == editor.kind && undo_source.agent_id == editor.agent_id
+    }
+
+    fn index_of(&self, seq: u64) -> Option<usize> {
+        self.txns.iter().position(|t| t.seq == seq)
+    }
+
+    /// Inverse of the transaction at `idx`, mapped through everything after it.
+    fn inverse_now(&self, idx: usize, action: &'static str) -> Result<Vec<FileChange>, WsError> {
+        let t = &self.txns[idx];
+        let mut out = Vec::new();
+        for fc in &t.changes {
+            let mut reps = fc.inverse();
+            for later in self.txns.iter().skip(idx + 1) {
+                for lc in later.changes.iter().filter(|c| c.path == fc.path) {
+                    reps = transform(&reps, &lc.reps)
+                        .ok_or_else(|| WsError::UndoConflict { action, txn: t.txn_id, path: fc.path.to_string() })?;
+                }
+            }
+            out.push(FileChange { path: fc.path.clone(), reps });
+        }
+        Ok(out)
+    }
+
+    /// Plan undoing the newest live edit that matches.
+    pub fn plan_undo(&self, filter: &Filter) -> Result<Plan, WsError> {
+        let idx = self
+            .txns
+            .iter()
+            .rposition(|t| t.kind == TxnKind::Edit && !t.undone && filter.matches(t))
+            .ok_or(WsError::NothingToUndo("undo"))?;
+        let t = &self.txns[idx];
+        Ok(Plan { target_seq: t.seq, txn_id: t.txn_id, author: t.source.clone(), changes: self.inverse_now(idx, "undo")? })
+    }
+
+    /// Record that a planned undo was applied.
+    pub fn commit_undo(&mut self, plan: Plan, by: Source) -> u64 {
+        if let Some(i) = self.index_of(plan.target_seq) {
+            self.txns[i].undone = true;
+        }
+        // The undo transaction carries the author of the undone edit, so a later redo by the
+        // same filter finds it; `by` is recorded in the audit log by the caller.
+        let _ = by;
+        self.record(plan.txn_id, plan.author, "undo", TxnKind::Undo { target: plan.target_seq }, plan.changes)
+    }
+
+    /// Plan redoing the newest redoable undo whose edit matches.
+    pub fn plan_redo(&self, filter: &Filter) -> Result<Plan, WsError> {
+        let idx = self
+            .txns
+            .iter()
+            .rposition(|t| matches!(t.kind, TxnKind::Undo { .. }) && t.redoable && filter.matches(t))
+            .ok_or(WsError::NothingToUndo("redo"))?;
+        let t = &self.txns[idx];
+        Ok(Plan { target_seq: t.seq, txn_id: t.txn_id, author: t.source.clone(), changes: self.inverse_now(idx, "redo")? })
+    }
+
+    /// Record that a planned redo was applied; it becomes a live edit again.
+    pub fn commit_redo(&mut self, plan: Plan) -> u64 {
+        if let Some(i) = self.index_of(plan.target_seq) {
+            self.txns[i].redoable = false;
+        }
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        let bytes = plan.changes.iter().flat_map(|c| &c.reps).map(|r| r.old.len() + r.new.len() + 32).sum();
+        self.bytes += bytes;
+        self.txns.push_back(Txn {
+            seq,
+            txn_id: plan.txn_id,
+            source: plan.author,
+            command: "redo".into(),
+            kind: TxnKind::Edit,
+            changes: plan.changes,
+            undone: false,
+            redoable: true,
+            bytes,
+        });
+        seq
+    }
+
+    /// Forget every transaction that touched `path` (its buffer was closed).
+    pub fn forget(&mut self, path: &RelPath) {
+        self.txns.retain(|t| !t.changes.iter().any(|c| &c.path == path));
+        self.bytes = self.txns.iter().map(|t| t.bytes).sum();
+    }
+
+    /// Rename `from` to `to` in every logged change.
+    pub fn rename(&mut self, from: &RelPath, to: &RelPath) {
+        for t in self.txns.iter_mut() {
+            for c in t.changes.iter_mut().filter(|c| &c.path == from) {
+                c.path = to.clone();
+            }
+        }
+    }
+
+    /// The logged transactions, oldest first.
+    pub fn iter(&self) -> impl Iterator<Item = &Txn> {
+        self.txns.iter()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rep(start: usize, old: &str, new: &str) -> Replacement {
+        Replacement::new(start, old.into(), new.into())
+    }
+
+    #[test]
+    fn transform_shifts_and_conflicts() {
+        // ours replaces [10,13); later inserts 2 chars at 0 → shifted by 2.
+        let ours = vec![rep(10, "abc", "x")];
+        let t = transform(&ours, &[rep(0, "", "zz")]).unwrap();
+        assert_eq!(t[0].start, 12);
+        // later edit after ours: unchanged.
+        assert_eq!(transform(&ours, &[rep(20, "q", "")]).unwrap()[0].start, 10);
+        // overlap: conflict.
+        assert!(transform(&ours, &[rep(12, "cd", "")]).is_none());
+        // insertion strictly inside: conflict.
+        assert!(transform(&ours, &[rep(11, "", "!")]).is_none());
+        // insertion at our end: no effect.
+        assert_eq!(transform(&ours, &[rep(13, "", "!")]).unwrap()[0].start, 10);
+        // insertion at our start: shifts.
+        assert_eq!(transform(&ours, &[rep(10, "", "!")]).unwrap()[0].start, 11);
+    }
+}

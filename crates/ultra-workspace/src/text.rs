@@ -1,0 +1,116 @@
+//! Text helpers over ropes: position conversion, hashing, language ids.
+//!
+//! Positions are 0-based lines and Unicode-scalar character offsets. A character offset past
+//! the end of its line clamps to the line end (as LSP does); a line past the end is an error.
+
+use ropey::Rope;
+use ultra_protocol::Position;
+
+use crate::error::WsError;
+
+/// Characters in `line` excluding its line ending.
+pub fn line_len(rope: &Rope, line: usize) -> usize {
+    let slice = rope.line(line);
+    let mut n = slice.len_chars();
+    if n > 0 && slice.char(n - 1) == '\n' {
+        n -= 1;
+        if n > 0 && slice.char(n - 1) == '\r' {
+            n -= 1;
+        }
+    }
+    n
+}
+
+/// The char index of a position.
+pub fn to_char(rope: &Rope, pos: Position) -> Result<usize, WsError> {
+    let line = pos.line as usize;
+    let lines = rope.len_lines();
+    if line >= lines {
+        return Err(WsError::InvalidPosition(format!(
+            "line {line} is past the end: the buffer has {lines} lines (0-based, last is {})",
+            lines - 1
+        )));
+    }
+    let col = (pos.character as usize).min(line_len(rope, line));
+    Ok(rope.line_to_char(line) + col)
+}
+
+/// The position of a char index.
+pub fn to_pos(rope: &Rope, idx: usize) -> Position {
+    let idx = idx.min(rope.len_chars());
+    let line = rope.char_to_line(idx);
+    Position::new(line as u32, (idx - rope.line_to_char(line)) as u32)
+}
+
+/// The BLAKE3 hash of the content, hex.
+pub fn hash_rope(rope: &Rope) -> String {
+    let mut h = blake3::Hasher::new();
+    for chunk in rope.chunks() {
+        h.update(chunk.as_bytes());
+    }
+    h.finalize().to_hex().to_string()
+}
+
+/// The BLAKE3 hash of bytes, hex.
+pub fn hash_bytes(bytes: &[u8]) -> String {
+    blake3::hash(bytes).to_hex().to_string()
+}
+
+/// The LSP language id for a path, from its extension or name.
+pub fn language_of(path: &str) -> &'static str {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let ext = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()).unwrap_or_default();
+    match ext.as_str() {
+        "rs" => "rust",
+        "py" | "pyi" => "python",
+        "ts" | "mts" | "cts" => "typescript",
+        "tsx" => "typescriptreact",
+        "js" | "mjs" | "cjs" => "javascript",
+        "jsx" => "javascriptreact",
+        "go" => "go",
+        "java" => "java",
+        "c" | "h" => "c",
+        "cc" | "cpp" | "cxx" | "hpp" | "hh" | "hxx" => "cpp",
+        "json" => "json",
+        "md" | "markdown" => "markdown",
+        "toml" => "toml",
+        "yaml" | "yml" => "yaml",
+        "html" | "htm" => "html",
+        "css" => "css",
+        "sh" | "bash" => "shellscript",
+        "sql" => "sql",
+        "rb" => "ruby",
+        "php" => "php",
+        "kt" | "kts" => "kotlin",
+        "swift" => "swift",
+        "cs" => "csharp",
+        "xml" => "xml",
+        _ => match name {
+            "Makefile" | "makefile" | "GNUmakefile" => "makefile",
+            "Dockerfile" => "dockerfile",
+            _ => "plaintext",
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positions_round_trip_and_clamp() {
+        let r = Rope::from_str("héllo\r\nwörld\n");
+        assert_eq!(to_char(&r, Position::new(1, 2)).unwrap(), 9);
+        assert_eq!(to_pos(&r, 9), Position::new(1, 2));
+        assert_eq!(to_char(&r, Position::new(0, 99)).unwrap(), 5);
+        assert_eq!(to_char(&r, Position::new(2, 0)).unwrap(), r.len_chars());
+        assert!(to_char(&r, Position::new(3, 0)).is_err());
+    }
+
+    #[test]
+    fn languages() {
+        assert_eq!(language_of("src/main.rs"), "rust");
+        assert_eq!(language_of("a/Makefile"), "makefile");
+        assert_eq!(language_of("x.unknown"), "plaintext");
+    }
+}

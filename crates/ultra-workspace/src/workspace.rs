@@ -1,0 +1,817 @@
+//! The workspace: root, open buffers, active buffer and history, kept consistent.
+//!
+//! Mutations go through [`Workspace::prepare`] then [`Workspace::commit`]: prepare resolves
+//! every edit of a batch against the current text and fails without changing anything;
+//! commit applies them all as one transaction. The caller holds the workspace lock across
+//! both, so a validator can inspect the proposed text in between.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use ropey::Rope;
+use serde::Serialize;
+use ultra_protocol::{Range, Source, SourceKind};
+
+use crate::buffer::{Buffer, DiskState};
+use crate::error::WsError;
+use crate::history::{FileChange, Filter, History, Replacement, TxnKind};
+use crate::root::{Kind, RelPath, Root, RootOptions};
+use crate::text;
+
+/// Options for opening a workspace.
+#[derive(Debug, Clone, Default)]
+pub struct WorkspaceOptions {
+    pub root: RootOptions,
+}
+
+/// Something that happened to a buffer outside the current command, for events.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase", tag = "kind")]
+pub enum Notice {
+    /// The file changed on disk and the clean buffer was reloaded.
+    Reloaded { path: String, version: u64 },
+    /// The file changed on disk while the buffer had unsaved changes.
+    Conflict { path: String, version: u64 },
+    /// The file was deleted on disk; the buffer keeps its text, now unsaved.
+    Deleted { path: String, version: u64 },
+}
+
+/// One edit inside a batch. Positions and anchors refer to the text before the batch: all
+/// edits of a file apply simultaneously and may not overlap.
+#[derive(Debug, Clone)]
+pub enum EditOp {
+    /// Replace a range (0-based positions).
+    Range { range: Range, text: String },
+    /// Replace whole lines `start..=end` (1-based, inclusive); `end = start - 1` inserts
+    /// before `start`.
+    Lines { start: usize, end: usize, text: String },
+    /// Replace anchor text. Zero or several matches fail (unless `replace_all`).
+    Anchor { old: String, new: String, replace_all: bool, whitespace: bool },
+    /// Replace the whole text.
+    All { text: String },
+}
+
+/// The edits for one file, with optional preconditions.
+#[derive(Debug, Clone)]
+pub struct FileEdits {
+    pub path: RelPath,
+    pub expected_version: Option<u64>,
+    pub expected_hash: Option<String>,
+    pub edits: Vec<EditOp>,
+}
+
+/// A resolved batch, ready to commit.
+#[derive(Debug)]
+pub struct Prepared {
+    pub files: Vec<PreparedFile>,
+}
+
+/// A resolved file of a batch.
+#[derive(Debug)]
+pub struct PreparedFile {
+    pub path: RelPath,
+    pub reps: Vec<Replacement>,
+    /// For each anchor edit, the matching level used (`exact`, `trailingWhitespace`,
+    /// `indentation`).
+    pub match_levels: Vec<&'static str>,
+    /// How many occurrences anchor edits replaced.
+    pub replaced: usize,
+}
+
+/// The result of a committed transaction.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TxnOutcome {
+    pub txn_id: u64,
+    pub files: Vec<FileOutcome>,
+}
+
+/// A file after a transaction.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileOutcome {
+    pub path: String,
+    pub version: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hash: Option<String>,
+    pub line_count: usize,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub match_levels: Vec<&'static str>,
+    pub replaced: usize,
+    /// The changed lines (first, last), 1-based, after the edit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changed_lines: Option<(usize, usize)>,
+}
+
+/// The result of a save.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Saved {
+    pub path: String,
+    pub version: u64,
+    pub hash: String,
+    pub bytes: u64,
+}
+
+/// Text at a moment: an open buffer's or the disk's.
+#[derive(Debug, Clone)]
+pub struct Snapshot {
+    pub path: RelPath,
+    pub rope: Rope,
+    /// The buffer version, when the file is open.
+    pub version: Option<u64>,
+    pub hash: Option<String>,
+    pub language: &'static str,
+    pub dirty: bool,
+}
+
+/// All open buffers of one root.
+pub struct Workspace {
+    root: Root,
+    buffers: BTreeMap<RelPath, Buffer>,
+    active: Option<RelPath>,
+    history: History,
+    notices: Vec<Notice>,
+}
+
+impl Workspace {
+    /// Open a workspace rooted at `path`.
+    pub fn open(path: &Path, opts: WorkspaceOptions) -> Result<Workspace, WsError> {
+        Ok(Workspace {
+            root: Root::open(path, opts.root)?,
+            buffers: BTreeMap::new(),
+            active: None,
+            history: History::default(),
+            notices: Vec::new(),
+        })
+    }
+
+    /// The confined root.
+    pub fn root(&self) -> &Root {
+        &self.root
+    }
+
+    /// Notices gathered since the last call.
+    pub fn take_notices(&mut self) -> Vec<Notice> {
+        std::mem::take(&mut self.notices)
+    }
+
+    /// The active buffer's path.
+    pub fn active(&self) -> Option<&RelPath> {
+        self.active.as_ref()
+    }
+
+    /// Make an open buffer active.
+    pub fn set_active(&mut self, rel: &RelPath) {
+        if self.buffers.contains_key(rel) {
+            self.active = Some(rel.clone());
+        }
+    }
+
+    /// Open buffers, by path.
+    pub fn buffers(&self) -> impl Iterator<Item = &Buffer> {
+        self.buffers.values()
+    }
+
+    /// An open buffer.
+    pub fn buffer(&self, rel: &RelPath) -> Option<&Buffer> {
+        self.buffers.get(rel)
+    }
+
+    /// An open buffer, mutably.
+    pub fn buffer_mut(&mut self, rel: &RelPath) -> Option<&mut Buffer> {
+        self.buffers.get_mut(rel)
+    }
+
+    /// The transaction log.
+    pub fn history(&self) -> &History {
+        &self.history
+    }
+
+    /// Resolve a path to read: symlinks followed beneath the root; restricted paths refused
+    /// for non-human callers.
+    pub fn resolve_read(&self, user: &str, human: bool) -> Result<RelPath, WsError> {
+        let rel = self.root.resolve(user, true)?;
+        self.root.check_readable(&rel, human)?;
+        Ok(rel)
+    }
+
+    /// Resolve a path to write through (symlinks followed beneath the root).
+    pub fn resolve_write(&self, user: &str, human: bool) -> Result<RelPath, WsError> {
+        let rel = self.root.resolve(user, true)?;
+        self.root.check_writable(&rel, human)?;
+        Ok(rel)
+    }
+
+    /// Resolve a path naming a directory entry itself (delete, rename): the final
+    /// component is not followed, so a symlink is acted on, not its target.
+    pub fn resolve_entry(&self, user: &str, human: bool) -> Result<RelPath, WsError> {
+        let rel = self.root.resolve(user, false)?;
+        self.root.check_writable(&rel, human)?;
+        Ok(rel)
+    }
+
+    /// The buffer for `rel`, or `NoActiveBuffer`-style errors for callers that need one.
+    pub fn require_active(&self) -> Result<RelPath, WsError> {
+        self.active.clone().ok_or(WsError::NoActiveBuffer)
+    }
+
+    fn read_disk_text(&self, rel: &RelPath) -> Result<(String, DiskState), WsError> {
+        let (bytes, meta) = self.root.read(rel)?;
+        let hash = text::hash_bytes(&bytes);
+        let text = String::from_utf8(bytes).map_err(|_| WsError::Binary(rel.to_string()))?;
+        Ok((text, DiskState { meta, hash }))
+    }
+
+    /// Open a buffer (or return the open one, synced with the disk). Returns whether it was
+    /// newly opened.
+    pub fn open_buffer(&mut self, rel: &RelPath) -> Result<bool, WsError> {
+        if self.buffers.contains_key(rel) {
+            self.sync_disk(rel)?;
+            return Ok(false);
+        }
+        let (text, disk) = self.read_disk_text(rel)?;
+        self.buffers.insert(rel.clone(), Buffer::new(rel.clone(), &text, Some(disk)));
+        Ok(true)
+    }
+
+    /// Open a buffer for a file that does not exist yet (saved on first save).
+    pub fn open_new_buffer(&mut self, rel: &RelPath, content: &str) -> Result<(), WsError> {
+        if self.buffers.contains_key(rel) || self.root.exists(rel) {
+            return Err(WsError::Exists(rel.to_string()));
+        }
+        self.buffers.insert(rel.clone(), Buffer::new(rel.clone(), content, None));
+        Ok(())
+    }
+
+    /// Detect external changes to an open buffer's file. A clean buffer is reloaded (as an
+    /// undoable transaction by `internal`); a dirty one is marked in conflict. Cheap when
+    /// nothing changed: one `stat`.
+    pub fn sync_disk(&mut self, rel: &RelPath) -> Result<(), WsError> {
+        let Some(buf) = self.buffers.get(rel) else { return Ok(()) };
+        let Some(disk) = buf.disk.clone() else { return Ok(()) };
+        let meta = match self.root.stat(rel) {
+            Ok(m) => m,
+            Err(WsError::NotFound(_)) => {
+                let Some(buf) = self.buffers.get_mut(rel) else { return Ok(()) };
+                buf.disk = None;
+                buf.saved_version = 0;
+                self.notices.push(Notice::Deleted { path: rel.to_string(), version: buf.version });
+                return Ok(());
+            }
+            Err(e) => return Err(e),
+        };
+        if meta.len == disk.meta.len && meta.mtime_ns == disk.meta.mtime_ns && meta.ino == disk.meta.ino {
+            return Ok(());
+        }
+        let (text, new_disk) = match self.read_disk_text(rel) {
+            Ok(x) => x,
+            Err(_) => {
+                if let Some(buf) = self.buffers.get_mut(rel) {
+                    buf.disk_conflict = true;
+                    self.notices.push(Notice::Conflict { path: rel.to_string(), version: buf.version });
+                }
+                return Ok(());
+            }
+        };
+        let Some(buf) = self.buffers.get_mut(rel) else { return Ok(()) };
+        if new_disk.hash == disk.hash {
+            buf.disk = Some(new_disk);
+            return Ok(());
+        }
+        if buf.is_dirty() {
+            buf.disk_conflict = true;
+            self.notices.push(Notice::Conflict { path: rel.to_string(), version: buf.version });
+            return Ok(());
+        }
+        let rep = buf.replace_all(&text);
+        buf.saved_version = buf.version;
+        buf.disk = Some(new_disk);
+        buf.disk_conflict = false;
+        let version = buf.version;
+        let id = self.history.next_txn_id();
+        self.history.record(
+            id,
+            Source::new(SourceKind::Internal),
+            "reload",
+            TxnKind::Edit,
+            vec![FileChange { path: rel.clone(), reps: vec![rep] }],
+        );
+        self.notices.push(Notice::Reloaded { path: rel.to_string(), version });
+        Ok(())
+    }
+
+    /// The current text of a file: its buffer if open (synced with disk first), else the
+    /// disk.
+    pub fn snapshot(&mut self, rel: &RelPath) -> Result<Snapshot, WsError> {
+        if self.buffers.contains_key(rel) {
+            self.sync_disk(rel)?;
+        }
+        if let Some(buf) = self.buffers.get_mut(rel) {
+            let hash = buf.cheap_hash();
+            return Ok(Snapshot {
+                path: rel.clone(),
+                rope: buf.rope.clone(),
+                version: Some(buf.version),
+                hash,
+                language: buf.language,
+                dirty: buf.is_dirty(),
+            });
+        }
+        let (text, disk) = self.read_disk_text(rel)?;
+        Ok(Snapshot {
+            path: rel.clone(),
+            rope: Rope::from_str(&text),
+            version: None,
+            hash: Some(disk.hash),
+            language: text::language_of(rel.as_str()),
+            dirty: false,
+        })
+    }
+
+    /// Check a caller's preconditions against the file's current state.
+    pub fn check_expected(&mut self, rel: &RelPath, version: Option<u64>, hash: Option<&str>) -> Result<(), WsError> {
+        if version.is_none() && hash.is_none() {
+            return Ok(());
+        }
+        if let Some(buf) = self.buffers.get_mut(rel) {
+            let current_hash = buf.hash();
+            if let Some(v) = version
+                && v != buf.version
+            {
+                let diff = buf.recent_version(v).map(|old| unified_diff(old, &buf.rope));
+                return Err(WsError::Stale {
+                    path: rel.to_string(),
+                    expected: format!("version {v}"),
+                    current_version: buf.version,
+                    current_hash,
+                    diff,
+                    reason: "version",
+                });
+            }
+            if let Some(h) = hash
+                && h != current_hash
+            {
+                let diff = buf.recent_with_hash(h).map(|old| unified_diff(&old, &buf.rope));
+                return Err(WsError::Stale {
+                    path: rel.to_string(),
+                    expected: format!("hash {h}"),
+                    current_version: buf.version,
+                    current_hash,
+                    diff,
+                    reason: "hash",
+                });
+            }
+            return Ok(());
+        }
+        if let Some(h) = hash {
+            let current = match self.root.read(rel) {
+                Ok((bytes, _)) => text::hash_bytes(&bytes),
+                Err(WsError::NotFound(_)) => String::new(),
+                Err(e) => return Err(e),
+            };
+            if current != h {
+                return Err(WsError::Stale {
+                    path: rel.to_string(),
+                    expected: format!("hash {h}"),
+                    current_version: 0,
+                    current_hash: current,
+                    diff: None,
+                    reason: "hash",
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Resolve a batch against the current text. Opens the buffers it needs; changes no
+    /// text. Fails on stale preconditions, bad positions, missing or ambiguous anchors and
+    /// overlapping edits.
+    pub fn prepare(&mut self, files: Vec<FileEdits>) -> Result<Prepared, WsError> {
+        let mut out = Vec::with_capacity(files.len());
+        for fe in files {
+            if out.iter().any(|p: &PreparedFile| p.path == fe.path) {
+                return Err(WsError::InvalidPosition(format!("{} appears twice in the batch; put all its edits in one entry", fe.path)));
+            }
+            self.open_buffer(&fe.path)?;
+            self.check_expected(&fe.path, fe.expected_version, fe.expected_hash.as_deref())?;
+            let Some(buf) = self.buffers.get(&fe.path) else { return Err(WsError::NotFound(fe.path.to_string())) };
+            let rope = &buf.rope;
+            let mut spans: Vec<(usize, usize, String, usize)> = Vec::new(); // start, end, text, edit index
+            let mut levels = Vec::new();
+            let mut replaced = 0;
+            for (i, op) in fe.edits.into_iter().enumerate() {
+                match op {
+                    EditOp::Range { range, text: t } => {
+                        let s = text::to_char(rope, range.start)?;
+                        let e = text::to_char(rope, range.end)?;
+                        if e < s {
+                            return Err(WsError::InvalidPosition(format!("edit {i}: range end is before its start")));
+                        }
+                        spans.push((s, e, t, i));
+                    }
+                    EditOp::Lines { start, end, text: t } => {
+                        let (s, e) = line_span(rope, start, end).map_err(|m| WsError::InvalidPosition(format!("edit {i}: {m}")))?;
+                        spans.push((s, e, t, i));
+                    }
+                    EditOp::All { text: t } => spans.push((0, rope.len_chars(), t, i)),
+                    EditOp::Anchor { old, new, replace_all, whitespace } => {
+                        let (matches, level) = find_anchor(rope, &old, whitespace);
+                        match matches.len() {
+                            0 => {
+                                return Err(WsError::NoMatch {
+                                    path: fe.path.to_string(),
+                                    needle: old.chars().take(200).collect(),
+                                    closest: closest_lines(rope, &old),
+                                });
+                            }
+                            1 => {}
+                            n if !replace_all => {
+                                return Err(WsError::Ambiguous {
+                                    path: fe.path.to_string(),
+                                    needle: old.chars().take(200).collect(),
+                                    count: n,
+                                    lines: matches.iter().take(50).map(|(s, _)| rope.char_to_line(*s) + 1).collect(),
+                                });
+                            }
+                            _ => {}
+                        }
+                        replaced += matches.len();
+                        levels.push(level);
+                        for (s, e) in matches {
+                            spans.push((s, e, new.clone(), i));
+                        }
+                    }
+                }
+            }
+            spans.sort_by_key(|(s, e, _, _)| (*s, *e));
+            for w in spans.windows(2) {
+                if w[1].0 < w[0].1 || (w[1].0 == w[0].0 && w[0].0 == w[0].1 && w[1].0 == w[1].1) {
+                    return Err(WsError::InvalidPosition(format!(
+                        "edits {} and {} overlap in {}; edits in one batch refer to the text before it and may not overlap",
+                        w[0].3, w[1].3, fe.path
+                    )));
+                }
+            }
+            let reps = spans
+                .into_iter()
+                .map(|(s, e, t, _)| Replacement::new(s, rope.slice(s..e).to_string(), t))
+                .filter(|r| r.old != r.new)
+                .collect();
+            out.push(PreparedFile { path: fe.path, reps, match_levels: levels, replaced });
+        }
+        Ok(Prepared { files: out })
+    }
+
+    /// The full text a prepared file would have after commit (for validators).
+    pub fn preview(&self, file: &PreparedFile) -> String {
+        let Some(buf) = self.buffers.get(&file.path) else { return String::new() };
+        let mut rope = buf.rope.clone();
+        for r in file.reps.iter().rev() {
+            rope.remove(r.start..r.start + r.old_chars);
+            rope.insert(r.start, &r.new);
+        }
+        rope.to_string()
+    }
+
+    /// Apply a prepared batch as one transaction.
+    pub fn commit(&mut self, prepared: Prepared, source: &Source, command: &str) -> TxnOutcome {
+        let txn_id = self.history.next_txn_id();
+        let mut files = Vec::new();
+        let mut changes = Vec::new();
+        for pf in prepared.files {
+            let Some(buf) = self.buffers.get_mut(&pf.path) else { continue };
+            if !pf.reps.is_empty() {
+                buf.apply(&pf.reps);
+            }
+            let changed_lines = changed_lines(&pf.reps, buf);
+            files.push(FileOutcome {
+                path: pf.path.to_string(),
+                version: buf.version,
+                hash: buf.cheap_hash(),
+                line_count: buf.rope.len_lines(),
+                match_levels: pf.match_levels,
+                replaced: pf.replaced,
+                changed_lines,
+            });
+            if !pf.reps.is_empty() {
+                changes.push(FileChange { path: pf.path, reps: pf.reps });
+            }
+        }
+        if !changes.is_empty() {
+            self.history.record(txn_id, source.clone(), command, TxnKind::Edit, changes);
+        }
+        TxnOutcome { txn_id, files }
+    }
+
+    fn apply_changes(&mut self, changes: &[FileChange]) -> Result<Vec<FileOutcome>, WsError> {
+        for c in changes {
+            self.open_buffer(&c.path)?;
+            let Some(buf) = self.buffers.get(&c.path) else { return Err(WsError::NotFound(c.path.to_string())) };
+            for r in &c.reps {
+                let end = r.start + r.old_chars;
+                if end > buf.rope.len_chars() || buf.rope.slice(r.start..end) != r.old.as_str() {
+                    return Err(WsError::UndoConflict { action: "undo", txn: 0, path: c.path.to_string() });
+                }
+            }
+        }
+        let mut out = Vec::new();
+        for c in changes {
+            let Some(buf) = self.buffers.get_mut(&c.path) else { continue };
+            buf.apply(&c.reps);
+            let changed_lines = changed_lines(&c.reps, buf);
+            out.push(FileOutcome {
+                path: c.path.to_string(),
+                version: buf.version,
+                hash: buf.cheap_hash(),
+                line_count: buf.rope.len_lines(),
+                match_levels: vec![],
+                replaced: 0,
+                changed_lines,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Undo the newest live transaction matching `filter`.
+    pub fn undo(&mut self, filter: &Filter, by: &Source) -> Result<TxnOutcome, WsError> {
+        let plan = self.history.plan_undo(filter)?;
+        let files = self.apply_changes(&plan.changes)?;
+        let txn_id = plan.txn_id;
+        self.history.commit_undo(plan, by.clone());
+        Ok(TxnOutcome { txn_id, files })
+    }
+
+    /// Redo the newest undone transaction matching `filter`.
+    pub fn redo(&mut self, filter: &Filter) -> Result<TxnOutcome, WsError> {
+        let plan = self.history.plan_redo(filter)?;
+        let files = self.apply_changes(&plan.changes)?;
+        let txn_id = plan.txn_id;
+        self.history.commit_redo(plan);
+        Ok(TxnOutcome { txn_id, files })
+    }
+
+    /// Write a buffer to disk crash-safely. Refuses when the file changed on disk since it
+    /// was read, unless `force`.
+    pub fn save(&mut self, rel: &RelPath, force: bool) -> Result<Saved, WsError> {
+        if !self.buffers.contains_key(rel) {
+            return Err(WsError::NotFound(format!("{rel} (not open)")));
+        }
+        self.sync_disk(rel)?;
+        let Some(buf) = self.buffers.get_mut(rel) else { return Err(WsError::NotFound(rel.to_string())) };
+        if buf.disk_conflict && !force {
+            let current_hash = buf.hash();
+            return Err(WsError::Stale {
+                path: rel.to_string(),
+                expected: "the file as last read".into(),
+                current_version: buf.version,
+                current_hash,
+                diff: None,
+                reason: "changedOnDisk",
+            });
+        }
+        let bytes = buf.rope.to_string().into_bytes();
+        if buf.disk.is_none() {
+            self.root.create_parents(rel)?;
+        }
+        let meta = self.root.write_atomic(rel, &bytes)?;
+        let Some(buf) = self.buffers.get_mut(rel) else { return Err(WsError::NotFound(rel.to_string())) };
+        let hash = buf.hash();
+        buf.disk = Some(DiskState { meta, hash: hash.clone() });
+        buf.saved_version = buf.version;
+        buf.disk_conflict = false;
+        Ok(Saved { path: rel.to_string(), version: buf.version, hash, bytes: bytes.len() as u64 })
+    }
+
+    /// Close a buffer. Refuses to drop unsaved changes unless `force`. Its undo history goes
+    /// with it.
+    pub fn close(&mut self, rel: &RelPath, force: bool) -> Result<(), WsError> {
+        let Some(buf) = self.buffers.get(rel) else { return Err(WsError::NotFound(format!("{rel} (not open)"))) };
+        if buf.is_dirty() && !force {
+            return Err(WsError::Dirty(rel.to_string()));
+        }
+        self.buffers.remove(rel);
+        self.history.forget(rel);
+        if self.active.as_ref() == Some(rel) {
+            self.active = self.buffers.keys().next_back().cloned();
+        }
+        Ok(())
+    }
+
+    /// Replace a file's whole content. An open buffer takes the change as an undoable
+    /// transaction and is saved; a closed file is written atomically.
+    pub fn write_file(&mut self, rel: &RelPath, content: &str, source: &Source, command: &str) -> Result<Saved, WsError> {
+        if self.buffers.contains_key(rel) {
+            let prepared = self.prepare(vec![FileEdits {
+                path: rel.clone(),
+                expected_version: None,
+                expected_hash: None,
+                edits: vec![EditOp::All { text: content.to_string() }],
+            }])?;
+            self.commit(prepared, source, command);
+            return self.save(rel, true);
+        }
+        if let Ok(m) = self.root.lstat(rel)
+            && m.kind == Kind::Dir
+        {
+            return Err(WsError::NotAFile { path: rel.to_string(), kind: "directory".into() });
+        }
+        self.root.create_parents(rel)?;
+        let meta = self.root.write_atomic(rel, content.as_bytes())?;
+        Ok(Saved { path: rel.to_string(), version: 0, hash: text::hash_bytes(content.as_bytes()), bytes: meta.len })
+    }
+
+    /// Delete a file (or symlink). An open buffer is closed; unsaved changes block unless
+    /// `force`.
+    pub fn delete_file(&mut self, rel: &RelPath, force: bool) -> Result<(), WsError> {
+        if let Some(buf) = self.buffers.get(rel)
+            && buf.is_dirty()
+            && !force
+        {
+            return Err(WsError::Dirty(rel.to_string()));
+        }
+        self.root.remove_file(rel)?;
+        if self.buffers.remove(rel).is_some() {
+            self.history.forget(rel);
+            if self.active.as_ref() == Some(rel) {
+                self.active = self.buffers.keys().next_back().cloned();
+            }
+        }
+        Ok(())
+    }
+
+    /// Rename a file or directory; open buffers follow.
+    pub fn rename(&mut self, from: &RelPath, to: &RelPath, overwrite: bool) -> Result<(), WsError> {
+        if overwrite
+            && let Some(buf) = self.buffers.get(to)
+            && buf.is_dirty()
+        {
+            return Err(WsError::Dirty(to.to_string()));
+        }
+        self.root.create_parents(to)?;
+        self.root.rename(from, to, overwrite)?;
+        let prefix = format!("{}/", from.as_str());
+        let moved: Vec<RelPath> = self
+            .buffers
+            .keys()
+            .filter(|k| *k == from || k.as_str().starts_with(&prefix))
+            .cloned()
+            .collect();
+        for old in moved {
+            let new = if &old == from {
+                to.clone()
+            } else {
+                // Component-wise: `old` is `from/<rest>`.
+                let rest = &old.as_str()[prefix.len()..];
+                rest.split('/').fold(to.clone(), |acc, c| acc.join(c))
+            };
+            if let Some(mut buf) = self.buffers.remove(&old) {
+                buf.path = new.clone();
+                buf.language = text::language_of(new.as_str());
+                if let Ok(m) = self.root.stat(&new)
+                    && let Some(d) = buf.disk.as_mut()
+                {
+                    d.meta = m;
+                }
+                self.buffers.insert(new.clone(), buf);
+            }
+            self.history.rename(&old, &new);
+            if self.active.as_ref() == Some(&old) {
+                self.active = Some(new);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A unified diff from `old` to `new`, capped for agents' context windows.
+pub fn unified_diff(old: &Rope, new: &Rope) -> String {
+    const CAP: usize = 16 * 1024;
+    if old.len_bytes() > 4 << 20 || new.len_bytes() > 4 << 20 {
+        return "(file too large to diff)".into();
+    }
+    let (a, b) = (old.to_string(), new.to_string());
+    let diff = similar::TextDiff::from_lines(&a, &b);
+    let mut out = diff.unified_diff().context_radius(2).header("yours", "current").to_string();
+    if out.len() > CAP {
+        let mut cut = CAP;
+        while !out.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        out.truncate(cut);
+        out.push_str("\n… diff truncated; re-read the file\n");
+    }
+    out
+}
+
+/// The char span of 1-based inclusive lines `start..=end` including the final line ending;
+/// `end == start - 1` is an empty span at the start of `start` (an insertion).
+fn line_span(rope: &Rope, start: usize, end: usize) -> Result<(usize, usize), String> {
+    let lines = rope.len_lines();
+    // A text ending in a newline has an empty last "line" in ropey; it is not a real line.
+    let real = if rope.len_chars() > 0 && rope.char(rope.len_chars() - 1) == '\n' { lines - 1 } else { lines };
+    if start == 0 {
+        return Err("lines are 1-based".into());
+    }
+    if start > real + 1 || end + 1 < start || end > real {
+        return Err(format!("lines {start}..{end} are outside the file ({real} lines)"));
+    }
+    let s = rope.line_to_char(start - 1);
+    let e = if end < start { s } else { rope.line_to_char(end.min(lines)) };
+    Ok((s, e))
+}
+
+/// Find `needle`: exactly, then (when `whitespace`) ignoring trailing whitespace per line,
+/// then ignoring indentation too. Returns char spans and the level that matched.
+fn find_anchor(rope: &Rope, needle: &str, whitespace: bool) -> (Vec<(usize, usize)>, &'static str) {
+    if needle.is_empty() {
+        return (Vec::new(), "exact");
+    }
+    let hay = rope.to_string();
+    let mut spans = Vec::new();
+    let mut from = 0;
+    while let Some(i) = hay[from..].find(needle) {
+        let b = from + i;
+        spans.push((b, b + needle.len()));
+        from = b + needle.len().max(1);
+    }
+    if !spans.is_empty() || !whitespace {
+        return (bytes_to_chars(rope, &hay, spans), "exact");
+    }
+    for (level, norm) in [
+        ("trailingWhitespace", (|s: &str| s.trim_end().to_string()) as fn(&str) -> String),
+        ("indentation", |s: &str| s.trim().to_string()),
+    ] {
+        let spans = line_matches(&hay, needle, norm);
+        if !spans.is_empty() {
+            return (bytes_to_chars(rope, &hay, spans), level);
+        }
+    }
+    (Vec::new(), "exact")
+}
+
+fn line_matches(hay: &str, needle: &str, norm: fn(&str) -> String) -> Vec<(usize, usize)> {
+    let want: Vec<String> = needle.trim_end_matches('\n').split('\n').map(norm).collect();
+    let mut starts = Vec::new();
+    let mut pos = 0;
+    for line in hay.split_inclusive('\n') {
+        starts.push((pos, line.trim_end_matches('\n').trim_end_matches('\r')));
+        pos += line.len();
+    }
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i + want.len() <= starts.len() {
+        if (0..want.len()).all(|k| norm(starts[i + k].1) == want[k]) {
+            let (s, _) = starts[i];
+            let (ls, lt) = starts[i + want.len() - 1];
+            let mut e = ls + lt.len();
+            if needle.ends_with('\n') && e < hay.len() {
+                e = hay[e..].find('\n').map(|n| e + n + 1).unwrap_or(hay.len());
+            }
+            out.push((s, e));
+            i += want.len();
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+fn bytes_to_chars(rope: &Rope, _hay: &str, spans: Vec<(usize, usize)>) -> Vec<(usize, usize)> {
+    spans.into_iter().map(|(s, e)| (rope.byte_to_char(s), rope.byte_to_char(e))).collect()
+}
+
+/// Lines most like the first line of a missed anchor, for the error.
+fn closest_lines(rope: &Rope, needle: &str) -> Vec<(usize, String)> {
+    let first = needle.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
+    if first.is_empty() || rope.len_bytes() > 8 << 20 {
+        return Vec::new();
+    }
+    let mut scored: Vec<(f32, usize, String)> = rope
+        .lines()
+        .enumerate()
+        .filter_map(|(i, l)| {
+            let l = l.to_string();
+            let t = l.trim();
+            if t.is_empty() {
+                return None;
+            }
+            let ratio = similar::TextDiff::from_chars(first, t).ratio();
+            (ratio > 0.5).then(|| (ratio, i + 1, l.trim_end().to_string()))
+        })
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+    scored.into_iter().take(3).map(|(_, n, t)| (n, t)).collect()
+}
+
+/// 1-based first and last changed line, given `reps` already applied to `buf`.
+fn changed_lines(reps: &[Replacement], buf: &Buffer) -> Option<(usize, usize)> {
+    let first = reps.first()?;
+    let last = reps.last()?;
+    let delta: isize = reps[..reps.len() - 1].iter().map(|r| r.new_chars as isize - r.old_chars as isize).sum();
+    let len = buf.rope.len_chars();
+    let end = ((last.start as isize + delta) as usize + last.new_chars).min(len);
+    let start_line = buf.rope.char_to_line(first.start.min(len)) + 1;
+    let end_line = buf.rope.char_to_line(end.saturating_sub(usize::from(last.new.ends_with('\n') && end > 0))) + 1;
+    Some((start_line, end_line.max(start_line)))
+}
