@@ -36,16 +36,29 @@ pub struct AuditLog {
 impl AuditLog {
     /// A log that records nothing.
     pub fn disabled() -> AuditLog {
-        AuditLog { file: Mutex::new(None), path: None }
+        AuditLog {
+            file: Mutex::new(None),
+            path: None,
+        }
     }
 
     /// Open (or create) the log at `path`, creating parent directories 0700.
     pub fn open(path: &Path) -> std::io::Result<AuditLog> {
         if let Some(dir) = path.parent() {
-            std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)?;
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(dir)?;
         }
-        let file = OpenOptions::new().create(true).append(true).mode(0o600).open(path)?;
-        Ok(AuditLog { file: Mutex::new(Some(file)), path: Some(path.to_path_buf()) })
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .mode(0o600)
+            .open(path)?;
+        Ok(AuditLog {
+            file: Mutex::new(Some(file)),
+            path: Some(path.to_path_buf()),
+        })
     }
 
     /// Where entries go, if anywhere.
@@ -60,11 +73,28 @@ impl AuditLog {
     }
 
     /// Append one entry as a single write, so concurrent writers never interleave lines.
-    pub fn record(&self, source: &Source, command: &str, args: &serde_json::Value, outcome: &str, duration_us: u128) {
+    pub fn record(
+        &self,
+        source: &Source,
+        command: &str,
+        args: &serde_json::Value,
+        outcome: &str,
+        duration_us: u128,
+    ) {
         let mut guard = self.file.lock().unwrap_or_else(|p| p.into_inner());
         let Some(file) = guard.as_mut() else { return };
-        let ts = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis()).unwrap_or(0);
-        let entry = AuditEntry { ts, source, command, args_digest: Self::digest(args), outcome, duration_us };
+        let ts = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_millis())
+            .unwrap_or(0);
+        let entry = AuditEntry {
+            ts,
+            source,
+            command,
+            args_digest: Self::digest(args),
+            outcome,
+            duration_us,
+        };
         let mut line = serde_json::to_vec(&entry).unwrap_or_default();
         line.push(b'\n');
         if let Err(e) = file.write_all(&line) {

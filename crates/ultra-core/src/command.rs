@@ -48,7 +48,12 @@ pub struct CommandSpec {
 
 impl CommandSpec {
     /// A spec with the required fields; the rest default to "none" and `ai_exposed: true`.
-    pub const fn new(id: &'static str, title: &'static str, category: &'static str, description: &'static str) -> Self {
+    pub const fn new(
+        id: &'static str,
+        title: &'static str,
+        category: &'static str,
+        description: &'static str,
+    ) -> Self {
         CommandSpec {
             id,
             title,
@@ -58,7 +63,12 @@ impl CommandSpec {
             keybinding: None,
             when: None,
             ai_exposed: true,
-            annotations: Annotations { read_only: false, destructive: false, idempotent: false, open_world: false },
+            annotations: Annotations {
+                read_only: false,
+                destructive: false,
+                idempotent: false,
+                open_world: false,
+            },
             tool_name: None,
             aliases: &[],
             sources: None,
@@ -147,11 +157,23 @@ pub struct Example {
     pub setup: &'static [(&'static str, &'static str)],
     /// A JSON value the result data must contain (objects match by subset).
     pub expect: Option<&'static str>,
+    /// The error code the example must fail with, for commands whose point is refusing.
+    pub error: Option<&'static str>,
+    /// The source kind the example runs as (default `human`).
+    pub source: Option<SourceKind>,
 }
 
 impl Example {
     /// The empty example, for `..Example::EMPTY` in literals.
-    pub const EMPTY: Example = Example { description: "", args: "{}", files: &[], setup: &[], expect: None };
+    pub const EMPTY: Example = Example {
+        description: "",
+        args: "{}",
+        files: &[],
+        setup: &[],
+        expect: None,
+        error: None,
+        source: None,
+    };
 }
 
 /// What a file operation touches, for `validateFileOperation` hooks.
@@ -209,23 +231,59 @@ pub struct Cx<'a, S> {
     pub(crate) feedback: Option<AgentFeedback>,
     /// The id of the command being run.
     pub command_id: &'static str,
+    /// Where the audit log is written, if anywhere.
+    pub audit_path: Option<&'a std::path::Path>,
 }
 
 impl<S> Cx<'_, S> {
-    /// Add a warning to the result.
-    pub fn warn(&mut self, code: impl Into<String>, message: impl Into<String>) {
-        self.warnings.push(Warning { code: code.into(), message: message.into(), location: None });
+    /// Ids of the loaded validators.
+    pub fn validator_ids(&self) -> Vec<String> {
+        self.validators.ids()
     }
 
-    /// Ask the validators whether `content` may be written to `path`. Call before applying
-    /// any change. Human sources are not validated. Fails closed: a validator that errors
-    /// blocks the write.
-    pub fn check_content(&mut self, path: &str, content: &dyn Fn() -> String) -> Result<(), CommandError> {
+    /// Context from every validator for files an agent is about to work on.
+    pub fn validator_context(
+        &self,
+        paths: &[String],
+    ) -> Result<crate::validator::ProvidedContext, CommandError> {
+        self.validators.context_for_files(paths)
+    }
+
+    /// Add a warning to the result.
+    pub fn warn(&mut self, code: impl Into<String>, message: impl Into<String>) {
+        self.warnings.push(Warning {
+            code: code.into(),
+            message: message.into(),
+            location: None,
+        });
+    }
+
+    /// Ask the validators whether `content` may be written to `path`, whose text is now
+    /// `old` (`None` for a new file). Call before applying any change. Human sources are not
+    /// validated. Fails closed: a validator that errors blocks the write.
+    ///
+    /// Handlers call this while holding the workspace lock, so validators see `old` for
+    /// `path` rather than reading through the (locked) workspace.
+    pub fn check_content(
+        &mut self,
+        path: &str,
+        content: &dyn Fn() -> String,
+        old: &dyn Fn() -> Option<String>,
+    ) -> Result<(), CommandError> {
         if self.source.kind == SourceKind::Human || !self.validators.has_content_hooks() {
             return Ok(());
         }
         let text = content();
-        match self.validators.validate_content(self.command_id, path, &text, &self.validation_context) {
+        let old = old();
+        let mut vcx = self.validation_context.clone();
+        let fallback = vcx.read_file.clone();
+        let own = path.to_string();
+        vcx.read_file =
+            std::sync::Arc::new(move |p: &str| if p == own { old.clone() } else { fallback(p) });
+        match self
+            .validators
+            .validate_content(self.command_id, path, &text, &vcx)
+        {
             Ok(agg) if agg.proceed => {
                 self.warnings.extend(agg.warnings.iter().cloned());
                 Ok(())
@@ -234,7 +292,7 @@ impl<S> Cx<'_, S> {
                 self.feedback = Some(agg.feedback());
                 Err(CommandError::new(ErrorCode::ContentValidationFailed, "Content blocked by validator")
                     .with_details(serde_json::json!({ "path": path }))
-                    .with_suggestion("change the content so that it satisfies the violated rules, then retry"))
+                    .with_suggestion("change the content so that it satisfies the violated rules, then retry; do not resend it unchanged"))
             }
             Err(e) => Err(e),
         }
@@ -269,7 +327,8 @@ impl<S, C: Command<S>> DynCommand<S> for C {
     }
 
     fn file_operation(&self, args: &(dyn Any + Send)) -> Option<FileOperation> {
-        args.downcast_ref::<C::Args>().and_then(|a| Command::file_operation(self, a))
+        args.downcast_ref::<C::Args>()
+            .and_then(|a| Command::file_operation(self, a))
     }
 
     fn run(&self, cx: &mut Cx<'_, S>, args: Box<dyn Any + Send>) -> Result<Value, CommandError> {
@@ -277,7 +336,12 @@ impl<S, C: Command<S>> DynCommand<S> for C {
             .downcast::<C::Args>()
             .map_err(|_| CommandError::new(ErrorCode::InternalError, "argument type mismatch"))?;
         let out = Command::run(self, cx, *args)?;
-        serde_json::to_value(out).map_err(|e| CommandError::new(ErrorCode::InternalError, format!("result not serialisable: {e}")))
+        serde_json::to_value(out).map_err(|e| {
+            CommandError::new(
+                ErrorCode::InternalError,
+                format!("result not serialisable: {e}"),
+            )
+        })
     }
 }
 

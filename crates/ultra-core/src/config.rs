@@ -153,7 +153,10 @@ pub struct AuditConfig {
 
 impl Default for AuditConfig {
     fn default() -> Self {
-        AuditConfig { enabled: true, path: None }
+        AuditConfig {
+            enabled: true,
+            path: None,
+        }
     }
 }
 
@@ -173,7 +176,10 @@ fn default_rps() -> u32 {
 
 impl Default for RateLimitConfig {
     fn default() -> Self {
-        RateLimitConfig { enabled: true, requests_per_second: default_rps() }
+        RateLimitConfig {
+            enabled: true,
+            requests_per_second: default_rps(),
+        }
     }
 }
 
@@ -193,7 +199,10 @@ fn default_level() -> String {
 
 impl Default for LoggingConfig {
     fn default() -> Self {
-        LoggingConfig { level: default_level(), log_to_file: false }
+        LoggingConfig {
+            level: default_level(),
+            log_to_file: false,
+        }
     }
 }
 
@@ -212,6 +221,10 @@ pub struct SecurityConfig {
     pub restricted_paths: Vec<String>,
     #[serde(default)]
     pub restricted_commands: Vec<String>,
+    /// Globs of hard-linked files that may still be read (hard links can alias files
+    /// outside the workspace, so they are refused by default).
+    #[serde(default)]
+    pub allow_hardlink_reads: Vec<String>,
 }
 
 impl Default for SecurityConfig {
@@ -222,6 +235,7 @@ impl Default for SecurityConfig {
             allow_command_execution: true,
             restricted_paths: Vec::new(),
             restricted_commands: Vec::new(),
+            allow_hardlink_reads: Vec::new(),
         }
     }
 }
@@ -230,9 +244,16 @@ impl Default for SecurityConfig {
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     #[error("cannot read {path}: {source}")]
-    Read { path: String, source: std::io::Error },
+    Read {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("{path}: at `{key}`: {message}")]
-    Invalid { path: String, key: String, message: String },
+    Invalid {
+        path: String,
+        key: String,
+        message: String,
+    },
 }
 
 impl Config {
@@ -245,9 +266,17 @@ impl Config {
             if message.starts_with("unknown field")
                 && let Some(field) = message.split('`').nth(1)
             {
-                key = if key == "." { field.to_string() } else { format!("{key}.{field}") };
+                key = if key == "." {
+                    field.to_string()
+                } else {
+                    format!("{key}.{field}")
+                };
             }
-            ConfigError::Invalid { path: path.to_string(), key, message }
+            ConfigError::Invalid {
+                path: path.to_string(),
+                key,
+                message,
+            }
         })
     }
 
@@ -257,7 +286,10 @@ impl Config {
         match std::fs::read_to_string(&path) {
             Ok(text) => Config::parse(&text, CONFIG_FILE),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Config::default()),
-            Err(source) => Err(ConfigError::Read { path: path.display().to_string(), source }),
+            Err(source) => Err(ConfigError::Read {
+                path: path.display().to_string(),
+                source,
+            }),
         }
     }
 
@@ -275,10 +307,15 @@ impl Config {
             };
             match v.builtin.as_str() {
                 "patterns" => {
-                    let p = PatternsValidator::new(&v.id, &v.rules, &v.protect, &v.guidelines).map_err(invalid)?;
+                    let p = PatternsValidator::new(&v.id, &v.rules, &v.protect, &v.guidelines)
+                        .map_err(invalid)?;
                     out.register(Arc::new(p)).map_err(invalid)?;
                 }
-                other => return Err(invalid(format!("unknown builtin validator `{other}`; available: patterns"))),
+                other => {
+                    return Err(invalid(format!(
+                        "unknown builtin validator `{other}`; available: patterns"
+                    )));
+                }
             }
         }
         Ok(out)
@@ -291,11 +328,20 @@ mod tests {
 
     #[test]
     fn unknown_keys_are_named() {
-        let e = Config::parse(r#"{"ipc": {"sockt": "/x"}}"#, "c.json").unwrap_err().to_string();
+        let e = Config::parse(r#"{"ipc": {"sockt": "/x"}}"#, "c.json")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("ipc.sockt"), "{e}");
-        let e = Config::parse(r#"{"bogus": 1}"#, "c.json").unwrap_err().to_string();
+        let e = Config::parse(r#"{"bogus": 1}"#, "c.json")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("`bogus`"), "{e}");
-        let e = Config::parse(r#"{"policy": {"sources": {"ai": {"write": "maybe"}}}}"#, "c.json").unwrap_err().to_string();
+        let e = Config::parse(
+            r#"{"policy": {"sources": {"ai": {"write": "maybe"}}}}"#,
+            "c.json",
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("policy.sources.ai.write"), "{e}");
     }
 

@@ -28,7 +28,11 @@ impl EventBus {
         if self.tx.receiver_count() == 0 {
             return;
         }
-        let _ = self.tx.send(Event { event: event.to_string(), data, source: source.cloned() });
+        let _ = self.tx.send(Event {
+            event: event.to_string(),
+            data,
+            source: source.cloned(),
+        });
     }
 
     /// A new subscription receiving every event from now on.

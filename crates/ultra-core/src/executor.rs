@@ -125,7 +125,8 @@ impl<S: Host> Executor<S> {
             None => "ok",
             Some(e) => e.code.as_str(),
         };
-        self.audit.record(&source, id.unwrap_or(name), &args, outcome, duration);
+        self.audit
+            .record(&source, id.unwrap_or(name), &args, outcome, duration);
         self.events.emit(
             names::COMMAND_EXECUTED,
             json!({ "command": id.unwrap_or(name), "success": result.success, "outcome": outcome, "durationUs": duration as u64 }),
@@ -134,7 +135,12 @@ impl<S: Host> Executor<S> {
         result
     }
 
-    async fn execute_inner(&self, name: &str, args: &Value, source: &Source) -> (Option<&'static str>, CommandResult) {
+    async fn execute_inner(
+        &self,
+        name: &str,
+        args: &Value,
+        source: &Source,
+    ) -> (Option<&'static str>, CommandResult) {
         let Some(entry) = self.registry.entry(name) else {
             return (None, CommandResult::err(self.unknown_command(name)));
         };
@@ -144,17 +150,24 @@ impl<S: Host> Executor<S> {
             Ok(p) => p,
             Err(issues) => {
                 let first = &issues[0];
-                let at = if first.path.is_empty() { String::new() } else { format!(" at {}", first.path) };
+                let at = if first.path.is_empty() {
+                    String::new()
+                } else {
+                    format!(" at {}", first.path)
+                };
                 let info = &entry.info;
-                let err = CommandError::new(ErrorCode::InvalidArguments, format!("invalid arguments for {}{at}: {}", spec.id, first.message))
-                    .with_details(json!({
-                        "command": spec.id,
-                        "issues": issues,
-                        "usage": info.usage,
-                        "examples": info.examples.iter().map(|e| &e.args).collect::<Vec<_>>(),
-                        "schema": entry.args_schema,
-                    }))
-                    .with_suggestion(format!("call it as: {}", info.usage));
+                let err = CommandError::new(
+                    ErrorCode::InvalidArguments,
+                    format!("invalid arguments for {}{at}: {}", spec.id, first.message),
+                )
+                .with_details(json!({
+                    "command": spec.id,
+                    "issues": issues,
+                    "usage": info.usage,
+                    "examples": info.examples.iter().map(|e| &e.args).collect::<Vec<_>>(),
+                    "schema": entry.args_schema,
+                }))
+                .with_suggestion(format!("call it as: {}", info.usage));
                 return (Some(spec.id), CommandResult::err(err));
             }
         };
@@ -188,7 +201,9 @@ impl<S: Host> Executor<S> {
 
         let vcx = self.validation_context(source);
         if source.kind != SourceKind::Human && self.validators.has_validators() {
-            if let Some(blocked) = self.run_validators(spec.id, args, &*command, &*parsed, source, &vcx) {
+            if let Some(blocked) =
+                self.run_validators(spec.id, args, &*command, &*parsed, source, &vcx)
+            {
                 return (Some(spec.id), blocked);
             }
         }
@@ -204,6 +219,7 @@ impl<S: Host> Executor<S> {
             warnings: Vec::new(),
             feedback: None,
             command_id: spec.id,
+            audit_path: self.audit.path(),
         };
         let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| command.run(&mut cx, parsed)));
         let mut result = match outcome {
@@ -275,14 +291,24 @@ impl<S: Host> Executor<S> {
         };
         match self.validators.validate_command(id, args, vcx) {
             Err(e) => return Some(CommandResult::err(e)),
-            Ok(agg) if !agg.proceed => return blocked(ErrorCode::ValidationFailed, "Command blocked by validator", agg),
+            Ok(agg) if !agg.proceed => {
+                return blocked(
+                    ErrorCode::ValidationFailed,
+                    "Command blocked by validator",
+                    agg,
+                );
+            }
             Ok(_) => {}
         }
         if let Some(op) = command.file_operation(parsed) {
             match self.validators.validate_file_operation(&op, vcx) {
                 Err(e) => return Some(CommandResult::err(e)),
                 Ok(agg) if !agg.proceed => {
-                    return blocked(ErrorCode::FileOperationValidationFailed, "File operation blocked by validator", agg);
+                    return blocked(
+                        ErrorCode::FileOperationValidationFailed,
+                        "File operation blocked by validator",
+                        agg,
+                    );
                 }
                 Ok(_) => {}
             }
@@ -290,7 +316,13 @@ impl<S: Host> Executor<S> {
         None
     }
 
-    async fn ask(&self, id: &str, args: &Value, source: &Source, rule: &str) -> Result<(), CommandError> {
+    async fn ask(
+        &self,
+        id: &str,
+        args: &Value,
+        source: &Source,
+        rule: &str,
+    ) -> Result<(), CommandError> {
         if self.approvers.load(Ordering::SeqCst) == 0 {
             return Err(CommandError::new(
                 ErrorCode::ConfirmationRequired,
@@ -300,7 +332,11 @@ impl<S: Host> Executor<S> {
             .with_suggestion("run `ultra serve` in a terminal (it prompts there), or allow it in ultra.config.json under policy"));
         }
         let timeout = Duration::from_millis(self.policy.confirm_timeout_ms);
-        let expires_at = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis()).unwrap_or(0) + timeout.as_millis();
+        let expires_at = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_millis())
+            .unwrap_or(0)
+            + timeout.as_millis();
         let info = PendingInfo {
             id: String::new(),
             command: id.to_string(),
@@ -312,26 +348,42 @@ impl<S: Host> Executor<S> {
         let (cid, rx) = self.confirmations.park(info.clone());
         let mut shown = info;
         shown.id = cid.clone();
-        self.events.emit(names::CONFIRMATION_REQUESTED, serde_json::to_value(&shown).unwrap_or(Value::Null), Some(source));
+        self.events.emit(
+            names::CONFIRMATION_REQUESTED,
+            serde_json::to_value(&shown).unwrap_or(Value::Null),
+            Some(source),
+        );
         let answer = tokio::time::timeout(timeout, rx).await;
         let (resolution, result) = match answer {
             Ok(Ok(Answer::Approved)) => ("approved", Ok(())),
             Ok(Ok(Answer::Denied)) => (
                 "denied",
-                Err(CommandError::new(ErrorCode::ConfirmationDenied, format!("a person denied {id}"))
-                    .with_details(json!({ "confirmation": cid }))
-                    .with_suggestion("do not retry the same call; ask the person what they want instead")),
+                Err(CommandError::new(
+                    ErrorCode::ConfirmationDenied,
+                    format!("a person denied {id}"),
+                )
+                .with_details(json!({ "confirmation": cid }))
+                .with_suggestion(
+                    "do not retry the same call; ask the person what they want instead",
+                )),
             ),
             Ok(Err(_)) | Err(_) => {
                 self.confirmations.expire(&cid);
                 (
                     "timeout",
-                    Err(CommandError::new(ErrorCode::ConfirmationTimeout, format!("nobody approved {id} within {} ms", timeout.as_millis()))
-                        .with_details(json!({ "confirmation": cid }))),
+                    Err(CommandError::new(
+                        ErrorCode::ConfirmationTimeout,
+                        format!("nobody approved {id} within {} ms", timeout.as_millis()),
+                    )
+                    .with_details(json!({ "confirmation": cid }))),
                 )
             }
         };
-        self.events.emit(names::CONFIRMATION_RESOLVED, json!({ "id": cid, "command": id, "resolution": resolution }), Some(source));
+        self.events.emit(
+            names::CONFIRMATION_RESOLVED,
+            json!({ "id": cid, "command": id, "resolution": resolution }),
+            Some(source),
+        );
         result
     }
 
@@ -341,8 +393,11 @@ impl<S: Host> Executor<S> {
             Some(c) => format!("did you mean `{c}`? `ultra.listCommands` lists every command"),
             None => "`ultra.listCommands` lists every command".to_string(),
         };
-        CommandError::new(ErrorCode::UnknownCommand, format!("Command not found: {name}"))
-            .with_details(json!({ "closest": closest }))
-            .with_suggestion(suggestion)
+        CommandError::new(
+            ErrorCode::UnknownCommand,
+            format!("Command not found: {name}"),
+        )
+        .with_details(json!({ "closest": closest }))
+        .with_suggestion(suggestion)
     }
 }

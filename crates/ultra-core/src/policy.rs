@@ -101,7 +101,11 @@ fn default_timeout() -> u64 {
 
 impl Default for PolicyConfig {
     fn default() -> Self {
-        PolicyConfig { confirm_timeout_ms: default_timeout(), sources: BTreeMap::new(), commands: BTreeMap::new() }
+        PolicyConfig {
+            confirm_timeout_ms: default_timeout(),
+            sources: BTreeMap::new(),
+            commands: BTreeMap::new(),
+        }
     }
 }
 
@@ -117,7 +121,12 @@ pub fn default_decision(source: SourceKind, class: RiskClass) -> Decision {
 
 impl PolicyConfig {
     /// Decide a call, and say which rule decided it.
-    pub fn decide(&self, command: &str, source: SourceKind, annotations: &Annotations) -> (Decision, String) {
+    pub fn decide(
+        &self,
+        command: &str,
+        source: SourceKind,
+        annotations: &Annotations,
+    ) -> (Decision, String) {
         if let Some(rule) = self.commands.get(command) {
             match rule {
                 CommandRule::PerSource(map) => {
@@ -127,7 +136,9 @@ impl PolicyConfig {
                 }
                 // A bare rule governs programs and agents; people are governed only by
                 // per-source rules that name them.
-                CommandRule::All(d) if !matches!(source, SourceKind::Human | SourceKind::Internal) => {
+                CommandRule::All(d)
+                    if !matches!(source, SourceKind::Human | SourceKind::Internal) =>
+                {
                     return (*d, format!("policy.commands.{command}"));
                 }
                 CommandRule::All(_) => {}
@@ -135,9 +146,15 @@ impl PolicyConfig {
         }
         let class = RiskClass::of(annotations);
         if let Some(d) = self.sources.get(&source).and_then(|t| t.get(class)) {
-            return (d, format!("policy.sources.{}.{}", source.as_str(), class.as_str()));
+            return (
+                d,
+                format!("policy.sources.{}.{}", source.as_str(), class.as_str()),
+            );
         }
-        (default_decision(source, class), format!("default policy for {} {}", source.as_str(), class.as_str()))
+        (
+            default_decision(source, class),
+            format!("default policy for {} {}", source.as_str(), class.as_str()),
+        )
     }
 }
 
@@ -146,19 +163,38 @@ mod tests {
     use super::*;
 
     fn ann(destructive: bool) -> Annotations {
-        Annotations { destructive, ..Default::default() }
+        Annotations {
+            destructive,
+            ..Default::default()
+        }
     }
 
     #[test]
     fn defaults_and_overrides() {
         let mut p = PolicyConfig::default();
         assert_eq!(p.decide("x", SourceKind::Ai, &ann(true)).0, Decision::Ask);
-        assert_eq!(p.decide("x", SourceKind::Human, &ann(true)).0, Decision::Allow);
-        assert_eq!(p.decide("x", SourceKind::Ai, &ann(false)).0, Decision::Allow);
-        p.sources.insert(SourceKind::Ai, RiskTable { destructive: Some(Decision::Allow), ..Default::default() });
+        assert_eq!(
+            p.decide("x", SourceKind::Human, &ann(true)).0,
+            Decision::Allow
+        );
+        assert_eq!(
+            p.decide("x", SourceKind::Ai, &ann(false)).0,
+            Decision::Allow
+        );
+        p.sources.insert(
+            SourceKind::Ai,
+            RiskTable {
+                destructive: Some(Decision::Allow),
+                ..Default::default()
+            },
+        );
         assert_eq!(p.decide("x", SourceKind::Ai, &ann(true)).0, Decision::Allow);
-        p.commands.insert("x".into(), CommandRule::All(Decision::Deny));
+        p.commands
+            .insert("x".into(), CommandRule::All(Decision::Deny));
         assert_eq!(p.decide("x", SourceKind::Ai, &ann(true)).0, Decision::Deny);
-        assert_eq!(p.decide("x", SourceKind::Human, &ann(true)).0, Decision::Allow);
+        assert_eq!(
+            p.decide("x", SourceKind::Human, &ann(true)).0,
+            Decision::Allow
+        );
     }
 }

@@ -36,7 +36,10 @@ pub struct Registry<S> {
 
 impl<S> Default for Registry<S> {
     fn default() -> Self {
-        Registry { entries: BTreeMap::new(), aliases: HashMap::new() }
+        Registry {
+            entries: BTreeMap::new(),
+            aliases: HashMap::new(),
+        }
     }
 }
 
@@ -85,7 +88,14 @@ impl<S: 'static> Registry<S> {
         for alias in spec.aliases {
             self.aliases.insert((*alias).to_string(), spec.id);
         }
-        self.entries.insert(spec.id, Entry { command: shared, args_schema, info: Arc::new(info) });
+        self.entries.insert(
+            spec.id,
+            Entry {
+                command: shared,
+                args_schema,
+                info: Arc::new(info),
+            },
+        );
         Ok(())
     }
 
@@ -95,14 +105,19 @@ impl<S: 'static> Registry<S> {
             return Err(RegistryError::Duplicate(alias.to_string()));
         }
         let Some((id, _)) = self.entries.get_key_value(target) else {
-            return Err(RegistryError::UnknownAliasTarget { alias: alias.into(), target: target.into() });
+            return Err(RegistryError::UnknownAliasTarget {
+                alias: alias.into(),
+                target: target.into(),
+            });
         };
         self.aliases.insert(alias.to_string(), id);
         Ok(())
     }
 
     pub(crate) fn entry(&self, name: &str) -> Option<&Entry<S>> {
-        self.entries.get(name).or_else(|| self.aliases.get(name).and_then(|id| self.entries.get(id)))
+        self.entries
+            .get(name)
+            .or_else(|| self.aliases.get(name).and_then(|id| self.entries.get(id)))
     }
 
     /// The description of a command by id or alias.
@@ -125,14 +140,23 @@ impl<S: 'static> Registry<S> {
         self.entries.values().map(|e| &*e.info)
     }
 
+    /// The static specs of every command, sorted by id (examples, annotations, ...).
+    pub fn specs(&self) -> impl Iterator<Item = &'static crate::command::CommandSpec> + '_ {
+        self.entries.values().map(|e| e.command.spec())
+    }
+
     /// Commands exposed to agents.
     pub fn ai_exposed(&self) -> impl Iterator<Item = &CommandInfo> {
         self.all().filter(|c| c.ai_exposed)
     }
 
     /// Commands in a category (case-insensitive).
-    pub fn by_category<'a>(&'a self, category: &'a str) -> impl Iterator<Item = &'a CommandInfo> + 'a {
-        self.all().filter(move |c| c.category.eq_ignore_ascii_case(category))
+    pub fn by_category<'a>(
+        &'a self,
+        category: &'a str,
+    ) -> impl Iterator<Item = &'a CommandInfo> + 'a {
+        self.all()
+            .filter(move |c| c.category.eq_ignore_ascii_case(category))
     }
 
     /// The number of commands.
@@ -185,13 +209,22 @@ impl<S: 'static> Registry<S> {
                 let l = id.to_ascii_lowercase();
                 let id_tail = l.rsplit('.').next().unwrap_or(&l);
                 let d = edit_distance(&lower, &l).min(edit_distance(&tail, id_tail) + 1);
-                let d = if l.contains(&tail) && tail.len() >= 3 { d.min(2) } else { d };
+                let d = if l.contains(&tail) && tail.len() >= 3 {
+                    d.min(2)
+                } else {
+                    d
+                };
                 (d, id)
             })
             .collect();
         scored.sort();
         let limit = (name.len() / 2).max(3);
-        scored.into_iter().filter(|(d, _)| *d <= limit).take(n).map(|(_, id)| id.to_string()).collect()
+        scored
+            .into_iter()
+            .filter(|(d, _)| *d <= limit)
+            .take(n)
+            .map(|(_, id)| id.to_string())
+            .collect()
     }
 }
 

@@ -27,7 +27,11 @@ pub fn schema_for<T: JsonSchema>() -> Value {
 /// Deserialize `args` into `T`, turning serde's error into issues with a JSON pointer.
 /// `null` is read as an empty object so that argument-less commands accept no arguments.
 pub fn parse<T: DeserializeOwned>(args: Value) -> Result<T, Vec<Issue>> {
-    let args = if args.is_null() { Value::Object(Default::default()) } else { args };
+    let args = if args.is_null() {
+        Value::Object(Default::default())
+    } else {
+        args
+    };
     serde_path_to_error::deserialize::<_, T>(args).map_err(|err| {
         let mut path = String::new();
         for seg in err.path().iter() {
@@ -50,7 +54,11 @@ pub fn parse<T: DeserializeOwned>(args: Value) -> Result<T, Vec<Issue>> {
                 path.push_str(field);
             }
         }
-        vec![Issue { path, code, message }]
+        vec![Issue {
+            path,
+            code,
+            message,
+        }]
     })
 }
 
@@ -82,7 +90,11 @@ pub fn usage_line(id: &str, schema: &Value) -> String {
     let fields: Vec<String> = props
         .iter()
         .map(|(name, prop)| {
-            let opt = if required.contains(&name.as_str()) { "" } else { "?" };
+            let opt = if required.contains(&name.as_str()) {
+                ""
+            } else {
+                "?"
+            };
             format!("{name}{opt}: {}", type_name(prop))
         })
         .collect();
@@ -96,7 +108,10 @@ fn type_name(prop: &Value) -> String {
     }
     match prop.get("type") {
         Some(Value::String(t)) if t == "array" => {
-            let item = prop.get("items").map(type_name).unwrap_or_else(|| "any".into());
+            let item = prop
+                .get("items")
+                .map(type_name)
+                .unwrap_or_else(|| "any".into());
             format!("{item}[]")
         }
         Some(Value::String(t)) if t == "object" => {
@@ -110,13 +125,24 @@ fn type_name(prop: &Value) -> String {
         }
         Some(Value::String(t)) => t.clone(),
         Some(Value::Array(ts)) => {
-            let names: Vec<&str> = ts.iter().filter_map(Value::as_str).filter(|t| *t != "null").collect();
+            let names: Vec<&str> = ts
+                .iter()
+                .filter_map(Value::as_str)
+                .filter(|t| *t != "null")
+                .collect();
             names.join("|")
         }
         _ => {
-            if let Some(any) = prop.get("anyOf").or_else(|| prop.get("oneOf")).and_then(Value::as_array) {
-                let names: Vec<String> =
-                    any.iter().map(type_name).filter(|t| t != "null" && !t.is_empty()).collect();
+            if let Some(any) = prop
+                .get("anyOf")
+                .or_else(|| prop.get("oneOf"))
+                .and_then(Value::as_array)
+            {
+                let names: Vec<String> = any
+                    .iter()
+                    .map(type_name)
+                    .filter(|t| t != "null" && !t.is_empty())
+                    .collect();
                 names.join("|")
             } else {
                 "any".into()
@@ -147,13 +173,17 @@ mod tests {
 
     #[test]
     fn issues_carry_pointers() {
-        let e = parse::<Args>(serde_json::json!({"path": "a", "at": {"line": "x"}})).err().unwrap();
+        let e = parse::<Args>(serde_json::json!({"path": "a", "at": {"line": "x"}}))
+            .err()
+            .unwrap();
         assert_eq!(e[0].path, "/at/line");
         assert_eq!(e[0].code, "invalid_type");
         let e = parse::<Args>(serde_json::json!({})).err().unwrap();
         assert_eq!(e[0].path, "/path");
         assert_eq!(e[0].code, "missing_field");
-        let e = parse::<Args>(serde_json::json!({"path": "a", "bogus": 1})).err().unwrap();
+        let e = parse::<Args>(serde_json::json!({"path": "a", "bogus": 1}))
+            .err()
+            .unwrap();
         assert_eq!(e[0].code, "unknown_field");
         assert_eq!(e[0].path, "/bogus");
     }

@@ -149,7 +149,10 @@ impl CommandError {
             details: None,
             suggestion: None,
             recoverable: code.recoverable(),
-            retryable: matches!(code, ErrorCode::RateLimited | ErrorCode::ConfirmationTimeout),
+            retryable: matches!(
+                code,
+                ErrorCode::RateLimited | ErrorCode::ConfirmationTimeout
+            ),
         }
     }
 

@@ -42,7 +42,11 @@ pub fn pattern_matches(pattern: &str, event: &str) -> bool {
         return true;
     }
     match pattern.strip_suffix(".*") {
-        Some(prefix) => event.len() > prefix.len() && event.starts_with(prefix) && event.as_bytes()[prefix.len()] == b'.',
+        Some(prefix) => {
+            event.len() > prefix.len()
+                && event.starts_with(prefix)
+                && event.as_bytes()[prefix.len()] == b'.'
+        }
         None => false,
     }
 }

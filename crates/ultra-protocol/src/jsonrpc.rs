@@ -30,7 +30,10 @@ impl Request {
     /// response to send (with the id, when one could be read).
     pub fn from_value(value: Value) -> Result<Request, Box<Response>> {
         let Value::Object(mut obj) = value else {
-            return Err(Box::new(Response::error(Id::Null, invalid_request("a request must be a JSON object"))));
+            return Err(Box::new(Response::error(
+                Id::Null,
+                invalid_request("a request must be a JSON object"),
+            )));
         };
         let id = match obj.remove("id") {
             None => None,
@@ -46,11 +49,19 @@ impl Request {
         };
         let reply_id = id.clone().unwrap_or(Id::Null);
         if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-            return Err(Box::new(Response::error(reply_id, invalid_request("`jsonrpc` must be \"2.0\""))));
+            return Err(Box::new(Response::error(
+                reply_id,
+                invalid_request("`jsonrpc` must be \"2.0\""),
+            )));
         }
         let method = match obj.remove("method") {
             Some(Value::String(m)) => m,
-            _ => return Err(Box::new(Response::error(reply_id, invalid_request("`method` must be a string")))),
+            _ => {
+                return Err(Box::new(Response::error(
+                    reply_id,
+                    invalid_request("`method` must be a string"),
+                )));
+            }
         };
         let params = match obj.remove("params") {
             None | Some(Value::Null) => Value::Object(Default::default()),
@@ -62,15 +73,21 @@ impl Request {
                     invalid_request("params must be named (a JSON object), not positional"),
                 )));
             }
-            Some(_) => return Err(Box::new(Response::error(reply_id, invalid_request("`params` must be an object")))),
+            Some(_) => {
+                return Err(Box::new(Response::error(
+                    reply_id,
+                    invalid_request("`params` must be an object"),
+                )));
+            }
         };
         Ok(Request { id, method, params })
     }
 }
 
 fn invalid_request(message: &str) -> CommandError {
-    CommandError::new(ErrorCode::InvalidRequest, message)
-        .with_suggestion("send {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ultra.listCommands\",\"params\":{}}")
+    CommandError::new(ErrorCode::InvalidRequest, message).with_suggestion(
+        "send {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ultra.listCommands\",\"params\":{}}",
+    )
 }
 
 /// The `error` member of a response.
@@ -106,12 +123,22 @@ pub struct Response {
 impl Response {
     /// A success response.
     pub fn result(id: Id, result: Value) -> Response {
-        Response { jsonrpc: "2.0".into(), id, result: Some(result), error: None }
+        Response {
+            jsonrpc: "2.0".into(),
+            id,
+            result: Some(result),
+            error: None,
+        }
     }
 
     /// An error response.
     pub fn error(id: Id, error: CommandError) -> Response {
-        Response { jsonrpc: "2.0".into(), id, result: None, error: Some(error.into()) }
+        Response {
+            jsonrpc: "2.0".into(),
+            id,
+            result: None,
+            error: Some(error.into()),
+        }
     }
 }
 
@@ -126,7 +153,11 @@ pub struct Notification {
 impl Notification {
     /// A notification with the given method and params.
     pub fn new(method: impl Into<String>, params: Value) -> Notification {
-        Notification { jsonrpc: "2.0".into(), method: method.into(), params }
+        Notification {
+            jsonrpc: "2.0".into(),
+            method: method.into(),
+            params,
+        }
     }
 }
 
@@ -148,7 +179,8 @@ mod tests {
         let e = Request::from_value(json!({"jsonrpc":"1.0","method":"x","id":3})).unwrap_err();
         assert_eq!(e.id, Id::Num(3));
         assert_eq!(e.error.unwrap().code, -32600);
-        let e = Request::from_value(json!({"jsonrpc":"2.0","method":"x","id":3,"params":[1]})).unwrap_err();
+        let e = Request::from_value(json!({"jsonrpc":"2.0","method":"x","id":3,"params":[1]}))
+            .unwrap_err();
         assert_eq!(e.error.unwrap().code, -32600);
         assert!(Request::from_value(json!([1])).is_err());
     }

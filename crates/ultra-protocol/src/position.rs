@@ -7,7 +7,20 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// A 0-based line and character offset. Characters are Unicode scalar values.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Default,
+    Serialize,
+    Deserialize,
+    JsonSchema,
+)]
 pub struct Position {
     /// 0-based line.
     pub line: u32,
@@ -38,7 +51,10 @@ impl Range {
 
     /// An empty range at `pos`.
     pub const fn point(pos: Position) -> Range {
-        Range { start: pos, end: pos }
+        Range {
+            start: pos,
+            end: pos,
+        }
     }
 }
 

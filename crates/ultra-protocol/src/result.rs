@@ -22,12 +22,24 @@ pub struct CommandResult {
 impl CommandResult {
     /// A success carrying `data`.
     pub fn ok(data: serde_json::Value) -> CommandResult {
-        CommandResult { success: true, data: Some(data), error: None, warnings: Vec::new(), feedback: None }
+        CommandResult {
+            success: true,
+            data: Some(data),
+            error: None,
+            warnings: Vec::new(),
+            feedback: None,
+        }
     }
 
     /// A failure.
     pub fn err(error: CommandError) -> CommandResult {
-        CommandResult { success: false, data: None, error: Some(error), warnings: Vec::new(), feedback: None }
+        CommandResult {
+            success: false,
+            data: None,
+            error: Some(error),
+            warnings: Vec::new(),
+            feedback: None,
+        }
     }
 }
 

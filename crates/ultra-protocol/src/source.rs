@@ -4,7 +4,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// The kind of caller. Every result, event and audit entry records it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum SourceKind {
     /// A person at a keyboard: the editor, the web UI, a prompt on the server's terminal.
@@ -62,6 +64,11 @@ pub struct Source {
 impl Source {
     /// A source of the given kind with no ids.
     pub fn new(kind: SourceKind) -> Source {
-        Source { kind, agent_id: None, session_id: None, extension_id: None }
+        Source {
+            kind,
+            agent_id: None,
+            session_id: None,
+            extension_id: None,
+        }
     }
 }

@@ -22,7 +22,10 @@ pub struct Selection {
 impl Selection {
     /// An empty selection (a cursor) at `at`.
     pub fn cursor(at: usize) -> Selection {
-        Selection { anchor: at, head: at }
+        Selection {
+            anchor: at,
+            head: at,
+        }
     }
 
     /// The covered char range, ordered.
@@ -109,7 +112,10 @@ impl Buffer {
 
     /// A recent version's text, for diffs against stale clients.
     pub fn recent_version(&self, version: u64) -> Option<&Rope> {
-        self.recent.iter().find(|(v, _)| *v == version).map(|(_, r)| r)
+        self.recent
+            .iter()
+            .find(|(v, _)| *v == version)
+            .map(|(_, r)| r)
     }
 
     /// A recent version whose hash is `hash` (hashing only small versions).

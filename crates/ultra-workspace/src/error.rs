@@ -42,15 +42,32 @@ pub enum WsError {
     #[error("{0}")]
     InvalidPosition(String),
     #[error("`{needle}` was not found in {path}")]
-    NoMatch { path: String, needle: String, closest: Vec<(usize, String)> },
+    NoMatch {
+        path: String,
+        needle: String,
+        closest: Vec<(usize, String)>,
+    },
     #[error("`{needle}` matches {count} times in {path}")]
-    Ambiguous { path: String, needle: String, count: usize, lines: Vec<usize> },
+    Ambiguous {
+        path: String,
+        needle: String,
+        count: usize,
+        lines: Vec<usize>,
+    },
     #[error("nothing to {0}")]
     NothingToUndo(&'static str),
     #[error("cannot {action} transaction {txn}: later edits overlap it in {path}")]
-    UndoConflict { action: &'static str, txn: u64, path: String },
+    UndoConflict {
+        action: &'static str,
+        txn: u64,
+        path: String,
+    },
     #[error("{op} failed on `{path}`: {source}")]
-    Io { op: &'static str, path: String, source: std::io::Error },
+    Io {
+        op: &'static str,
+        path: String,
+        source: std::io::Error,
+    },
 }
 
 impl WsError {
@@ -62,12 +79,20 @@ impl WsError {
             K::AlreadyExists => WsError::Exists(path.to_string()),
             K::DirectoryNotEmpty => WsError::NotEmpty(path.to_string()),
             K::NotADirectory => WsError::NotADirectory(path.to_string()),
-            K::IsADirectory => WsError::NotAFile { path: path.to_string(), kind: "directory".into() },
+            K::IsADirectory => WsError::NotAFile {
+                path: path.to_string(),
+                kind: "directory".into(),
+            },
             // cap-std reports an attempt to leave the root as PermissionDenied.
-            K::PermissionDenied if source.to_string().contains("outside") => {
-                WsError::Outside { path: path.to_string(), why: " (through a symlink)".into() }
-            }
-            _ => WsError::Io { op, path: path.to_string(), source },
+            K::PermissionDenied if source.to_string().contains("outside") => WsError::Outside {
+                path: path.to_string(),
+                why: " (through a symlink)".into(),
+            },
+            _ => WsError::Io {
+                op,
+                path: path.to_string(),
+                source,
+            },
         }
     }
 

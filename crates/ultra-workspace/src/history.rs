@@ -28,7 +28,13 @@ impl Replacement {
     pub fn new(start: usize, old: String, new: String) -> Replacement {
         let old_chars = old.chars().count();
         let new_chars = new.chars().count();
-        Replacement { start, old, new, old_chars, new_chars }
+        Replacement {
+            start,
+            old,
+            new,
+            old_chars,
+            new_chars,
+        }
     }
 
     fn end(&self) -> usize {
@@ -52,7 +58,13 @@ impl FileChange {
             .map(|r| {
                 let start = (r.start as isize + delta) as usize;
                 delta += r.new_chars as isize - r.old_chars as isize;
-                Replacement { start, old: r.new.clone(), new: r.old.clone(), old_chars: r.new_chars, new_chars: r.old_chars }
+                Replacement {
+                    start,
+                    old: r.new.clone(),
+                    new: r.old.clone(),
+                    old_chars: r.new_chars,
+                    new_chars: r.old_chars,
+                }
             })
             .collect()
     }
@@ -69,7 +81,11 @@ fn transform(ours: &[Replacement], later: &[Replacement]) -> Option<Vec<Replacem
             let (ls, le) = (l.start, l.end());
             // Ranges that share text conflict; an insertion strictly inside ours does too.
             // Touching at a boundary does not.
-            let conflict = if s == e { ls < s && s < le } else { ls < e && s < le || (ls == le && s < ls && ls < e) };
+            let conflict = if s == e {
+                ls < s && s < le
+            } else {
+                ls < e && s < le || (ls == le && s < ls && ls < e)
+            };
             if conflict {
                 return None;
             }
@@ -89,7 +105,9 @@ fn transform(ours: &[Replacement], later: &[Replacement]) -> Option<Vec<Replacem
 pub enum TxnKind {
     Edit,
     /// Undoes the transaction with this sequence number.
-    Undo { target: u64 },
+    Undo {
+        target: u64,
+    },
 }
 
 /// One logged transaction.
@@ -122,9 +140,15 @@ pub struct Filter {
 impl Filter {
     fn matches(&self, t: &Txn) -> bool {
         self.source.is_none_or(|s| t.source.kind == s)
-            && self.agent_id.as_ref().is_none_or(|a| t.source.agent_id.as_ref() == Some(a))
+            && self
+                .agent_id
+                .as_ref()
+                .is_none_or(|a| t.source.agent_id.as_ref() == Some(a))
             && self.txn_id.is_none_or(|id| t.txn_id == id)
-            && self.path.as_ref().is_none_or(|p| t.changes.iter().any(|c| &c.path == p))
+            && self
+                .path
+                .as_ref()
+                .is_none_or(|p| t.changes.iter().any(|c| &c.path == p))
     }
 }
 
@@ -155,7 +179,13 @@ impl Default for History {
 impl History {
     /// A log keeping at most about `max_bytes` of replaced text.
     pub fn new(max_bytes: usize) -> History {
-        History { txns: VecDeque::new(), next_seq: 1, next_id: 1, bytes: 0, max_bytes }
+        History {
+            txns: VecDeque::new(),
+            next_seq: 1,
+            next_id: 1,
+            bytes: 0,
+            max_bytes,
+        }
     }
 
     /// A fresh client-visible transaction id.
@@ -166,7 +196,14 @@ impl History {
     }
 
     /// Log an applied transaction.
-    pub fn record(&mut self, txn_id: u64, source: Source, command: &str, kind: TxnKind, changes: Vec<FileChange>) -> u64 {
+    pub fn record(
+        &mut self,
+        txn_id: u64,
+        source: Source,
+        command: &str,
+        kind: TxnKind,
+        changes: Vec<FileChange>,
+    ) -> u64 {
         let seq = self.next_seq;
         self.next_seq += 1;
         if kind == TxnKind::Edit {
@@ -180,9 +217,23 @@ impl History {
                 }
             }
         }
-        let bytes = changes.iter().flat_map(|c| &c.reps).map(|r| r.old.len() + r.new.len() + 32).sum();
+        let bytes = changes
+            .iter()
+            .flat_map(|c| &c.reps)
+            .map(|r| r.old.len() + r.new.len() + 32)
+            .sum();
         self.bytes += bytes;
-        self.txns.push_back(Txn { seq, txn_id, source, command: command.into(), kind, changes, undone: false, redoable: true, bytes });
+        self.txns.push_back(Txn {
+            seq,
+            txn_id,
+            source,
+            command: command.into(),
+            kind,
+            changes,
+            undone: false,
+            redoable: true,
+            bytes,
+        });
         while self.bytes > self.max_bytes && self.txns.len() > 1 {
             if let Some(old) = self.txns.pop_front() {
                 self.bytes -= old.bytes;
@@ -207,11 +258,17 @@ impl History {
             let mut reps = fc.inverse();
             for later in self.txns.iter().skip(idx + 1) {
                 for lc in later.changes.iter().filter(|c| c.path == fc.path) {
-                    reps = transform(&reps, &lc.reps)
-                        .ok_or_else(|| WsError::UndoConflict { action, txn: t.txn_id, path: fc.path.to_string() })?;
+                    reps = transform(&reps, &lc.reps).ok_or_else(|| WsError::UndoConflict {
+                        action,
+                        txn: t.txn_id,
+                        path: fc.path.to_string(),
+                    })?;
                 }
             }
-            out.push(FileChange { path: fc.path.clone(), reps });
+            out.push(FileChange {
+                path: fc.path.clone(),
+                reps,
+            });
         }
         Ok(out)
     }
@@ -224,7 +281,12 @@ impl History {
             .rposition(|t| t.kind == TxnKind::Edit && !t.undone && filter.matches(t))
             .ok_or(WsError::NothingToUndo("undo"))?;
         let t = &self.txns[idx];
-        Ok(Plan { target_seq: t.seq, txn_id: t.txn_id, author: t.source.clone(), changes: self.inverse_now(idx, "undo")? })
+        Ok(Plan {
+            target_seq: t.seq,
+            txn_id: t.txn_id,
+            author: t.source.clone(),
+            changes: self.inverse_now(idx, "undo")?,
+        })
     }
 
     /// Record that a planned undo was applied.
@@ -235,7 +297,15 @@ impl History {
         // The undo transaction carries the author of the undone edit, so a later redo by the
         // same filter finds it; `by` is recorded in the audit log by the caller.
         let _ = by;
-        self.record(plan.txn_id, plan.author, "undo", TxnKind::Undo { target: plan.target_seq }, plan.changes)
+        self.record(
+            plan.txn_id,
+            plan.author,
+            "undo",
+            TxnKind::Undo {
+                target: plan.target_seq,
+            },
+            plan.changes,
+        )
     }
 
     /// Plan redoing the newest redoable undo whose edit matches.
@@ -243,10 +313,17 @@ impl History {
         let idx = self
             .txns
             .iter()
-            .rposition(|t| matches!(t.kind, TxnKind::Undo { .. }) && t.redoable && filter.matches(t))
+            .rposition(|t| {
+                matches!(t.kind, TxnKind::Undo { .. }) && t.redoable && filter.matches(t)
+            })
             .ok_or(WsError::NothingToUndo("redo"))?;
         let t = &self.txns[idx];
-        Ok(Plan { target_seq: t.seq, txn_id: t.txn_id, author: t.source.clone(), changes: self.inverse_now(idx, "redo")? })
+        Ok(Plan {
+            target_seq: t.seq,
+            txn_id: t.txn_id,
+            author: t.source.clone(),
+            changes: self.inverse_now(idx, "redo")?,
+        })
     }
 
     /// Record that a planned redo was applied; it becomes a live edit again.
@@ -256,7 +333,12 @@ impl History {
         }
         let seq = self.next_seq;
         self.next_seq += 1;
-        let bytes = plan.changes.iter().flat_map(|c| &c.reps).map(|r| r.old.len() + r.new.len() + 32).sum();
+        let bytes = plan
+            .changes
+            .iter()
+            .flat_map(|c| &c.reps)
+            .map(|r| r.old.len() + r.new.len() + 32)
+            .sum();
         self.bytes += bytes;
         self.txns.push_back(Txn {
             seq,
@@ -274,7 +356,8 @@ impl History {
 
     /// Forget every transaction that touched `path` (its buffer was closed).
     pub fn forget(&mut self, path: &RelPath) {
-        self.txns.retain(|t| !t.changes.iter().any(|c| &c.path == path));
+        self.txns
+            .retain(|t| !t.changes.iter().any(|c| &c.path == path));
         self.bytes = self.txns.iter().map(|t| t.bytes).sum();
     }
 

@@ -8,7 +8,6 @@
 
 use std::collections::VecDeque;
 use std::io::{Read, Write};
-use std::os::fd::AsRawFd;
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::UNIX_EPOCH;
@@ -36,7 +35,11 @@ impl RelPath {
 
     /// The path for cap-std calls (`.` for the root).
     fn os(&self) -> &Path {
-        if self.0.is_empty() { Path::new(".") } else { Path::new(&self.0) }
+        if self.0.is_empty() {
+            Path::new(".")
+        } else {
+            Path::new(&self.0)
+        }
     }
 
     /// The parent and the final component. The root has neither.
@@ -57,7 +60,11 @@ impl RelPath {
 
     /// This path joined with one more component.
     pub fn join(&self, name: &str) -> RelPath {
-        if self.0.is_empty() { RelPath(name.to_string()) } else { RelPath(format!("{}/{name}", self.0)) }
+        if self.0.is_empty() {
+            RelPath(name.to_string())
+        } else {
+            RelPath(format!("{}/{name}", self.0))
+        }
     }
 }
 
@@ -118,7 +125,14 @@ fn meta_of(m: &cap_std::fs::Metadata) -> Meta {
         .and_then(|t| t.into_std().duration_since(UNIX_EPOCH).ok())
         .map(|d| d.as_nanos())
         .unwrap_or(0);
-    Meta { kind, len: m.len(), mtime_ns, ino: m.ino(), nlink: m.nlink(), mode: m.mode() }
+    Meta {
+        kind,
+        len: m.len(),
+        mtime_ns,
+        ino: m.ino(),
+        nlink: m.nlink(),
+        mode: m.mode(),
+    }
 }
 
 /// One directory entry.
@@ -142,7 +156,11 @@ pub struct RootOptions {
 
 impl Default for RootOptions {
     fn default() -> Self {
-        RootOptions { restricted: Vec::new(), hardlink_reads: Vec::new(), max_file_bytes: 1 << 30 }
+        RootOptions {
+            restricted: Vec::new(),
+            hardlink_reads: Vec::new(),
+            max_file_bytes: 1 << 30,
+        }
     }
 }
 
@@ -168,25 +186,38 @@ fn globs(list: &[String]) -> Result<GlobSet, WsError> {
         let glob = GlobBuilder::new(&g.to_lowercase())
             .literal_separator(false)
             .build()
-            .map_err(|e| WsError::InvalidPath { path: g.clone(), why: format!("bad glob: {e}") })?;
+            .map_err(|e| WsError::InvalidPath {
+                path: g.clone(),
+                why: format!("bad glob: {e}"),
+            })?;
         b.add(glob);
         // `dir` also protects everything below it.
         if !g.contains('*')
-            && let Ok(sub) = GlobBuilder::new(&format!("{}/**", g.to_lowercase().trim_end_matches('/'))).build()
+            && let Ok(sub) =
+                GlobBuilder::new(&format!("{}/**", g.to_lowercase().trim_end_matches('/'))).build()
         {
             b.add(sub);
         }
     }
-    b.build().map_err(|e| WsError::InvalidPath { path: list.join(","), why: e.to_string() })
+    b.build().map_err(|e| WsError::InvalidPath {
+        path: list.join(","),
+        why: e.to_string(),
+    })
 }
 
 impl Root {
     /// Open `path` as the root.
     pub fn open(path: &Path, opts: RootOptions) -> Result<Root, WsError> {
         let shown = path.display().to_string();
-        let canonical = std::fs::canonicalize(path).map_err(|e| WsError::io("open workspace", &shown, e))?;
-        let dir = Dir::open_ambient_dir(&canonical, ambient_authority()).map_err(|e| WsError::io("open workspace", &shown, e))?;
-        let path = if path.is_absolute() { path.to_path_buf() } else { canonical.clone() };
+        let canonical =
+            std::fs::canonicalize(path).map_err(|e| WsError::io("open workspace", &shown, e))?;
+        let dir = Dir::open_ambient_dir(&canonical, ambient_authority())
+            .map_err(|e| WsError::io("open workspace", &shown, e))?;
+        let path = if path.is_absolute() {
+            path.to_path_buf()
+        } else {
+            canonical.clone()
+        };
         Ok(Root {
             path,
             canonical,
@@ -212,7 +243,10 @@ impl Root {
     /// Normalise a user path lexically: absolute paths must lie under the root, `..` may not
     /// climb above it, NUL bytes and absurd lengths are refused.
     pub fn lexical(&self, user: &str) -> Result<RelPath, WsError> {
-        let invalid = |why: &str| WsError::InvalidPath { path: user.chars().take(200).collect(), why: why.into() };
+        let invalid = |why: &str| WsError::InvalidPath {
+            path: user.chars().take(200).collect(),
+            why: why.into(),
+        };
         if user.contains('\0') {
             return Err(invalid("it contains a NUL byte"));
         }
@@ -221,9 +255,17 @@ impl Root {
         }
         let p = Path::new(user);
         let rel = if p.is_absolute() {
-            match p.strip_prefix(&self.canonical).or_else(|_| p.strip_prefix(&self.path)) {
+            match p
+                .strip_prefix(&self.canonical)
+                .or_else(|_| p.strip_prefix(&self.path))
+            {
                 Ok(r) => r,
-                Err(_) => return Err(WsError::Outside { path: user.into(), why: String::new() }),
+                Err(_) => {
+                    return Err(WsError::Outside {
+                        path: user.into(),
+                        why: String::new(),
+                    });
+                }
             }
         } else {
             p
@@ -231,15 +273,23 @@ impl Root {
         let mut parts: Vec<&str> = Vec::new();
         for c in rel.components() {
             match c {
-                Component::Normal(s) => parts.push(s.to_str().ok_or_else(|| invalid("it is not UTF-8"))?),
+                Component::Normal(s) => {
+                    parts.push(s.to_str().ok_or_else(|| invalid("it is not UTF-8"))?)
+                }
                 Component::CurDir => {}
                 Component::ParentDir => {
                     if parts.pop().is_none() {
-                        return Err(WsError::Outside { path: user.into(), why: " (`..` climbs above the root)".into() });
+                        return Err(WsError::Outside {
+                            path: user.into(),
+                            why: " (`..` climbs above the root)".into(),
+                        });
                     }
                 }
                 Component::RootDir | Component::Prefix(_) => {
-                    return Err(WsError::Outside { path: user.into(), why: String::new() });
+                    return Err(WsError::Outside {
+                        path: user.into(),
+                        why: String::new(),
+                    });
                 }
             }
         }
@@ -254,7 +304,12 @@ impl Root {
     /// as is, so delete and rename act on a link rather than its target.
     pub fn resolve(&self, user: &str, follow_last: bool) -> Result<RelPath, WsError> {
         let lexical = self.lexical(user)?;
-        let mut todo: VecDeque<String> = lexical.0.split('/').filter(|s| !s.is_empty()).map(String::from).collect();
+        let mut todo: VecDeque<String> = lexical
+            .0
+            .split('/')
+            .filter(|s| !s.is_empty())
+            .map(String::from)
+            .collect();
         let mut done: Vec<String> = Vec::new();
         let mut hops = 0;
         let mut missing = false;
@@ -264,7 +319,10 @@ impl Root {
             }
             if c == ".." {
                 if done.pop().is_none() {
-                    return Err(WsError::Outside { path: user.into(), why: " (through a symlink)".into() });
+                    return Err(WsError::Outside {
+                        path: user.into(),
+                        why: " (through a symlink)".into(),
+                    });
                 }
                 continue;
             }
@@ -278,14 +336,20 @@ impl Root {
                 Ok(m) if m.file_type().is_symlink() => {
                     hops += 1;
                     if hops > MAX_SYMLINK_HOPS {
-                        return Err(WsError::InvalidPath { path: user.into(), why: "too many levels of symlinks".into() });
+                        return Err(WsError::InvalidPath {
+                            path: user.into(),
+                            why: "too many levels of symlinks".into(),
+                        });
                     }
                     let target = self
                         .dir
                         .read_link_contents(&candidate)
                         .map_err(|e| WsError::io("read link", &candidate, e))?;
                     if target.is_absolute() {
-                        return Err(WsError::Outside { path: user.into(), why: " (through an absolute symlink)".into() });
+                        return Err(WsError::Outside {
+                            path: user.into(),
+                            why: " (through an absolute symlink)".into(),
+                        });
                     }
                     done.pop();
                     let mut parts: Vec<String> = Vec::new();
@@ -293,7 +357,10 @@ impl Root {
                         match comp {
                             Component::Normal(s) => parts.push(
                                 s.to_str()
-                                    .ok_or_else(|| WsError::InvalidPath { path: user.into(), why: "symlink target is not UTF-8".into() })?
+                                    .ok_or_else(|| WsError::InvalidPath {
+                                        path: user.into(),
+                                        why: "symlink target is not UTF-8".into(),
+                                    })?
                                     .to_string(),
                             ),
                             Component::ParentDir => parts.push("..".into()),
@@ -310,7 +377,10 @@ impl Root {
             }
         }
         if done.len() > MAX_COMPONENTS {
-            return Err(WsError::InvalidPath { path: user.into(), why: "it has more than 255 components".into() });
+            return Err(WsError::InvalidPath {
+                path: user.into(),
+                why: "it has more than 255 components".into(),
+            });
         }
         Ok(RelPath(done.join("/")))
     }
@@ -325,11 +395,17 @@ impl Root {
         }
         let lower = rel.0.to_lowercase();
         if lower.split('/').any(|c| c == ".git") {
-            return Err(WsError::Restricted { path: rel.0.clone(), rule: ".git internals".into() });
+            return Err(WsError::Restricted {
+                path: rel.0.clone(),
+                rule: ".git internals".into(),
+            });
         }
         let first = lower.split('/').next().unwrap_or("");
         if BUILTIN_WRITE_PROTECTED.contains(&first) {
-            return Err(WsError::Restricted { path: rel.0.clone(), rule: "Ultra's own configuration".into() });
+            return Err(WsError::Restricted {
+                path: rel.0.clone(),
+                rule: "Ultra's own configuration".into(),
+            });
         }
         self.check_readable(rel, human)
     }
@@ -341,19 +417,28 @@ impl Root {
         }
         let lower = rel.0.to_lowercase();
         if self.restricted.is_match(&lower) {
-            return Err(WsError::Restricted { path: rel.0.clone(), rule: "security.restrictedPaths".into() });
+            return Err(WsError::Restricted {
+                path: rel.0.clone(),
+                rule: "security.restrictedPaths".into(),
+            });
         }
         Ok(())
     }
 
     /// Metadata, following a final symlink (beneath the root).
     pub fn stat(&self, rel: &RelPath) -> Result<Meta, WsError> {
-        self.dir.metadata(rel.os()).map(|m| meta_of(&m)).map_err(|e| WsError::io("stat", rel.as_str(), e))
+        self.dir
+            .metadata(rel.os())
+            .map(|m| meta_of(&m))
+            .map_err(|e| WsError::io("stat", rel.as_str(), e))
     }
 
     /// Metadata of the path itself (a symlink is reported as one).
     pub fn lstat(&self, rel: &RelPath) -> Result<Meta, WsError> {
-        self.dir.symlink_metadata(rel.os()).map(|m| meta_of(&m)).map_err(|e| WsError::io("stat", rel.as_str(), e))
+        self.dir
+            .symlink_metadata(rel.os())
+            .map(|m| meta_of(&m))
+            .map_err(|e| WsError::io("stat", rel.as_str(), e))
     }
 
     /// Whether something exists at the path (not following a final symlink).
@@ -365,19 +450,44 @@ impl Root {
     /// are refused (they may alias files outside the root) unless allowlisted.
     pub fn read(&self, rel: &RelPath) -> Result<(Vec<u8>, Meta), WsError> {
         let mut opts = OpenOptions::new();
-        opts.read(true).custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
-        let file = self.dir.open_with(rel.os(), &opts).map_err(|e| WsError::io("read", rel.as_str(), e))?;
-        let m = meta_of(&file.metadata().map_err(|e| WsError::io("stat", rel.as_str(), e))?);
+        opts.read(true)
+            .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
+        let file = self
+            .dir
+            .open_with(rel.os(), &opts)
+            .map_err(|e| WsError::io("read", rel.as_str(), e))?;
+        let m = meta_of(
+            &file
+                .metadata()
+                .map_err(|e| WsError::io("stat", rel.as_str(), e))?,
+        );
         match m.kind {
             Kind::File => {}
-            Kind::Dir => return Err(WsError::NotAFile { path: rel.0.clone(), kind: "directory".into() }),
-            _ => return Err(WsError::NotAFile { path: rel.0.clone(), kind: "special file".into() }),
+            Kind::Dir => {
+                return Err(WsError::NotAFile {
+                    path: rel.0.clone(),
+                    kind: "directory".into(),
+                });
+            }
+            _ => {
+                return Err(WsError::NotAFile {
+                    path: rel.0.clone(),
+                    kind: "special file".into(),
+                });
+            }
         }
         if m.nlink > 1 && !self.hardlink_reads.is_match(rel.0.to_lowercase()) {
-            return Err(WsError::NotAFile { path: rel.0.clone(), kind: "hard-linked file; it may alias a file outside the workspace".into() });
+            return Err(WsError::NotAFile {
+                path: rel.0.clone(),
+                kind: "hard-linked file; it may alias a file outside the workspace".into(),
+            });
         }
         if m.len > self.max_file_bytes {
-            return Err(WsError::TooLarge { path: rel.0.clone(), size: m.len, limit: self.max_file_bytes });
+            return Err(WsError::TooLarge {
+                path: rel.0.clone(),
+                size: m.len,
+                limit: self.max_file_bytes,
+            });
         }
         let mut std_file = file.into_std();
         let mut buf = Vec::with_capacity(m.len as usize);
@@ -386,26 +496,49 @@ impl Root {
             .read_to_end(&mut buf)
             .map_err(|e| WsError::io("read", rel.as_str(), e))?;
         if buf.len() as u64 > self.max_file_bytes {
-            return Err(WsError::TooLarge { path: rel.0.clone(), size: buf.len() as u64, limit: self.max_file_bytes });
+            return Err(WsError::TooLarge {
+                path: rel.0.clone(),
+                size: buf.len() as u64,
+                limit: self.max_file_bytes,
+            });
         }
         Ok((buf, m))
     }
 
     fn parent_dir(&self, parent: &RelPath) -> Result<Dir, WsError> {
         if parent.0.is_empty() {
-            self.dir.try_clone().map_err(|e| WsError::io("open directory", ".", e))
+            self.dir
+                .try_clone()
+                .map_err(|e| WsError::io("open directory", ".", e))
         } else {
-            self.dir.open_dir(parent.os()).map_err(|e| WsError::io("open directory", parent.as_str(), e))
+            self.dir
+                .open_dir(parent.os())
+                .map_err(|e| WsError::io("open directory", parent.as_str(), e))
         }
     }
 
     /// Write a temp file in `dir`, fsynced, and return its name.
-    fn write_temp(&self, dir: &Dir, name: &str, bytes: &[u8], mode: u32) -> Result<String, WsError> {
+    fn write_temp(
+        &self,
+        dir: &Dir,
+        name: &str,
+        bytes: &[u8],
+        mode: u32,
+    ) -> Result<String, WsError> {
         let n = self.tmp_counter.fetch_add(1, Ordering::Relaxed);
-        let tmp = format!(".{}.ultra-tmp.{}.{n}", name.chars().take(100).collect::<String>(), std::process::id());
+        let tmp = format!(
+            ".{}.ultra-tmp.{}.{n}",
+            name.chars().take(100).collect::<String>(),
+            std::process::id()
+        );
         let mut opts = OpenOptions::new();
-        opts.write(true).create_new(true).mode(mode).custom_flags(libc::O_NOFOLLOW);
-        let mut f = dir.open_with(&tmp, &opts).map_err(|e| WsError::io("write", &tmp, e))?;
+        opts.write(true)
+            .create_new(true)
+            .mode(mode)
+            .custom_flags(libc::O_NOFOLLOW);
+        let mut f = dir
+            .open_with(&tmp, &opts)
+            .map_err(|e| WsError::io("write", &tmp, e))?;
         let res = f.write_all(bytes).and_then(|_| f.sync_all());
         if let Err(e) = res {
             let _ = dir.remove_file(&tmp);
@@ -415,12 +548,15 @@ impl Root {
     }
 
     fn fsync_dir(dir: &Dir, path: &str) -> Result<(), WsError> {
-        // SAFETY: fsync on a directory fd we own for the duration of the call.
-        let rc = unsafe { libc::fsync(dir.as_raw_fd()) };
-        if rc != 0 {
-            return Err(WsError::io("fsync directory", path, std::io::Error::last_os_error()));
-        }
-        Ok(())
+        // cap-std holds directories as O_PATH descriptors, which fsync rejects; open the
+        // directory itself for reading to sync it.
+        let mut opts = OpenOptions::new();
+        opts.read(true).custom_flags(libc::O_DIRECTORY);
+        let f = dir
+            .open_with(".", &opts)
+            .map_err(|e| WsError::io("fsync directory", path, e))?;
+        f.sync_all()
+            .map_err(|e| WsError::io("fsync directory", path, e))
     }
 
     /// Replace (or create) a file crash-safely: temp file in the same directory, fsync,
@@ -428,10 +564,18 @@ impl Root {
     /// so a hard link to an outside file is replaced, not modified. Existing permissions are
     /// kept.
     pub fn write_atomic(&self, rel: &RelPath, bytes: &[u8]) -> Result<Meta, WsError> {
-        let (parent, name) = rel.split().ok_or_else(|| WsError::NotAFile { path: ".".into(), kind: "directory".into() })?;
+        let (parent, name) = rel.split().ok_or_else(|| WsError::NotAFile {
+            path: ".".into(),
+            kind: "directory".into(),
+        })?;
         let dir = self.parent_dir(&parent)?;
         let mode = match dir.symlink_metadata(name) {
-            Ok(m) if m.is_dir() => return Err(WsError::NotAFile { path: rel.0.clone(), kind: "directory".into() }),
+            Ok(m) if m.is_dir() => {
+                return Err(WsError::NotAFile {
+                    path: rel.0.clone(),
+                    kind: "directory".into(),
+                });
+            }
             Ok(m) => m.permissions().mode() & 0o7777,
             Err(_) => 0o644,
         };
@@ -462,14 +606,20 @@ impl Root {
         if let Some((parent, _)) = rel.split()
             && !parent.0.is_empty()
         {
-            self.dir.create_dir_all(parent.os()).map_err(|e| WsError::io("create directory", parent.as_str(), e))?;
+            self.dir
+                .create_dir_all(parent.os())
+                .map_err(|e| WsError::io("create directory", parent.as_str(), e))?;
         }
         Ok(())
     }
 
     /// Create a directory (and its parents when `recursive`).
     pub fn create_dir(&self, rel: &RelPath, recursive: bool) -> Result<(), WsError> {
-        let r = if recursive { self.dir.create_dir_all(rel.os()) } else { self.dir.create_dir(rel.os()) };
+        let r = if recursive {
+            self.dir.create_dir_all(rel.os())
+        } else {
+            self.dir.create_dir(rel.os())
+        };
         r.map_err(|e| WsError::io("create directory", rel.as_str(), e))
     }
 
@@ -477,38 +627,57 @@ impl Root {
     pub fn remove_file(&self, rel: &RelPath) -> Result<(), WsError> {
         let m = self.lstat(rel)?;
         if m.kind == Kind::Dir {
-            return Err(WsError::NotAFile { path: rel.0.clone(), kind: "directory; use fs.deleteDirectory".into() });
+            return Err(WsError::NotAFile {
+                path: rel.0.clone(),
+                kind: "directory; use fs.deleteDirectory".into(),
+            });
         }
-        let (parent, name) = rel.split().ok_or_else(|| WsError::NotAFile { path: ".".into(), kind: "directory".into() })?;
+        let (parent, name) = rel.split().ok_or_else(|| WsError::NotAFile {
+            path: ".".into(),
+            kind: "directory".into(),
+        })?;
         let dir = self.parent_dir(&parent)?;
-        dir.remove_file(name).map_err(|e| WsError::io("delete", rel.as_str(), e))?;
+        dir.remove_file(name)
+            .map_err(|e| WsError::io("delete", rel.as_str(), e))?;
         Self::fsync_dir(&dir, parent.as_str())
     }
 
     /// Remove a directory; `recursive` removes its contents without following symlinks.
     pub fn remove_dir(&self, rel: &RelPath, recursive: bool) -> Result<(), WsError> {
         if rel.0.is_empty() {
-            return Err(WsError::Restricted { path: ".".into(), rule: "the workspace root itself".into() });
+            return Err(WsError::Restricted {
+                path: ".".into(),
+                rule: "the workspace root itself".into(),
+            });
         }
         let m = self.lstat(rel)?;
         if m.kind != Kind::Dir {
             return Err(WsError::NotADirectory(rel.0.clone()));
         }
-        let r = if recursive { self.dir.remove_dir_all(rel.os()) } else { self.dir.remove_dir(rel.os()) };
+        let r = if recursive {
+            self.dir.remove_dir_all(rel.os())
+        } else {
+            self.dir.remove_dir(rel.os())
+        };
         r.map_err(|e| WsError::io("delete directory", rel.as_str(), e))
     }
 
     /// Rename within the root. Refuses to replace an existing target unless `overwrite`.
     pub fn rename(&self, from: &RelPath, to: &RelPath, overwrite: bool) -> Result<(), WsError> {
-        let (fp, fname) = from.split().ok_or_else(|| WsError::Restricted { path: ".".into(), rule: "the workspace root itself".into() })?;
+        let (fp, fname) = from.split().ok_or_else(|| WsError::Restricted {
+            path: ".".into(),
+            rule: "the workspace root itself".into(),
+        })?;
         let (tp, tname) = to.split().ok_or_else(|| WsError::Exists(".".into()))?;
         let fdir = self.parent_dir(&fp)?;
         let tdir = self.parent_dir(&tp)?;
-        fdir.symlink_metadata(fname).map_err(|e| WsError::io("rename", from.as_str(), e))?;
+        fdir.symlink_metadata(fname)
+            .map_err(|e| WsError::io("rename", from.as_str(), e))?;
         if !overwrite && tdir.symlink_metadata(tname).is_ok() {
             return Err(WsError::Exists(to.0.clone()));
         }
-        fdir.rename(fname, &tdir, tname).map_err(|e| WsError::io("rename", from.as_str(), e))?;
+        fdir.rename(fname, &tdir, tname)
+            .map_err(|e| WsError::io("rename", from.as_str(), e))?;
         Self::fsync_dir(&tdir, tp.as_str())?;
         if fp != tp {
             Self::fsync_dir(&fdir, fp.as_str())?;
@@ -518,22 +687,40 @@ impl Root {
 
     /// List a directory, sorted by name. `recursive` descends into subdirectories (not
     /// through symlinks) up to `max_entries`; the bool says whether the list was cut.
-    pub fn list(&self, rel: &RelPath, recursive: bool, max_entries: usize) -> Result<(Vec<Entry>, bool), WsError> {
+    pub fn list(
+        &self,
+        rel: &RelPath,
+        recursive: bool,
+        max_entries: usize,
+    ) -> Result<(Vec<Entry>, bool), WsError> {
         let mut out = Vec::new();
         let mut queue = VecDeque::from([rel.clone()]);
         let mut truncated = false;
         while let Some(dir_rel) = queue.pop_front() {
             let dir = if dir_rel.0.is_empty() {
-                self.dir.try_clone().map_err(|e| WsError::io("list", ".", e))?
+                self.dir
+                    .try_clone()
+                    .map_err(|e| WsError::io("list", ".", e))?
             } else {
-                self.dir.open_dir(dir_rel.os()).map_err(|e| WsError::io("list", dir_rel.as_str(), e))?
+                self.dir
+                    .open_dir(dir_rel.os())
+                    .map_err(|e| WsError::io("list", dir_rel.as_str(), e))?
             };
             let mut entries: Vec<Entry> = Vec::new();
-            for item in dir.entries().map_err(|e| WsError::io("list", dir_rel.as_str(), e))? {
+            for item in dir
+                .entries()
+                .map_err(|e| WsError::io("list", dir_rel.as_str(), e))?
+            {
                 let item = item.map_err(|e| WsError::io("list", dir_rel.as_str(), e))?;
                 let name = item.file_name().to_string_lossy().into_owned();
-                let Ok(m) = dir.symlink_metadata(&name) else { continue };
-                entries.push(Entry { path: dir_rel.join(&name), name, meta: meta_of(&m) });
+                let Ok(m) = dir.symlink_metadata(&name) else {
+                    continue;
+                };
+                entries.push(Entry {
+                    path: dir_rel.join(&name),
+                    name,
+                    meta: meta_of(&m),
+                });
             }
             entries.sort_by(|a, b| a.name.cmp(&b.name));
             for e in entries {

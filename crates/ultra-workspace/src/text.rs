@@ -59,7 +59,10 @@ pub fn hash_bytes(bytes: &[u8]) -> String {
 /// The LSP language id for a path, from its extension or name.
 pub fn language_of(path: &str) -> &'static str {
     let name = path.rsplit('/').next().unwrap_or(path);
-    let ext = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()).unwrap_or_default();
+    let ext = name
+        .rsplit_once('.')
+        .map(|(_, e)| e.to_ascii_lowercase())
+        .unwrap_or_default();
     match ext.as_str() {
         "rs" => "rust",
         "py" | "pyi" => "python",

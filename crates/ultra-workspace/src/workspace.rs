@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use ropey::Rope;
+use schemars::JsonSchema;
 use serde::Serialize;
 use ultra_protocol::{Range, Source, SourceKind};
 
@@ -44,9 +45,18 @@ pub enum EditOp {
     Range { range: Range, text: String },
     /// Replace whole lines `start..=end` (1-based, inclusive); `end = start - 1` inserts
     /// before `start`.
-    Lines { start: usize, end: usize, text: String },
+    Lines {
+        start: usize,
+        end: usize,
+        text: String,
+    },
     /// Replace anchor text. Zero or several matches fail (unless `replace_all`).
-    Anchor { old: String, new: String, replace_all: bool, whitespace: bool },
+    Anchor {
+        old: String,
+        new: String,
+        replace_all: bool,
+        whitespace: bool,
+    },
     /// Replace the whole text.
     All { text: String },
 }
@@ -79,7 +89,7 @@ pub struct PreparedFile {
 }
 
 /// The result of a committed transaction.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TxnOutcome {
     pub txn_id: u64,
@@ -87,7 +97,7 @@ pub struct TxnOutcome {
 }
 
 /// A file after a transaction.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct FileOutcome {
     pub path: String,
@@ -104,7 +114,7 @@ pub struct FileOutcome {
 }
 
 /// The result of a save.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Saved {
     pub path: String,
@@ -231,7 +241,8 @@ impl Workspace {
             return Ok(false);
         }
         let (text, disk) = self.read_disk_text(rel)?;
-        self.buffers.insert(rel.clone(), Buffer::new(rel.clone(), &text, Some(disk)));
+        self.buffers
+            .insert(rel.clone(), Buffer::new(rel.clone(), &text, Some(disk)));
         Ok(true)
     }
 
@@ -240,7 +251,8 @@ impl Workspace {
         if self.buffers.contains_key(rel) || self.root.exists(rel) {
             return Err(WsError::Exists(rel.to_string()));
         }
-        self.buffers.insert(rel.clone(), Buffer::new(rel.clone(), content, None));
+        self.buffers
+            .insert(rel.clone(), Buffer::new(rel.clone(), content, None));
         Ok(())
     }
 
@@ -248,20 +260,32 @@ impl Workspace {
     /// undoable transaction by `internal`); a dirty one is marked in conflict. Cheap when
     /// nothing changed: one `stat`.
     pub fn sync_disk(&mut self, rel: &RelPath) -> Result<(), WsError> {
-        let Some(buf) = self.buffers.get(rel) else { return Ok(()) };
-        let Some(disk) = buf.disk.clone() else { return Ok(()) };
+        let Some(buf) = self.buffers.get(rel) else {
+            return Ok(());
+        };
+        let Some(disk) = buf.disk.clone() else {
+            return Ok(());
+        };
         let meta = match self.root.stat(rel) {
             Ok(m) => m,
             Err(WsError::NotFound(_)) => {
-                let Some(buf) = self.buffers.get_mut(rel) else { return Ok(()) };
+                let Some(buf) = self.buffers.get_mut(rel) else {
+                    return Ok(());
+                };
                 buf.disk = None;
                 buf.saved_version = 0;
-                self.notices.push(Notice::Deleted { path: rel.to_string(), version: buf.version });
+                self.notices.push(Notice::Deleted {
+                    path: rel.to_string(),
+                    version: buf.version,
+                });
                 return Ok(());
             }
             Err(e) => return Err(e),
         };
-        if meta.len == disk.meta.len && meta.mtime_ns == disk.meta.mtime_ns && meta.ino == disk.meta.ino {
+        if meta.len == disk.meta.len
+            && meta.mtime_ns == disk.meta.mtime_ns
+            && meta.ino == disk.meta.ino
+        {
             return Ok(());
         }
         let (text, new_disk) = match self.read_disk_text(rel) {
@@ -269,19 +293,27 @@ impl Workspace {
             Err(_) => {
                 if let Some(buf) = self.buffers.get_mut(rel) {
                     buf.disk_conflict = true;
-                    self.notices.push(Notice::Conflict { path: rel.to_string(), version: buf.version });
+                    self.notices.push(Notice::Conflict {
+                        path: rel.to_string(),
+                        version: buf.version,
+                    });
                 }
                 return Ok(());
             }
         };
-        let Some(buf) = self.buffers.get_mut(rel) else { return Ok(()) };
+        let Some(buf) = self.buffers.get_mut(rel) else {
+            return Ok(());
+        };
         if new_disk.hash == disk.hash {
             buf.disk = Some(new_disk);
             return Ok(());
         }
         if buf.is_dirty() {
             buf.disk_conflict = true;
-            self.notices.push(Notice::Conflict { path: rel.to_string(), version: buf.version });
+            self.notices.push(Notice::Conflict {
+                path: rel.to_string(),
+                version: buf.version,
+            });
             return Ok(());
         }
         let rep = buf.replace_all(&text);
@@ -295,9 +327,15 @@ impl Workspace {
             Source::new(SourceKind::Internal),
             "reload",
             TxnKind::Edit,
-            vec![FileChange { path: rel.clone(), reps: vec![rep] }],
+            vec![FileChange {
+                path: rel.clone(),
+                reps: vec![rep],
+            }],
         );
-        self.notices.push(Notice::Reloaded { path: rel.to_string(), version });
+        self.notices.push(Notice::Reloaded {
+            path: rel.to_string(),
+            version,
+        });
         Ok(())
     }
 
@@ -330,7 +368,12 @@ impl Workspace {
     }
 
     /// Check a caller's preconditions against the file's current state.
-    pub fn check_expected(&mut self, rel: &RelPath, version: Option<u64>, hash: Option<&str>) -> Result<(), WsError> {
+    pub fn check_expected(
+        &mut self,
+        rel: &RelPath,
+        version: Option<u64>,
+        hash: Option<&str>,
+    ) -> Result<(), WsError> {
         if version.is_none() && hash.is_none() {
             return Ok(());
         }
@@ -339,7 +382,9 @@ impl Workspace {
             if let Some(v) = version
                 && v != buf.version
             {
-                let diff = buf.recent_version(v).map(|old| unified_diff(old, &buf.rope));
+                let diff = buf
+                    .recent_version(v)
+                    .map(|old| unified_diff(old, &buf.rope));
                 return Err(WsError::Stale {
                     path: rel.to_string(),
                     expected: format!("version {v}"),
@@ -352,7 +397,9 @@ impl Workspace {
             if let Some(h) = hash
                 && h != current_hash
             {
-                let diff = buf.recent_with_hash(h).map(|old| unified_diff(&old, &buf.rope));
+                let diff = buf
+                    .recent_with_hash(h)
+                    .map(|old| unified_diff(&old, &buf.rope));
                 return Err(WsError::Stale {
                     path: rel.to_string(),
                     expected: format!("hash {h}"),
@@ -391,11 +438,16 @@ impl Workspace {
         let mut out = Vec::with_capacity(files.len());
         for fe in files {
             if out.iter().any(|p: &PreparedFile| p.path == fe.path) {
-                return Err(WsError::InvalidPosition(format!("{} appears twice in the batch; put all its edits in one entry", fe.path)));
+                return Err(WsError::InvalidPosition(format!(
+                    "{} appears twice in the batch; put all its edits in one entry",
+                    fe.path
+                )));
             }
             self.open_buffer(&fe.path)?;
             self.check_expected(&fe.path, fe.expected_version, fe.expected_hash.as_deref())?;
-            let Some(buf) = self.buffers.get(&fe.path) else { return Err(WsError::NotFound(fe.path.to_string())) };
+            let Some(buf) = self.buffers.get(&fe.path) else {
+                return Err(WsError::NotFound(fe.path.to_string()));
+            };
             let rope = &buf.rope;
             let mut spans: Vec<(usize, usize, String, usize)> = Vec::new(); // start, end, text, edit index
             let mut levels = Vec::new();
@@ -406,16 +458,28 @@ impl Workspace {
                         let s = text::to_char(rope, range.start)?;
                         let e = text::to_char(rope, range.end)?;
                         if e < s {
-                            return Err(WsError::InvalidPosition(format!("edit {i}: range end is before its start")));
+                            return Err(WsError::InvalidPosition(format!(
+                                "edit {i}: range end is before its start"
+                            )));
                         }
                         spans.push((s, e, t, i));
                     }
-                    EditOp::Lines { start, end, text: t } => {
-                        let (s, e) = line_span(rope, start, end).map_err(|m| WsError::InvalidPosition(format!("edit {i}: {m}")))?;
+                    EditOp::Lines {
+                        start,
+                        end,
+                        text: t,
+                    } => {
+                        let (s, e) = line_span(rope, start, end)
+                            .map_err(|m| WsError::InvalidPosition(format!("edit {i}: {m}")))?;
                         spans.push((s, e, t, i));
                     }
                     EditOp::All { text: t } => spans.push((0, rope.len_chars(), t, i)),
-                    EditOp::Anchor { old, new, replace_all, whitespace } => {
+                    EditOp::Anchor {
+                        old,
+                        new,
+                        replace_all,
+                        whitespace,
+                    } => {
                         let (matches, level) = find_anchor(rope, &old, whitespace);
                         match matches.len() {
                             0 => {
@@ -431,7 +495,11 @@ impl Workspace {
                                     path: fe.path.to_string(),
                                     needle: old.chars().take(200).collect(),
                                     count: n,
-                                    lines: matches.iter().take(50).map(|(s, _)| rope.char_to_line(*s) + 1).collect(),
+                                    lines: matches
+                                        .iter()
+                                        .take(50)
+                                        .map(|(s, _)| rope.char_to_line(*s) + 1)
+                                        .collect(),
                                 });
                             }
                             _ => {}
@@ -458,14 +526,21 @@ impl Workspace {
                 .map(|(s, e, t, _)| Replacement::new(s, rope.slice(s..e).to_string(), t))
                 .filter(|r| r.old != r.new)
                 .collect();
-            out.push(PreparedFile { path: fe.path, reps, match_levels: levels, replaced });
+            out.push(PreparedFile {
+                path: fe.path,
+                reps,
+                match_levels: levels,
+                replaced,
+            });
         }
         Ok(Prepared { files: out })
     }
 
     /// The full text a prepared file would have after commit (for validators).
     pub fn preview(&self, file: &PreparedFile) -> String {
-        let Some(buf) = self.buffers.get(&file.path) else { return String::new() };
+        let Some(buf) = self.buffers.get(&file.path) else {
+            return String::new();
+        };
         let mut rope = buf.rope.clone();
         for r in file.reps.iter().rev() {
             rope.remove(r.start..r.start + r.old_chars);
@@ -480,7 +555,9 @@ impl Workspace {
         let mut files = Vec::new();
         let mut changes = Vec::new();
         for pf in prepared.files {
-            let Some(buf) = self.buffers.get_mut(&pf.path) else { continue };
+            let Some(buf) = self.buffers.get_mut(&pf.path) else {
+                continue;
+            };
             if !pf.reps.is_empty() {
                 buf.apply(&pf.reps);
             }
@@ -495,11 +572,15 @@ impl Workspace {
                 changed_lines,
             });
             if !pf.reps.is_empty() {
-                changes.push(FileChange { path: pf.path, reps: pf.reps });
+                changes.push(FileChange {
+                    path: pf.path,
+                    reps: pf.reps,
+                });
             }
         }
         if !changes.is_empty() {
-            self.history.record(txn_id, source.clone(), command, TxnKind::Edit, changes);
+            self.history
+                .record(txn_id, source.clone(), command, TxnKind::Edit, changes);
         }
         TxnOutcome { txn_id, files }
     }
@@ -507,17 +588,25 @@ impl Workspace {
     fn apply_changes(&mut self, changes: &[FileChange]) -> Result<Vec<FileOutcome>, WsError> {
         for c in changes {
             self.open_buffer(&c.path)?;
-            let Some(buf) = self.buffers.get(&c.path) else { return Err(WsError::NotFound(c.path.to_string())) };
+            let Some(buf) = self.buffers.get(&c.path) else {
+                return Err(WsError::NotFound(c.path.to_string()));
+            };
             for r in &c.reps {
                 let end = r.start + r.old_chars;
                 if end > buf.rope.len_chars() || buf.rope.slice(r.start..end) != r.old.as_str() {
-                    return Err(WsError::UndoConflict { action: "undo", txn: 0, path: c.path.to_string() });
+                    return Err(WsError::UndoConflict {
+                        action: "undo",
+                        txn: 0,
+                        path: c.path.to_string(),
+                    });
                 }
             }
         }
         let mut out = Vec::new();
         for c in changes {
-            let Some(buf) = self.buffers.get_mut(&c.path) else { continue };
+            let Some(buf) = self.buffers.get_mut(&c.path) else {
+                continue;
+            };
             buf.apply(&c.reps);
             let changed_lines = changed_lines(&c.reps, buf);
             out.push(FileOutcome {
@@ -558,7 +647,9 @@ impl Workspace {
             return Err(WsError::NotFound(format!("{rel} (not open)")));
         }
         self.sync_disk(rel)?;
-        let Some(buf) = self.buffers.get_mut(rel) else { return Err(WsError::NotFound(rel.to_string())) };
+        let Some(buf) = self.buffers.get_mut(rel) else {
+            return Err(WsError::NotFound(rel.to_string()));
+        };
         if buf.disk_conflict && !force {
             let current_hash = buf.hash();
             return Err(WsError::Stale {
@@ -575,18 +666,30 @@ impl Workspace {
             self.root.create_parents(rel)?;
         }
         let meta = self.root.write_atomic(rel, &bytes)?;
-        let Some(buf) = self.buffers.get_mut(rel) else { return Err(WsError::NotFound(rel.to_string())) };
+        let Some(buf) = self.buffers.get_mut(rel) else {
+            return Err(WsError::NotFound(rel.to_string()));
+        };
         let hash = buf.hash();
-        buf.disk = Some(DiskState { meta, hash: hash.clone() });
+        buf.disk = Some(DiskState {
+            meta,
+            hash: hash.clone(),
+        });
         buf.saved_version = buf.version;
         buf.disk_conflict = false;
-        Ok(Saved { path: rel.to_string(), version: buf.version, hash, bytes: bytes.len() as u64 })
+        Ok(Saved {
+            path: rel.to_string(),
+            version: buf.version,
+            hash,
+            bytes: bytes.len() as u64,
+        })
     }
 
     /// Close a buffer. Refuses to drop unsaved changes unless `force`. Its undo history goes
     /// with it.
     pub fn close(&mut self, rel: &RelPath, force: bool) -> Result<(), WsError> {
-        let Some(buf) = self.buffers.get(rel) else { return Err(WsError::NotFound(format!("{rel} (not open)"))) };
+        let Some(buf) = self.buffers.get(rel) else {
+            return Err(WsError::NotFound(format!("{rel} (not open)")));
+        };
         if buf.is_dirty() && !force {
             return Err(WsError::Dirty(rel.to_string()));
         }
@@ -600,13 +703,21 @@ impl Workspace {
 
     /// Replace a file's whole content. An open buffer takes the change as an undoable
     /// transaction and is saved; a closed file is written atomically.
-    pub fn write_file(&mut self, rel: &RelPath, content: &str, source: &Source, command: &str) -> Result<Saved, WsError> {
+    pub fn write_file(
+        &mut self,
+        rel: &RelPath,
+        content: &str,
+        source: &Source,
+        command: &str,
+    ) -> Result<Saved, WsError> {
         if self.buffers.contains_key(rel) {
             let prepared = self.prepare(vec![FileEdits {
                 path: rel.clone(),
                 expected_version: None,
                 expected_hash: None,
-                edits: vec![EditOp::All { text: content.to_string() }],
+                edits: vec![EditOp::All {
+                    text: content.to_string(),
+                }],
             }])?;
             self.commit(prepared, source, command);
             return self.save(rel, true);
@@ -614,11 +725,19 @@ impl Workspace {
         if let Ok(m) = self.root.lstat(rel)
             && m.kind == Kind::Dir
         {
-            return Err(WsError::NotAFile { path: rel.to_string(), kind: "directory".into() });
+            return Err(WsError::NotAFile {
+                path: rel.to_string(),
+                kind: "directory".into(),
+            });
         }
         self.root.create_parents(rel)?;
         let meta = self.root.write_atomic(rel, content.as_bytes())?;
-        Ok(Saved { path: rel.to_string(), version: 0, hash: text::hash_bytes(content.as_bytes()), bytes: meta.len })
+        Ok(Saved {
+            path: rel.to_string(),
+            version: 0,
+            hash: text::hash_bytes(content.as_bytes()),
+            bytes: meta.len,
+        })
     }
 
     /// Delete a file (or symlink). An open buffer is closed; unsaved changes block unless
@@ -692,7 +811,11 @@ pub fn unified_diff(old: &Rope, new: &Rope) -> String {
     }
     let (a, b) = (old.to_string(), new.to_string());
     let diff = similar::TextDiff::from_lines(&a, &b);
-    let mut out = diff.unified_diff().context_radius(2).header("yours", "current").to_string();
+    let mut out = diff
+        .unified_diff()
+        .context_radius(2)
+        .header("yours", "current")
+        .to_string();
     if out.len() > CAP {
         let mut cut = CAP;
         while !out.is_char_boundary(cut) {
@@ -709,15 +832,25 @@ pub fn unified_diff(old: &Rope, new: &Rope) -> String {
 fn line_span(rope: &Rope, start: usize, end: usize) -> Result<(usize, usize), String> {
     let lines = rope.len_lines();
     // A text ending in a newline has an empty last "line" in ropey; it is not a real line.
-    let real = if rope.len_chars() > 0 && rope.char(rope.len_chars() - 1) == '\n' { lines - 1 } else { lines };
+    let real = if rope.len_chars() > 0 && rope.char(rope.len_chars() - 1) == '\n' {
+        lines - 1
+    } else {
+        lines
+    };
     if start == 0 {
         return Err("lines are 1-based".into());
     }
     if start > real + 1 || end + 1 < start || end > real {
-        return Err(format!("lines {start}..{end} are outside the file ({real} lines)"));
+        return Err(format!(
+            "lines {start}..{end} are outside the file ({real} lines)"
+        ));
     }
     let s = rope.line_to_char(start - 1);
-    let e = if end < start { s } else { rope.line_to_char(end.min(lines)) };
+    let e = if end < start {
+        s
+    } else {
+        rope.line_to_char(end.min(lines))
+    };
     Ok((s, e))
 }
 
@@ -739,7 +872,10 @@ fn find_anchor(rope: &Rope, needle: &str, whitespace: bool) -> (Vec<(usize, usiz
         return (bytes_to_chars(rope, &hay, spans), "exact");
     }
     for (level, norm) in [
-        ("trailingWhitespace", (|s: &str| s.trim_end().to_string()) as fn(&str) -> String),
+        (
+            "trailingWhitespace",
+            (|s: &str| s.trim_end().to_string()) as fn(&str) -> String,
+        ),
         ("indentation", |s: &str| s.trim().to_string()),
     ] {
         let spans = line_matches(&hay, needle, norm);
@@ -751,7 +887,11 @@ fn find_anchor(rope: &Rope, needle: &str, whitespace: bool) -> (Vec<(usize, usiz
 }
 
 fn line_matches(hay: &str, needle: &str, norm: fn(&str) -> String) -> Vec<(usize, usize)> {
-    let want: Vec<String> = needle.trim_end_matches('\n').split('\n').map(norm).collect();
+    let want: Vec<String> = needle
+        .trim_end_matches('\n')
+        .split('\n')
+        .map(norm)
+        .collect();
     let mut starts = Vec::new();
     let mut pos = 0;
     for line in hay.split_inclusive('\n') {
@@ -778,12 +918,19 @@ fn line_matches(hay: &str, needle: &str, norm: fn(&str) -> String) -> Vec<(usize
 }
 
 fn bytes_to_chars(rope: &Rope, _hay: &str, spans: Vec<(usize, usize)>) -> Vec<(usize, usize)> {
-    spans.into_iter().map(|(s, e)| (rope.byte_to_char(s), rope.byte_to_char(e))).collect()
+    spans
+        .into_iter()
+        .map(|(s, e)| (rope.byte_to_char(s), rope.byte_to_char(e)))
+        .collect()
 }
 
 /// Lines most like the first line of a missed anchor, for the error.
 fn closest_lines(rope: &Rope, needle: &str) -> Vec<(usize, String)> {
-    let first = needle.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
+    let first = needle
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim();
     if first.is_empty() || rope.len_bytes() > 8 << 20 {
         return Vec::new();
     }
@@ -808,10 +955,16 @@ fn closest_lines(rope: &Rope, needle: &str) -> Vec<(usize, String)> {
 fn changed_lines(reps: &[Replacement], buf: &Buffer) -> Option<(usize, usize)> {
     let first = reps.first()?;
     let last = reps.last()?;
-    let delta: isize = reps[..reps.len() - 1].iter().map(|r| r.new_chars as isize - r.old_chars as isize).sum();
+    let delta: isize = reps[..reps.len() - 1]
+        .iter()
+        .map(|r| r.new_chars as isize - r.old_chars as isize)
+        .sum();
     let len = buf.rope.len_chars();
     let end = ((last.start as isize + delta) as usize + last.new_chars).min(len);
     let start_line = buf.rope.char_to_line(first.start.min(len)) + 1;
-    let end_line = buf.rope.char_to_line(end.saturating_sub(usize::from(last.new.ends_with('\n') && end > 0))) + 1;
+    let end_line = buf
+        .rope
+        .char_to_line(end.saturating_sub(usize::from(last.new.ends_with('\n') && end > 0)))
+        + 1;
     Some((start_line, end_line.max(start_line)))
 }

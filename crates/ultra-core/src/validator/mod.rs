@@ -57,7 +57,10 @@ pub struct ValidationResult {
 impl ValidationResult {
     /// Let the call proceed with nothing to report.
     pub fn proceed() -> ValidationResult {
-        ValidationResult { proceed: true, ..Default::default() }
+        ValidationResult {
+            proceed: true,
+            ..Default::default()
+        }
     }
 }
 
@@ -116,7 +119,12 @@ pub trait Validator: Send + Sync {
         self.id()
     }
     /// Validate a command before it runs.
-    fn validate_command(&self, _command: &str, _args: &Value, _cx: &ValidationContext) -> Result<ValidationResult, ValidatorFailure> {
+    fn validate_command(
+        &self,
+        _command: &str,
+        _args: &Value,
+        _cx: &ValidationContext,
+    ) -> Result<ValidationResult, ValidatorFailure> {
         Ok(ValidationResult::proceed())
     }
     /// Whether [`Validator::validate_content`] does anything (lets edits skip building content).
@@ -124,11 +132,20 @@ pub trait Validator: Send + Sync {
         false
     }
     /// Validate the full content an edit would leave in `path`.
-    fn validate_content(&self, _path: &str, _content: &str, _cx: &ValidationContext) -> Result<ValidationResult, ValidatorFailure> {
+    fn validate_content(
+        &self,
+        _path: &str,
+        _content: &str,
+        _cx: &ValidationContext,
+    ) -> Result<ValidationResult, ValidatorFailure> {
         Ok(ValidationResult::proceed())
     }
     /// Validate a create, delete, rename or move.
-    fn validate_file_operation(&self, _op: &FileOperation, _cx: &ValidationContext) -> Result<ValidationResult, ValidatorFailure> {
+    fn validate_file_operation(
+        &self,
+        _op: &FileOperation,
+        _cx: &ValidationContext,
+    ) -> Result<ValidationResult, ValidatorFailure> {
         Ok(ValidationResult::proceed())
     }
     /// Guidelines and context for files an agent is about to work on.
@@ -151,13 +168,17 @@ pub struct Aggregated {
 
 impl Aggregated {
     fn from_results(results: Vec<ValidationResult>) -> Aggregated {
-        let mut agg = Aggregated { proceed: true, ..Default::default() };
+        let mut agg = Aggregated {
+            proceed: true,
+            ..Default::default()
+        };
         for r in results {
             agg.proceed &= r.proceed;
             agg.violations.extend(r.violations);
             agg.suggestions.extend(r.suggestions);
             agg.warnings.extend(r.warnings);
-            agg.feedback_context.extend(r.feedback_context.filter(|c| !c.is_empty()));
+            agg.feedback_context
+                .extend(r.feedback_context.filter(|c| !c.is_empty()));
         }
         agg
     }
@@ -179,7 +200,10 @@ impl Aggregated {
             context: if self.feedback_context.is_empty() {
                 None
             } else {
-                Some(FeedbackContext { relevant_docs: vec![self.feedback_context.join("\n\n")], examples: vec![] })
+                Some(FeedbackContext {
+                    relevant_docs: vec![self.feedback_context.join("\n\n")],
+                    examples: vec![],
+                })
             },
             prior_violation_count: None,
         }
@@ -223,7 +247,10 @@ impl Validators {
         self.list.iter().any(|v| v.checks_content())
     }
 
-    fn run(&self, f: impl Fn(&dyn Validator) -> Result<ValidationResult, ValidatorFailure>) -> Result<Aggregated, CommandError> {
+    fn run(
+        &self,
+        f: impl Fn(&dyn Validator) -> Result<ValidationResult, ValidatorFailure>,
+    ) -> Result<Aggregated, CommandError> {
         let mut results = Vec::with_capacity(self.list.len());
         for v in &self.list {
             match f(v.as_ref()) {
@@ -239,17 +266,38 @@ impl Validators {
     }
 
     /// Ask every validator about a command.
-    pub fn validate_command(&self, command: &str, args: &Value, cx: &ValidationContext) -> Result<Aggregated, CommandError> {
+    pub fn validate_command(
+        &self,
+        command: &str,
+        args: &Value,
+        cx: &ValidationContext,
+    ) -> Result<Aggregated, CommandError> {
         self.run(|v| v.validate_command(command, args, cx))
     }
 
     /// Ask every content validator about content.
-    pub fn validate_content(&self, _command: &str, path: &str, content: &str, cx: &ValidationContext) -> Result<Aggregated, CommandError> {
-        self.run(|v| if v.checks_content() { v.validate_content(path, content, cx) } else { Ok(ValidationResult::proceed()) })
+    pub fn validate_content(
+        &self,
+        _command: &str,
+        path: &str,
+        content: &str,
+        cx: &ValidationContext,
+    ) -> Result<Aggregated, CommandError> {
+        self.run(|v| {
+            if v.checks_content() {
+                v.validate_content(path, content, cx)
+            } else {
+                Ok(ValidationResult::proceed())
+            }
+        })
     }
 
     /// Ask every validator about a file operation.
-    pub fn validate_file_operation(&self, op: &FileOperation, cx: &ValidationContext) -> Result<Aggregated, CommandError> {
+    pub fn validate_file_operation(
+        &self,
+        op: &FileOperation,
+        cx: &ValidationContext,
+    ) -> Result<Aggregated, CommandError> {
         self.run(|v| v.validate_file_operation(op, cx))
     }
 
@@ -259,7 +307,9 @@ impl Validators {
         let mut merged = ProvidedContext::default();
         let mut recent = Vec::new();
         for v in &self.list {
-            let c = v.context_for_files(paths).map_err(|e| CommandError::new(ErrorCode::ValidatorError, e.to_string()))?;
+            let c = v
+                .context_for_files(paths)
+                .map_err(|e| CommandError::new(ErrorCode::ValidatorError, e.to_string()))?;
             if !c.guidelines.is_empty() {
                 guidelines.push(c.guidelines);
             }
@@ -275,7 +325,10 @@ impl Validators {
 
     /// Tell every validator about violations that blocked a call.
     pub fn record(&self, source: &Source, command: &str, violations: &[Violation]) {
-        let ts = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis()).unwrap_or(0);
+        let ts = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_millis())
+            .unwrap_or(0);
         for violation in violations {
             let rec = RecordedViolation {
                 agent_id: source.agent_id.clone(),

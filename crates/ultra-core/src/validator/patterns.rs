@@ -21,8 +21,8 @@ use serde::{Deserialize, Serialize};
 use ultra_protocol::{Location, Position, Range, Suggestion};
 
 use super::{
-    FileOperation, ProvidedContext, RecordedViolation, Severity, ValidationContext, ValidationResult, Validator,
-    ValidatorFailure, Violation,
+    FileOperation, ProvidedContext, RecordedViolation, Severity, ValidationContext,
+    ValidationResult, Validator, ValidatorFailure, Violation,
 };
 
 /// One content rule.
@@ -83,7 +83,12 @@ fn globset(globs: &[String]) -> Result<Option<GlobSet>, String> {
 
 impl PatternsValidator {
     /// Build from config; bad regexes and globs are config errors.
-    pub fn new(id: &str, rules: &[RuleConfig], protect: &[String], guidelines: &str) -> Result<Self, String> {
+    pub fn new(
+        id: &str,
+        rules: &[RuleConfig],
+        protect: &[String],
+        guidelines: &str,
+    ) -> Result<Self, String> {
         let rules = rules
             .iter()
             .map(|r| {
@@ -94,9 +99,19 @@ impl PatternsValidator {
                 let severity = match r.severity.as_str() {
                     "error" => Severity::Error,
                     "warning" => Severity::Warning,
-                    other => return Err(format!("rule `{}`: severity must be error or warning, not `{other}`", r.rule)),
+                    other => {
+                        return Err(format!(
+                            "rule `{}`: severity must be error or warning, not `{other}`",
+                            r.rule
+                        ));
+                    }
                 };
-                Ok(Rule { config: r.clone(), regex, paths: globset(&r.paths)?, severity })
+                Ok(Rule {
+                    config: r.clone(),
+                    regex,
+                    paths: globset(&r.paths)?,
+                    severity,
+                })
             })
             .collect::<Result<Vec<_>, String>>()?;
         Ok(PatternsValidator {
@@ -139,7 +154,12 @@ impl Validator for PatternsValidator {
         !self.rules.is_empty()
     }
 
-    fn validate_content(&self, path: &str, content: &str, cx: &ValidationContext) -> Result<ValidationResult, ValidatorFailure> {
+    fn validate_content(
+        &self,
+        path: &str,
+        content: &str,
+        cx: &ValidationContext,
+    ) -> Result<ValidationResult, ValidatorFailure> {
         let mut before = match (cx.read_file)(path) {
             Some(old) => self.counts(path, &old),
             None => HashMap::new(),
@@ -150,7 +170,9 @@ impl Validator for PatternsValidator {
                 if !Self::applies(rule, path) {
                     continue;
                 }
-                let Some(m) = rule.regex.find(line) else { continue };
+                let Some(m) = rule.regex.find(line) else {
+                    continue;
+                };
                 let key = (i, line.trim().to_string());
                 if let Some(c) = before.get_mut(&key).filter(|c| **c > 0) {
                     *c -= 1;
@@ -164,7 +186,10 @@ impl Validator for PatternsValidator {
                     severity: rule.severity,
                     location: Some(Location {
                         path: path.to_string(),
-                        range: Range::new(Position::new(n as u32, col), Position::new(n as u32, end)),
+                        range: Range::new(
+                            Position::new(n as u32, col),
+                            Position::new(n as u32, end),
+                        ),
                     }),
                     matched_content: Some(m.as_str().to_string()),
                 };
@@ -194,9 +219,18 @@ impl Validator for PatternsValidator {
         Ok(result)
     }
 
-    fn validate_file_operation(&self, op: &FileOperation, _cx: &ValidationContext) -> Result<ValidationResult, ValidatorFailure> {
-        let Some(protect) = &self.protect else { return Ok(ValidationResult::proceed()) };
-        let hit = [&op.source, &op.target].into_iter().flatten().find(|p| protect.is_match(p.as_str()));
+    fn validate_file_operation(
+        &self,
+        op: &FileOperation,
+        _cx: &ValidationContext,
+    ) -> Result<ValidationResult, ValidatorFailure> {
+        let Some(protect) = &self.protect else {
+            return Ok(ValidationResult::proceed());
+        };
+        let hit = [&op.source, &op.target]
+            .into_iter()
+            .flatten()
+            .find(|p| protect.is_match(p.as_str()));
         match hit {
             Some(path) => Ok(ValidationResult {
                 proceed: false,
@@ -218,7 +252,10 @@ impl Validator for PatternsValidator {
     }
 
     fn context_for_files(&self, paths: &[String]) -> Result<ProvidedContext, ValidatorFailure> {
-        let mut ctx = ProvidedContext { guidelines: self.guidelines.clone(), ..Default::default() };
+        let mut ctx = ProvidedContext {
+            guidelines: self.guidelines.clone(),
+            ..Default::default()
+        };
         for p in paths {
             let rules: Vec<String> = self
                 .rules
@@ -235,7 +272,14 @@ impl Validator for PatternsValidator {
             .iter()
             .rev()
             .take(10)
-            .map(|v| format!("{} in {}: {}", v.rule, v.file.as_deref().unwrap_or("?"), v.message))
+            .map(|v| {
+                format!(
+                    "{} in {}: {}",
+                    v.rule,
+                    v.file.as_deref().unwrap_or("?"),
+                    v.message
+                )
+            })
             .collect::<Vec<_>>()
             .join("\n");
         Ok(ctx)

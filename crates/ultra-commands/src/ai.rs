@@ -1,0 +1,175 @@
+//! AI commands (seed 000 `ai.ts`): context for files, with validator guidelines, and progress.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use ultra_core::command::{CommandSpec, Example};
+use ultra_core::registry::RegistryError;
+use ultra_core::{Command, Cx, Registry};
+use ultra_protocol::CommandError;
+use ultra_protocol::event::names;
+
+use crate::Services;
+use crate::util::{cap_chars, is_human};
+
+/// Register the AI commands.
+pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
+    r.register(GetContext)?;
+    r.register(ReportProgress)?;
+    Ok(())
+}
+
+/// Arguments of `ultra.ai.getContext`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct GetContextArgs {
+    /// Files the agent is about to work on.
+    pub paths: Vec<String>,
+    /// Most characters of content per file (default 64 KiB).
+    pub max_chars_per_file: Option<usize>,
+}
+
+/// One file's context.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FileContext {
+    pub path: String,
+    /// The content, or null with `error` when it cannot be read.
+    pub content: Option<String>,
+    pub language: String,
+    pub truncated: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hash: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<CommandError>,
+}
+
+/// Result of `ultra.ai.getContext`.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Context {
+    pub files: Vec<FileContext>,
+    /// Guidelines and rules from validators, when any are loaded.
+    pub validator_context: Option<serde_json::Value>,
+}
+
+/// `ultra.ai.getContext`.
+pub struct GetContext;
+
+static GET_CONTEXT: CommandSpec = CommandSpec::new(
+    "ultra.ai.getContext",
+    "AI: Get Context for Files",
+    "AI",
+    "Get files' content plus the guidelines and rules validators will enforce on them, before editing. Unreadable files are reported per file, not as a failure.",
+)
+.read_only()
+.examples(&[Example {
+    description: "Context for one file",
+    args: r#"{"paths": ["src/app.ts", "missing.ts"]}"#,
+    files: &[("src/app.ts", "const x = 1;\n")],
+    expect: Some(r#"{"files": [{"path": "src/app.ts", "content": "const x = 1;\n"}, {"path": "missing.ts", "content": null}]}"#),
+    ..Example::EMPTY
+}]);
+
+impl Command<Services> for GetContext {
+    type Args = GetContextArgs;
+    type Output = Context;
+
+    fn spec(&self) -> &'static CommandSpec {
+        &GET_CONTEXT
+    }
+
+    fn run(
+        &self,
+        cx: &mut Cx<'_, Services>,
+        args: GetContextArgs,
+    ) -> Result<Context, CommandError> {
+        let max = args.max_chars_per_file.unwrap_or(64 * 1024);
+        let mut files = Vec::new();
+        let mut rels = Vec::new();
+        {
+            let mut ws = cx.services.ws();
+            for p in &args.paths {
+                let snap = ws
+                    .resolve_read(p, is_human(cx))
+                    .and_then(|rel| ws.snapshot(&rel));
+                match snap {
+                    Ok(s) => {
+                        let (content, truncated) = cap_chars(s.rope.to_string(), max);
+                        rels.push(s.path.to_string());
+                        files.push(FileContext {
+                            path: s.path.to_string(),
+                            content: Some(content),
+                            language: s.language.into(),
+                            truncated,
+                            hash: s.hash,
+                            error: None,
+                        });
+                    }
+                    Err(e) => files.push(FileContext {
+                        path: p.clone(),
+                        content: None,
+                        language: ultra_workspace::text::language_of(p).into(),
+                        truncated: false,
+                        hash: None,
+                        error: Some(e.into()),
+                    }),
+                }
+            }
+        }
+        let validator_context = if cx.validator_ids().is_empty() {
+            None
+        } else {
+            Some(serde_json::to_value(cx.validator_context(&rels)?).unwrap_or_default())
+        };
+        Ok(Context {
+            files,
+            validator_context,
+        })
+    }
+}
+
+/// Arguments of `ultra.ai.reportProgress`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ProgressArgs {
+    pub message: String,
+    pub step: Option<u32>,
+    pub total_steps: Option<u32>,
+}
+
+/// Result of `ultra.ai.reportProgress`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Reported {
+    pub reported: bool,
+}
+
+/// `ultra.ai.reportProgress`.
+pub struct ReportProgress;
+
+static REPORT_PROGRESS: CommandSpec = CommandSpec::new(
+    "ultra.ai.reportProgress",
+    "AI: Report Progress",
+    "AI",
+    "Report progress on a multi-step task; subscribers (the UI, `ultra serve`'s terminal) receive an ai.progress event.",
+)
+.idempotent()
+.examples(&[Example { description: "Step 2 of 5", args: r#"{"message": "running tests", "step": 2, "totalSteps": 5}"#, expect: Some(r#"{"reported": true}"#), ..Example::EMPTY }]);
+
+impl Command<Services> for ReportProgress {
+    type Args = ProgressArgs;
+    type Output = Reported;
+
+    fn spec(&self) -> &'static CommandSpec {
+        &REPORT_PROGRESS
+    }
+
+    fn run(&self, cx: &mut Cx<'_, Services>, args: ProgressArgs) -> Result<Reported, CommandError> {
+        cx.events.emit(
+            names::PROGRESS,
+            json!({ "message": args.message, "step": args.step, "totalSteps": args.total_steps }),
+            Some(cx.source),
+        );
+        Ok(Reported { reported: true })
+    }
+}

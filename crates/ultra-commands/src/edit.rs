@@ -1,0 +1,669 @@
+//! Edit commands (seed 000 `edit.ts`) plus `ultra.applyEdits`, the atomic multi-file batch.
+//!
+//! Every mutation takes `expectedVersion` (buffers) or `expectedHash` (content), is checked
+//! by content validators for non-human callers before anything changes, and is logged as
+//! one undoable transaction tagged with its source.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use ultra_core::command::{CommandSpec, Example};
+use ultra_core::registry::RegistryError;
+use ultra_core::{Command, Cx, Registry};
+use ultra_protocol::{CommandError, ErrorCode, Position, Range, SourceKind};
+use ultra_workspace::history::Filter;
+use ultra_workspace::text;
+use ultra_workspace::workspace::{EditOp, FileEdits, TxnOutcome};
+
+use crate::Services;
+use crate::util::{current_text, emit_changed, emit_notices, is_human, target};
+
+/// Register the edit commands.
+pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
+    r.register(Edit)?;
+    r.register(InsertText)?;
+    r.register(ReplaceText)?;
+    r.register(ApplyEdits)?;
+    r.register(Undo)?;
+    r.register(Redo)?;
+    Ok(())
+}
+
+const HELLO: &[(&str, &str)] = &[("src/app.ts", "const x = 1;\nconsole.log(x);\n")];
+
+/// Prepare, validate and commit a batch under one lock. Nothing changes unless every edit
+/// resolves and every validator agrees.
+pub(crate) fn apply_batch(
+    cx: &mut Cx<'_, Services>,
+    files: Vec<FileEdits>,
+) -> Result<TxnOutcome, CommandError> {
+    let services = cx.services;
+    let mut ws = services.ws();
+    let prepared = ws.prepare(files);
+    emit_notices(cx, &mut ws);
+    let prepared = prepared?;
+    for pf in &prepared.files {
+        if pf.reps.is_empty() {
+            continue;
+        }
+        let guard = &ws;
+        cx.check_content(pf.path.as_str(), &|| guard.preview(pf), &|| {
+            current_text(guard, &pf.path)
+        })?;
+    }
+    let outcome = ws.commit(prepared, cx.source, cx.command_id);
+    emit_changed(cx, &outcome, cx.command_id);
+    Ok(outcome)
+}
+
+/// Result of single-file edits.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Edited {
+    /// The transaction id, for `ultra.undo {txnId}`.
+    pub txn_id: u64,
+    pub path: String,
+    /// The buffer version after the edit.
+    pub version: u64,
+    /// Content hash after the edit (omitted for buffers over 4 MiB).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hash: Option<String>,
+    pub line_count: usize,
+    /// How many occurrences were replaced.
+    pub replaced: usize,
+    /// The matching level used for anchors: exact, trailingWhitespace or indentation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub match_level: Option<String>,
+    /// The changed lines after the edit, 1-based.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changed_lines: Option<(usize, usize)>,
+}
+
+fn single(outcome: TxnOutcome) -> Result<Edited, CommandError> {
+    let f = outcome.files.into_iter().next().ok_or_else(|| {
+        CommandError::new(ErrorCode::InternalError, "edit produced no file outcome")
+    })?;
+    Ok(Edited {
+        txn_id: outcome.txn_id,
+        path: f.path,
+        version: f.version,
+        hash: f.hash,
+        line_count: f.line_count,
+        replaced: f.replaced,
+        match_level: f.match_levels.first().map(|l| l.to_string()),
+        changed_lines: f.changed_lines,
+    })
+}
+
+// ---------------------------------------------------------------- edit
+
+/// Arguments of `ultra.edit`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct EditArgs {
+    /// The range to replace (0-based; `column` is accepted for `character`).
+    pub range: Range,
+    /// The replacement text.
+    pub text: String,
+    /// The file (default: the active buffer).
+    pub path: Option<String>,
+    /// Fail with STALE_VERSION unless the buffer is at this version.
+    pub expected_version: Option<u64>,
+    /// Fail with STALE_VERSION unless the content hash is this.
+    pub expected_hash: Option<String>,
+}
+
+/// `ultra.edit`.
+pub struct Edit;
+
+static EDIT: CommandSpec = CommandSpec::new(
+    "ultra.edit",
+    "Edit",
+    "Edit",
+    "Replace a range of a buffer with text (0-based positions; characters are Unicode scalar values). Pass expectedVersion or expectedHash to fail with STALE_VERSION, carrying the current version and a diff, instead of overwriting someone else's change.",
+)
+.examples(&[
+    Example {
+        description: "Rename a variable on line 1",
+        args: r#"{"path": "src/app.ts", "range": {"start": {"line": 0, "character": 6}, "end": {"line": 0, "character": 7}}, "text": "total"}"#,
+        files: HELLO,
+        expect: Some(r#"{"path": "src/app.ts", "version": 2, "changedLines": [1, 1]}"#),
+        ..Example::EMPTY
+    },
+    Example {
+        description: "A stale version is refused",
+        args: r#"{"path": "src/app.ts", "range": {"start": {"line": 0, "column": 0}, "end": {"line": 0, "column": 0}}, "text": "x", "expectedVersion": 7}"#,
+        files: HELLO,
+        error: Some("STALE_VERSION"),
+        ..Example::EMPTY
+    },
+]);
+
+impl Command<Services> for Edit {
+    type Args = EditArgs;
+    type Output = Edited;
+
+    fn spec(&self) -> &'static CommandSpec {
+        &EDIT
+    }
+
+    fn run(&self, cx: &mut Cx<'_, Services>, args: EditArgs) -> Result<Edited, CommandError> {
+        let path = target(cx, &cx.services.ws(), args.path.as_deref(), true)?;
+        single(apply_batch(
+            cx,
+            vec![FileEdits {
+                path,
+                expected_version: args.expected_version,
+                expected_hash: args.expected_hash,
+                edits: vec![EditOp::Range {
+                    range: args.range,
+                    text: args.text,
+                }],
+            }],
+        )?)
+    }
+}
+
+// ---------------------------------------------------------------- insertText
+
+/// Arguments of `ultra.insertText`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct InsertTextArgs {
+    pub text: String,
+    /// Where to insert (0-based). Default: at every cursor, replacing selected text.
+    pub position: Option<Position>,
+    /// The file (default: the active buffer).
+    pub path: Option<String>,
+    pub expected_version: Option<u64>,
+    pub expected_hash: Option<String>,
+}
+
+/// `ultra.insertText`.
+pub struct InsertText;
+
+static INSERT_TEXT: CommandSpec = CommandSpec::new(
+    "ultra.insertText",
+    "Insert Text",
+    "Edit",
+    "Insert text at a position, or at every cursor (replacing selections) when no position is given, as one undoable transaction.",
+)
+.examples(&[Example {
+    description: "Insert a line at the top",
+    args: r#"{"path": "src/app.ts", "text": "// header\n", "position": {"line": 0, "character": 0}}"#,
+    files: HELLO,
+    expect: Some(r#"{"version": 2, "lineCount": 4}"#),
+    ..Example::EMPTY
+}]);
+
+impl Command<Services> for InsertText {
+    type Args = InsertTextArgs;
+    type Output = Edited;
+
+    fn spec(&self) -> &'static CommandSpec {
+        &INSERT_TEXT
+    }
+
+    fn run(&self, cx: &mut Cx<'_, Services>, args: InsertTextArgs) -> Result<Edited, CommandError> {
+        let (path, edits) = {
+            let mut ws = cx.services.ws();
+            let path = target(cx, &ws, args.path.as_deref(), true)?;
+            let edits = match args.position {
+                Some(p) => vec![EditOp::Range {
+                    range: Range::point(p),
+                    text: args.text,
+                }],
+                None => {
+                    ws.open_buffer(&path)?;
+                    let buf = ws.buffer(&path).ok_or_else(|| {
+                        CommandError::new(ErrorCode::InternalError, "buffer vanished")
+                    })?;
+                    buf.selections
+                        .iter()
+                        .map(|s| EditOp::Range {
+                            range: buf.range_of(s),
+                            text: args.text.clone(),
+                        })
+                        .collect()
+                }
+            };
+            (path, edits)
+        };
+        single(apply_batch(
+            cx,
+            vec![FileEdits {
+                path,
+                expected_version: args.expected_version,
+                expected_hash: args.expected_hash,
+                edits,
+            }],
+        )?)
+    }
+}
+
+// ---------------------------------------------------------------- replaceText
+
+/// Arguments of `ultra.replaceText`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ReplaceTextArgs {
+    /// Text (or a regex with `regex: true`) to find.
+    pub search: String,
+    /// Replacement; with `regex`, `$1` / `${name}` refer to groups.
+    pub replace: String,
+    /// Replace every occurrence (default: the first).
+    #[serde(default)]
+    pub all: bool,
+    /// Treat `search` as a regular expression.
+    #[serde(default)]
+    pub regex: bool,
+    /// The file (default: the active buffer).
+    pub path: Option<String>,
+    pub expected_version: Option<u64>,
+    pub expected_hash: Option<String>,
+}
+
+/// `ultra.replaceText`.
+pub struct ReplaceText;
+
+static REPLACE_TEXT: CommandSpec = CommandSpec::new(
+    "ultra.replaceText",
+    "Replace Text",
+    "Edit",
+    "Find and replace in one buffer: the first occurrence, or all with all: true; literal text, or a regex with regex: true. Zero matches is NO_MATCH.",
+)
+.examples(&[
+    Example {
+        description: "Replace every `x` identifier with a regex",
+        args: r#"{"path": "src/app.ts", "search": "\\bx\\b", "replace": "total", "all": true, "regex": true}"#,
+        files: HELLO,
+        expect: Some(r#"{"replaced": 2}"#),
+        ..Example::EMPTY
+    },
+    Example {
+        description: "Replace the first occurrence of literal text",
+        args: r#"{"path": "src/app.ts", "search": "console.log", "replace": "logger.debug"}"#,
+        files: HELLO,
+        expect: Some(r#"{"replaced": 1}"#),
+        ..Example::EMPTY
+    },
+]);
+
+impl Command<Services> for ReplaceText {
+    type Args = ReplaceTextArgs;
+    type Output = Edited;
+
+    fn spec(&self) -> &'static CommandSpec {
+        &REPLACE_TEXT
+    }
+
+    fn run(
+        &self,
+        cx: &mut Cx<'_, Services>,
+        args: ReplaceTextArgs,
+    ) -> Result<Edited, CommandError> {
+        let pattern = if args.regex {
+            args.search.clone()
+        } else {
+            regex::escape(&args.search)
+        };
+        let re = regex::RegexBuilder::new(&pattern)
+            .size_limit(1 << 22)
+            .build()
+            .map_err(|e| {
+                CommandError::new(ErrorCode::InvalidArguments, format!("bad regex: {e}"))
+                    .with_suggestion("fix the pattern, or pass regex: false for literal text")
+            })?;
+        let (path, edits) = {
+            let mut ws = cx.services.ws();
+            let path = target(cx, &ws, args.path.as_deref(), true)?;
+            ws.open_buffer(&path)?;
+            let buf = ws
+                .buffer(&path)
+                .ok_or_else(|| CommandError::new(ErrorCode::InternalError, "buffer vanished"))?;
+            let hay = buf.rope.to_string();
+            let mut edits = Vec::new();
+            for caps in re.captures_iter(&hay) {
+                let Some(m) = caps.get(0) else { continue };
+                let mut with = String::new();
+                if args.regex {
+                    caps.expand(&args.replace, &mut with);
+                } else {
+                    with = args.replace.clone();
+                }
+                let s = text::to_pos(&buf.rope, buf.rope.byte_to_char(m.start()));
+                let e = text::to_pos(&buf.rope, buf.rope.byte_to_char(m.end()));
+                edits.push(EditOp::Range {
+                    range: Range::new(s, e),
+                    text: with,
+                });
+                if !args.all {
+                    break;
+                }
+            }
+            if edits.is_empty() {
+                return Err(CommandError::new(
+                    ErrorCode::NoMatch,
+                    format!("`{}` was not found in {path}", args.search),
+                )
+                .with_suggestion("re-read the file; with regex: false the search is literal"));
+            }
+            (path, edits)
+        };
+        let n = edits.len();
+        let mut out = single(apply_batch(
+            cx,
+            vec![FileEdits {
+                path,
+                expected_version: args.expected_version,
+                expected_hash: args.expected_hash,
+                edits,
+            }],
+        )?)?;
+        out.replaced = n;
+        Ok(out)
+    }
+}
+
+// ---------------------------------------------------------------- applyEdits
+
+/// One edit in `ultra.applyEdits`: give `range` + `text`, or `startLine`/`endLine` + `text`,
+/// or `old` + `new`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct EditSpec {
+    /// A range to replace (0-based).
+    pub range: Option<Range>,
+    /// First line to replace (1-based), with `endLine`.
+    pub start_line: Option<usize>,
+    /// Last line to replace (1-based, inclusive); `startLine - 1` inserts before `startLine`.
+    pub end_line: Option<usize>,
+    /// Replacement text for `range` or lines.
+    pub text: Option<String>,
+    /// Anchor text that must match exactly once (or every time with `replaceAll`).
+    pub old: Option<String>,
+    /// Replacement for `old`.
+    pub new: Option<String>,
+    /// Replace every match of `old`.
+    #[serde(default)]
+    pub replace_all: bool,
+    /// When `old` does not match exactly, retry ignoring trailing whitespace, then
+    /// indentation; the result reports which level matched.
+    #[serde(default)]
+    pub whitespace: bool,
+}
+
+impl EditSpec {
+    fn into_op(self, i: usize) -> Result<EditOp, CommandError> {
+        let bad = |m: &str| {
+            CommandError::new(ErrorCode::InvalidArguments, format!("edit {i}: {m}")).with_suggestion(
+                "each edit is {range, text}, {startLine, endLine, text} or {old, new, replaceAll?, whitespace?}",
+            )
+        };
+        match (self.range, self.start_line, self.old) {
+            (Some(range), None, None) => Ok(EditOp::Range {
+                range,
+                text: self.text.ok_or_else(|| bad("`range` needs `text`"))?,
+            }),
+            (None, Some(start), None) => Ok(EditOp::Lines {
+                start,
+                end: self
+                    .end_line
+                    .ok_or_else(|| bad("`startLine` needs `endLine`"))?,
+                text: self.text.ok_or_else(|| bad("`startLine` needs `text`"))?,
+            }),
+            (None, None, Some(old)) => {
+                if old.is_empty() {
+                    return Err(bad("`old` may not be empty"));
+                }
+                Ok(EditOp::Anchor {
+                    old,
+                    new: self.new.ok_or_else(|| bad("`old` needs `new`"))?,
+                    replace_all: self.replace_all,
+                    whitespace: self.whitespace,
+                })
+            }
+            _ => Err(bad("give exactly one of `range`, `startLine` or `old`")),
+        }
+    }
+}
+
+/// The edits for one file in `ultra.applyEdits`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct FileEditsArgs {
+    pub path: String,
+    pub expected_version: Option<u64>,
+    pub expected_hash: Option<String>,
+    /// Edits refer to the text before the batch and may not overlap.
+    pub edits: Vec<EditSpec>,
+}
+
+/// Arguments of `ultra.applyEdits`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ApplyEditsArgs {
+    pub files: Vec<FileEditsArgs>,
+    /// Save every changed file afterwards.
+    #[serde(default)]
+    pub save: bool,
+}
+
+/// `ultra.applyEdits`.
+pub struct ApplyEdits;
+
+static APPLY_EDITS: CommandSpec = CommandSpec::new(
+    "ultra.applyEdits",
+    "Apply Edits",
+    "Edit",
+    "Apply range, line and anchor-text edits across one or more files atomically: all or nothing, one undo group. Anchors ({old, new}) must match exactly once unless replaceAll; zero matches lists the closest lines, several list where they are. Set whitespace: true to tolerate indentation and trailing-space differences (the result says which level matched).",
+)
+.tool_name("apply_edits")
+.examples(&[
+    Example {
+        description: "Two anchor edits in two files, atomically, then save",
+        args: r#"{"files": [{"path": "src/app.ts", "edits": [{"old": "console.log(x)", "new": "logger.debug(x)"}]}, {"path": "src/b.ts", "edits": [{"old": "1", "new": "2"}]}], "save": true}"#,
+        files: &[("src/app.ts", "const x = 1;\nconsole.log(x);\n"), ("src/b.ts", "export const b = 1;\n")],
+        expect: Some(r#"{"files": [{"path": "src/app.ts", "version": 2}, {"path": "src/b.ts", "version": 2}]}"#),
+        ..Example::EMPTY
+    },
+    Example {
+        description: "An ambiguous anchor fails and changes nothing",
+        args: r#"{"files": [{"path": "src/app.ts", "edits": [{"old": "x", "new": "y"}]}]}"#,
+        files: HELLO,
+        error: Some("AMBIGUOUS_MATCH"),
+        ..Example::EMPTY
+    },
+    Example {
+        description: "Match despite different indentation",
+        args: r#"{"files": [{"path": "src/app.ts", "edits": [{"old": "    console.log(x);", "new": "console.info(x);", "whitespace": true}]}]}"#,
+        files: HELLO,
+        expect: Some(r#"{"files": [{"matchLevels": ["indentation"]}]}"#),
+        ..Example::EMPTY
+    },
+]);
+
+impl Command<Services> for ApplyEdits {
+    type Args = ApplyEditsArgs;
+    type Output = TxnOutcome;
+
+    fn spec(&self) -> &'static CommandSpec {
+        &APPLY_EDITS
+    }
+
+    fn run(
+        &self,
+        cx: &mut Cx<'_, Services>,
+        args: ApplyEditsArgs,
+    ) -> Result<TxnOutcome, CommandError> {
+        if args.files.is_empty() {
+            return Err(
+                CommandError::new(ErrorCode::InvalidArguments, "`files` is empty")
+                    .with_suggestion("give at least one {path, edits}"),
+            );
+        }
+        let mut files = Vec::with_capacity(args.files.len());
+        {
+            let ws = cx.services.ws();
+            let human = is_human(cx);
+            for f in args.files {
+                let path = ws.resolve_write(&f.path, human)?;
+                let edits = f
+                    .edits
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, e)| e.into_op(i))
+                    .collect::<Result<Vec<_>, _>>()?;
+                files.push(FileEdits {
+                    path,
+                    expected_version: f.expected_version,
+                    expected_hash: f.expected_hash,
+                    edits,
+                });
+            }
+        }
+        let outcome = apply_batch(cx, files)?;
+        if args.save {
+            for f in &outcome.files {
+                crate::file::save_one(cx, Some(&f.path), false)?;
+            }
+        }
+        Ok(outcome)
+    }
+}
+
+// ---------------------------------------------------------------- undo / redo
+
+/// Arguments of `ultra.undo` and `ultra.redo`.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct UndoArgs {
+    /// Only transactions by this source kind (`ai`, `human`, ...).
+    pub source: Option<SourceKind>,
+    /// Only transactions by this agent.
+    pub agent_id: Option<String>,
+    /// Exactly this transaction.
+    pub txn_id: Option<u64>,
+    /// Only transactions touching this file.
+    pub path: Option<String>,
+}
+
+impl UndoArgs {
+    /// Without filters, a person undoes in the active buffer and a program or agent undoes
+    /// its own latest transaction.
+    fn filter(self, cx: &Cx<'_, Services>) -> Result<Filter, CommandError> {
+        let ws = cx.services.ws();
+        let path = match &self.path {
+            Some(p) => Some(ws.resolve_read(p, is_human(cx))?),
+            None => None,
+        };
+        let explicit = self.source.is_some()
+            || self.agent_id.is_some()
+            || self.txn_id.is_some()
+            || path.is_some();
+        if explicit {
+            return Ok(Filter {
+                source: self.source,
+                agent_id: self.agent_id,
+                txn_id: self.txn_id,
+                path,
+            });
+        }
+        if is_human(cx) {
+            return Ok(Filter {
+                path: ws.active().cloned(),
+                ..Filter::default()
+            });
+        }
+        Ok(Filter {
+            source: Some(cx.source.kind),
+            agent_id: cx.source.agent_id.clone(),
+            ..Filter::default()
+        })
+    }
+}
+
+/// `ultra.undo`.
+pub struct Undo;
+
+static UNDO: CommandSpec = CommandSpec::new(
+    "ultra.undo",
+    "Undo",
+    "Edit",
+    "Undo the newest transaction matching the filter: by source (undo only an agent's work), agent, txnId or path. Later edits elsewhere in the file are kept; if a later edit overlaps, UNDO_CONFLICT. With no filter a person undoes in the active buffer and an agent undoes its own latest change.",
+)
+.keybinding("ctrl+z")
+.examples(&[Example {
+    description: "Undo an agent's edit by source",
+    args: r#"{"source": "ai"}"#,
+    files: HELLO,
+    setup: &[("ultra.edit", r#"{"path": "src/app.ts", "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 5}}, "text": "let"}"#)],
+    error: Some("NOTHING_TO_UNDO"),
+    ..Example::EMPTY
+}, Example {
+    description: "Undo the latest edit in the active buffer",
+    args: "{}",
+    files: HELLO,
+    setup: &[
+        ("ultra.openFile", r#"{"path": "src/app.ts"}"#),
+        ("ultra.edit", r#"{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 5}}, "text": "let"}"#),
+    ],
+    expect: Some(r#"{"files": [{"path": "src/app.ts", "version": 3}]}"#),
+    ..Example::EMPTY
+}]);
+
+impl Command<Services> for Undo {
+    type Args = UndoArgs;
+    type Output = TxnOutcome;
+
+    fn spec(&self) -> &'static CommandSpec {
+        &UNDO
+    }
+
+    fn run(&self, cx: &mut Cx<'_, Services>, args: UndoArgs) -> Result<TxnOutcome, CommandError> {
+        let filter = args.filter(cx)?;
+        let mut ws = cx.services.ws();
+        let outcome = ws.undo(&filter, cx.source)?;
+        emit_changed(cx, &outcome, UNDO.id);
+        Ok(outcome)
+    }
+}
+
+/// `ultra.redo`.
+pub struct Redo;
+
+static REDO: CommandSpec = CommandSpec::new(
+    "ultra.redo",
+    "Redo",
+    "Edit",
+    "Redo the newest undone transaction matching the filter (same filters as ultra.undo). A new edit by the same author ends its redo chain.",
+)
+.keybinding("ctrl+y")
+.examples(&[Example {
+    description: "Undo then redo",
+    args: "{}",
+    files: HELLO,
+    setup: &[
+        ("ultra.openFile", r#"{"path": "src/app.ts"}"#),
+        ("ultra.insertText", r#"{"text": "// x\n", "position": {"line": 0, "character": 0}}"#),
+        ("ultra.undo", "{}"),
+    ],
+    expect: Some(r#"{"files": [{"path": "src/app.ts", "version": 4, "lineCount": 4}]}"#),
+    ..Example::EMPTY
+}]);
+
+impl Command<Services> for Redo {
+    type Args = UndoArgs;
+    type Output = TxnOutcome;
+
+    fn spec(&self) -> &'static CommandSpec {
+        &REDO
+    }
+
+    fn run(&self, cx: &mut Cx<'_, Services>, args: UndoArgs) -> Result<TxnOutcome, CommandError> {
+        let filter = args.filter(cx)?;
+        let mut ws = cx.services.ws();
+        let outcome = ws.redo(&filter)?;
+        emit_changed(cx, &outcome, REDO.id);
+        Ok(outcome)
+    }
+}

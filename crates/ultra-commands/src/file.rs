@@ -1,0 +1,571 @@
+//! File commands (seed 000 `file.ts`): open, save, save all, create, delete, rename, close.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use ultra_core::command::{CommandSpec, Example, FileOperation, FileOperationKind};
+use ultra_core::registry::RegistryError;
+use ultra_core::{Command, Cx, Registry};
+use ultra_protocol::event::names;
+use ultra_protocol::{CommandError, ErrorCode, Position};
+use ultra_workspace::buffer::Selection;
+use ultra_workspace::text;
+use ultra_workspace::workspace::Saved;
+
+use crate::Services;
+use crate::util::{current_text, emit_notices, is_human, target};
+
+/// Register the file commands.
+pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
+    r.register(OpenFile)?;
+    r.register(Save)?;
+    r.register(SaveAll)?;
+    r.register(CreateFile)?;
+    r.register(DeleteFile)?;
+    r.register(RenameFile)?;
+    r.register(CloseFile)?;
+    Ok(())
+}
+
+const HELLO: &[(&str, &str)] = &[("src/app.ts", "const x = 1;\nconsole.log(x);\n")];
+
+// ---------------------------------------------------------------- openFile
+
+/// Arguments of `ultra.openFile`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct OpenFileArgs {
+    /// File path, relative to the workspace root (or absolute inside it).
+    pub path: String,
+    /// Line to put the cursor on (1-based).
+    pub line: Option<u32>,
+    /// Column to put the cursor on (1-based).
+    pub column: Option<u32>,
+    /// Open in preview mode (accepted; Ultra has no preview tabs).
+    pub preview: Option<bool>,
+}
+
+/// Result of `ultra.openFile`.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Opened {
+    /// The buffer id (the workspace-relative path).
+    pub buffer_id: String,
+    pub path: String,
+    pub version: u64,
+    pub line_count: usize,
+    pub language: String,
+    pub is_dirty: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hash: Option<String>,
+    pub cursor: Position,
+}
+
+/// `ultra.openFile`.
+pub struct OpenFile;
+
+static OPEN_FILE: CommandSpec = CommandSpec::new(
+    "ultra.openFile",
+    "Open File",
+    "File",
+    "Open a file into a buffer and make it active. Line and column are 1-based. Returns the buffer's version and content hash, which edits can pass as expectedVersion / expectedHash.",
+)
+.idempotent()
+.examples(&[
+    Example { description: "Open a file", args: r#"{"path": "src/app.ts"}"#, files: HELLO, expect: Some(r#"{"path": "src/app.ts", "version": 1, "lineCount": 3, "language": "typescript"}"#), ..Example::EMPTY },
+    Example { description: "Open at line 2, column 9", args: r#"{"path": "src/app.ts", "line": 2, "column": 9}"#, files: HELLO, expect: Some(r#"{"cursor": {"line": 1, "character": 8}}"#), ..Example::EMPTY },
+    Example { description: "A missing file is an error", args: r#"{"path": "nope.ts"}"#, error: Some("FILE_NOT_FOUND"), ..Example::EMPTY },
+]);
+
+impl Command<Services> for OpenFile {
+    type Args = OpenFileArgs;
+    type Output = Opened;
+
+    fn spec(&self) -> &'static CommandSpec {
+        &OPEN_FILE
+    }
+
+    fn run(&self, cx: &mut Cx<'_, Services>, args: OpenFileArgs) -> Result<Opened, CommandError> {
+        let mut ws = cx.services.ws();
+        let rel = ws.resolve_read(&args.path, is_human(cx))?;
+        ws.open_buffer(&rel)?;
+        ws.set_active(&rel);
+        emit_notices(cx, &mut ws);
+        let buf = ws
+            .buffer_mut(&rel)
+            .ok_or_else(|| CommandError::new(ErrorCode::InternalError, "buffer vanished"))?;
+        if let Some(line) = args.line {
+            let pos = Position::new(
+                line.saturating_sub(1),
+                args.column.unwrap_or(1).saturating_sub(1),
+            );
+            let at = text::to_char(&buf.rope, pos)?;
+            buf.selections = vec![Selection::cursor(at)];
+        }
+        Ok(Opened {
+            buffer_id: rel.to_string(),
+            path: rel.to_string(),
+            version: buf.version,
+            line_count: buf.rope.len_lines(),
+            language: buf.language.into(),
+            is_dirty: buf.is_dirty(),
+            hash: buf.cheap_hash(),
+            cursor: buf.cursor(),
+        })
+    }
+}
+
+// ---------------------------------------------------------------- save
+
+/// Arguments of `ultra.save`.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct SaveArgs {
+    /// The file to save (default: the active buffer).
+    pub path: Option<String>,
+    /// Save even if the file changed on disk since it was read.
+    #[serde(default)]
+    pub force: bool,
+}
+
+/// `ultra.save`.
+pub struct Save;
+
+static SAVE: CommandSpec = CommandSpec::new(
+    "ultra.save",
+    "Save",
+    "File",
+    "Write a buffer to disk crash-safely (temp file, fsync, rename, fsync dir). Refuses with STALE_VERSION if the file changed on disk since it was read, unless force.",
+)
+.keybinding("ctrl+s")
+.idempotent()
+.examples(&[Example {
+    description: "Save the active buffer after an edit",
+    args: "{}",
+    files: HELLO,
+    setup: &[
+        ("ultra.openFile", r#"{"path": "src/app.ts"}"#),
+        ("ultra.insertText", r#"{"text": "// saved\n", "position": {"line": 0, "character": 0}}"#),
+    ],
+    expect: Some(r#"{"path": "src/app.ts", "version": 2}"#),
+    ..Example::EMPTY
+}]);
+
+pub(crate) fn save_one(
+    cx: &Cx<'_, Services>,
+    path: Option<&str>,
+    force: bool,
+) -> Result<Saved, CommandError> {
+    let mut ws = cx.services.ws();
+    let rel = target(cx, &ws, path, true)?;
+    let saved = ws.save(&rel, force);
+    emit_notices(cx, &mut ws);
+    let saved = saved?;
+    cx.events.emit(
+        names::FILE_SAVED,
+        json!({ "path": saved.path, "version": saved.version, "hash": saved.hash }),
+        Some(cx.source),
+    );
+    Ok(saved)
+}
+
+impl Command<Services> for Save {
+    type Args = SaveArgs;
+    type Output = Saved;
+
+    fn spec(&self) -> &'static CommandSpec {
+        &SAVE
+    }
+
+    fn run(&self, cx: &mut Cx<'_, Services>, args: SaveArgs) -> Result<Saved, CommandError> {
+        save_one(cx, args.path.as_deref(), args.force)
+    }
+}
+
+// ---------------------------------------------------------------- saveAll
+
+/// Arguments of `ultra.saveAll`.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NoArgs {}
+
+/// Result of `ultra.saveAll`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SavedAll {
+    pub saved: Vec<Saved>,
+    /// Buffers that could not be saved, with the error.
+    pub failed: Vec<serde_json::Value>,
+}
+
+/// `ultra.saveAll`.
+pub struct SaveAll;
+
+static SAVE_ALL: CommandSpec = CommandSpec::new("ultra.saveAll", "Save All", "File", "Save every buffer with unsaved changes. Reports each buffer that could not be saved instead of stopping at the first.")
+    .idempotent()
+    .examples(&[Example {
+        description: "Save all dirty buffers",
+        args: "{}",
+        files: HELLO,
+        setup: &[("ultra.edit", r#"{"path": "src/app.ts", "range": {"start": {"line": 0, "character": 6}, "end": {"line": 0, "character": 7}}, "text": "y"}"#)],
+        expect: Some(r#"{"saved": [{"path": "src/app.ts"}], "failed": []}"#),
+        ..Example::EMPTY
+    }]);
+
+impl Command<Services> for SaveAll {
+    type Args = NoArgs;
+    type Output = SavedAll;
+
+    fn spec(&self) -> &'static CommandSpec {
+        &SAVE_ALL
+    }
+
+    fn run(&self, cx: &mut Cx<'_, Services>, _: NoArgs) -> Result<SavedAll, CommandError> {
+        let dirty: Vec<String> = cx
+            .services
+            .ws()
+            .buffers()
+            .filter(|b| b.is_dirty())
+            .map(|b| b.path.to_string())
+            .collect();
+        let mut out = SavedAll {
+            saved: Vec::new(),
+            failed: Vec::new(),
+        };
+        for p in dirty {
+            match save_one(cx, Some(&p), false) {
+                Ok(s) => out.saved.push(s),
+                Err(e) => out.failed.push(json!({ "path": p, "error": e })),
+            }
+        }
+        Ok(out)
+    }
+}
+
+// ---------------------------------------------------------------- createFile
+
+/// Arguments of `ultra.createFile`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct CreateFileArgs {
+    pub path: String,
+    /// Initial content (default empty).
+    #[serde(default)]
+    pub content: String,
+    /// Replace an existing file instead of failing with FILE_EXISTS.
+    #[serde(default)]
+    pub overwrite: bool,
+    /// Also open it as the active buffer.
+    #[serde(default)]
+    pub open: bool,
+}
+
+/// Result of `ultra.createFile`.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Created {
+    pub path: String,
+    pub hash: String,
+    pub bytes: u64,
+    pub created: bool,
+}
+
+/// `ultra.createFile`.
+pub struct CreateFile;
+
+static CREATE_FILE: CommandSpec = CommandSpec::new(
+    "ultra.createFile",
+    "Create File",
+    "File",
+    "Create a file (and its parent directories) with optional content, written crash-safely. Fails with FILE_EXISTS unless overwrite is true.",
+)
+.examples(&[
+    Example { description: "Create a file", args: r#"{"path": "src/new.ts", "content": "export {};\n"}"#, expect: Some(r#"{"path": "src/new.ts", "bytes": 11, "created": true}"#), ..Example::EMPTY },
+    Example { description: "An existing file is not replaced", args: r#"{"path": "src/app.ts"}"#, files: HELLO, error: Some("FILE_EXISTS"), ..Example::EMPTY },
+]);
+
+impl Command<Services> for CreateFile {
+    type Args = CreateFileArgs;
+    type Output = Created;
+
+    fn spec(&self) -> &'static CommandSpec {
+        &CREATE_FILE
+    }
+
+    fn file_operation(&self, args: &CreateFileArgs) -> Option<FileOperation> {
+        Some(FileOperation {
+            kind: FileOperationKind::Create,
+            source: Some(args.path.clone()),
+            target: None,
+        })
+    }
+
+    fn run(
+        &self,
+        cx: &mut Cx<'_, Services>,
+        args: CreateFileArgs,
+    ) -> Result<Created, CommandError> {
+        let services = cx.services;
+        let mut ws = services.ws();
+        let rel = ws.resolve_write(&args.path, is_human(cx))?;
+        let exists = ws.root().exists(&rel);
+        if exists && !args.overwrite {
+            return Err(ultra_workspace::WsError::Exists(rel.to_string()).into());
+        }
+        let content = args.content.clone();
+        cx.check_content(rel.as_str(), &|| content.clone(), &|| {
+            if exists {
+                current_text(&ws, &rel)
+            } else {
+                None
+            }
+        })?;
+        let saved = if exists {
+            ws.write_file(&rel, &args.content, cx.source, CREATE_FILE.id)?
+        } else {
+            ws.root().create_parents(&rel)?;
+            let meta = ws.root().create_new(&rel, args.content.as_bytes())?;
+            Saved {
+                path: rel.to_string(),
+                version: 0,
+                hash: text::hash_bytes(args.content.as_bytes()),
+                bytes: meta.len,
+            }
+        };
+        if args.open {
+            ws.open_buffer(&rel)?;
+            ws.set_active(&rel);
+        }
+        emit_notices(cx, &mut ws);
+        cx.events.emit(
+            names::FILE_SAVED,
+            json!({ "path": saved.path, "hash": saved.hash, "created": !exists }),
+            Some(cx.source),
+        );
+        Ok(Created {
+            path: saved.path,
+            hash: saved.hash,
+            bytes: saved.bytes,
+            created: !exists,
+        })
+    }
+}
+
+// ---------------------------------------------------------------- deleteFile
+
+/// Arguments of `ultra.deleteFile`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct DeleteFileArgs {
+    pub path: String,
+    /// Accepted for seed compatibility; approval is decided by policy, not by the caller.
+    pub confirm: Option<bool>,
+    /// Delete even if the open buffer has unsaved changes.
+    #[serde(default)]
+    pub force: bool,
+    /// Only delete if the file's content hash is still this.
+    pub expected_hash: Option<String>,
+}
+
+/// `ultra.deleteFile`.
+pub struct DeleteFile;
+
+static DELETE_FILE: CommandSpec = CommandSpec::new(
+    "ultra.deleteFile",
+    "Delete File",
+    "File",
+    "Delete a file. A symlink is removed itself, never its target. An open buffer is closed; unsaved changes block the delete unless force. Destructive: agents are asked first under the default policy.",
+)
+.destructive()
+.examples(&[Example { description: "Delete a file", args: r#"{"path": "src/app.ts"}"#, files: HELLO, expect: Some(r#"{"path": "src/app.ts", "deleted": true}"#), ..Example::EMPTY }]);
+
+/// Result of delete commands.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Deleted {
+    pub path: String,
+    pub deleted: bool,
+}
+
+impl Command<Services> for DeleteFile {
+    type Args = DeleteFileArgs;
+    type Output = Deleted;
+
+    fn spec(&self) -> &'static CommandSpec {
+        &DELETE_FILE
+    }
+
+    fn file_operation(&self, args: &DeleteFileArgs) -> Option<FileOperation> {
+        Some(FileOperation {
+            kind: FileOperationKind::Delete,
+            source: Some(args.path.clone()),
+            target: None,
+        })
+    }
+
+    fn run(
+        &self,
+        cx: &mut Cx<'_, Services>,
+        args: DeleteFileArgs,
+    ) -> Result<Deleted, CommandError> {
+        let mut ws = cx.services.ws();
+        let rel = ws.resolve_entry(&args.path, is_human(cx))?;
+        if args.expected_hash.is_some() {
+            ws.check_expected(&rel, None, args.expected_hash.as_deref())?;
+        }
+        ws.delete_file(&rel, args.force)?;
+        cx.events.emit(
+            names::FILE_SAVED,
+            json!({ "path": rel.to_string(), "deleted": true }),
+            Some(cx.source),
+        );
+        Ok(Deleted {
+            path: rel.to_string(),
+            deleted: true,
+        })
+    }
+}
+
+// ---------------------------------------------------------------- renameFile
+
+/// Arguments of `ultra.renameFile`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RenameFileArgs {
+    pub path: String,
+    pub new_path: String,
+    /// Replace an existing target.
+    #[serde(default)]
+    pub overwrite: bool,
+}
+
+/// Result of rename commands.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Renamed {
+    pub path: String,
+    pub new_path: String,
+}
+
+/// `ultra.renameFile`.
+pub struct RenameFile;
+
+static RENAME_FILE: CommandSpec = CommandSpec::new(
+    "ultra.renameFile",
+    "Rename File",
+    "File",
+    "Rename or move a file or directory inside the workspace, creating parent directories. Open buffers follow the rename. Fails with FILE_EXISTS unless overwrite.",
+)
+.examples(&[Example {
+    description: "Move a file into another directory",
+    args: r#"{"path": "src/app.ts", "newPath": "lib/app.ts"}"#,
+    files: HELLO,
+    expect: Some(r#"{"path": "src/app.ts", "newPath": "lib/app.ts"}"#),
+    ..Example::EMPTY
+}]);
+
+impl Command<Services> for RenameFile {
+    type Args = RenameFileArgs;
+    type Output = Renamed;
+
+    fn spec(&self) -> &'static CommandSpec {
+        &RENAME_FILE
+    }
+
+    fn file_operation(&self, args: &RenameFileArgs) -> Option<FileOperation> {
+        Some(FileOperation {
+            kind: FileOperationKind::Rename,
+            source: Some(args.path.clone()),
+            target: Some(args.new_path.clone()),
+        })
+    }
+
+    fn run(
+        &self,
+        cx: &mut Cx<'_, Services>,
+        args: RenameFileArgs,
+    ) -> Result<Renamed, CommandError> {
+        rename(cx, &args.path, &args.new_path, args.overwrite)
+    }
+}
+
+pub(crate) fn rename(
+    cx: &Cx<'_, Services>,
+    from: &str,
+    to: &str,
+    overwrite: bool,
+) -> Result<Renamed, CommandError> {
+    let mut ws = cx.services.ws();
+    let human = is_human(cx);
+    let from = ws.resolve_entry(from, human)?;
+    let to = ws.resolve_entry(to, human)?;
+    ws.rename(&from, &to, overwrite)?;
+    cx.events.emit(
+        names::FILE_SAVED,
+        json!({ "path": to.to_string(), "renamedFrom": from.to_string() }),
+        Some(cx.source),
+    );
+    Ok(Renamed {
+        path: from.to_string(),
+        new_path: to.to_string(),
+    })
+}
+
+// ---------------------------------------------------------------- closeFile
+
+/// Arguments of `ultra.closeFile`.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct CloseFileArgs {
+    /// The file to close (default: the active buffer).
+    pub path: Option<String>,
+    /// Close without saving, discarding unsaved changes.
+    #[serde(default)]
+    pub force: bool,
+}
+
+/// Result of close commands.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Closed {
+    pub path: String,
+    pub closed: bool,
+}
+
+/// `ultra.closeFile`.
+pub struct CloseFile;
+
+static CLOSE_FILE: CommandSpec = CommandSpec::new(
+    "ultra.closeFile",
+    "Close File",
+    "File",
+    "Close a buffer. Unsaved changes block the close (BUFFER_DIRTY) unless force. The buffer's undo history is dropped with it.",
+)
+.keybinding("ctrl+w")
+.examples(&[
+    Example { description: "Close the active buffer", args: "{}", files: HELLO, setup: &[("ultra.openFile", r#"{"path": "src/app.ts"}"#)], expect: Some(r#"{"closed": true}"#), ..Example::EMPTY },
+    Example {
+        description: "Unsaved changes block a close",
+        args: r#"{"path": "src/app.ts"}"#,
+        files: HELLO,
+        setup: &[("ultra.insertText", r#"{"path": "src/app.ts", "text": "x", "position": {"line": 0, "character": 0}}"#)],
+        error: Some("BUFFER_DIRTY"),
+        ..Example::EMPTY
+    },
+]);
+
+impl Command<Services> for CloseFile {
+    type Args = CloseFileArgs;
+    type Output = Closed;
+
+    fn spec(&self) -> &'static CommandSpec {
+        &CLOSE_FILE
+    }
+
+    fn run(&self, cx: &mut Cx<'_, Services>, args: CloseFileArgs) -> Result<Closed, CommandError> {
+        let mut ws = cx.services.ws();
+        let rel = target(cx, &ws, args.path.as_deref(), false)?;
+        ws.close(&rel, args.force)?;
+        Ok(Closed {
+            path: rel.to_string(),
+            closed: true,
+        })
+    }
+}

@@ -1,0 +1,11 @@
+//! Seed 003 `fs.*` methods (written next).
+
+use ultra_core::Registry;
+use ultra_core::registry::RegistryError;
+
+use crate::Services;
+
+/// Register the seed 003 file-system methods.
+pub fn register(_r: &mut Registry<Services>) -> Result<(), RegistryError> {
+    Ok(())
+}

@@ -1,0 +1,116 @@
+//! The built-in commands, grouped by category, and [`build`], which wires a workspace, its
+//! config and every command into an [`Executor`].
+//!
+//! Each command is a unit struct implementing `ultra_core::Command<Services>`; its spec,
+//! argument type and examples sit next to its handler. `register_all` lists every group
+//! explicitly.
+
+pub mod ai;
+pub mod confirm;
+pub mod edit;
+pub mod editor_api;
+pub mod file;
+pub mod fs_api;
+pub mod navigation;
+pub mod query;
+pub mod selection;
+mod services;
+mod util;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use ultra_core::audit::AuditLog;
+use ultra_core::config::ConfigError;
+use ultra_core::events::EventBus;
+use ultra_core::executor::ExecutorParts;
+use ultra_core::registry::RegistryError;
+use ultra_core::{Config, Executor, Registry};
+use ultra_workspace::WsError;
+
+pub use services::Services;
+
+/// Starting Ultra on a root failed.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error("cannot open workspace: {0}")]
+    Workspace(#[from] WsError),
+    #[error("command registry: {0}")]
+    Registry(#[from] RegistryError),
+    #[error("cannot open audit log {path}: {source}")]
+    Audit {
+        path: String,
+        source: std::io::Error,
+    },
+}
+
+/// Register every built-in command.
+pub fn register_all(r: &mut Registry<Services>) -> Result<(), RegistryError> {
+    ai::register(r)?;
+    confirm::register(r)?;
+    edit::register(r)?;
+    editor_api::register(r)?;
+    file::register(r)?;
+    fs_api::register(r)?;
+    navigation::register(r)?;
+    query::register(r)?;
+    selection::register(r)?;
+    Ok(())
+}
+
+/// Where the audit log goes by default: `$XDG_STATE_HOME/ultra/<root-hash>/audit.ndjson`,
+/// else `~/.local/state/ultra/...`, else the temp dir.
+pub fn default_audit_path(root: &Path) -> std::path::PathBuf {
+    let base = std::env::var_os("XDG_STATE_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".local/state")))
+        .unwrap_or_else(std::env::temp_dir);
+    let hash = blake3::hash(root.as_os_str().as_encoded_bytes()).to_hex();
+    base.join("ultra").join(&hash[..16]).join("audit.ndjson")
+}
+
+/// Build an executor for the workspace at `root` with `config`.
+pub fn build(root: &Path, config: Config) -> Result<Arc<Executor<Services>>, BuildError> {
+    let validators = config.build_validators()?;
+    let services = Services::open(root, &config)?;
+    let mut registry = Registry::new();
+    register_all(&mut registry)?;
+    for (alias, target) in &config.commands.aliases {
+        registry.add_alias(alias, target).map_err(|e| {
+            BuildError::Config(ConfigError::Invalid {
+                path: ultra_core::config::CONFIG_FILE.into(),
+                key: format!("commands.aliases.{alias}"),
+                message: e.to_string(),
+            })
+        })?;
+    }
+    let audit = if config.audit.enabled {
+        let path = match &config.audit.path {
+            Some(p) => {
+                let p = Path::new(p);
+                if p.is_absolute() {
+                    p.to_path_buf()
+                } else {
+                    services.root_path().join(p)
+                }
+            }
+            None => default_audit_path(services.root_path()),
+        };
+        AuditLog::open(&path).map_err(|source| BuildError::Audit {
+            path: path.display().to_string(),
+            source,
+        })?
+    } else {
+        AuditLog::disabled()
+    };
+    Ok(Arc::new(Executor::new(ExecutorParts {
+        registry,
+        services: Arc::new(services),
+        policy: config.policy.clone(),
+        validators,
+        audit,
+        events: EventBus::default(),
+    })))
+}

@@ -1,0 +1,103 @@
+//! The services commands reach through `Cx::services`.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use ultra_core::validator::FileReader;
+use ultra_core::{Config, Host};
+use ultra_workspace::Workspace;
+use ultra_workspace::root::RootOptions;
+use ultra_workspace::workspace::WorkspaceOptions;
+
+use crate::BuildError;
+
+thread_local! {
+    /// How many workspace guards this thread holds.
+    static HOLDING: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// The locked workspace.
+pub struct WsGuard<'a>(MutexGuard<'a, Workspace>);
+
+impl Drop for WsGuard<'_> {
+    fn drop(&mut self) {
+        HOLDING.with(|h| h.set(h.get().saturating_sub(1)));
+    }
+}
+
+impl std::ops::Deref for WsGuard<'_> {
+    type Target = Workspace;
+    fn deref(&self) -> &Workspace {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for WsGuard<'_> {
+    fn deref_mut(&mut self) -> &mut Workspace {
+        &mut self.0
+    }
+}
+
+/// Everything a built-in command may use.
+pub struct Services {
+    root: PathBuf,
+    workspace: Arc<Mutex<Workspace>>,
+    /// The loaded configuration.
+    pub config: Config,
+}
+
+impl Services {
+    /// Open the workspace at `root`.
+    pub fn open(root: &Path, config: &Config) -> Result<Services, BuildError> {
+        let opts = WorkspaceOptions {
+            root: RootOptions {
+                restricted: config.security.restricted_paths.clone(),
+                hardlink_reads: config.security.allow_hardlink_reads.clone(),
+                ..RootOptions::default()
+            },
+        };
+        let ws = Workspace::open(root, opts)?;
+        Ok(Services {
+            root: ws.root().path().to_path_buf(),
+            workspace: Arc::new(Mutex::new(ws)),
+            config: config.clone(),
+        })
+    }
+
+    /// The canonical workspace root.
+    pub fn root_path(&self) -> &Path {
+        &self.root
+    }
+
+    /// Lock the workspace. A handler that panicked while holding the lock leaves it
+    /// poisoned; the data is still usable, so the poison is ignored.
+    pub fn ws(&self) -> WsGuard<'_> {
+        let guard = self.workspace.lock().unwrap_or_else(|p| p.into_inner());
+        HOLDING.with(|h| h.set(h.get() + 1));
+        WsGuard(guard)
+    }
+}
+
+impl Host for Services {
+    fn workspace_root(&self) -> PathBuf {
+        self.root.clone()
+    }
+
+    fn active_file(&self) -> Option<String> {
+        self.ws().active().map(|p| p.to_string())
+    }
+
+    fn file_reader(&self) -> FileReader {
+        let ws = self.workspace.clone();
+        Arc::new(move |path: &str| {
+            // A validator called from a handler on this thread runs under the lock the
+            // handler holds; locking again would deadlock.
+            if HOLDING.with(|h| h.get()) > 0 {
+                return None;
+            }
+            let mut ws = ws.lock().unwrap_or_else(|p| p.into_inner());
+            let rel = ws.resolve_read(path, false).ok()?;
+            ws.snapshot(&rel).ok().map(|s| s.rope.to_string())
+        })
+    }
+}
