@@ -55,9 +55,9 @@ pub struct ExecutorParts<S: Host> {
 }
 
 /// Keeps an approver registered while alive; see [`Executor::attach_approver`].
-pub struct ApproverGuard<'a, S: Host>(&'a Executor<S>);
+pub struct ApproverGuard<S: Host>(Arc<Executor<S>>);
 
-impl<S: Host> Drop for ApproverGuard<'_, S> {
+impl<S: Host> Drop for ApproverGuard<S> {
     fn drop(&mut self) {
         self.0.approvers.fetch_sub(1, Ordering::SeqCst);
     }
@@ -111,9 +111,9 @@ impl<S: Host> Executor<S> {
     /// Register a person who can answer confirmations (a terminal prompt, a UI). While no
     /// approver is attached, an "ask" fails at once with `CONFIRMATION_REQUIRED` instead of
     /// waiting for nobody.
-    pub fn attach_approver(&self) -> ApproverGuard<'_, S> {
+    pub fn attach_approver(self: &Arc<Self>) -> ApproverGuard<S> {
         self.approvers.fetch_add(1, Ordering::SeqCst);
-        ApproverGuard(self)
+        ApproverGuard(self.clone())
     }
 
     /// Run one command.

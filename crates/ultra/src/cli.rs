@@ -1,0 +1,357 @@
+//! `ultra -c`: run commands through the workspace's server, or in process when none runs.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use serde_json::{Map, Value, json};
+use ultra_commands::Services;
+use ultra_core::{Config, Registry};
+use ultra_ipc::{Caller, Client};
+use ultra_protocol::{CommandError, CommandResult, ErrorCode, Source, SourceKind};
+
+/// What the command line asked for.
+pub struct Options {
+    /// `-c` values in order.
+    pub commands: Vec<String>,
+    /// `-a` values, each paired with the `-c` before it (see [`pair`]).
+    pub args: Vec<(usize, String)>,
+    pub json: bool,
+    pub socket: Option<PathBuf>,
+    pub agent: Option<String>,
+    pub session: Option<String>,
+    pub source: Option<String>,
+}
+
+/// Pair each `-c` with its arguments. `commands` and `args` carry their argv indices. One
+/// `-a` applies to every command without inline arguments (as in seed 000); several pair
+/// with the nearest `-c` before each.
+pub fn pair(
+    commands: &[(usize, String)],
+    args: &[(usize, String)],
+) -> Result<Vec<(String, Option<String>)>, String> {
+    let mut out: Vec<(String, Option<String>)> =
+        commands.iter().map(|(_, c)| (c.clone(), None)).collect();
+    if args.len() == 1 {
+        for o in out.iter_mut() {
+            if !o.0.contains(':') {
+                o.1 = Some(args[0].1.clone());
+            }
+        }
+        return Ok(out);
+    }
+    for (ai, a) in args {
+        let Some(ci) = commands.iter().rposition(|(ci, _)| ci < ai) else {
+            return Err(format!("-a {a} comes before any -c"));
+        };
+        if out[ci].1.is_some() {
+            return Err(format!(
+                "two -a for `{}`; merge them into one JSON object",
+                out[ci].0
+            ));
+        }
+        out[ci].1 = Some(a.clone());
+    }
+    Ok(out)
+}
+
+/// The local registry, for schemas (shorthand arguments, listings).
+fn registry() -> Registry<Services> {
+    let mut r = Registry::new();
+    // The built-in set has no duplicates (a test checks), so this cannot fail.
+    let _ = ultra_commands::register_all(&mut r);
+    r
+}
+
+/// Turn `command:arg` shorthand into JSON arguments, guided by the command's schema: a JSON
+/// object is used as is; a number fills `line`; otherwise `path` if the command has one,
+/// else its only required parameter.
+pub fn inline_args(registry: &Registry<Services>, command: &str, arg: &str) -> Value {
+    if let Ok(v @ Value::Object(_)) = serde_json::from_str::<Value>(arg) {
+        return v;
+    }
+    let schema = registry
+        .get(command)
+        .map(|c| c.args.clone())
+        .unwrap_or(Value::Null);
+    let props = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    let required: Vec<String> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| {
+            r.iter()
+                .filter_map(|v| v.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default();
+    if let Ok(n) = arg.parse::<u64>()
+        && props.contains_key("line")
+    {
+        return json!({ "line": n });
+    }
+    let key = if props.contains_key("path") {
+        "path".to_string()
+    } else if required.len() == 1 {
+        required[0].clone()
+    } else {
+        "value".to_string()
+    };
+    let mut m = Map::new();
+    m.insert(key, Value::String(arg.to_string()));
+    Value::Object(m)
+}
+
+fn parse_source(opts: &Options) -> Result<SourceKind, String> {
+    match opts.source.as_deref() {
+        None if opts.agent.is_some() => Ok(SourceKind::Ai),
+        None | Some("cli") => Ok(SourceKind::Cli),
+        Some("ai") => Ok(SourceKind::Ai),
+        Some("ipc") => Ok(SourceKind::Ipc),
+        Some("extension") => Ok(SourceKind::Extension),
+        Some(other) => Err(format!(
+            "--source must be cli, ai, ipc or extension, not `{other}`"
+        )),
+    }
+}
+
+/// Run `ultra -c ...`.
+pub fn run(root: &Path, opts: Options, command_indices: Vec<usize>) -> ExitCode {
+    let commands: Vec<(usize, String)> = command_indices
+        .into_iter()
+        .zip(opts.commands.iter().cloned())
+        .collect();
+    let pairs = match pair(&commands, &opts.args) {
+        Ok(p) => p,
+        Err(e) => return usage_error(&e),
+    };
+    let kind = match parse_source(&opts) {
+        Ok(k) => k,
+        Err(e) => return usage_error(&e),
+    };
+    let config = match Config::load(root) {
+        Ok(c) => c,
+        Err(e) => return usage_error(&e.to_string()),
+    };
+    let registry = registry();
+    let mut calls = Vec::new();
+    for (cmd, args) in pairs {
+        let (id, inline) = match cmd.split_once(':') {
+            Some((id, arg)) => (id.to_string(), Some(arg.to_string())),
+            None => (cmd, None),
+        };
+        let value = match (inline, args) {
+            (Some(arg), _) => inline_args(&registry, &id, &arg),
+            (None, Some(a)) => match serde_json::from_str(&a) {
+                Ok(v) => v,
+                Err(e) => return usage_error(&format!("-a for `{id}` is not valid JSON: {e}")),
+            },
+            (None, None) => Value::Object(Map::new()),
+        };
+        calls.push((id, value));
+    }
+    let socket = opts
+        .socket
+        .clone()
+        .unwrap_or_else(|| ultra_ipc::resolve_socket_path(root, &config.ipc));
+    let caller = Caller {
+        source: Some(kind),
+        agent_id: opts.agent.clone(),
+        session_id: opts.session.clone(),
+    };
+    match Client::connect(&socket) {
+        Ok(mut client) => {
+            for (id, args) in calls {
+                let result = match client.execute(&id, args, &caller) {
+                    Ok(r) => r,
+                    Err(e) => CommandResult::err(e.command_error()),
+                };
+                if !report(&result, opts.json) {
+                    return ExitCode::from(1);
+                }
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) if e.is_not_running() && opts.socket.is_none() => {
+            let mut source = Source::new(kind);
+            source.agent_id = opts.agent.clone();
+            source.session_id = opts.session.clone();
+            in_process(root, config, calls, source, opts.json)
+        }
+        Err(e) => {
+            eprintln!("Error: {e}");
+            eprintln!("  → start a server with `ultra serve`, or drop --socket to run in process");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn in_process(
+    root: &Path,
+    config: Config,
+    calls: Vec<(String, Value)>,
+    source: Source,
+    json: bool,
+) -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => return usage_error(&format!("cannot start: {e}")),
+    };
+    runtime.block_on(async move {
+        let exec = match ultra_commands::build(root, config) {
+            Ok(e) => e,
+            Err(e) => return usage_error(&e.to_string()),
+        };
+        // A person at this terminal can answer "ask" policies; without one they fail fast.
+        let _approver = std::io::stdin()
+            .is_terminal()
+            .then(|| crate::serve::spawn_prompter(exec.clone()));
+        for (id, args) in calls {
+            let result = exec.execute(&id, args, source.clone()).await;
+            if !report(&result, json) {
+                return ExitCode::from(1);
+            }
+        }
+        ExitCode::SUCCESS
+    })
+}
+
+fn usage_error(message: &str) -> ExitCode {
+    eprintln!("ultra: {message}");
+    ExitCode::from(2)
+}
+
+/// Print a result; returns whether it succeeded.
+pub fn report(result: &CommandResult, json: bool) -> bool {
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(result).unwrap_or_default()
+        );
+    } else if result.success {
+        match &result.data {
+            Some(Value::String(s)) => println!("{s}"),
+            Some(v) if !v.is_null() => {
+                println!("{}", serde_json::to_string_pretty(v).unwrap_or_default())
+            }
+            _ => {}
+        }
+    }
+    if !json {
+        print_diagnostics(result);
+    }
+    result.success
+}
+
+fn print_diagnostics(result: &CommandResult) {
+    if !result.warnings.is_empty() {
+        eprintln!("\nWarnings:");
+        for w in &result.warnings {
+            eprintln!("  ⚠ [{}] {}", w.code, w.message);
+        }
+    }
+    if let Some(err) = &result.error {
+        print_error(err);
+    }
+    if let Some(fb) = &result.feedback {
+        if !fb.violations.is_empty() {
+            eprintln!("\nViolations:");
+            for v in &fb.violations {
+                eprintln!("  ✗ [{}] {}", v.rule, v.message);
+                if let Some(m) = &v.matched_content {
+                    eprintln!("    Found: {m}");
+                }
+                if let Some(l) = &v.location {
+                    eprintln!(
+                        "    At: {}:{}:{}",
+                        l.path,
+                        l.range.start.line + 1,
+                        l.range.start.character + 1
+                    );
+                }
+            }
+        }
+        if !fb.suggestions.is_empty() {
+            eprintln!("\nSuggestions:");
+            for s in &fb.suggestions {
+                eprintln!("  → {}", s.description);
+                if let Some(r) = &s.replacement {
+                    eprintln!("    Use: {r}");
+                }
+                if !s.documentation.is_empty() {
+                    eprintln!("    See: {}", s.documentation.join(", "));
+                }
+            }
+        }
+    }
+}
+
+fn print_error(err: &CommandError) {
+    eprintln!("Error: {} [{}]", err.message, err.code);
+    if err.code == ErrorCode::InvalidArguments
+        && let Some(d) = &err.details
+    {
+        if let Some(usage) = d.get("usage").and_then(Value::as_str) {
+            eprintln!("  Usage: {usage}");
+        }
+        if let Some(ex) = d.get("examples").and_then(Value::as_array) {
+            for e in ex.iter().take(3) {
+                eprintln!("  Example: -a '{e}'");
+            }
+        }
+    }
+    if let Some(closest) = err
+        .details
+        .as_ref()
+        .and_then(|d| d.get("closest"))
+        .and_then(Value::as_array)
+        && !closest.is_empty()
+    {
+        let names: Vec<String> = closest.iter().map(|c| c.to_string()).collect();
+        eprintln!("  Closest: {}", names.join(", "));
+    }
+    if let Some(diff) = err
+        .details
+        .as_ref()
+        .and_then(|d| d.get("diff"))
+        .and_then(Value::as_str)
+    {
+        eprintln!("  Diff since your version:\n{diff}");
+    }
+    if let Some(s) = &err.suggestion {
+        eprintln!("  → {s}");
+    }
+}
+
+/// `ultra commands [QUERY]`.
+pub fn list_commands(_root: &Path, query: Option<&str>, json: bool) -> ExitCode {
+    let registry = registry();
+    let list = match query {
+        Some(q) => registry.search(q),
+        None => registry.all().collect(),
+    };
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&list).unwrap_or_default()
+        );
+        return ExitCode::SUCCESS;
+    }
+    let width = list.iter().map(|c| c.id.len()).max().unwrap_or(0);
+    for c in list {
+        let summary = c.description.split(". ").next().unwrap_or("");
+        let key = c
+            .keybinding
+            .as_deref()
+            .map(|k| format!(" [{k}]"))
+            .unwrap_or_default();
+        println!("{:width$}  {}{key}: {summary}", c.id, c.title);
+    }
+    ExitCode::SUCCESS
+}

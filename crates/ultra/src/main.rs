@@ -1,0 +1,138 @@
+//! `ultra`: the command line.
+//!
+//! - `ultra -c CMD [-a JSON] ...` runs commands: through the workspace's server when one is
+//!   running, otherwise in process on the current workspace (the embedded default).
+//! - `ultra serve` runs the server for a workspace on a Unix socket; when started from a
+//!   terminal it also asks there before risky agent calls.
+//! - `ultra commands` lists the registry.
+
+mod cli;
+mod root;
+mod serve;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{ArgAction, Parser, Subcommand};
+
+const AFTER_HELP: &str = r#"Examples:
+  # Run a command on the workspace (through a running server, or in process)
+  ultra -c ultra.getWorkspaceInfo
+
+  # Full arguments as JSON
+  ultra -c ultra.openFile -a '{"path":"src/app.ts","line":42}'
+
+  # Shorthand: `command:arg` fills the command's main parameter
+  ultra -c ultra.getFileContent:src/app.ts
+
+  # Several commands; each -a goes with the -c before it
+  ultra -c ultra.openFile:src/app.ts -c ultra.goToLine -a '{"line":42}'
+
+  # An agent with tracking, JSON output
+  ultra -c ultra.getFileContent:src/app.ts --agent claude --session abc123 --json
+
+  # Serve the workspace on its Unix socket
+  ultra serve
+
+  # What can be run
+  ultra commands
+"#;
+
+/// Ultra: one command protocol for people and AI agents driving a code workspace.
+#[derive(Debug, Parser)]
+#[command(name = "ultra", version, after_help = AFTER_HELP, args_conflicts_with_subcommands = true)]
+struct Cli {
+    /// Execute a command (repeatable). `command:arg` is shorthand for its main argument.
+    #[arg(short = 'c', long = "command", value_name = "CMD", action = ArgAction::Append)]
+    command: Vec<String>,
+    /// JSON arguments for the command before it (one -a applies to every -c without args).
+    #[arg(short = 'a', long = "args", value_name = "JSON", action = ArgAction::Append)]
+    args: Vec<String>,
+    /// Print results as JSON.
+    #[arg(short = 'j', long)]
+    json: bool,
+    /// The server's socket (default: the workspace's socket; `$ULTRA_SOCKET`).
+    #[arg(short = 's', long, value_name = "PATH")]
+    socket: Option<PathBuf>,
+    /// Agent identifier, for tracking; implies `--source ai`.
+    #[arg(long, value_name = "ID")]
+    agent: Option<String>,
+    /// Session identifier, for tracking.
+    #[arg(long, value_name = "ID")]
+    session: Option<String>,
+    /// Who is calling: cli (default), ai, ipc or extension.
+    #[arg(long, value_name = "KIND")]
+    source: Option<String>,
+    /// The workspace root (default: the nearest directory up from here holding
+    /// ultra.config.json or .git, else the current directory).
+    #[arg(long, value_name = "DIR", global = true)]
+    root: Option<PathBuf>,
+    #[command(subcommand)]
+    sub: Option<Sub>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Sub {
+    /// Serve the workspace on its Unix socket until interrupted.
+    Serve {
+        /// Socket path (default: `$XDG_RUNTIME_DIR/ultra/<workspace-hash>.sock`).
+        #[arg(short = 's', long, value_name = "PATH")]
+        socket: Option<PathBuf>,
+        /// Do not prompt on this terminal for confirmations.
+        #[arg(long)]
+        no_prompt: bool,
+    },
+    /// List commands (filtered by a fuzzy query).
+    Commands {
+        /// Fuzzy search over ids, titles and descriptions.
+        query: Option<String>,
+        /// Print JSON with schemas.
+        #[arg(short = 'j', long)]
+        json: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    use clap::{CommandFactory, FromArgMatches};
+    let matches = Cli::command().get_matches();
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(c) => c,
+        Err(e) => e.exit(),
+    };
+    // argv positions pair each -a with the -c before it.
+    let command_indices: Vec<usize> = matches
+        .indices_of("command")
+        .map(|i| i.collect())
+        .unwrap_or_default();
+    let arg_indices: Vec<usize> = matches
+        .indices_of("args")
+        .map(|i| i.collect())
+        .unwrap_or_default();
+    let root = match root::workspace_root(cli.root.as_deref()) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("ultra: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    match cli.sub {
+        Some(Sub::Serve { socket, no_prompt }) => serve::run(&root, socket, no_prompt),
+        Some(Sub::Commands { query, json }) => cli::list_commands(&root, query.as_deref(), json),
+        None if !cli.command.is_empty() => {
+            let opts = cli::Options {
+                commands: cli.command,
+                args: arg_indices.into_iter().zip(cli.args).collect(),
+                json: cli.json,
+                socket: cli.socket,
+                agent: cli.agent,
+                session: cli.session,
+                source: cli.source,
+            };
+            cli::run(&root, opts, command_indices)
+        }
+        None => {
+            let _ = Cli::command().print_help();
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,178 @@
+//! `ultra serve`, and the terminal prompt that answers confirmations.
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+use ultra_commands::Services;
+use ultra_core::{Config, Executor};
+use ultra_protocol::event::names;
+use ultra_protocol::{Source, SourceKind};
+
+/// Run the server until SIGINT or SIGTERM.
+pub fn run(root: &Path, socket: Option<PathBuf>, no_prompt: bool) -> ExitCode {
+    let config = match Config::load(root) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("ultra: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("ultra: cannot start: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    runtime.block_on(async move {
+        let exec = match ultra_commands::build(root, config.clone()) {
+            Ok(e) => e,
+            Err(e) => {
+                eprintln!("ultra: {e}");
+                return ExitCode::from(2);
+            }
+        };
+        let socket = socket.unwrap_or_else(|| ultra_ipc::resolve_socket_path(root, &config.ipc));
+        let server = match ultra_ipc::Server::bind(exec.clone(), &socket, &config.ipc).await {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("ultra: {e}");
+                return ExitCode::from(1);
+            }
+        };
+        let prompts = !no_prompt && std::io::stdin().is_terminal();
+        eprintln!(
+            "ultra {} serving {}",
+            env!("CARGO_PKG_VERSION"),
+            exec.services().root_path().display()
+        );
+        eprintln!("  socket: {}", socket.display());
+        if let Some(p) = exec.audit().path() {
+            eprintln!("  audit log: {}", p.display());
+        }
+        eprintln!(
+            "  confirmations: {}",
+            if prompts {
+                "asked here"
+            } else {
+                "no prompt (asks fail with CONFIRMATION_REQUIRED)"
+            }
+        );
+        // Scripts wait for this line to know the socket accepts connections.
+        println!("ready {}", socket.display());
+        let _ = std::io::stdout().flush();
+        let _prompter = prompts.then(|| spawn_prompter(exec.clone()));
+        let stop = async {
+            let mut term =
+                match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                    Ok(s) => s,
+                    Err(_) => return std::future::pending().await,
+                };
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+        };
+        match server.run_until(stop).await {
+            Ok(()) => {
+                eprintln!("ultra: stopped");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("ultra: {e}");
+                ExitCode::from(1)
+            }
+        }
+    })
+}
+
+/// Answer confirmations from this process's terminal: each `confirmation.requested` event
+/// is shown with its arguments, and the person's y/n runs `ultra.confirm.approve` or
+/// `ultra.confirm.deny` as a `human` source. Registered as an approver before it returns,
+/// so an "ask" issued right after is not refused for want of one.
+pub fn spawn_prompter(exec: Arc<Executor<Services>>) -> tokio::task::JoinHandle<()> {
+    let mut rx = exec.events().subscribe();
+    let guard = exec.attach_approver();
+    tokio::spawn(async move {
+        let _guard = guard;
+        loop {
+            let event = match rx.recv().await {
+                Ok(e) => e,
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(_) => return,
+            };
+            if event.event != names::CONFIRMATION_REQUESTED {
+                continue;
+            }
+            let id = event
+                .data
+                .get("id")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string();
+            let question = describe(&event.data);
+            let answer = tokio::task::spawn_blocking(move || ask_tty(&question))
+                .await
+                .unwrap_or(false);
+            let command = if answer {
+                "ultra.confirm.approve"
+            } else {
+                "ultra.confirm.deny"
+            };
+            let r = exec
+                .execute(command, json!({ "id": id }), Source::new(SourceKind::Human))
+                .await;
+            if let Some(e) = r.error {
+                eprintln!("  (not applied: {})", e.message);
+            }
+        }
+    })
+}
+
+fn describe(data: &Value) -> String {
+    let command = data.get("command").and_then(Value::as_str).unwrap_or("?");
+    let who = data.get("source").map(|s| {
+        let kind = s.get("type").and_then(Value::as_str).unwrap_or("?");
+        match s.get("agentId").and_then(Value::as_str) {
+            Some(a) => format!("{kind} ({a})"),
+            None => kind.to_string(),
+        }
+    });
+    let mut args = data.get("args").map(|a| a.to_string()).unwrap_or_default();
+    if args.len() > 400 {
+        args.truncate(400);
+        args.push('…');
+    }
+    let reason = data.get("reason").and_then(Value::as_str).unwrap_or("");
+    format!(
+        "\n{} wants to run {command} {args}\n  ({reason})\nApprove? [y/N] ",
+        who.unwrap_or_else(|| "?".into())
+    )
+}
+
+/// Ask on the controlling terminal (not stdin, which may be a pipe).
+fn ask_tty(question: &str) -> bool {
+    let Ok(tty) = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/tty")
+    else {
+        return false;
+    };
+    let mut out = &tty;
+    let _ = out.write_all(question.as_bytes());
+    let _ = out.flush();
+    let mut line = String::new();
+    let mut reader = std::io::BufReader::new(&tty);
+    if reader.read_line(&mut line).is_err() {
+        return false;
+    }
+    matches!(line.trim(), "y" | "Y" | "yes" | "Yes")
+}
