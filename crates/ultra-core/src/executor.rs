@@ -200,12 +200,12 @@ impl<S: Host> Executor<S> {
         }
 
         let vcx = self.validation_context(source);
-        if source.kind != SourceKind::Human && self.validators.has_validators() {
-            if let Some(blocked) =
+        if source.kind != SourceKind::Human
+            && self.validators.has_validators()
+            && let Some(blocked) =
                 self.run_validators(spec.id, args, &*command, &*parsed, source, &vcx)
-            {
-                return (Some(spec.id), blocked);
-            }
+        {
+            return (Some(spec.id), blocked);
         }
 
         let mut cx = Cx {

@@ -47,12 +47,13 @@ pub fn parse<T: DeserializeOwned>(args: Value) -> Result<T, Vec<Issue>> {
         }
         let message = err.inner().to_string();
         let code = classify(&message);
-        // serde reports a missing or unknown field at the parent; name the field itself.
-        if code == "missing_field" || code == "unknown_field" {
-            if let Some(field) = message.split('`').nth(1) {
-                path.push('/');
-                path.push_str(field);
-            }
+        // serde reports a missing field at the parent; name the field itself. (An unknown
+        // field's key is already the last segment of the path.)
+        if code == "missing_field"
+            && let Some(field) = message.split('`').nth(1)
+        {
+            path.push('/');
+            path.push_str(field);
         }
         vec![Issue {
             path,

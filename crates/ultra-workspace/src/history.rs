@@ -125,6 +125,8 @@ pub struct Txn {
     pub undone: bool,
     /// For undo transactions: whether a redo may still re-apply it.
     pub redoable: bool,
+    /// For redone edits: the undo transaction they re-apply.
+    pub redo_of: Option<u64>,
     bytes: usize,
 }
 
@@ -232,6 +234,7 @@ impl History {
             changes,
             undone: false,
             redoable: true,
+            redo_of: None,
             bytes,
         });
         while self.bytes > self.max_bytes && self.txns.len() > 1 {
@@ -251,24 +254,37 @@ impl History {
     }
 
     /// Inverse of the transaction at `idx`, mapped through everything after it.
+    ///
+    /// An edit followed (once everything between them has cancelled out) by its own undo
+    /// changes nothing, and so does an undo followed by its redo; such pairs are skipped
+    /// rather than transformed through. With stack-like undo the inverse then applies
+    /// exactly, and only truly interleaved later edits can conflict.
     fn inverse_now(&self, idx: usize, action: &'static str) -> Result<Vec<FileChange>, WsError> {
         let t = &self.txns[idx];
+        let mut effective: Vec<usize> = Vec::new();
+        for j in idx + 1..self.txns.len() {
+            match self.txns[j].kind {
+                TxnKind::Undo { target } if effective.last().is_some_and(|k| self.txns[*k].seq == target) => {
+                    effective.pop();
+                }
+                TxnKind::Edit
+                    if self.txns[j].redo_of.is_some_and(|u| effective.last().is_some_and(|k| self.txns[*k].seq == u)) =>
+                {
+                    effective.pop();
+                }
+                _ => effective.push(j),
+            }
+        }
         let mut out = Vec::new();
         for fc in &t.changes {
             let mut reps = fc.inverse();
-            for later in self.txns.iter().skip(idx + 1) {
+            for later in effective.iter().map(|j| &self.txns[*j]) {
                 for lc in later.changes.iter().filter(|c| c.path == fc.path) {
-                    reps = transform(&reps, &lc.reps).ok_or_else(|| WsError::UndoConflict {
-                        action,
-                        txn: t.txn_id,
-                        path: fc.path.to_string(),
-                    })?;
+                    reps = transform(&reps, &lc.reps)
+                        .ok_or_else(|| WsError::UndoConflict { action, txn: t.txn_id, path: fc.path.to_string() })?;
                 }
             }
-            out.push(FileChange {
-                path: fc.path.clone(),
-                reps,
-            });
+            out.push(FileChange { path: fc.path.clone(), reps });
         }
         Ok(out)
     }
@@ -349,6 +365,7 @@ impl History {
             changes: plan.changes,
             undone: false,
             redoable: true,
+            redo_of: Some(plan.target_seq),
             bytes,
         });
         seq

@@ -170,7 +170,8 @@ const BUILTIN_WRITE_PROTECTED: &[&str] = &["ultra.config.json", ".ultra"];
 
 /// The workspace root.
 pub struct Root {
-    path: PathBuf,
+    /// The root as the caller named it (absolute paths under it are accepted too).
+    given: PathBuf,
     canonical: PathBuf,
     dir: Dir,
     restricted: GlobSet,
@@ -213,13 +214,13 @@ impl Root {
             std::fs::canonicalize(path).map_err(|e| WsError::io("open workspace", &shown, e))?;
         let dir = Dir::open_ambient_dir(&canonical, ambient_authority())
             .map_err(|e| WsError::io("open workspace", &shown, e))?;
-        let path = if path.is_absolute() {
+        let given = if path.is_absolute() {
             path.to_path_buf()
         } else {
             canonical.clone()
         };
         Ok(Root {
-            path,
+            given,
             canonical,
             dir,
             restricted: globs(&opts.restricted)?,
@@ -257,7 +258,7 @@ impl Root {
         let rel = if p.is_absolute() {
             match p
                 .strip_prefix(&self.canonical)
-                .or_else(|_| p.strip_prefix(&self.path))
+                .or_else(|_| p.strip_prefix(&self.given))
             {
                 Ok(r) => r,
                 Err(_) => {
@@ -597,6 +598,48 @@ impl Root {
         let linked = dir.hard_link(&tmp, &dir, name);
         let _ = dir.remove_file(&tmp);
         linked.map_err(|e| WsError::io("create", rel.as_str(), e))?;
+        Self::fsync_dir(&dir, parent.as_str())?;
+        self.stat(rel)
+    }
+
+    /// Write a file crash-safely with the permission bits `mode` (a copy's). With
+    /// `overwrite` an existing file is replaced (temp file + rename); without it anything at
+    /// the path is an `Exists` error, decided by the link that publishes the temp file, so
+    /// there is no check-then-create race.
+    pub fn write_with_mode(
+        &self,
+        rel: &RelPath,
+        bytes: &[u8],
+        mode: u32,
+        overwrite: bool,
+    ) -> Result<Meta, WsError> {
+        let (parent, name) = rel.split().ok_or_else(|| WsError::NotAFile {
+            path: ".".into(),
+            kind: "directory".into(),
+        })?;
+        let dir = self.parent_dir(&parent)?;
+        if let Ok(m) = dir.symlink_metadata(name) {
+            if m.is_dir() {
+                return Err(WsError::NotAFile {
+                    path: rel.0.clone(),
+                    kind: "directory".into(),
+                });
+            }
+            if !overwrite {
+                return Err(WsError::Exists(rel.0.clone()));
+            }
+        }
+        // Permission bits only: no setuid/setgid/sticky on copies.
+        let tmp = self.write_temp(&dir, name, bytes, mode & 0o777)?;
+        let published = if overwrite {
+            dir.rename(&tmp, &dir, name)
+        } else {
+            dir.hard_link(&tmp, &dir, name)
+        };
+        if published.is_err() || !overwrite {
+            let _ = dir.remove_file(&tmp);
+        }
+        published.map_err(|e| WsError::io("write", rel.as_str(), e))?;
         Self::fsync_dir(&dir, parent.as_str())?;
         self.stat(rel)
     }

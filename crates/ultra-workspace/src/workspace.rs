@@ -19,6 +19,10 @@ use crate::history::{FileChange, Filter, History, Replacement, TxnKind};
 use crate::root::{Kind, RelPath, Root, RootOptions};
 use crate::text;
 
+/// How many entries [`Workspace::delete_dir`] checks before it refuses a recursive delete by
+/// a program or agent.
+pub const DELETE_CHECK_LIMIT: usize = 100_000;
+
 /// Options for opening a workspace.
 #[derive(Debug, Clone, Default)]
 pub struct WorkspaceOptions {
@@ -710,13 +714,27 @@ impl Workspace {
         source: &Source,
         command: &str,
     ) -> Result<Saved, WsError> {
+        self.write_bytes(rel, content.as_bytes(), source, command)
+    }
+
+    /// [`Workspace::write_file`] for any bytes: an open buffer (text only; other bytes are
+    /// `Binary`) takes them as an undoable transaction and is saved; a closed file is written
+    /// atomically, binary or not.
+    pub fn write_bytes(
+        &mut self,
+        rel: &RelPath,
+        content: &[u8],
+        source: &Source,
+        command: &str,
+    ) -> Result<Saved, WsError> {
         if self.buffers.contains_key(rel) {
+            let text = std::str::from_utf8(content).map_err(|_| WsError::Binary(rel.to_string()))?;
             let prepared = self.prepare(vec![FileEdits {
                 path: rel.clone(),
                 expected_version: None,
                 expected_hash: None,
                 edits: vec![EditOp::All {
-                    text: content.to_string(),
+                    text: text.to_string(),
                 }],
             }])?;
             self.commit(prepared, source, command);
@@ -731,13 +749,101 @@ impl Workspace {
             });
         }
         self.root.create_parents(rel)?;
-        let meta = self.root.write_atomic(rel, content.as_bytes())?;
+        let meta = self.root.write_atomic(rel, content)?;
         Ok(Saved {
             path: rel.to_string(),
             version: 0,
-            hash: text::hash_bytes(content.as_bytes()),
+            hash: text::hash_bytes(content),
             bytes: meta.len,
         })
+    }
+
+    /// Copy a regular file's bytes on disk (an open source buffer's unsaved changes are not
+    /// included) to `to`, crash-safely, keeping its permission bits. `to` must not exist
+    /// unless `overwrite`; an open buffer for `to` is reloaded, and its unsaved changes block
+    /// an overwrite.
+    pub fn copy_file(
+        &mut self,
+        from: &RelPath,
+        to: &RelPath,
+        overwrite: bool,
+    ) -> Result<Saved, WsError> {
+        let (bytes, meta) = self.root.read(from)?;
+        self.write_copy(to, &bytes, meta.mode, overwrite)
+    }
+
+    /// The write half of [`Workspace::copy_file`], for callers that inspect the bytes they
+    /// read before writing them (content validators).
+    pub fn write_copy(
+        &mut self,
+        to: &RelPath,
+        bytes: &[u8],
+        mode: u32,
+        overwrite: bool,
+    ) -> Result<Saved, WsError> {
+        if let Some(buf) = self.buffers.get(to)
+            && buf.is_dirty()
+        {
+            return Err(WsError::Dirty(to.to_string()));
+        }
+        self.root.create_parents(to)?;
+        let meta = self.root.write_with_mode(to, bytes, mode, overwrite)?;
+        self.sync_disk(to)?;
+        Ok(Saved {
+            path: to.to_string(),
+            version: self.buffers.get(to).map_or(0, |b| b.version),
+            hash: text::hash_bytes(bytes),
+            bytes: meta.len,
+        })
+    }
+
+    /// Delete a directory; `recursive` removes its contents without following symlinks (a
+    /// link is removed, never what it points to). Open buffers below it are closed, and
+    /// their unsaved changes block the delete unless `force`. For programs and agents
+    /// (`human: false`) nothing below may be protected (`.git` internals, restricted paths),
+    /// checked over at most [`DELETE_CHECK_LIMIT`] entries; a bigger tree is refused.
+    pub fn delete_dir(
+        &mut self,
+        rel: &RelPath,
+        recursive: bool,
+        force: bool,
+        human: bool,
+    ) -> Result<(), WsError> {
+        let prefix = format!("{}/", rel.as_str());
+        let inside: Vec<RelPath> = self
+            .buffers
+            .keys()
+            .filter(|k| rel.as_str().is_empty() || k.as_str().starts_with(&prefix))
+            .cloned()
+            .collect();
+        if !force
+            && let Some(dirty) = inside.iter().find(|k| self.buffers[*k].is_dirty())
+        {
+            return Err(WsError::Dirty(dirty.to_string()));
+        }
+        if recursive && !human {
+            let (entries, truncated) = self.root.list(rel, true, DELETE_CHECK_LIMIT)?;
+            if truncated {
+                return Err(WsError::Restricted {
+                    path: rel.to_string(),
+                    rule: format!(
+                        "more than {DELETE_CHECK_LIMIT} entries; only a person may delete it"
+                    ),
+                });
+            }
+            for e in &entries {
+                self.root.check_writable(&e.path, false)?;
+            }
+        }
+        self.root.remove_dir(rel, recursive)?;
+        for k in inside {
+            self.buffers.remove(&k);
+            self.history.forget(&k);
+            if self.active.as_ref() == Some(&k) {
+                self.active = self.buffers.keys().next_back().cloned();
+            }
+        }
+        Ok(())
     }
 
     /// Delete a file (or symlink). An open buffer is closed; unsaved changes block unless
