@@ -19,8 +19,19 @@ enum Op {
 }
 
 fn text_strategy() -> impl Strategy<Value = String> {
-    proptest::collection::vec(prop_oneof![Just("a"), Just("b"), Just("é"), Just("😀"), Just("\n"), Just("\r\n"), Just(" ")], 0..40)
-        .prop_map(|v| v.concat())
+    proptest::collection::vec(
+        prop_oneof![
+            Just("a"),
+            Just("b"),
+            Just("é"),
+            Just("😀"),
+            Just("\n"),
+            Just("\r\n"),
+            Just(" ")
+        ],
+        0..40,
+    )
+    .prop_map(|v| v.concat())
 }
 
 fn op_strategy() -> impl Strategy<Value = Op> {
