@@ -16,6 +16,7 @@ pub mod query;
 pub mod selection;
 mod services;
 mod util;
+pub mod watch;
 
 use std::path::Path;
 use std::sync::Arc;

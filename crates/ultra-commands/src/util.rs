@@ -2,6 +2,7 @@
 
 use serde_json::json;
 use ultra_core::Cx;
+use ultra_core::events::EventBus;
 use ultra_protocol::event::names;
 use ultra_protocol::{CommandError, SourceKind};
 use ultra_workspace::workspace::{Notice, TxnOutcome};
@@ -16,6 +17,11 @@ pub fn is_human(cx: &Cx<'_, Services>) -> bool {
 
 /// Turn workspace notices (external changes) into events.
 pub fn emit_notices(cx: &Cx<'_, Services>, ws: &mut Workspace) {
+    publish_notices(cx.events, ws);
+}
+
+/// Turn workspace notices into events on `bus`.
+pub fn publish_notices(bus: &EventBus, ws: &mut Workspace) {
     for n in ws.take_notices() {
         let (event, path, version) = match &n {
             Notice::Reloaded { path, version } => (names::BUFFER_CHANGED, path, version),
@@ -29,7 +35,7 @@ pub fn emit_notices(cx: &Cx<'_, Services>, ws: &mut Workspace) {
             obj.insert("version".into(), json!(version));
             obj.insert("external".into(), json!(true));
         }
-        cx.events.emit(event, data, None);
+        bus.emit(event, data, None);
     }
 }
 
@@ -100,4 +106,125 @@ pub fn current_text(ws: &Workspace, rel: &RelPath) -> Option<String> {
     }
     let (bytes, _) = ws.root().read(rel).ok()?;
     String::from_utf8(bytes).ok()
+}
+
+/// The `file://` URI of a workspace path (seed 003 `documentUri`): the absolute path with
+/// every byte outside RFC 3986's unreserved set (and `/`) percent-encoded.
+pub fn file_uri(root: &std::path::Path, rel: &str) -> String {
+    let abs = if rel.is_empty() {
+        root.to_path_buf()
+    } else {
+        root.join(rel)
+    };
+    let mut out = String::from("file://");
+    for &b in abs.as_os_str().as_encoded_bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'/' | b'-' | b'.' | b'_' | b'~') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/// Standard base64 (RFC 4648, padded).
+pub fn base64_encode(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
+        let sextets = chunk.len() + 1;
+        for i in 0..4 {
+            if i < sextets {
+                out.push(B64[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// Decode standard base64. Padding is optional and ASCII whitespace (line breaks in
+/// wrapped output) is skipped; any other character outside the alphabet, or a length no
+/// encoder produces, is an error naming the offending offset.
+pub fn base64_decode(text: &str) -> Result<Vec<u8>, String> {
+    let mut out = Vec::with_capacity(text.len() / 4 * 3);
+    let mut acc = 0u32;
+    let mut bits = 0;
+    let mut padding = 0;
+    for (i, c) in text.bytes().enumerate() {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            b'=' => {
+                padding += 1;
+                continue;
+            }
+            c if c.is_ascii_whitespace() => continue,
+            _ => return Err(format!("byte {i} is not base64")),
+        };
+        if padding > 0 {
+            return Err(format!("byte {i}: data after `=` padding"));
+        }
+        acc = acc << 6 | u32::from(v);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    // 6 leftover bits mean a lone final character: no encoder emits that.
+    if bits >= 6 || padding > 2 {
+        return Err("truncated base64 input".into());
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_known_vectors() {
+        for (plain, enc) in [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("fooba", "Zm9vYmE="),
+            ("foobar", "Zm9vYmFy"),
+        ] {
+            assert_eq!(base64_encode(plain.as_bytes()), enc);
+            assert_eq!(base64_decode(enc).unwrap(), plain.as_bytes());
+        }
+        assert_eq!(base64_decode("Zm9vYg").unwrap(), b"foob");
+        assert_eq!(base64_decode("Zm9v\nYmFy\n").unwrap(), b"foobar");
+        assert!(base64_decode("Zm9v!").is_err());
+        assert!(base64_decode("Zm9vY").is_err());
+        assert!(base64_decode("Zg==Zg==").is_err());
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn base64_round_trips(bytes: Vec<u8>) {
+            proptest::prop_assert_eq!(base64_decode(&base64_encode(&bytes)).unwrap(), bytes);
+        }
+    }
+
+    #[test]
+    fn file_uris_are_percent_encoded() {
+        let root = std::path::Path::new("/w s");
+        assert_eq!(file_uri(root, "a/b#c.ts"), "file:///w%20s/a/b%23c.ts");
+        assert_eq!(file_uri(root, ""), "file:///w%20s");
+    }
 }

@@ -783,3 +783,92 @@ impl Root {
         Ok((out, truncated))
     }
 }
+
+impl Root {
+    /// Remove temp files left by writes that were interrupted (a crash between creating the
+    /// temp file and renaming it). Only names of the form `.<name>.ultra-tmp.<pid>.<n>`
+    /// whose process is gone are removed; the walk skips `.git`, `node_modules` and `target`
+    /// and stops after `max_entries`. Returns how many files were removed.
+    pub fn sweep_temp_files(&self, max_entries: usize) -> usize {
+        let Ok((entries, _)) = self.list_filtered(max_entries) else {
+            return 0;
+        };
+        let mut removed = 0;
+        for e in entries {
+            if e.meta.kind != Kind::File {
+                continue;
+            }
+            let Some(pid) = temp_file_pid(&e.name) else {
+                continue;
+            };
+            // SAFETY: kill with signal 0 only checks whether the process exists.
+            let alive =
+                pid == std::process::id() || unsafe { libc::kill(pid as libc::pid_t, 0) } == 0;
+            if !alive && self.remove_file(&e.path).is_ok() {
+                removed += 1;
+            }
+        }
+        removed
+    }
+
+    fn list_filtered(&self, max_entries: usize) -> Result<(Vec<Entry>, bool), WsError> {
+        let mut out = Vec::new();
+        let mut queue = VecDeque::from([RelPath(String::new())]);
+        while let Some(dir_rel) = queue.pop_front() {
+            let (entries, _) = self.list(&dir_rel, false, max_entries)?;
+            for e in entries {
+                if out.len() >= max_entries {
+                    return Ok((out, true));
+                }
+                if e.meta.kind == Kind::Dir
+                    && !matches!(e.name.as_str(), ".git" | "node_modules" | "target")
+                {
+                    queue.push_back(e.path.clone());
+                }
+                out.push(e);
+            }
+        }
+        Ok((out, false))
+    }
+}
+
+/// The pid in a temp file name written by [`Root::write_atomic`], if it is one.
+fn temp_file_pid(name: &str) -> Option<u32> {
+    let rest = name.strip_prefix('.')?;
+    let (_, tail) = rest.rsplit_once(".ultra-tmp.")?;
+    let (pid, n) = tail.split_once('.')?;
+    n.parse::<u64>().ok()?;
+    pid.parse().ok()
+}
+
+#[cfg(test)]
+mod sweep_tests {
+    use super::*;
+
+    #[test]
+    fn recognises_temp_names() {
+        assert_eq!(temp_file_pid(".app.ts.ultra-tmp.1234.7"), Some(1234));
+        assert_eq!(temp_file_pid("app.ts.ultra-tmp.1234.7"), None);
+        assert_eq!(temp_file_pid(".app.ts.ultra-tmp.x.7"), None);
+        assert_eq!(temp_file_pid(".app.ts"), None);
+    }
+
+    #[test]
+    fn sweeps_only_dead_writers_files() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("src")).unwrap();
+        // pid 0x7ffffff0 does not exist; our own pid does.
+        let dead = dir.path().join("src/.a.rs.ultra-tmp.2147483632.0");
+        let live = dir
+            .path()
+            .join(format!("src/.b.rs.ultra-tmp.{}.0", std::process::id()));
+        std::fs::write(&dead, "x").unwrap();
+        std::fs::write(&live, "x").unwrap();
+        std::fs::write(dir.path().join("src/a.rs"), "keep").unwrap();
+        let root = Root::open(dir.path(), RootOptions::default()).unwrap();
+        assert_eq!(root.sweep_temp_files(1000), 1);
+        assert!(!dead.exists());
+        assert!(live.exists());
+        assert!(dir.path().join("src/a.rs").exists());
+    }
+}

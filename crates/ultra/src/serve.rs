@@ -48,6 +48,19 @@ pub fn run(root: &Path, socket: Option<PathBuf>, no_prompt: bool) -> ExitCode {
             }
         };
         let prompts = !no_prompt && std::io::stdin().is_terminal();
+        let swept = exec.services().ws().root().sweep_temp_files(200_000);
+        if swept > 0 {
+            eprintln!("  removed {swept} temp file(s) left by an interrupted write");
+        }
+        let _watch = match ultra_commands::watch::spawn(exec.clone()) {
+            Ok(w) => Some(w),
+            Err(e) => {
+                eprintln!(
+                    "  file watching off ({e}); external changes are noticed on the next command"
+                );
+                None
+            }
+        };
         eprintln!(
             "ultra {} serving {}",
             env!("CARGO_PKG_VERSION"),
