@@ -10,6 +10,7 @@ use ultra_core::command::{CommandSpec, Example};
 use ultra_core::registry::RegistryError;
 use ultra_core::{Command, Cx, Registry};
 use ultra_protocol::{CommandError, ErrorCode, Position, Range, SourceKind};
+use ultra_workspace::Workspace;
 use ultra_workspace::history::Filter;
 use ultra_workspace::text;
 use ultra_workspace::workspace::{EditOp, FileEdits, TxnOutcome};
@@ -38,14 +39,24 @@ pub(crate) fn apply_batch(
 ) -> Result<TxnOutcome, CommandError> {
     let services = cx.services;
     let mut ws = services.ws();
+    apply_batch_in(cx, &mut ws, files)
+}
+
+/// [`apply_batch`] under a workspace lock the caller already holds, for commands that
+/// must do more in the same critical section (append, then save).
+pub(crate) fn apply_batch_in(
+    cx: &mut Cx<'_, Services>,
+    ws: &mut Workspace,
+    files: Vec<FileEdits>,
+) -> Result<TxnOutcome, CommandError> {
     let prepared = ws.prepare(files);
-    emit_notices(cx, &mut ws);
+    emit_notices(cx, ws);
     let prepared = prepared?;
     for pf in &prepared.files {
         if pf.reps.is_empty() {
             continue;
         }
-        let guard = &ws;
+        let guard = &*ws;
         cx.check_content(pf.path.as_str(), &|| guard.preview(pf), &|| {
             current_text(guard, &pf.path)
         })?;
@@ -78,7 +89,7 @@ pub struct Edited {
     pub changed_lines: Option<(usize, usize)>,
 }
 
-fn single(outcome: TxnOutcome) -> Result<Edited, CommandError> {
+pub(crate) fn single(outcome: TxnOutcome) -> Result<Edited, CommandError> {
     let f = outcome.files.into_iter().next().ok_or_else(|| {
         CommandError::new(ErrorCode::InternalError, "edit produced no file outcome")
     })?;

@@ -11,6 +11,7 @@ use ultra_protocol::{CommandError, ErrorCode, Position};
 use ultra_workspace::buffer::Selection;
 use ultra_workspace::text;
 use ultra_workspace::workspace::Saved;
+use ultra_workspace::{RelPath, Workspace};
 
 use crate::Services;
 use crate::util::{current_text, emit_notices, is_human, target};
@@ -86,33 +87,45 @@ impl Command<Services> for OpenFile {
     }
 
     fn run(&self, cx: &mut Cx<'_, Services>, args: OpenFileArgs) -> Result<Opened, CommandError> {
-        let mut ws = cx.services.ws();
-        let rel = ws.resolve_read(&args.path, is_human(cx))?;
-        ws.open_buffer(&rel)?;
-        ws.set_active(&rel);
-        emit_notices(cx, &mut ws);
-        let buf = ws
-            .buffer_mut(&rel)
-            .ok_or_else(|| CommandError::new(ErrorCode::InternalError, "buffer vanished"))?;
-        if let Some(line) = args.line {
-            let pos = Position::new(
+        let cursor = args.line.map(|line| {
+            Position::new(
                 line.saturating_sub(1),
                 args.column.unwrap_or(1).saturating_sub(1),
-            );
-            let at = text::to_char(&buf.rope, pos)?;
-            buf.selections = vec![Selection::cursor(at)];
-        }
-        Ok(Opened {
-            buffer_id: rel.to_string(),
-            path: rel.to_string(),
-            version: buf.version,
-            line_count: buf.rope.len_lines(),
-            language: buf.language.into(),
-            is_dirty: buf.is_dirty(),
-            hash: buf.cheap_hash(),
-            cursor: buf.cursor(),
-        })
+            )
+        });
+        open_file(cx, &args.path, cursor)
     }
+}
+
+/// Open `path` into a buffer, make it active and, when given, put a single cursor at the
+/// 0-based `cursor`.
+pub(crate) fn open_file(
+    cx: &Cx<'_, Services>,
+    path: &str,
+    cursor: Option<Position>,
+) -> Result<Opened, CommandError> {
+    let mut ws = cx.services.ws();
+    let rel = ws.resolve_read(path, is_human(cx))?;
+    ws.open_buffer(&rel)?;
+    ws.set_active(&rel);
+    emit_notices(cx, &mut ws);
+    let buf = ws
+        .buffer_mut(&rel)
+        .ok_or_else(|| CommandError::new(ErrorCode::InternalError, "buffer vanished"))?;
+    if let Some(pos) = cursor {
+        let at = text::to_char(&buf.rope, pos)?;
+        buf.selections = vec![Selection::cursor(at)];
+    }
+    Ok(Opened {
+        buffer_id: rel.to_string(),
+        path: rel.to_string(),
+        version: buf.version,
+        line_count: buf.rope.len_lines(),
+        language: buf.language.into(),
+        is_dirty: buf.is_dirty(),
+        hash: buf.cheap_hash(),
+        cursor: buf.cursor(),
+    })
 }
 
 // ---------------------------------------------------------------- save
@@ -158,8 +171,18 @@ pub(crate) fn save_one(
 ) -> Result<Saved, CommandError> {
     let mut ws = cx.services.ws();
     let rel = target(cx, &ws, path, true)?;
-    let saved = ws.save(&rel, force);
-    emit_notices(cx, &mut ws);
+    save_in(cx, &mut ws, &rel, force)
+}
+
+/// Save an already resolved buffer under a lock the caller holds, and announce it.
+pub(crate) fn save_in(
+    cx: &Cx<'_, Services>,
+    ws: &mut Workspace,
+    rel: &RelPath,
+    force: bool,
+) -> Result<Saved, CommandError> {
+    let saved = ws.save(rel, force);
+    emit_notices(cx, ws);
     let saved = saved?;
     cx.events.emit(
         names::FILE_SAVED,
@@ -220,25 +243,30 @@ impl Command<Services> for SaveAll {
     }
 
     fn run(&self, cx: &mut Cx<'_, Services>, _: NoArgs) -> Result<SavedAll, CommandError> {
-        let dirty: Vec<String> = cx
-            .services
-            .ws()
-            .buffers()
-            .filter(|b| b.is_dirty())
-            .map(|b| b.path.to_string())
-            .collect();
-        let mut out = SavedAll {
-            saved: Vec::new(),
-            failed: Vec::new(),
-        };
-        for p in dirty {
-            match save_one(cx, Some(&p), false) {
-                Ok(s) => out.saved.push(s),
-                Err(e) => out.failed.push(json!({ "path": p, "error": e })),
-            }
-        }
-        Ok(out)
+        Ok(save_all(cx))
     }
+}
+
+/// Save every dirty buffer, collecting failures instead of stopping at the first.
+pub(crate) fn save_all(cx: &Cx<'_, Services>) -> SavedAll {
+    let dirty: Vec<String> = cx
+        .services
+        .ws()
+        .buffers()
+        .filter(|b| b.is_dirty())
+        .map(|b| b.path.to_string())
+        .collect();
+    let mut out = SavedAll {
+        saved: Vec::new(),
+        failed: Vec::new(),
+    };
+    for p in dirty {
+        match save_one(cx, Some(&p), false) {
+            Ok(s) => out.saved.push(s),
+            Err(e) => out.failed.push(json!({ "path": p, "error": e })),
+        }
+    }
+    out
 }
 
 // ---------------------------------------------------------------- createFile
@@ -406,22 +434,33 @@ impl Command<Services> for DeleteFile {
         cx: &mut Cx<'_, Services>,
         args: DeleteFileArgs,
     ) -> Result<Deleted, CommandError> {
-        let mut ws = cx.services.ws();
-        let rel = ws.resolve_entry(&args.path, is_human(cx))?;
-        if args.expected_hash.is_some() {
-            ws.check_expected(&rel, None, args.expected_hash.as_deref())?;
-        }
-        ws.delete_file(&rel, args.force)?;
-        cx.events.emit(
-            names::FILE_SAVED,
-            json!({ "path": rel.to_string(), "deleted": true }),
-            Some(cx.source),
-        );
-        Ok(Deleted {
-            path: rel.to_string(),
-            deleted: true,
-        })
+        delete_file(cx, &args.path, args.force, args.expected_hash.as_deref())
     }
+}
+
+/// Delete a file or symlink (never a link's target), optionally only if its hash is still
+/// `expected_hash`.
+pub(crate) fn delete_file(
+    cx: &Cx<'_, Services>,
+    path: &str,
+    force: bool,
+    expected_hash: Option<&str>,
+) -> Result<Deleted, CommandError> {
+    let mut ws = cx.services.ws();
+    let rel = ws.resolve_entry(path, is_human(cx))?;
+    if expected_hash.is_some() {
+        ws.check_expected(&rel, None, expected_hash)?;
+    }
+    ws.delete_file(&rel, force)?;
+    cx.events.emit(
+        names::FILE_SAVED,
+        json!({ "path": rel.to_string(), "deleted": true }),
+        Some(cx.source),
+    );
+    Ok(Deleted {
+        path: rel.to_string(),
+        deleted: true,
+    })
 }
 
 // ---------------------------------------------------------------- renameFile
@@ -483,20 +522,26 @@ impl Command<Services> for RenameFile {
         cx: &mut Cx<'_, Services>,
         args: RenameFileArgs,
     ) -> Result<Renamed, CommandError> {
-        rename(cx, &args.path, &args.new_path, args.overwrite)
+        rename(cx, &args.path, &args.new_path, args.overwrite, None)
     }
 }
 
+/// Rename or move a file or directory (a symlink itself, not its target), optionally only
+/// if the file's hash is still `expected_hash`.
 pub(crate) fn rename(
     cx: &Cx<'_, Services>,
     from: &str,
     to: &str,
     overwrite: bool,
+    expected_hash: Option<&str>,
 ) -> Result<Renamed, CommandError> {
     let mut ws = cx.services.ws();
     let human = is_human(cx);
     let from = ws.resolve_entry(from, human)?;
     let to = ws.resolve_entry(to, human)?;
+    if expected_hash.is_some() {
+        ws.check_expected(&from, None, expected_hash)?;
+    }
     ws.rename(&from, &to, overwrite)?;
     cx.events.emit(
         names::FILE_SAVED,
@@ -560,12 +605,26 @@ impl Command<Services> for CloseFile {
     }
 
     fn run(&self, cx: &mut Cx<'_, Services>, args: CloseFileArgs) -> Result<Closed, CommandError> {
-        let mut ws = cx.services.ws();
-        let rel = target(cx, &ws, args.path.as_deref(), false)?;
-        ws.close(&rel, args.force)?;
-        Ok(Closed {
-            path: rel.to_string(),
-            closed: true,
-        })
+        close_file(cx, args.path.as_deref(), args.force, None)
     }
+}
+
+/// Close a buffer (default: the active one), optionally only if it is still at
+/// `expected_version`, so a forced close cannot discard changes the caller has not seen.
+pub(crate) fn close_file(
+    cx: &Cx<'_, Services>,
+    path: Option<&str>,
+    force: bool,
+    expected_version: Option<u64>,
+) -> Result<Closed, CommandError> {
+    let mut ws = cx.services.ws();
+    let rel = target(cx, &ws, path, false)?;
+    if expected_version.is_some() && ws.buffer(&rel).is_some() {
+        ws.check_expected(&rel, expected_version, None)?;
+    }
+    ws.close(&rel, force)?;
+    Ok(Closed {
+        path: rel.to_string(),
+        closed: true,
+    })
 }

@@ -1,5 +1,6 @@
 //! Read-only queries (seed 000 `query.ts`), sized for a context window.
 
+use ropey::Rope;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use ultra_core::command::{CommandSpec, Example};
@@ -7,6 +8,7 @@ use ultra_core::registry::RegistryError;
 use ultra_core::{Command, Cx, Registry};
 use ultra_protocol::command::CommandInfo;
 use ultra_protocol::{CommandError, Range};
+use ultra_workspace::workspace::Snapshot;
 
 use crate::Services;
 use crate::util::{cap_chars, emit_notices, target};
@@ -100,59 +102,104 @@ impl Command<Services> for GetFileContent {
         cx: &mut Cx<'_, Services>,
         args: GetFileContentArgs,
     ) -> Result<FileContent, CommandError> {
-        let mut ws = cx.services.ws();
-        let rel = target(cx, &ws, args.path.as_deref(), false)?;
-        let snap = ws.snapshot(&rel);
-        emit_notices(cx, &mut ws);
-        drop(ws);
-        let snap = snap?;
-        let rope = &snap.rope;
-        // ropey counts an empty line after a final newline; people do not.
-        let ends_nl = rope.len_chars() > 0 && rope.char(rope.len_chars() - 1) == '\n';
-        let total = if ends_nl {
-            rope.len_lines() - 1
-        } else {
-            rope.len_lines()
-        };
-        let total = if rope.len_chars() == 0 { 0 } else { total };
-        let first = args.offset.unwrap_or(1).max(1);
-        let want_end = match args.limit {
-            Some(l) => (first + l).saturating_sub(1).min(total),
-            None => total,
-        };
-        let (content, mut last) = if first > total {
-            (String::new(), first - 1)
-        } else {
-            let s = rope.line_to_char(first - 1);
-            let e = if want_end >= rope.len_lines() {
-                rope.len_chars()
-            } else {
-                rope.line_to_char(want_end)
-            };
-            (rope.slice(s..e).to_string(), want_end)
-        };
-        let max = args.max_chars.unwrap_or(DEFAULT_MAX_CHARS);
-        let (content, cut) = cap_chars(content, max);
-        if cut {
-            last = first - 1 + content.matches('\n').count();
-        }
-        let truncated = last < total;
-        let remaining = total.saturating_sub(last);
+        let snap = read_snapshot(cx, args.path.as_deref())?;
+        let page = page(
+            &snap.rope,
+            args.offset,
+            args.limit,
+            args.max_chars.unwrap_or(DEFAULT_MAX_CHARS),
+        );
         Ok(FileContent {
-            path: rel.to_string(),
-            content,
+            path: snap.path.to_string(),
+            content: page.content,
             language: snap.language.into(),
-            line_count: total,
-            start_line: first,
-            end_line: last,
-            truncated,
-            next_offset: truncated.then_some(last + 1),
-            notice: truncated
-                .then(|| format!("{remaining} more lines; continue with offset={}", last + 1)),
+            line_count: page.line_count,
+            start_line: page.start_line,
+            end_line: page.end_line,
+            truncated: page.truncated,
+            next_offset: page.next_offset,
+            notice: page.notice,
             version: snap.version,
             hash: snap.hash,
             is_dirty: snap.dirty,
         })
+    }
+}
+
+/// The current text of a file (default: the active buffer): its open buffer's, unsaved
+/// changes included, else the disk's.
+pub(crate) fn read_snapshot(
+    cx: &Cx<'_, Services>,
+    path: Option<&str>,
+) -> Result<Snapshot, CommandError> {
+    let mut ws = cx.services.ws();
+    let rel = target(cx, &ws, path, false)?;
+    let snap = ws.snapshot(&rel);
+    emit_notices(cx, &mut ws);
+    Ok(snap?)
+}
+
+/// A page of lines cut from a text.
+pub(crate) struct Page {
+    pub content: String,
+    /// Lines in the whole text.
+    pub line_count: usize,
+    /// First and last line returned (1-based; last < first when nothing was returned).
+    pub start_line: usize,
+    pub end_line: usize,
+    /// Whether lines after `end_line` were left out.
+    pub truncated: bool,
+    pub next_offset: Option<usize>,
+    pub notice: Option<String>,
+}
+
+/// Lines `offset..offset + limit` (1-based; default: all) of `rope`, capped at `max_chars`
+/// on a line boundary.
+pub(crate) fn page(
+    rope: &Rope,
+    offset: Option<usize>,
+    limit: Option<usize>,
+    max_chars: usize,
+) -> Page {
+    // ropey counts an empty line after a final newline; people do not.
+    let ends_nl = rope.len_chars() > 0 && rope.char(rope.len_chars() - 1) == '\n';
+    let total = if ends_nl {
+        rope.len_lines() - 1
+    } else {
+        rope.len_lines()
+    };
+    let total = if rope.len_chars() == 0 { 0 } else { total };
+    let first = offset.unwrap_or(1).max(1);
+    let want_end = match limit {
+        Some(l) => (first + l).saturating_sub(1).min(total),
+        None => total,
+    };
+    let (content, mut last) = if first > total {
+        (String::new(), first - 1)
+    } else {
+        let s = rope.line_to_char(first - 1);
+        let e = if want_end >= rope.len_lines() {
+            rope.len_chars()
+        } else {
+            rope.line_to_char(want_end)
+        };
+        (rope.slice(s..e).to_string(), want_end)
+    };
+    let (content, cut) = cap_chars(content, max_chars);
+    if cut {
+        last = first - 1 + content.matches('\n').count();
+    }
+    let truncated = last < total;
+    let remaining = total.saturating_sub(last);
+    Page {
+        content,
+        line_count: total,
+        start_line: first,
+        end_line: last,
+        truncated,
+        next_offset: truncated.then_some(last + 1),
+        notice: truncated
+            .then(|| format!("{remaining} more lines; continue with offset={}", last + 1)),
     }
 }
 
@@ -233,6 +280,8 @@ static GET_SELECTION: CommandSpec = CommandSpec::new(
     "The selections of a buffer (primary first) with their text and ranges.",
 )
 .read_only()
+// Seed 003's method takes `{path?}` and reads `{range, text}`: the same shape.
+.aliases(&["editor.getSelection"])
 .examples(&[Example {
     description: "Read the selection after selecting all",
     args: "{}",

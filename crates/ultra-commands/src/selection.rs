@@ -6,7 +6,7 @@ use ultra_core::command::{CommandSpec, Example};
 use ultra_core::registry::RegistryError;
 use ultra_core::{Command, Cx, Registry};
 use ultra_protocol::{CommandError, ErrorCode, Position, Range};
-use ultra_workspace::buffer::Selection;
+use ultra_workspace::buffer::{Buffer, Selection};
 use ultra_workspace::text;
 
 use crate::Services;
@@ -80,21 +80,32 @@ impl Command<Services> for SetSelection {
             }
         };
         with_buffer(cx, args.path.as_deref(), |buf| {
-            let mut sels = Vec::with_capacity(ranges.len());
-            for r in ranges {
-                let s = text::to_char(&buf.rope, r.start)?;
-                let e = text::to_char(&buf.rope, r.end)?;
-                sels.push(if args.reversed {
-                    Selection { anchor: e, head: s }
-                } else {
-                    Selection { anchor: s, head: e }
-                });
-            }
-            dedup(&mut sels);
-            buf.selections = sels;
+            set_ranges(buf, &ranges, args.reversed)?;
             Ok(cursors(buf))
         })
     }
+}
+
+/// Replace a buffer's selections with `ranges` (0-based, primary first). Nothing changes
+/// if any position is invalid.
+pub(crate) fn set_ranges(
+    buf: &mut Buffer,
+    ranges: &[Range],
+    reversed: bool,
+) -> Result<(), CommandError> {
+    let mut sels = Vec::with_capacity(ranges.len());
+    for r in ranges {
+        let s = text::to_char(&buf.rope, r.start)?;
+        let e = text::to_char(&buf.rope, r.end)?;
+        sels.push(if reversed {
+            Selection { anchor: e, head: s }
+        } else {
+            Selection { anchor: s, head: e }
+        });
+    }
+    dedup(&mut sels);
+    buf.selections = sels;
+    Ok(())
 }
 
 /// Arguments of `ultra.addCursor`.

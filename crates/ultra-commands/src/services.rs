@@ -87,6 +87,18 @@ impl Host for Services {
         self.ws().active().map(|p| p.to_string())
     }
 
+    fn entry_path(&self, user: &str) -> Option<String> {
+        // Called by the executor before any handler runs, so this thread holds no guard.
+        if HOLDING.with(|h| h.get()) > 0 {
+            return None;
+        }
+        let ws = self.workspace.lock().unwrap_or_else(|p| p.into_inner());
+        ws.root()
+            .resolve(user, false)
+            .ok()
+            .map(|rel| rel.as_str().to_string())
+    }
+
     fn file_reader(&self) -> FileReader {
         let ws = self.workspace.clone();
         Arc::new(move |path: &str| {

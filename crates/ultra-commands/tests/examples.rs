@@ -4,6 +4,8 @@
 //! containing `expect` (objects match by subset, arrays by ordered subsequence, `[]` only
 //! matches `[]`) or fails with the declared error code. A command with no example fails.
 
+#![allow(clippy::unwrap_used)]
+
 use serde_json::Value;
 use ultra_core::Config;
 use ultra_protocol::{Source, SourceKind};

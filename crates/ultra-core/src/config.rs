@@ -260,7 +260,7 @@ impl Config {
     /// Parse config text. Errors name the offending key as a dotted path.
     pub fn parse(text: &str, path: &str) -> Result<Config, ConfigError> {
         let de = &mut serde_json::Deserializer::from_str(text);
-        serde_path_to_error::deserialize(de).map_err(|e| {
+        let config: Config = serde_path_to_error::deserialize(de).map_err(|e| {
             let mut key = e.path().to_string();
             let message = e.inner().to_string();
             if message.starts_with("unknown field")
@@ -277,7 +277,16 @@ impl Config {
                 key,
                 message,
             }
-        })
+        })?;
+        config
+            .policy
+            .check_names()
+            .map_err(|(key, message)| ConfigError::Invalid {
+                path: path.to_string(),
+                key,
+                message,
+            })?;
+        Ok(config)
     }
 
     /// Load `ultra.config.json` from `root`; a missing file gives the defaults.

@@ -30,6 +30,13 @@ pub trait Host: Send + Sync + 'static {
     fn active_file(&self) -> Option<String>;
     /// A confined reader of workspace files (open buffers first, then disk).
     fn file_reader(&self) -> FileReader;
+    /// The workspace-relative path a user path names as a directory entry (`.`, `..`,
+    /// repeated `/` and symlinked directories resolved; a final symlink kept as is), or
+    /// `None` when it cannot be resolved (outside the root, invalid). File-operation
+    /// validators see this form, so `./x` or `a/../x` cannot slip past a glob for `x`.
+    fn entry_path(&self, _user: &str) -> Option<String> {
+        None
+    }
 }
 
 /// Runs commands. Shared by every transport behind an `Arc`.
@@ -300,7 +307,14 @@ impl<S: Host> Executor<S> {
             }
             Ok(_) => {}
         }
-        if let Some(op) = command.file_operation(parsed) {
+        if let Some(mut op) = command.file_operation(parsed) {
+            // Validators match paths as the workspace names them, not as the caller spelled
+            // them. A path that does not resolve is left as given; the handler refuses it.
+            for p in [&mut op.source, &mut op.target].into_iter().flatten() {
+                if let Some(resolved) = self.services.entry_path(p) {
+                    *p = resolved;
+                }
+            }
             match self.validators.validate_file_operation(&op, vcx) {
                 Err(e) => return Some(CommandResult::err(e)),
                 Ok(agg) if !agg.proceed => {

@@ -77,7 +77,8 @@ impl RiskTable {
 #[serde(untagged)]
 pub enum CommandRule {
     All(Decision),
-    PerSource(BTreeMap<SourceKind, Decision>),
+    /// Keyed by source kind name (`ai`, `ipc`, ...).
+    PerSource(BTreeMap<String, Decision>),
 }
 
 /// The `policy` section of `ultra.config.json`.
@@ -89,7 +90,8 @@ pub struct PolicyConfig {
     pub confirm_timeout_ms: u64,
     /// Overrides of the per-source defaults.
     #[serde(default)]
-    pub sources: BTreeMap<SourceKind, RiskTable>,
+    /// Keyed by source kind name (`ai`, `ipc`, ...).
+    pub sources: BTreeMap<String, RiskTable>,
     /// Rules for single commands; they win over the source tables.
     #[serde(default)]
     pub commands: BTreeMap<String, CommandRule>,
@@ -120,6 +122,33 @@ pub fn default_decision(source: SourceKind, class: RiskClass) -> Decision {
 }
 
 impl PolicyConfig {
+    /// Check that every source name is a real source kind; returns the bad key's path.
+    pub fn check_names(&self) -> Result<(), (String, String)> {
+        let known = |k: &str| SourceKind::ALL.iter().any(|s| s.as_str() == k);
+        let names = SourceKind::ALL.map(|s| s.as_str()).join(", ");
+        for k in self.sources.keys() {
+            if !known(k) {
+                return Err((
+                    format!("policy.sources.{k}"),
+                    format!("unknown source `{k}`, expected one of {names}"),
+                ));
+            }
+        }
+        for (cmd, rule) in &self.commands {
+            if let CommandRule::PerSource(map) = rule {
+                for k in map.keys() {
+                    if !known(k) {
+                        return Err((
+                            format!("policy.commands.{cmd}.{k}"),
+                            format!("unknown source `{k}`, expected one of {names}"),
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Decide a call, and say which rule decided it.
     pub fn decide(
         &self,
@@ -130,7 +159,7 @@ impl PolicyConfig {
         if let Some(rule) = self.commands.get(command) {
             match rule {
                 CommandRule::PerSource(map) => {
-                    if let Some(d) = map.get(&source) {
+                    if let Some(d) = map.get(source.as_str()) {
                         return (*d, format!("policy.commands.{command}.{}", source.as_str()));
                     }
                 }
@@ -145,7 +174,7 @@ impl PolicyConfig {
             }
         }
         let class = RiskClass::of(annotations);
-        if let Some(d) = self.sources.get(&source).and_then(|t| t.get(class)) {
+        if let Some(d) = self.sources.get(source.as_str()).and_then(|t| t.get(class)) {
             return (
                 d,
                 format!("policy.sources.{}.{}", source.as_str(), class.as_str()),
@@ -182,7 +211,7 @@ mod tests {
             Decision::Allow
         );
         p.sources.insert(
-            SourceKind::Ai,
+            "ai".into(),
             RiskTable {
                 destructive: Some(Decision::Allow),
                 ..Default::default()

@@ -1,6 +1,8 @@
 //! The executor's pipeline: look-up, arguments, sources, policy, confirmations, validators,
 //! panics and the audit log, with small test commands.
 
+#![allow(clippy::unwrap_used)]
+
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;

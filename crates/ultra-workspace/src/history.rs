@@ -170,6 +170,10 @@ pub struct History {
     next_id: u64,
     bytes: usize,
     max_bytes: usize,
+    /// How many logged undo transactions are still redoable. Kept so that recording an
+    /// edit only walks the log to end redo chains when there is one to end: without it,
+    /// every edit was O(log length), which made a long editing session slow down linearly.
+    redoable_undos: usize,
 }
 
 impl Default for History {
@@ -187,6 +191,7 @@ impl History {
             next_id: 1,
             bytes: 0,
             max_bytes,
+            redoable_undos: 0,
         }
     }
 
@@ -208,7 +213,7 @@ impl History {
     ) -> u64 {
         let seq = self.next_seq;
         self.next_seq += 1;
-        if kind == TxnKind::Edit {
+        if kind == TxnKind::Edit && self.redoable_undos > 0 {
             // A new edit by the same author ends that author's redo chain.
             for t in self.txns.iter_mut() {
                 if let TxnKind::Undo { .. } = t.kind
@@ -216,8 +221,12 @@ impl History {
                     && Self::undone_author(&t.source, &source)
                 {
                     t.redoable = false;
+                    self.redoable_undos -= 1;
                 }
             }
+        }
+        if let TxnKind::Undo { .. } = kind {
+            self.redoable_undos += 1;
         }
         let bytes = changes
             .iter()
@@ -240,9 +249,16 @@ impl History {
         while self.bytes > self.max_bytes && self.txns.len() > 1 {
             if let Some(old) = self.txns.pop_front() {
                 self.bytes -= old.bytes;
+                if Self::is_redoable_undo(&old) {
+                    self.redoable_undos -= 1;
+                }
             }
         }
         seq
+    }
+
+    fn is_redoable_undo(t: &Txn) -> bool {
+        matches!(t.kind, TxnKind::Undo { .. }) && t.redoable
     }
 
     fn undone_author(undo_source: &Source, editor: &Source) -> bool {
@@ -264,11 +280,17 @@ impl History {
         let mut effective: Vec<usize> = Vec::new();
         for j in idx + 1..self.txns.len() {
             match self.txns[j].kind {
-                TxnKind::Undo { target } if effective.last().is_some_and(|k| self.txns[*k].seq == target) => {
+                TxnKind::Undo { target }
+                    if effective
+                        .last()
+                        .is_some_and(|k| self.txns[*k].seq == target) =>
+                {
                     effective.pop();
                 }
                 TxnKind::Edit
-                    if self.txns[j].redo_of.is_some_and(|u| effective.last().is_some_and(|k| self.txns[*k].seq == u)) =>
+                    if self.txns[j].redo_of.is_some_and(|u| {
+                        effective.last().is_some_and(|k| self.txns[*k].seq == u)
+                    }) =>
                 {
                     effective.pop();
                 }
@@ -280,11 +302,17 @@ impl History {
             let mut reps = fc.inverse();
             for later in effective.iter().map(|j| &self.txns[*j]) {
                 for lc in later.changes.iter().filter(|c| c.path == fc.path) {
-                    reps = transform(&reps, &lc.reps)
-                        .ok_or_else(|| WsError::UndoConflict { action, txn: t.txn_id, path: fc.path.to_string() })?;
+                    reps = transform(&reps, &lc.reps).ok_or_else(|| WsError::UndoConflict {
+                        action,
+                        txn: t.txn_id,
+                        path: fc.path.to_string(),
+                    })?;
                 }
             }
-            out.push(FileChange { path: fc.path.clone(), reps });
+            out.push(FileChange {
+                path: fc.path.clone(),
+                reps,
+            });
         }
         Ok(out)
     }
@@ -345,6 +373,9 @@ impl History {
     /// Record that a planned redo was applied; it becomes a live edit again.
     pub fn commit_redo(&mut self, plan: Plan) -> u64 {
         if let Some(i) = self.index_of(plan.target_seq) {
+            if Self::is_redoable_undo(&self.txns[i]) {
+                self.redoable_undos -= 1;
+            }
             self.txns[i].redoable = false;
         }
         let seq = self.next_seq;
@@ -376,6 +407,11 @@ impl History {
         self.txns
             .retain(|t| !t.changes.iter().any(|c| &c.path == path));
         self.bytes = self.txns.iter().map(|t| t.bytes).sum();
+        self.redoable_undos = self
+            .txns
+            .iter()
+            .filter(|t| Self::is_redoable_undo(t))
+            .count();
     }
 
     /// Rename `from` to `to` in every logged change.
@@ -417,5 +453,69 @@ mod tests {
         assert_eq!(transform(&ours, &[rep(13, "", "!")]).unwrap()[0].start, 10);
         // insertion at our start: shifts.
         assert_eq!(transform(&ours, &[rep(10, "", "!")]).unwrap()[0].start, 11);
+    }
+
+    fn counted(h: &History) -> usize {
+        h.txns
+            .iter()
+            .filter(|t| History::is_redoable_undo(t))
+            .count()
+    }
+
+    #[test]
+    fn redoable_undo_count_tracks_the_log() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = crate::Workspace::open(dir.path(), Default::default()).unwrap();
+        let path = ws.resolve_write("a.txt", true).unwrap();
+        let edit = |h: &mut History, src: &Source, at: usize| {
+            let id = h.next_txn_id();
+            h.record(
+                id,
+                src.clone(),
+                "edit",
+                TxnKind::Edit,
+                vec![FileChange {
+                    path: path.clone(),
+                    reps: vec![rep(at, "", "x")],
+                }],
+            );
+        };
+        let ai = Source::new(SourceKind::Ai);
+        let human = Source::new(SourceKind::Human);
+        let mut h = History::default();
+        for i in 0..4 {
+            edit(&mut h, &ai, i);
+        }
+        edit(&mut h, &human, 100);
+        assert_eq!(h.redoable_undos, 0);
+        let by_ai = Filter {
+            source: Some(SourceKind::Ai),
+            ..Filter::default()
+        };
+        for _ in 0..2 {
+            let plan = h.plan_undo(&by_ai).unwrap();
+            h.commit_undo(plan, ai.clone());
+        }
+        assert_eq!((h.redoable_undos, counted(&h)), (2, 2));
+        // A redo uses one up.
+        let plan = h.plan_redo(&by_ai).unwrap();
+        h.commit_redo(plan);
+        assert_eq!((h.redoable_undos, counted(&h)), (1, 1));
+        // Another author's edit leaves the AI's redo chain alone...
+        edit(&mut h, &human, 200);
+        assert_eq!((h.redoable_undos, counted(&h)), (1, 1));
+        // ...and the AI's own edit ends it.
+        edit(&mut h, &ai, 300);
+        assert_eq!((h.redoable_undos, counted(&h)), (0, 0));
+        assert!(h.plan_redo(&by_ai).is_err());
+        // Trimming and forgetting keep the count right.
+        let plan = h.plan_undo(&by_ai).unwrap();
+        h.commit_undo(plan, ai.clone());
+        assert_eq!(h.redoable_undos, 1);
+        h.max_bytes = 0;
+        edit(&mut h, &human, 400);
+        assert_eq!(h.redoable_undos, counted(&h));
+        h.forget(&path);
+        assert_eq!((h.redoable_undos, counted(&h)), (0, 0));
     }
 }

@@ -728,7 +728,8 @@ impl Workspace {
         command: &str,
     ) -> Result<Saved, WsError> {
         if self.buffers.contains_key(rel) {
-            let text = std::str::from_utf8(content).map_err(|_| WsError::Binary(rel.to_string()))?;
+            let text =
+                std::str::from_utf8(content).map_err(|_| WsError::Binary(rel.to_string()))?;
             let prepared = self.prepare(vec![FileEdits {
                 path: rel.clone(),
                 expected_version: None,
@@ -816,10 +817,12 @@ impl Workspace {
             .filter(|k| rel.as_str().is_empty() || k.as_str().starts_with(&prefix))
             .cloned()
             .collect();
-        if !force
-            && let Some(dirty) = inside.iter().find(|k| self.buffers[*k].is_dirty())
-        {
+        if !force && let Some(dirty) = inside.iter().find(|k| self.buffers[*k].is_dirty()) {
             return Err(WsError::Dirty(dirty.to_string()));
+        }
+        // A symlink to a directory is not a directory here: never list or delete through it.
+        if self.root.lstat(rel)?.kind != Kind::Dir {
+            return Err(WsError::NotADirectory(rel.to_string()));
         }
         if recursive && !human {
             let (entries, truncated) = self.root.list(rel, true, DELETE_CHECK_LIMIT)?;

@@ -1,5 +1,7 @@
 //! Selective undo by author and transaction, and conflicts with overlapping later edits.
 
+#![allow(clippy::unwrap_used)]
+
 use ultra_protocol::{Source, SourceKind};
 use ultra_workspace::history::Filter;
 use ultra_workspace::workspace::{EditOp, FileEdits, WorkspaceOptions};
