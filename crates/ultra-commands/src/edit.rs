@@ -9,10 +9,9 @@ use serde::{Deserialize, Serialize};
 use ultra_core::command::{CommandSpec, Example};
 use ultra_core::registry::RegistryError;
 use ultra_core::{Command, Cx, Registry};
-use ultra_protocol::{CommandError, ErrorCode, Position, Range, SourceKind};
+use ultra_protocol::{CommandError, ErrorCode, Position, PositionEncoding, Range, SourceKind};
 use ultra_workspace::Workspace;
 use ultra_workspace::history::Filter;
-use ultra_workspace::text;
 use ultra_workspace::workspace::{EditOp, FileEdits, TxnOutcome};
 
 use crate::Services;
@@ -168,6 +167,7 @@ impl Command<Services> for Edit {
                 edits: vec![EditOp::Range {
                     range: args.range,
                     text: args.text,
+                    encoding: cx.source.encoding(),
                 }],
             }],
         )?)
@@ -222,6 +222,7 @@ impl Command<Services> for InsertText {
                 Some(p) => vec![EditOp::Range {
                     range: Range::point(p),
                     text: args.text,
+                    encoding: cx.source.encoding(),
                 }],
                 None => {
                     ws.open_buffer(&path)?;
@@ -230,9 +231,13 @@ impl Command<Services> for InsertText {
                     })?;
                     buf.selections
                         .iter()
-                        .map(|s| EditOp::Range {
-                            range: buf.range_of(s),
-                            text: args.text.clone(),
+                        .map(|s| {
+                            let (start, end) = s.span();
+                            EditOp::Chars {
+                                start,
+                                end,
+                                text: args.text.clone(),
+                            }
                         })
                         .collect()
                 }
@@ -341,10 +346,9 @@ impl Command<Services> for ReplaceText {
                 } else {
                     with = args.replace.clone();
                 }
-                let s = text::to_pos(&buf.rope, buf.rope.byte_to_char(m.start()));
-                let e = text::to_pos(&buf.rope, buf.rope.byte_to_char(m.end()));
-                edits.push(EditOp::Range {
-                    range: Range::new(s, e),
+                edits.push(EditOp::Chars {
+                    start: buf.rope.byte_to_char(m.start()),
+                    end: buf.rope.byte_to_char(m.end()),
                     text: with,
                 });
                 if !args.all {
@@ -404,7 +408,7 @@ pub struct EditSpec {
 }
 
 impl EditSpec {
-    fn into_op(self, i: usize) -> Result<EditOp, CommandError> {
+    fn into_op(self, i: usize, encoding: PositionEncoding) -> Result<EditOp, CommandError> {
         let bad = |m: &str| {
             CommandError::new(ErrorCode::InvalidArguments, format!("edit {i}: {m}")).with_suggestion(
                 "each edit is {range, text}, {startLine, endLine, text} or {old, new, replaceAll?, whitespace?}",
@@ -414,6 +418,7 @@ impl EditSpec {
             (Some(range), None, None) => Ok(EditOp::Range {
                 range,
                 text: self.text.ok_or_else(|| bad("`range` needs `text`"))?,
+                encoding,
             }),
             (None, Some(start), None) => Ok(EditOp::Lines {
                 start,
@@ -522,7 +527,7 @@ impl Command<Services> for ApplyEdits {
                     .edits
                     .into_iter()
                     .enumerate()
-                    .map(|(i, e)| e.into_op(i))
+                    .map(|(i, e)| e.into_op(i, cx.source.encoding()))
                     .collect::<Result<Vec<_>, _>>()?;
                 files.push(FileEdits {
                     path,

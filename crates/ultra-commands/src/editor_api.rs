@@ -428,6 +428,7 @@ impl Command<Services> for InsertText {
         cx: &mut Cx<'_, Services>,
         args: InsertTextArgs,
     ) -> Result<Done<Edited>, CommandError> {
+        let enc = cx.source.encoding();
         edit_one(
             cx,
             &args.path,
@@ -436,6 +437,7 @@ impl Command<Services> for InsertText {
             EditOp::Range {
                 range: Range::point(args.position),
                 text: args.text,
+                encoding: enc,
             },
         )
     }
@@ -496,6 +498,7 @@ impl Command<Services> for ReplaceRange {
         cx: &mut Cx<'_, Services>,
         args: ReplaceRangeArgs,
     ) -> Result<Done<Edited>, CommandError> {
+        let enc = cx.source.encoding();
         edit_one(
             cx,
             &args.path,
@@ -504,6 +507,7 @@ impl Command<Services> for ReplaceRange {
             EditOp::Range {
                 range: args.range,
                 text: args.text,
+                encoding: enc,
             },
         )
     }
@@ -553,6 +557,7 @@ impl Command<Services> for DeleteRange {
         cx: &mut Cx<'_, Services>,
         args: DeleteRangeArgs,
     ) -> Result<Done<Edited>, CommandError> {
+        let enc = cx.source.encoding();
         edit_one(
             cx,
             &args.path,
@@ -561,6 +566,7 @@ impl Command<Services> for DeleteRange {
             EditOp::Range {
                 range: args.range,
                 text: String::new(),
+                encoding: enc,
             },
         )
     }
@@ -612,9 +618,9 @@ impl Command<Services> for SetSelection {
         cx: &mut Cx<'_, Services>,
         args: SetSelectionArgs,
     ) -> Result<Done<Cursors>, CommandError> {
-        with_buffer(cx, Some(&args.path), |buf| {
-            crate::selection::set_ranges(buf, &[args.range], args.reversed)?;
-            Ok(Done::ok(cursors(buf)))
+        with_buffer(cx, Some(&args.path), |buf, enc| {
+            crate::selection::set_ranges(buf, &[args.range], args.reversed, enc)?;
+            Ok(Done::ok(cursors(buf, enc)))
         })
     }
 }
@@ -693,15 +699,15 @@ impl Command<Services> for RevealLine {
         cx: &mut Cx<'_, Services>,
         args: RevealLineArgs,
     ) -> Result<Revealed, CommandError> {
-        with_buffer(cx, Some(&args.path), |buf| {
-            let at = text::to_char(&buf.rope, Position::new(args.line, 0))?;
+        with_buffer(cx, Some(&args.path), |buf, enc| {
+            let at = text::to_char(&buf.rope, Position::new(args.line, 0), enc)?;
             buf.selections = vec![Selection::cursor(at)];
             Ok(Revealed {
                 success: true,
                 path: buf.path.to_string(),
                 line: args.line,
                 at: args.at,
-                cursor: buf.cursor(),
+                cursor: buf.cursor(enc),
             })
         })
     }
@@ -751,6 +757,7 @@ impl Command<Services> for GetActiveFile {
     }
 
     fn run(&self, cx: &mut Cx<'_, Services>, _: NoArgs) -> Result<ActiveFile, CommandError> {
+        let enc = cx.source.encoding();
         let ws = cx.services.ws();
         let rel = ws.require_active()?;
         let buf = ws
@@ -762,7 +769,7 @@ impl Command<Services> for GetActiveFile {
             document_uri: file_uri(cx.services.root_path(), rel.as_str()),
             version: buf.version,
             is_dirty: buf.is_dirty(),
-            cursor: buf.cursor(),
+            cursor: buf.cursor(enc),
         })
     }
 }

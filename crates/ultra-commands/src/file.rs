@@ -104,6 +104,7 @@ pub(crate) fn open_file(
     path: &str,
     cursor: Option<Position>,
 ) -> Result<Opened, CommandError> {
+    let enc = cx.source.encoding();
     let mut ws = cx.services.ws();
     let rel = ws.resolve_read(path, is_human(cx))?;
     ws.open_buffer(&rel)?;
@@ -113,7 +114,7 @@ pub(crate) fn open_file(
         .buffer_mut(&rel)
         .ok_or_else(|| CommandError::new(ErrorCode::InternalError, "buffer vanished"))?;
     if let Some(pos) = cursor {
-        let at = text::to_char(&buf.rope, pos)?;
+        let at = text::to_char(&buf.rope, pos, enc)?;
         buf.selections = vec![Selection::cursor(at)];
     }
     Ok(Opened {
@@ -124,7 +125,7 @@ pub(crate) fn open_file(
         language: buf.language.into(),
         is_dirty: buf.is_dirty(),
         hash: buf.cheap_hash(),
-        cursor: buf.cursor(),
+        cursor: buf.cursor(enc),
     })
 }
 

@@ -17,7 +17,7 @@ use ultra_core::command::{CommandSpec, Example, FileOperation, FileOperationKind
 use ultra_core::registry::RegistryError;
 use ultra_core::{Command, Cx, Registry};
 use ultra_protocol::event::names;
-use ultra_protocol::{CommandError, ErrorCode, Range};
+use ultra_protocol::{CommandError, ErrorCode};
 use ultra_workspace::root::{Kind, Meta};
 use ultra_workspace::workspace::{EditOp, FileEdits};
 use ultra_workspace::{RelPath, WsError, text};
@@ -466,7 +466,7 @@ impl Command<Services> for AppendFile {
                     }
                     .into());
                 }
-                text::to_pos(&buf.rope, buf.rope.len_chars())
+                buf.rope.len_chars()
             };
             let outcome = crate::edit::apply_batch_in(
                 cx,
@@ -475,8 +475,9 @@ impl Command<Services> for AppendFile {
                     path: rel.clone(),
                     expected_version: args.expected_version,
                     expected_hash: args.expected_hash,
-                    edits: vec![EditOp::Range {
-                        range: Range::point(end),
+                    edits: vec![EditOp::Chars {
+                        start: end,
+                        end,
                         text: args.content,
                     }],
                 }],

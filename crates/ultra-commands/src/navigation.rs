@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use ultra_core::command::{CommandSpec, Example};
 use ultra_core::registry::RegistryError;
 use ultra_core::{Command, Cx, Registry};
-use ultra_protocol::{CommandError, Position, Range};
+use ultra_protocol::{CommandError, Position, PositionEncoding, Range};
 use ultra_workspace::buffer::{Buffer, Selection};
 use ultra_workspace::text;
 
@@ -36,11 +36,15 @@ pub struct Cursors {
     pub selections: Vec<Range>,
 }
 
-pub(crate) fn cursors(buf: &Buffer) -> Cursors {
+pub(crate) fn cursors(buf: &Buffer, enc: PositionEncoding) -> Cursors {
     Cursors {
         path: buf.path.to_string(),
-        cursor: buf.cursor(),
-        selections: buf.selections.iter().map(|s| buf.range_of(s)).collect(),
+        cursor: buf.cursor(enc),
+        selections: buf
+            .selections
+            .iter()
+            .map(|s| buf.range_of(s, enc))
+            .collect(),
     }
 }
 
@@ -48,7 +52,7 @@ pub(crate) fn cursors(buf: &Buffer) -> Cursors {
 pub(crate) fn with_buffer<T>(
     cx: &Cx<'_, Services>,
     path: Option<&str>,
-    f: impl FnOnce(&mut Buffer) -> Result<T, CommandError>,
+    f: impl FnOnce(&mut Buffer, PositionEncoding) -> Result<T, CommandError>,
 ) -> Result<T, CommandError> {
     let mut ws = cx.services.ws();
     let rel = target(cx, &ws, path, false)?;
@@ -57,7 +61,7 @@ pub(crate) fn with_buffer<T>(
     let buf = ws
         .buffer_mut(&rel)
         .ok_or_else(|| ultra_workspace::WsError::NotFound(rel.to_string()))?;
-    f(buf)
+    f(buf, cx.source.encoding())
 }
 
 // ---------------------------------------------------------------- goToLine
@@ -103,14 +107,14 @@ impl Command<Services> for GoToLine {
     }
 
     fn run(&self, cx: &mut Cx<'_, Services>, args: GoToLineArgs) -> Result<Cursors, CommandError> {
-        with_buffer(cx, args.path.as_deref(), |buf| {
+        with_buffer(cx, args.path.as_deref(), |buf, enc| {
             let pos = Position::new(
                 args.line.saturating_sub(1),
                 args.column.unwrap_or(1).saturating_sub(1),
             );
-            let at = text::to_char(&buf.rope, pos)?;
+            let at = text::to_char(&buf.rope, pos, enc)?;
             buf.selections = vec![Selection::cursor(at)];
-            Ok(cursors(buf))
+            Ok(cursors(buf, enc))
         })
     }
 }
@@ -320,7 +324,7 @@ impl Command<Services> for CursorMove {
     fn run(&self, cx: &mut Cx<'_, Services>, args: MoveArgs) -> Result<Cursors, CommandError> {
         let motion = self.0.1;
         let count = args.count.unwrap_or(1).clamp(1, 1_000_000);
-        with_buffer(cx, args.path.as_deref(), |buf| {
+        with_buffer(cx, args.path.as_deref(), |buf, enc| {
             let rope = buf.rope.clone();
             for sel in buf.selections.iter_mut() {
                 let mut head = sel.head;
@@ -341,7 +345,7 @@ impl Command<Services> for CursorMove {
                 };
             }
             dedup(&mut buf.selections);
-            Ok(cursors(buf))
+            Ok(cursors(buf, enc))
         })
     }
 }

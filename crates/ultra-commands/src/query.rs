@@ -241,6 +241,7 @@ pub(crate) fn selection_of(
     cx: &Cx<'_, Services>,
     path: Option<&str>,
 ) -> Result<SelectionResult, CommandError> {
+    let enc = cx.source.encoding();
     let mut ws = cx.services.ws();
     let rel = target(cx, &ws, path, false)?;
     ws.open_buffer(&rel)?;
@@ -253,7 +254,7 @@ pub(crate) fn selection_of(
         .map(|s| {
             let (a, b) = s.span();
             SelectionInfo {
-                range: buf.range_of(s),
+                range: buf.range_of(s, enc),
                 is_reversed: s.is_reversed(),
                 text: buf.rope.slice(a..b).to_string(),
             }

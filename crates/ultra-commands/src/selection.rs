@@ -5,7 +5,7 @@ use serde::Deserialize;
 use ultra_core::command::{CommandSpec, Example};
 use ultra_core::registry::RegistryError;
 use ultra_core::{Command, Cx, Registry};
-use ultra_protocol::{CommandError, ErrorCode, Position, Range};
+use ultra_protocol::{CommandError, ErrorCode, Position, PositionEncoding, Range};
 use ultra_workspace::buffer::{Buffer, Selection};
 use ultra_workspace::text;
 
@@ -79,9 +79,9 @@ impl Command<Services> for SetSelection {
                     .with_suggestion(r#"{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 3}}}"#));
             }
         };
-        with_buffer(cx, args.path.as_deref(), |buf| {
-            set_ranges(buf, &ranges, args.reversed)?;
-            Ok(cursors(buf))
+        with_buffer(cx, args.path.as_deref(), |buf, enc| {
+            set_ranges(buf, &ranges, args.reversed, enc)?;
+            Ok(cursors(buf, enc))
         })
     }
 }
@@ -92,11 +92,12 @@ pub(crate) fn set_ranges(
     buf: &mut Buffer,
     ranges: &[Range],
     reversed: bool,
+    enc: PositionEncoding,
 ) -> Result<(), CommandError> {
     let mut sels = Vec::with_capacity(ranges.len());
     for r in ranges {
-        let s = text::to_char(&buf.rope, r.start)?;
-        let e = text::to_char(&buf.rope, r.end)?;
+        let s = text::to_char(&buf.rope, r.start, enc)?;
+        let e = text::to_char(&buf.rope, r.end, enc)?;
         sels.push(if reversed {
             Selection { anchor: e, head: s }
         } else {
@@ -141,11 +142,11 @@ impl Command<Services> for AddCursor {
     }
 
     fn run(&self, cx: &mut Cx<'_, Services>, args: AddCursorArgs) -> Result<Cursors, CommandError> {
-        with_buffer(cx, args.path.as_deref(), |buf| {
-            let at = text::to_char(&buf.rope, args.position)?;
+        with_buffer(cx, args.path.as_deref(), |buf, enc| {
+            let at = text::to_char(&buf.rope, args.position, enc)?;
             buf.selections.push(Selection::cursor(at));
             dedup(&mut buf.selections);
-            Ok(cursors(buf))
+            Ok(cursors(buf, enc))
         })
     }
 }
@@ -187,12 +188,12 @@ impl Command<Services> for SelectAll {
     }
 
     fn run(&self, cx: &mut Cx<'_, Services>, args: PathArg) -> Result<Cursors, CommandError> {
-        with_buffer(cx, args.path.as_deref(), |buf| {
+        with_buffer(cx, args.path.as_deref(), |buf, enc| {
             buf.selections = vec![Selection {
                 anchor: 0,
                 head: buf.rope.len_chars(),
             }];
-            Ok(cursors(buf))
+            Ok(cursors(buf, enc))
         })
     }
 }
@@ -232,10 +233,10 @@ impl Command<Services> for SingleCursor {
     }
 
     fn run(&self, cx: &mut Cx<'_, Services>, args: PathArg) -> Result<Cursors, CommandError> {
-        with_buffer(cx, args.path.as_deref(), |buf| {
+        with_buffer(cx, args.path.as_deref(), |buf, enc| {
             let head = buf.selections[0].head;
             buf.selections = vec![Selection::cursor(head)];
-            Ok(cursors(buf))
+            Ok(cursors(buf, enc))
         })
     }
 }

@@ -31,7 +31,7 @@ use ultra_protocol::event::pattern_matches;
 use ultra_protocol::ipc::{IpcError as WireError, IpcEvent, IpcRequest, IpcResponse, IpcResult};
 use ultra_protocol::jsonrpc::{ErrorObject, Id, Notification, Request, Response};
 use ultra_protocol::{
-    API_LEVEL, CommandError, CommandResult, ErrorCode, Event, Source, SourceKind,
+    API_LEVEL, CommandError, CommandResult, ErrorCode, Event, PositionEncoding, Source, SourceKind,
 };
 
 /// Outgoing lines buffered per connection before producers wait for the client to read.
@@ -141,6 +141,8 @@ struct Identity {
     kind: SourceKind,
     agent_id: Option<String>,
     session_id: Option<String>,
+    /// How this client counts characters in positions (`session.identify`).
+    encoding: Option<PositionEncoding>,
 }
 
 impl Default for Identity {
@@ -149,6 +151,7 @@ impl Default for Identity {
             kind: SourceKind::Ipc,
             agent_id: None,
             session_id: None,
+            encoding: None,
         }
     }
 }
@@ -160,6 +163,7 @@ impl Identity {
             agent_id: self.agent_id.clone(),
             session_id: self.session_id.clone(),
             extension_id: None,
+            position_encoding: self.encoding,
         }
     }
 }
@@ -199,6 +203,7 @@ fn claim(
         kind,
         agent_id,
         session_id,
+        encoding: None,
     })
 }
 
@@ -388,12 +393,15 @@ impl<S: Host> Conn<S> {
             agent_id: Option<String>,
             #[serde(default)]
             session_id: Option<String>,
+            #[serde(default)]
+            position_encoding: Option<PositionEncoding>,
         }
         let p: Params = serde_json::from_value(params).map_err(|e| {
             CommandError::new(ErrorCode::InvalidArguments, format!("invalid arguments for session.identify: {e}"))
-                .with_suggestion("session.identify {source?: \"ai\"|\"ipc\"|\"cli\"|\"extension\", agentId?: string, sessionId?: string}")
+                .with_suggestion("session.identify {source?: \"ai\"|\"ipc\"|\"cli\"|\"extension\", agentId?: string, sessionId?: string, positionEncoding?: \"utf-32\"|\"utf-16\"|\"utf-8\"}")
         })?;
         self.identity = claim(p.source, p.agent_id, p.session_id)?;
+        self.identity.encoding = p.position_encoding;
         Ok(json!({ "source": self.identity.source() }))
     }
 
@@ -446,7 +454,10 @@ impl<S: Host> Conn<S> {
                 .clone()
                 .or_else(|| self.identity.session_id.clone());
             match claim(kind, agent, session) {
-                Ok(i) => i,
+                Ok(mut i) => {
+                    i.encoding = self.identity.encoding;
+                    i
+                }
                 Err(e) => return envelope_error(req.id, e.code.as_str(), e.message),
             }
         } else {

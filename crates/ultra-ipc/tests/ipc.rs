@@ -352,6 +352,7 @@ fn jsonrpc_subscriptions_push_notifications() {
         agent_id: Some("a1".into()),
         session_id: None,
         extension_id: None,
+        position_encoding: None,
     };
     s.exec.events().emit("other.thing", json!({}), None);
     s.exec

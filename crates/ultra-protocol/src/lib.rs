@@ -16,7 +16,7 @@ pub mod source;
 
 pub use error::{CommandError, ErrorCode};
 pub use event::Event;
-pub use position::{Location, Position, Range};
+pub use position::{Location, Position, PositionEncoding, Range};
 pub use result::{AgentFeedback, CommandResult, Suggestion, ViolationReport, Warning};
 pub use source::{Source, SourceKind};
 

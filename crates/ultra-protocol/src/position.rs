@@ -64,3 +64,16 @@ pub struct Location {
     pub path: String,
     pub range: Range,
 }
+
+/// How `Position.character` counts: Unicode scalar values (the default), UTF-16 code units
+/// (what LSP clients and JavaScript use) or UTF-8 bytes. Names as in LSP.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, JsonSchema)]
+pub enum PositionEncoding {
+    #[default]
+    #[serde(rename = "utf-32")]
+    Utf32,
+    #[serde(rename = "utf-16")]
+    Utf16,
+    #[serde(rename = "utf-8")]
+    Utf8,
+}

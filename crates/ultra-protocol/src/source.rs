@@ -59,9 +59,17 @@ pub struct Source {
     pub session_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub extension_id: Option<String>,
+    /// How the caller counts `character` in positions (default: Unicode scalar values).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub position_encoding: Option<crate::PositionEncoding>,
 }
 
 impl Source {
+    /// The position encoding the caller asked for.
+    pub fn encoding(&self) -> crate::PositionEncoding {
+        self.position_encoding.unwrap_or_default()
+    }
+
     /// A source of the given kind with no ids.
     pub fn new(kind: SourceKind) -> Source {
         Source {
@@ -69,6 +77,7 @@ impl Source {
             agent_id: None,
             session_id: None,
             extension_id: None,
+            position_encoding: None,
         }
     }
 }

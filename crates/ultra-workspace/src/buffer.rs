@@ -3,7 +3,7 @@
 use std::collections::VecDeque;
 
 use ropey::Rope;
-use ultra_protocol::{Position, Range};
+use ultra_protocol::{Position, PositionEncoding, Range};
 
 use crate::history::Replacement;
 use crate::root::{Meta, RelPath};
@@ -160,14 +160,17 @@ impl Buffer {
     }
 
     /// A selection as a wire range.
-    pub fn range_of(&self, sel: &Selection) -> Range {
+    pub fn range_of(&self, sel: &Selection, enc: PositionEncoding) -> Range {
         let (s, e) = sel.span();
-        Range::new(text::to_pos(&self.rope, s), text::to_pos(&self.rope, e))
+        Range::new(
+            text::to_pos(&self.rope, s, enc),
+            text::to_pos(&self.rope, e, enc),
+        )
     }
 
     /// The primary cursor position.
-    pub fn cursor(&self) -> Position {
-        text::to_pos(&self.rope, self.selections[0].head)
+    pub fn cursor(&self, enc: PositionEncoding) -> Position {
+        text::to_pos(&self.rope, self.selections[0].head, enc)
     }
 }
 

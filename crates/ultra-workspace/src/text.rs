@@ -4,7 +4,7 @@
 //! the end of its line clamps to the line end (as LSP does); a line past the end is an error.
 
 use ropey::Rope;
-use ultra_protocol::Position;
+use ultra_protocol::{Position, PositionEncoding};
 
 use crate::error::WsError;
 
@@ -21,8 +21,10 @@ pub fn line_len(rope: &Rope, line: usize) -> usize {
     n
 }
 
-/// The char index of a position.
-pub fn to_char(rope: &Rope, pos: Position) -> Result<usize, WsError> {
+/// The char index of a position whose `character` counts in `enc`. A character past the
+/// end of its line clamps to the line end; an offset inside a multi-unit character rounds
+/// down to that character.
+pub fn to_char(rope: &Rope, pos: Position, enc: PositionEncoding) -> Result<usize, WsError> {
     let line = pos.line as usize;
     let lines = rope.len_lines();
     if line >= lines {
@@ -31,15 +33,36 @@ pub fn to_char(rope: &Rope, pos: Position) -> Result<usize, WsError> {
             lines - 1
         )));
     }
-    let col = (pos.character as usize).min(line_len(rope, line));
-    Ok(rope.line_to_char(line) + col)
+    let start = rope.line_to_char(line);
+    let len = line_len(rope, line);
+    let n = pos.character as usize;
+    let col = match enc {
+        PositionEncoding::Utf32 => n.min(len),
+        PositionEncoding::Utf16 => {
+            let base = rope.char_to_utf16_cu(start);
+            let end = rope.char_to_utf16_cu(start + len);
+            rope.utf16_cu_to_char((base + n).min(end)) - start
+        }
+        PositionEncoding::Utf8 => {
+            let base = rope.char_to_byte(start);
+            let end = rope.char_to_byte(start + len);
+            rope.byte_to_char((base + n).min(end)) - start
+        }
+    };
+    Ok(start + col.min(len))
 }
 
-/// The position of a char index.
-pub fn to_pos(rope: &Rope, idx: usize) -> Position {
+/// The position of a char index, its `character` counted in `enc`.
+pub fn to_pos(rope: &Rope, idx: usize, enc: PositionEncoding) -> Position {
     let idx = idx.min(rope.len_chars());
     let line = rope.char_to_line(idx);
-    Position::new(line as u32, (idx - rope.line_to_char(line)) as u32)
+    let start = rope.line_to_char(line);
+    let col = match enc {
+        PositionEncoding::Utf32 => idx - start,
+        PositionEncoding::Utf16 => rope.char_to_utf16_cu(idx) - rope.char_to_utf16_cu(start),
+        PositionEncoding::Utf8 => rope.char_to_byte(idx) - rope.char_to_byte(start),
+    };
+    Position::new(line as u32, col as u32)
 }
 
 /// The BLAKE3 hash of the content, hex.
@@ -102,12 +125,29 @@ mod tests {
 
     #[test]
     fn positions_round_trip_and_clamp() {
+        let u = PositionEncoding::Utf32;
         let r = Rope::from_str("héllo\r\nwörld\n");
-        assert_eq!(to_char(&r, Position::new(1, 2)).unwrap(), 9);
-        assert_eq!(to_pos(&r, 9), Position::new(1, 2));
-        assert_eq!(to_char(&r, Position::new(0, 99)).unwrap(), 5);
-        assert_eq!(to_char(&r, Position::new(2, 0)).unwrap(), r.len_chars());
-        assert!(to_char(&r, Position::new(3, 0)).is_err());
+        assert_eq!(to_char(&r, Position::new(1, 2), u).unwrap(), 9);
+        assert_eq!(to_pos(&r, 9, u), Position::new(1, 2));
+        assert_eq!(to_char(&r, Position::new(0, 99), u).unwrap(), 5);
+        assert_eq!(to_char(&r, Position::new(2, 0), u).unwrap(), r.len_chars());
+        assert!(to_char(&r, Position::new(3, 0), u).is_err());
+    }
+
+    #[test]
+    fn utf16_and_utf8_columns() {
+        // "a😀b": the emoji is 1 scalar, 2 UTF-16 units, 4 UTF-8 bytes.
+        let r = Rope::from_str("a😀b\n");
+        let (u16, u8) = (PositionEncoding::Utf16, PositionEncoding::Utf8);
+        assert_eq!(to_char(&r, Position::new(0, 3), u16).unwrap(), 2);
+        assert_eq!(to_pos(&r, 2, u16), Position::new(0, 3));
+        assert_eq!(to_char(&r, Position::new(0, 5), u8).unwrap(), 2);
+        assert_eq!(to_pos(&r, 2, u8), Position::new(0, 5));
+        // Inside the surrogate pair / the UTF-8 sequence: rounds down to the emoji.
+        assert_eq!(to_char(&r, Position::new(0, 2), u16).unwrap(), 1);
+        assert_eq!(to_char(&r, Position::new(0, 3), u8).unwrap(), 1);
+        // Past the end clamps.
+        assert_eq!(to_char(&r, Position::new(0, 99), u16).unwrap(), 3);
     }
 
     #[test]

@@ -11,7 +11,7 @@ use std::path::Path;
 use ropey::Rope;
 use schemars::JsonSchema;
 use serde::Serialize;
-use ultra_protocol::{Range, Source, SourceKind};
+use ultra_protocol::{PositionEncoding, Range, Source, SourceKind};
 
 use crate::buffer::{Buffer, DiskState};
 use crate::error::WsError;
@@ -45,8 +45,18 @@ pub enum Notice {
 /// edits of a file apply simultaneously and may not overlap.
 #[derive(Debug, Clone)]
 pub enum EditOp {
-    /// Replace a range (0-based positions).
-    Range { range: Range, text: String },
+    /// Replace a range (0-based positions, `character` counted in `encoding`).
+    Range {
+        range: Range,
+        text: String,
+        encoding: PositionEncoding,
+    },
+    /// Replace chars `start..end` (offsets computed by Ultra itself, e.g. from selections).
+    Chars {
+        start: usize,
+        end: usize,
+        text: String,
+    },
     /// Replace whole lines `start..=end` (1-based, inclusive); `end = start - 1` inserts
     /// before `start`.
     Lines {
@@ -458,9 +468,25 @@ impl Workspace {
             let mut replaced = 0;
             for (i, op) in fe.edits.into_iter().enumerate() {
                 match op {
-                    EditOp::Range { range, text: t } => {
-                        let s = text::to_char(rope, range.start)?;
-                        let e = text::to_char(rope, range.end)?;
+                    EditOp::Chars {
+                        start,
+                        end,
+                        text: t,
+                    } => {
+                        if start > end || end > rope.len_chars() {
+                            return Err(WsError::InvalidPosition(format!(
+                                "edit {i}: chars {start}..{end} are outside the buffer"
+                            )));
+                        }
+                        spans.push((start, end, t, i));
+                    }
+                    EditOp::Range {
+                        range,
+                        text: t,
+                        encoding,
+                    } => {
+                        let s = text::to_char(rope, range.start, encoding)?;
+                        let e = text::to_char(rope, range.end, encoding)?;
                         if e < s {
                             return Err(WsError::InvalidPosition(format!(
                                 "edit {i}: range end is before its start"

@@ -7,7 +7,7 @@
 #![allow(clippy::unwrap_used)]
 
 use proptest::prelude::*;
-use ultra_protocol::{Position, Range, Source, SourceKind};
+use ultra_protocol::{Position, PositionEncoding, Range, Source, SourceKind};
 use ultra_workspace::history::Filter;
 use ultra_workspace::workspace::{EditOp, FileEdits, WorkspaceOptions};
 use ultra_workspace::{RelPath, Workspace};
@@ -101,7 +101,7 @@ proptest! {
                     spans.sort_by_key(|x| x.0);
                     let ops: Vec<EditOp> = spans
                         .iter()
-                        .map(|(s, e, t)| EditOp::Range { range: Range::new(pos_of(&model, *s), pos_of(&model, *e)), text: t.clone() })
+                        .map(|(s, e, t)| EditOp::Range { range: Range::new(pos_of(&model, *s), pos_of(&model, *e)), text: t.clone(), encoding: PositionEncoding::Utf32 })
                         .collect();
                     let prepared = ws.prepare(vec![FileEdits { path: rel.clone(), expected_version: None, expected_hash: None, edits: ops }]).unwrap();
                     let changed = prepared.files[0].reps.iter().any(|r| r.old != r.new);

@@ -8,7 +8,9 @@ use serde_json::{Map, Value, json};
 use ultra_commands::Services;
 use ultra_core::{Config, Registry};
 use ultra_ipc::{Caller, Client};
-use ultra_protocol::{CommandError, CommandResult, ErrorCode, Source, SourceKind};
+use ultra_protocol::{
+    CommandError, CommandResult, ErrorCode, PositionEncoding, Source, SourceKind,
+};
 
 /// What the command line asked for.
 pub struct Options {
@@ -21,6 +23,7 @@ pub struct Options {
     pub agent: Option<String>,
     pub session: Option<String>,
     pub source: Option<String>,
+    pub position_encoding: Option<String>,
 }
 
 /// Pair each `-c` with its arguments. `commands` and `args` carry their argv indices. One
@@ -132,6 +135,17 @@ pub fn run(root: &Path, opts: Options, command_indices: Vec<usize>) -> ExitCode 
         Ok(k) => k,
         Err(e) => return usage_error(&e),
     };
+    let encoding = match opts.position_encoding.as_deref() {
+        None => None,
+        Some(e) => match serde_json::from_value::<PositionEncoding>(Value::String(e.to_string())) {
+            Ok(enc) => Some(enc),
+            Err(_) => {
+                return usage_error(&format!(
+                    "--position-encoding must be utf-32, utf-16 or utf-8, not `{e}`"
+                ));
+            }
+        },
+    };
     let config = match Config::load(root) {
         Ok(c) => c,
         Err(e) => return usage_error(&e.to_string()),
@@ -164,6 +178,13 @@ pub fn run(root: &Path, opts: Options, command_indices: Vec<usize>) -> ExitCode 
     };
     match Client::connect(&socket) {
         Ok(mut client) => {
+            if let Some(enc) = encoding {
+                let ident = json!({ "source": kind, "agentId": opts.agent, "sessionId": opts.session, "positionEncoding": enc });
+                if let Err(e) = client.call("session.identify", ident) {
+                    report(&CommandResult::err(e.command_error()), opts.json);
+                    return ExitCode::from(1);
+                }
+            }
             for (id, args) in calls {
                 let result = match client.execute(&id, args, &caller) {
                     Ok(r) => r,
@@ -179,6 +200,7 @@ pub fn run(root: &Path, opts: Options, command_indices: Vec<usize>) -> ExitCode 
             let mut source = Source::new(kind);
             source.agent_id = opts.agent.clone();
             source.session_id = opts.session.clone();
+            source.position_encoding = encoding;
             in_process(root, config, calls, source, opts.json)
         }
         Err(e) => {

@@ -40,7 +40,7 @@ const AFTER_HELP: &str = r#"Examples:
 
 /// Ultra: one command protocol for people and AI agents driving a code workspace.
 #[derive(Debug, Parser)]
-#[command(name = "ultra", version, after_help = AFTER_HELP, args_conflicts_with_subcommands = true)]
+#[command(name = "ultra", version, after_help = AFTER_HELP)]
 struct Cli {
     /// Execute a command (repeatable). `command:arg` is shorthand for its main argument.
     #[arg(short = 'c', long = "command", value_name = "CMD", action = ArgAction::Append)]
@@ -63,6 +63,10 @@ struct Cli {
     /// Who is calling: cli (default), ai, ipc or extension.
     #[arg(long, value_name = "KIND")]
     source: Option<String>,
+    /// How `character` in positions counts: utf-32 (Unicode scalar values, default),
+    /// utf-16 (LSP, JavaScript) or utf-8 (bytes).
+    #[arg(long, value_name = "ENC")]
+    position_encoding: Option<String>,
     /// The workspace root (default: the nearest directory up from here holding
     /// ultra.config.json or .git, else the current directory).
     #[arg(long, value_name = "DIR", global = true)]
@@ -108,6 +112,25 @@ fn main() -> ExitCode {
         .indices_of("args")
         .map(|i| i.collect())
         .unwrap_or_default();
+    // `-c` and its options do not mix with a subcommand. (Checked here rather than with
+    // clap's `args_conflicts_with_subcommands`, which would also refuse the global
+    // `--root` before the subcommand: `ultra --root DIR serve`.)
+    if cli.sub.is_some()
+        && (!cli.command.is_empty()
+            || !cli.args.is_empty()
+            || cli.json
+            || cli.socket.is_some()
+            || cli.agent.is_some()
+            || cli.session.is_some()
+            || cli.source.is_some())
+    {
+        Cli::command()
+            .error(
+                clap::error::ErrorKind::ArgumentConflict,
+                "-c, -a, --json, --socket, --agent, --session and --source cannot be used with a subcommand (use `serve --socket PATH` for the server's socket)",
+            )
+            .exit();
+    }
     let root = match root::workspace_root(cli.root.as_deref()) {
         Ok(r) => r,
         Err(e) => {
@@ -127,6 +150,7 @@ fn main() -> ExitCode {
                 agent: cli.agent,
                 session: cli.session,
                 source: cli.source,
+                position_encoding: cli.position_encoding,
             };
             cli::run(&root, opts, command_indices)
         }
