@@ -321,11 +321,7 @@ impl Command<Services> for CreateFile {
     }
 
     fn file_operation(&self, args: &CreateFileArgs) -> Option<FileOperation> {
-        Some(FileOperation {
-            kind: FileOperationKind::Create,
-            source: Some(args.path.clone()),
-            target: None,
-        })
+        FileOperation::create(&args.path)
     }
 
     fn run(
@@ -423,11 +419,7 @@ impl Command<Services> for DeleteFile {
     }
 
     fn file_operation(&self, args: &DeleteFileArgs) -> Option<FileOperation> {
-        Some(FileOperation {
-            kind: FileOperationKind::Delete,
-            source: Some(args.path.clone()),
-            target: None,
-        })
+        FileOperation::delete(&args.path)
     }
 
     fn run(
@@ -511,11 +503,7 @@ impl Command<Services> for RenameFile {
     }
 
     fn file_operation(&self, args: &RenameFileArgs) -> Option<FileOperation> {
-        Some(FileOperation {
-            kind: FileOperationKind::Rename,
-            source: Some(args.path.clone()),
-            target: Some(args.new_path.clone()),
-        })
+        FileOperation::rename(FileOperationKind::Rename, &args.path, &args.new_path)
     }
 
     fn run(

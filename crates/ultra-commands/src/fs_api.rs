@@ -318,11 +318,7 @@ impl Command<Services> for WriteFile {
 
     fn file_operation(&self, args: &WriteFileArgs) -> Option<FileOperation> {
         // May create the file; validators see it like ultra.createFile.
-        Some(FileOperation {
-            kind: FileOperationKind::Create,
-            source: Some(args.path.clone()),
-            target: None,
-        })
+        FileOperation::create(&args.path)
     }
 
     fn run(&self, cx: &mut Cx<'_, Services>, args: WriteFileArgs) -> Result<Written, CommandError> {
@@ -431,11 +427,7 @@ impl Command<Services> for AppendFile {
     }
 
     fn file_operation(&self, args: &AppendFileArgs) -> Option<FileOperation> {
-        Some(FileOperation {
-            kind: FileOperationKind::Create,
-            source: Some(args.path.clone()),
-            target: None,
-        })
+        FileOperation::create(&args.path)
     }
 
     fn run(
@@ -559,11 +551,7 @@ impl Command<Services> for DeleteFile {
     }
 
     fn file_operation(&self, args: &DeleteFileArgs) -> Option<FileOperation> {
-        Some(FileOperation {
-            kind: FileOperationKind::Delete,
-            source: Some(args.path.clone()),
-            target: None,
-        })
+        FileOperation::delete(&args.path)
     }
 
     fn run(
@@ -628,11 +616,7 @@ impl Command<Services> for Rename {
     }
 
     fn file_operation(&self, args: &RenameArgs) -> Option<FileOperation> {
-        Some(FileOperation {
-            kind: FileOperationKind::Rename,
-            source: Some(args.old_path.clone()),
-            target: Some(args.new_path.clone()),
-        })
+        FileOperation::rename(FileOperationKind::Rename, &args.old_path, &args.new_path)
     }
 
     fn run(&self, cx: &mut Cx<'_, Services>, args: RenameArgs) -> Result<FsRenamed, CommandError> {
@@ -707,11 +691,7 @@ impl Command<Services> for Copy {
     }
 
     fn file_operation(&self, args: &CopyArgs) -> Option<FileOperation> {
-        Some(FileOperation {
-            kind: FileOperationKind::Create,
-            source: Some(args.destination.clone()),
-            target: None,
-        })
+        FileOperation::create(&args.destination)
     }
 
     fn run(&self, cx: &mut Cx<'_, Services>, args: CopyArgs) -> Result<Copied, CommandError> {
@@ -796,11 +776,7 @@ impl Command<Services> for CreateDirectory {
     }
 
     fn file_operation(&self, args: &CreateDirectoryArgs) -> Option<FileOperation> {
-        Some(FileOperation {
-            kind: FileOperationKind::Create,
-            source: Some(args.path.clone()),
-            target: None,
-        })
+        FileOperation::create(&args.path)
     }
 
     fn run(
@@ -873,11 +849,7 @@ impl Command<Services> for DeleteDirectory {
     }
 
     fn file_operation(&self, args: &DeleteDirectoryArgs) -> Option<FileOperation> {
-        Some(FileOperation {
-            kind: FileOperationKind::Delete,
-            source: Some(args.path.clone()),
-            target: None,
-        })
+        FileOperation::delete(&args.path)
     }
 
     fn run(

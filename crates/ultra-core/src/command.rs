@@ -194,6 +194,35 @@ pub struct FileOperation {
     pub target: Option<String>,
 }
 
+impl FileOperation {
+    /// Creating (or writing) `path`.
+    pub fn create(path: &str) -> Option<FileOperation> {
+        Some(FileOperation {
+            kind: FileOperationKind::Create,
+            source: Some(path.to_string()),
+            target: None,
+        })
+    }
+
+    /// Deleting `path`.
+    pub fn delete(path: &str) -> Option<FileOperation> {
+        Some(FileOperation {
+            kind: FileOperationKind::Delete,
+            source: Some(path.to_string()),
+            target: None,
+        })
+    }
+
+    /// Renaming (or moving, or copying onto) `from` to `to`.
+    pub fn rename(kind: FileOperationKind, from: &str, to: &str) -> Option<FileOperation> {
+        Some(FileOperation {
+            kind,
+            source: Some(from.to_string()),
+            target: Some(to.to_string()),
+        })
+    }
+}
+
 /// A command: declared once, reachable from every surface.
 pub trait Command<S>: Send + Sync + 'static {
     /// Typed arguments. The JSON Schema is generated from this type.
