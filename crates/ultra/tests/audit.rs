@@ -1,0 +1,180 @@
+//! The NDJSON audit log: one line per executed command, from every surface, with source,
+//! command, argsDigest, outcome and durationUs, and never the file content itself.
+
+#![allow(clippy::unwrap_used)] // test helpers outside #[test] fns unwrap too
+
+mod common;
+
+use std::os::unix::fs::PermissionsExt;
+
+use common::{Ws, envelope_execute, range};
+use serde_json::{Value, json};
+
+const SECRET: &str = "TOP-SECRET-CONTENT-9f83a1";
+
+#[test]
+fn every_call_is_audited_without_its_content() {
+    let ws = Ws::new();
+    ws.config(json!({
+        "validators": [{ "id": "style", "builtin": "patterns",
+            "rules": [{ "rule": "no-console", "pattern": "console\\.log", "message": "use the logger" }] }]
+    }));
+    ws.write("notes.txt", &format!("{SECRET}\n"));
+    let _server = ws.serve();
+    assert!(ws.audit().is_empty(), "starting the server runs no command");
+
+    let mut agent = ws.agent("auditor");
+    let mut ipc = ws.connect();
+    // (command, expected outcome, expected source type, expected agent)
+    let mut expect: Vec<(&str, &str, &str, Option<&str>)> = Vec::new();
+
+    agent.ok("ultra.openFile", json!({ "path": "notes.txt" }));
+    expect.push(("ultra.openFile", "ok", "ai", Some("auditor")));
+    agent.ok(
+        "ultra.edit",
+        json!({ "path": "notes.txt", "range": range(1, 0, 1, 0), "text": format!("more {SECRET}\n") }),
+    );
+    expect.push(("ultra.edit", "ok", "ai", Some("auditor")));
+    agent.err_code(
+        "ultra.edit",
+        json!({ "path": "notes.txt", "range": range(0, 0, 0, 0), "text": format!("console.log('{SECRET}')\n") }),
+        "CONTENT_VALIDATION_FAILED",
+    );
+    expect.push((
+        "ultra.edit",
+        "CONTENT_VALIDATION_FAILED",
+        "ai",
+        Some("auditor"),
+    ));
+    agent.err_code(
+        "ultra.createFile",
+        json!({ "path": "../escape.txt", "content": SECRET }),
+        "PATH_OUTSIDE_WORKSPACE",
+    );
+    expect.push((
+        "ultra.createFile",
+        "PATH_OUTSIDE_WORKSPACE",
+        "ai",
+        Some("auditor"),
+    ));
+    agent.err_code(
+        "ultra.deleteFile",
+        json!({ "path": "notes.txt" }),
+        "CONFIRMATION_REQUIRED",
+    );
+    expect.push((
+        "ultra.deleteFile",
+        "CONFIRMATION_REQUIRED",
+        "ai",
+        Some("auditor"),
+    ));
+    ipc.err_code("ultra.nope", json!({}), "UNKNOWN_COMMAND");
+    expect.push(("ultra.nope", "UNKNOWN_COMMAND", "ipc", None));
+    ipc.err_code("ultra.openFile", json!({ "path": 1 }), "INVALID_ARGUMENTS");
+    expect.push(("ultra.openFile", "INVALID_ARGUMENTS", "ipc", None));
+    let content = ipc.ok("ultra.getFileContent", json!({ "path": "notes.txt" }));
+    assert!(content["content"].as_str().unwrap().contains(SECRET));
+    expect.push(("ultra.getFileContent", "ok", "ipc", None));
+    let r = envelope_execute(&mut ipc, "ultra.save", json!({ "path": "notes.txt" }));
+    assert_eq!(r["result"]["success"], true, "{r}");
+    expect.push(("ultra.save", "ok", "ipc", None));
+    // A JSON-RPC batch: one line per call.
+    ipc.send(&json!([
+        { "jsonrpc": "2.0", "id": 1, "method": "ultra.getOpenFiles" },
+        { "jsonrpc": "2.0", "id": 2, "method": "ultra.getWorkspaceInfo" }
+    ]));
+    ipc.reply();
+    expect.push(("ultra.getOpenFiles", "ok", "ipc", None));
+    expect.push(("ultra.getWorkspaceInfo", "ok", "ipc", None));
+    // The CLI through the server.
+    ws.cli(&[
+        "--socket",
+        ws.sock.to_str().unwrap(),
+        "-c",
+        "ultra.getFileContent:notes.txt",
+    ])
+    .ok();
+    expect.push(("ultra.getFileContent", "ok", "cli", None));
+    // Transport-level requests are not commands: not audited.
+    ipc.ok("subscribe", json!({ "events": ["*"] }));
+    ipc.send_raw(b"{broken");
+    ipc.reply();
+
+    let audit = ws.audit();
+    assert_eq!(audit.len(), expect.len(), "{audit:#?}");
+    for (entry, (command, outcome, kind, agent)) in audit.iter().zip(&expect) {
+        assert_eq!(entry["command"], *command, "{entry}");
+        assert_eq!(entry["outcome"], *outcome, "{entry}");
+        assert_eq!(entry["source"]["type"], *kind, "{entry}");
+        assert_eq!(
+            entry["source"].get("agentId").and_then(Value::as_str),
+            *agent,
+            "{entry}"
+        );
+        let digest = entry["argsDigest"].as_str().expect("argsDigest");
+        assert_eq!(digest.len(), 32, "{entry}");
+        assert!(digest.chars().all(|c| c.is_ascii_hexdigit()), "{entry}");
+        assert!(entry["durationUs"].is_u64(), "{entry}");
+        assert!(entry["ts"].is_u64(), "{entry}");
+        let keys: Vec<&String> = entry.as_object().unwrap().keys().collect();
+        assert_eq!(
+            keys,
+            [
+                "argsDigest",
+                "command",
+                "durationUs",
+                "outcome",
+                "source",
+                "ts"
+            ],
+            "no other fields (in particular no args): {entry}"
+        );
+    }
+    // Same arguments, same digest; different arguments, different digest.
+    let d = |i: usize| audit[i]["argsDigest"].as_str().unwrap().to_string();
+    assert_ne!(d(1), d(2));
+    assert_eq!(d(7), d(11), "getFileContent {{path: notes.txt}} twice");
+
+    let text = ws.audit_text();
+    assert!(
+        !text.contains(SECRET),
+        "file content leaked into the audit log"
+    );
+    assert!(
+        !text.contains("console.log"),
+        "arguments leaked into the audit log"
+    );
+
+    // The log is private.
+    let dir = ws.base().join("state").join("ultra");
+    let sub = std::fs::read_dir(&dir)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&sub.join("audit.ndjson")), 0o600);
+    assert_eq!(mode(&sub), 0o700);
+}
+
+/// `audit.path` in config moves the log; `audit.enabled: false` turns it off.
+#[test]
+fn audit_path_from_config() {
+    let ws = Ws::new();
+    let log = ws.base().join("custom").join("audit.ndjson");
+    ws.config(json!({ "audit": { "path": log } }));
+    ws.cli(&["-c", "ultra.getOpenFiles"]).ok();
+    let text = std::fs::read_to_string(&log).expect("custom audit log");
+    assert_eq!(text.lines().count(), 1);
+    assert!(
+        text.contains("\"command\":\"ultra.getOpenFiles\""),
+        "{text}"
+    );
+    assert!(ws.audit().is_empty(), "nothing at the default path");
+
+    ws.config(json!({ "audit": { "enabled": false } }));
+    ws.cli(&["-c", "ultra.getOpenFiles"]).ok();
+    assert_eq!(std::fs::read_to_string(&log).unwrap().lines().count(), 1);
+    assert!(ws.audit().is_empty());
+}

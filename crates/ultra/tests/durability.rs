@@ -1,0 +1,112 @@
+//! D1: an acknowledged save survives `kill -9` of the server, and leaves no temp files.
+
+#![allow(clippy::unwrap_used)] // test helpers outside #[test] fns unwrap too
+
+mod common;
+
+use std::time::Instant;
+
+use common::{Ws, range, temp_files};
+use serde_json::json;
+
+/// Start the server, open, edit, save and wait for the reply, then SIGKILL at once: the
+/// file on disk has the saved content and no `.*.ultra-tmp.*` file is left. Repeated on
+/// the same workspace, each round building on the last.
+#[test]
+fn acknowledged_save_survives_kill_9() {
+    let ws = Ws::new();
+    ws.write("src/data.txt", "round 0\n");
+    let started = Instant::now();
+    for round in 1..=6 {
+        let mut server = ws.serve();
+        let mut c = ws.agent("durable");
+        let opened = c.ok("ultra.openFile", json!({ "path": "src/data.txt" }));
+        assert_eq!(opened["isDirty"], false);
+        let before = ws.read("src/data.txt");
+        assert_eq!(before, format!("round {}\n", round - 1), "round {round}");
+        let text = format!("round {round}\n{}", "payload line\n".repeat(round * 50));
+        let lines = before.lines().count() as u32;
+        c.ok(
+            "ultra.edit",
+            json!({ "path": "src/data.txt", "range": range(0, 0, lines, 0), "text": text, "expectedVersion": opened["version"] }),
+        );
+        let saved = c.ok("ultra.save", json!({ "path": "src/data.txt" }));
+        // The reply is in hand: kill before anything else can happen.
+        server.kill9();
+        assert_eq!(saved["bytes"], text.len());
+        assert_eq!(ws.read("src/data.txt"), text, "round {round}");
+        assert!(
+            temp_files(&ws.path("src")).is_empty(),
+            "round {round}: {:?}",
+            temp_files(&ws.path("src"))
+        );
+        // Reset for the next round with the exact expected prefix.
+        ws.write("src/data.txt", &format!("round {round}\n"));
+    }
+    assert!(
+        started.elapsed().as_secs() < 10,
+        "took {:?}",
+        started.elapsed()
+    );
+}
+
+/// A save with several files in one batch (`applyEdits {save: true}`), then kill -9: every
+/// acknowledged file is on disk. Created files survive too.
+#[test]
+fn batch_save_and_create_survive_kill_9() {
+    let ws = Ws::new();
+    ws.write("a.txt", "a0\n");
+    ws.write("b.txt", "b0\n");
+    let mut server = ws.serve();
+    let mut c = ws.agent("durable");
+    c.ok(
+        "ultra.applyEdits",
+        json!({ "files": [
+            { "path": "a.txt", "edits": [{ "old": "a0", "new": "a1" }] },
+            { "path": "b.txt", "edits": [{ "old": "b0", "new": "b1" }] }
+        ], "save": true }),
+    );
+    c.ok(
+        "ultra.createFile",
+        json!({ "path": "new/c.txt", "content": "c1\n" }),
+    );
+    server.kill9();
+    assert_eq!(ws.read("a.txt"), "a1\n");
+    assert_eq!(ws.read("b.txt"), "b1\n");
+    assert_eq!(ws.read("new/c.txt"), "c1\n");
+    assert!(temp_files(&ws.root).is_empty());
+    assert!(temp_files(&ws.path("new")).is_empty());
+    // A new server on the same workspace serves the saved content.
+    let _server = ws.serve();
+    let mut c = ws.connect();
+    assert_eq!(
+        c.ok("ultra.getFileContent", json!({ "path": "a.txt" }))["content"],
+        "a1\n"
+    );
+}
+
+/// Temp files of a writer that died mid-write are swept when a server starts; those of a
+/// live process and ordinary dot files are left alone.
+#[test]
+fn temp_files_of_dead_writers_are_swept_at_startup() {
+    let ws = Ws::new();
+    ws.write("src/a.txt", "a\n");
+    // A pid that is certainly gone: a child we ran and reaped.
+    let mut done = std::process::Command::new("true").spawn().unwrap();
+    let dead = done.id();
+    done.wait().unwrap();
+    let live = std::process::id();
+    let dead_tmp = format!("src/.a.txt.ultra-tmp.{dead}.0");
+    let live_tmp = format!("src/.a.txt.ultra-tmp.{live}.0");
+    ws.write(&dead_tmp, "half-written");
+    ws.write(&live_tmp, "in progress");
+    ws.write("src/.a.txt.ultra-tmp.notapid.0", "keep");
+    ws.write("src/.hidden", "keep");
+    let server = ws.serve();
+    server.wait_stderr("removed 1 temp file");
+    assert!(!ws.exists(&dead_tmp), "dead writer's temp file kept");
+    assert!(ws.exists(&live_tmp), "live writer's temp file removed");
+    assert!(ws.exists("src/.a.txt.ultra-tmp.notapid.0"));
+    assert!(ws.exists("src/.hidden"));
+    assert_eq!(ws.read("src/a.txt"), "a\n");
+}

@@ -1,0 +1,202 @@
+//! Validators configured in `ultra.config.json`: the built-in `patterns` validator blocks
+//! agent edits that introduce a forbidden pattern (with feedback an agent can act on) and
+//! file operations on protected paths.
+
+#![allow(clippy::unwrap_used)] // test helpers outside #[test] fns unwrap too
+
+mod common;
+
+use common::{Ws, envelope_execute, range};
+use serde_json::json;
+
+fn ws() -> Ws {
+    let ws = Ws::new();
+    ws.config(json!({
+        "validators": [{
+            "id": "style",
+            "builtin": "patterns",
+            "rules": [{
+                "rule": "no-console",
+                "pattern": "console\\.log",
+                "message": "use the logger",
+                "suggestion": "call logger.debug"
+            }],
+            "protect": ["migrations/**"]
+        }],
+        // Let agents delete without a prompt, so the validator is what decides.
+        "policy": { "sources": { "ai": { "destructive": "allow" } } }
+    }));
+    ws.write("src/app.ts", "const x = 1;\nconsole.log(x);\n");
+    ws.write("src/clean.ts", "export const y = 2;\n");
+    ws.write("migrations/001.sql", "create table t (id int);\n");
+    ws
+}
+
+/// An agent edit adding `console.log`: CONTENT_VALIDATION_FAILED with violations and
+/// suggestions in `error.data.feedback` (JSON-RPC) or `result.feedback` (seed envelope);
+/// neither the buffer nor the file changes.
+#[test]
+fn a_new_console_log_is_blocked_with_feedback() {
+    let ws = ws();
+    let _server = ws.serve();
+    let mut c = ws.agent("bot");
+    let e = c.err_code(
+        "ultra.edit",
+        json!({ "path": "src/clean.ts", "range": range(1, 0, 1, 0), "text": "console.log(y);\n" }),
+        "CONTENT_VALIDATION_FAILED",
+    );
+    assert_eq!(e["code"], -32011);
+    let fb = &e["data"]["feedback"];
+    let v = &fb["violations"][0];
+    assert_eq!(v["rule"], "no-console", "{fb}");
+    assert_eq!(v["message"], "use the logger");
+    assert_eq!(v["matchedContent"], "console.log");
+    assert_eq!(v["location"]["path"], "src/clean.ts");
+    assert_eq!(v["location"]["range"]["start"]["line"], 1);
+    assert_eq!(fb["suggestions"][0]["description"], "call logger.debug");
+    let now = c.ok("ultra.getFileContent", json!({ "path": "src/clean.ts" }));
+    assert_eq!(now["content"], "export const y = 2;\n");
+    assert_eq!(now["isDirty"], false);
+    assert_eq!(ws.read("src/clean.ts"), "export const y = 2;\n");
+
+    // The seed envelope keeps `feedback` in the CommandResult.
+    let r = envelope_execute(
+        &mut c,
+        "ultra.applyEdits",
+        json!({ "files": [{ "path": "src/clean.ts", "edits": [{ "old": "export const y = 2;", "new": "export const y = 2; console.log(y);" }] }], "save": true }),
+    );
+    let result = &r["result"];
+    assert_eq!(result["success"], false, "{r}");
+    assert_eq!(result["error"]["code"], "CONTENT_VALIDATION_FAILED");
+    assert_eq!(result["feedback"]["violations"][0]["rule"], "no-console");
+    assert_eq!(
+        result["feedback"]["suggestions"][0]["description"],
+        "call logger.debug"
+    );
+    assert_eq!(ws.read("src/clean.ts"), "export const y = 2;\n");
+
+    // Creating a file with it is blocked too.
+    c.err_code(
+        "ultra.createFile",
+        json!({ "path": "src/new.ts", "content": "console.log(1);\n" }),
+        "CONTENT_VALIDATION_FAILED",
+    );
+    assert!(!ws.exists("src/new.ts"));
+    // Adding a second copy of an existing console.log line is still a new one.
+    c.err_code(
+        "ultra.insertText",
+        json!({ "path": "src/app.ts", "text": "console.log(x);\n", "position": {"line": 0, "character": 0} }),
+        "CONTENT_VALIDATION_FAILED",
+    );
+
+    // The CLI prints the violations and suggestions for an agent.
+    let out = ws.cli_with(
+        &[
+            "-c",
+            "ultra.createFile",
+            "-a",
+            r#"{"path":"src/cli.ts","content":"console.log(2);\n"}"#,
+            "--agent",
+            "bot",
+        ],
+        |cmd| {
+            cmd.env("ULTRA_SOCKET", &ws.sock);
+        },
+    );
+    assert_eq!(out.code(), 1);
+    let err = out.stderr();
+    assert!(err.contains("[CONTENT_VALIDATION_FAILED]"), "{err}");
+    assert!(err.contains("Violations:"), "{err}");
+    assert!(err.contains("✗ [no-console] use the logger"), "{err}");
+    assert!(err.contains("Suggestions:"), "{err}");
+    assert!(err.contains("→ call logger.debug"), "{err}");
+    assert!(!ws.exists("src/cli.ts"));
+}
+
+/// Only violations an edit introduces block it: a file that already has a console.log can
+/// be edited elsewhere (and the existing one can be removed).
+#[test]
+fn existing_violations_do_not_block_other_edits() {
+    let ws = ws();
+    let _server = ws.serve();
+    let mut c = ws.agent("bot");
+    c.ok(
+        "ultra.edit",
+        json!({ "path": "src/app.ts", "range": range(0, 6, 0, 7), "text": "x2" }),
+    );
+    // Editing the line that holds the console.log, without adding a new one... that line
+    // changes, so it is a new match: blocked.
+    c.err_code(
+        "ultra.replaceText",
+        json!({ "path": "src/app.ts", "search": "console.log(x)", "replace": "console.log(x2)" }),
+        "CONTENT_VALIDATION_FAILED",
+    );
+    // Removing it is fine.
+    c.ok(
+        "ultra.replaceText",
+        json!({ "path": "src/app.ts", "search": "console.log(x)", "replace": "logger.debug(x2)" }),
+    );
+    c.ok("ultra.save", json!({ "path": "src/app.ts" }));
+    assert_eq!(ws.read("src/app.ts"), "const x2 = 1;\nlogger.debug(x2);\n");
+}
+
+/// `protect: ["migrations/**"]` blocks agent delete and rename of `migrations/001.sql`
+/// (as source or target), however the path is spelled.
+#[test]
+fn protected_paths_block_file_operations() {
+    let ws = ws();
+    // An alias of the protected directory must not be a way around it.
+    std::os::unix::fs::symlink("migrations", ws.path("mig")).unwrap();
+    let _server = ws.serve();
+    let mut c = ws.agent("bot");
+    for path in [
+        "mig/001.sql",
+        "migrations/001.sql",
+        "./migrations/001.sql",
+        "migrations//001.sql",
+        "src/../migrations/001.sql",
+        "migrations/./001.sql",
+    ] {
+        let e = c.err_code(
+            "ultra.deleteFile",
+            json!({ "path": path }),
+            "FILE_OPERATION_VALIDATION_FAILED",
+        );
+        assert_eq!(
+            e["data"]["feedback"]["violations"][0]["rule"],
+            "protected-path"
+        );
+        c.err_code(
+            "ultra.renameFile",
+            json!({ "path": path, "newPath": "old/001.sql" }),
+            "FILE_OPERATION_VALIDATION_FAILED",
+        );
+    }
+    c.err_code(
+        "ultra.renameFile",
+        json!({ "path": "src/clean.ts", "newPath": "migrations/002.sql" }),
+        "FILE_OPERATION_VALIDATION_FAILED",
+    );
+    c.err_code(
+        "ultra.renameFile",
+        json!({ "path": "src/clean.ts", "newPath": "mig/002.sql" }),
+        "FILE_OPERATION_VALIDATION_FAILED",
+    );
+    c.err_code(
+        "ultra.createFile",
+        json!({ "path": "migrations/003.sql", "content": "drop table t;\n" }),
+        "FILE_OPERATION_VALIDATION_FAILED",
+    );
+    assert_eq!(ws.read("migrations/001.sql"), "create table t (id int);\n");
+    assert!(!ws.exists("old"));
+    assert!(!ws.exists("migrations/002.sql"));
+    assert!(!ws.exists("migrations/003.sql"));
+    assert!(ws.exists("src/clean.ts"));
+    // Unprotected files are not affected.
+    c.ok(
+        "ultra.renameFile",
+        json!({ "path": "src/clean.ts", "newPath": "src/tidy.ts" }),
+    );
+    c.ok("ultra.deleteFile", json!({ "path": "src/tidy.ts" }));
+    assert!(!ws.exists("src/tidy.ts"));
+}
