@@ -484,15 +484,25 @@ static RENAME_FILE: CommandSpec = CommandSpec::new(
     "ultra.renameFile",
     "Rename File",
     "File",
-    "Rename or move a file or directory inside the workspace, creating parent directories. Open buffers follow the rename. Fails with FILE_EXISTS unless overwrite.",
+    "Rename or move a file or directory inside the workspace, creating parent directories. Open buffers follow the rename. Fails with FILE_EXISTS unless overwrite; overwriting counts as destructive for policy (agents are asked).",
 )
-.examples(&[Example {
-    description: "Move a file into another directory",
-    args: r#"{"path": "src/app.ts", "newPath": "lib/app.ts"}"#,
-    files: HELLO,
-    expect: Some(r#"{"path": "src/app.ts", "newPath": "lib/app.ts"}"#),
-    ..Example::EMPTY
-}]);
+.examples(&[
+    Example {
+        description: "Move a file into another directory",
+        args: r#"{"path": "src/app.ts", "newPath": "lib/app.ts"}"#,
+        files: HELLO,
+        expect: Some(r#"{"path": "src/app.ts", "newPath": "lib/app.ts"}"#),
+        ..Example::EMPTY
+    },
+    Example {
+        description: "An agent overwriting a file needs a person's approval",
+        args: r#"{"path": "src/app.ts", "newPath": "src/b.ts", "overwrite": true}"#,
+        files: &[("src/app.ts", "a\n"), ("src/b.ts", "b\n")],
+        source: Some(ultra_protocol::SourceKind::Ai),
+        error: Some("CONFIRMATION_REQUIRED"),
+        ..Example::EMPTY
+    },
+]);
 
 impl Command<Services> for RenameFile {
     type Args = RenameFileArgs;
@@ -504,6 +514,13 @@ impl Command<Services> for RenameFile {
 
     fn file_operation(&self, args: &RenameFileArgs) -> Option<FileOperation> {
         FileOperation::rename(FileOperationKind::Rename, &args.path, &args.new_path)
+    }
+
+    fn annotations(&self, args: &RenameFileArgs) -> ultra_protocol::command::Annotations {
+        let mut a = self.spec().annotations;
+        // Replacing an existing file loses its content: ask like a delete.
+        a.destructive |= args.overwrite;
+        a
     }
 
     fn run(

@@ -619,6 +619,13 @@ impl Command<Services> for Rename {
         FileOperation::rename(FileOperationKind::Rename, &args.old_path, &args.new_path)
     }
 
+    fn annotations(&self, args: &RenameArgs) -> ultra_protocol::command::Annotations {
+        let mut a = self.spec().annotations;
+        // Replacing an existing file loses its content: ask like a delete.
+        a.destructive |= args.overwrite;
+        a
+    }
+
     fn run(&self, cx: &mut Cx<'_, Services>, args: RenameArgs) -> Result<FsRenamed, CommandError> {
         let r = crate::file::rename(
             cx,
@@ -692,6 +699,13 @@ impl Command<Services> for Copy {
 
     fn file_operation(&self, args: &CopyArgs) -> Option<FileOperation> {
         FileOperation::create(&args.destination)
+    }
+
+    fn annotations(&self, args: &CopyArgs) -> ultra_protocol::command::Annotations {
+        let mut a = self.spec().annotations;
+        // Replacing an existing file loses its content: ask like a delete.
+        a.destructive |= args.overwrite;
+        a
     }
 
     fn run(&self, cx: &mut Cx<'_, Services>, args: CopyArgs) -> Result<Copied, CommandError> {

@@ -240,6 +240,12 @@ pub trait Command<S>: Send + Sync + 'static {
     fn file_operation(&self, _args: &Self::Args) -> Option<FileOperation> {
         None
     }
+
+    /// The risk of this particular call, for policy. Defaults to the spec's annotations; a
+    /// command whose arguments can make it riskier (e.g. `overwrite: true`) says so here.
+    fn annotations(&self, _args: &Self::Args) -> Annotations {
+        self.spec().annotations
+    }
 }
 
 /// Everything a handler can reach while it runs.
@@ -335,6 +341,7 @@ pub(crate) trait DynCommand<S>: Send + Sync {
     fn result_schema(&self) -> Value;
     fn parse(&self, args: Value) -> Result<Box<dyn Any + Send>, Vec<crate::schema::Issue>>;
     fn file_operation(&self, args: &(dyn Any + Send)) -> Option<FileOperation>;
+    fn annotations(&self, args: &(dyn Any + Send)) -> Annotations;
     fn run(&self, cx: &mut Cx<'_, S>, args: Box<dyn Any + Send>) -> Result<Value, CommandError>;
 }
 
@@ -358,6 +365,13 @@ impl<S, C: Command<S>> DynCommand<S> for C {
     fn file_operation(&self, args: &(dyn Any + Send)) -> Option<FileOperation> {
         args.downcast_ref::<C::Args>()
             .and_then(|a| Command::file_operation(self, a))
+    }
+
+    fn annotations(&self, args: &(dyn Any + Send)) -> Annotations {
+        match args.downcast_ref::<C::Args>() {
+            Some(a) => Command::annotations(self, a),
+            None => Command::spec(self).annotations,
+        }
     }
 
     fn run(&self, cx: &mut Cx<'_, S>, args: Box<dyn Any + Send>) -> Result<Value, CommandError> {

@@ -190,7 +190,8 @@ impl<S: Host> Executor<S> {
             return (Some(spec.id), CommandResult::err(err));
         }
 
-        let (decision, rule) = self.policy.decide(spec.id, source.kind, &spec.annotations);
+        let annotations = command.annotations(&*parsed);
+        let (decision, rule) = self.policy.decide(spec.id, source.kind, &annotations);
         match decision {
             Decision::Allow => {}
             Decision::Deny => {

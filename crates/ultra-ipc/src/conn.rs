@@ -89,6 +89,7 @@ pub(crate) async fn serve_connection<S: Host>(
                 }
             }
             Some(Err(AnyDelimiterCodecError::MaxChunkLengthExceeded)) => {
+                conn.audit_refusal("(frame)", ErrorCode::TooLarge);
                 let err = CommandError::new(
                     ErrorCode::TooLarge,
                     format!(
@@ -284,6 +285,7 @@ impl<S: Host> Conn<S> {
         let value: Value = match serde_json::from_slice(line) {
             Ok(v) => v,
             Err(e) => {
+                self.audit_refusal("(parse)", ErrorCode::ParseError);
                 let err = CommandError::new(ErrorCode::ParseError, format!("invalid JSON: {e}"))
                     .with_suggestion("send one JSON object (or array, for a batch) per line");
                 return self.send(&Response::error(Id::Null, err)).await;
@@ -317,17 +319,22 @@ impl<S: Host> Conn<S> {
     async fn rpc_single(&mut self, value: Value) -> Option<Response> {
         match Request::from_value(value) {
             Ok(req) => self.rpc_call(req).await,
-            Err(resp) => Some(*resp),
+            Err(resp) => {
+                self.audit_refusal("(request)", ErrorCode::InvalidRequest);
+                Some(*resp)
+            }
         }
     }
 
     async fn rpc_batch(&mut self, items: Vec<Value>) -> Option<Reply> {
         if items.is_empty() {
+            self.audit_refusal("(batch)", ErrorCode::InvalidRequest);
             let err = CommandError::new(ErrorCode::InvalidRequest, "empty batch")
                 .with_suggestion("a batch is a non-empty array of JSON-RPC requests");
             return Some(Reply::Rpc(Box::new(Response::error(Id::Null, err))));
         }
         if items.len() > self.limits.max_batch {
+            self.audit_refusal("(batch)", ErrorCode::TooLarge);
             let err = CommandError::new(
                 ErrorCode::TooLarge,
                 format!(
@@ -383,6 +390,18 @@ impl<S: Host> Conn<S> {
         json!({ "apiLevel": API_LEVEL, "commands": commands })
     }
 
+    /// Record a request refused before it reached the executor (which audits everything
+    /// it runs), so every denial leaves an audit entry. Arguments are not recorded.
+    fn audit_refusal(&self, what: &str, code: ErrorCode) {
+        self.exec.audit().record(
+            &self.identity.source(),
+            what,
+            &Value::Null,
+            code.as_str(),
+            0,
+        );
+    }
+
     fn identify(&mut self, params: Value) -> Result<Value, CommandError> {
         #[derive(Deserialize)]
         #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -400,7 +419,9 @@ impl<S: Host> Conn<S> {
             CommandError::new(ErrorCode::InvalidArguments, format!("invalid arguments for session.identify: {e}"))
                 .with_suggestion("session.identify {source?: \"ai\"|\"ipc\"|\"cli\"|\"extension\", agentId?: string, sessionId?: string, positionEncoding?: \"utf-32\"|\"utf-16\"|\"utf-8\"}")
         })?;
-        self.identity = claim(p.source, p.agent_id, p.session_id)?;
+        self.identity = claim(p.source, p.agent_id, p.session_id).inspect_err(|e| {
+            self.audit_refusal("session.identify", e.code);
+        })?;
         self.identity.encoding = p.position_encoding;
         Ok(json!({ "source": self.identity.source() }))
     }

@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
     Deserialize,
     JsonSchema,
 )]
+#[serde(deny_unknown_fields)]
 pub struct Position {
     /// 0-based line.
     pub line: u32,
@@ -38,6 +39,7 @@ impl Position {
 
 /// A half-open range `[start, end)`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct Range {
     pub start: Position,
     pub end: Position,
@@ -76,4 +78,19 @@ pub enum PositionEncoding {
     Utf16,
     #[serde(rename = "utf-8")]
     Utf8,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn column_is_an_alias_and_unknown_fields_are_refused() {
+        let p: Position = serde_json::from_str(r#"{"line": 1, "column": 2}"#).unwrap();
+        assert_eq!(p, Position::new(1, 2));
+        assert!(
+            serde_json::from_str::<Position>(r#"{"line": 0, "character": 0, "zz": 1}"#).is_err()
+        );
+        assert!(serde_json::from_str::<Range>(r#"{"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}, "x": 1}"#).is_err());
+    }
 }

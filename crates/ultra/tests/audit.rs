@@ -95,10 +95,11 @@ fn every_call_is_audited_without_its_content() {
     ])
     .ok();
     expect.push(("ultra.getFileContent", "ok", "cli", None));
-    // Transport-level requests are not commands: not audited.
+    // Subscribing is not a command: not audited. A refused request is.
     ipc.ok("subscribe", json!({ "events": ["*"] }));
     ipc.send_raw(b"{broken");
     ipc.reply();
+    expect.push(("(parse)", "PARSE_ERROR", "ipc", None));
 
     let audit = ws.audit();
     assert_eq!(audit.len(), expect.len(), "{audit:#?}");
@@ -177,4 +178,47 @@ fn audit_path_from_config() {
     ws.cli(&["-c", "ultra.getOpenFiles"]).ok();
     assert_eq!(std::fs::read_to_string(&log).unwrap().lines().count(), 1);
     assert!(ws.audit().is_empty());
+}
+
+/// Requests refused by the transport before they reach a command (bad JSON, invalid
+/// requests, a claimed `human` source, an over-long line) are audited too.
+#[test]
+fn transport_refusals_are_audited() {
+    let ws = Ws::new();
+    ws.config(json!({ "ipc": { "maxLineBytes": 4096 } }));
+    let _server = ws.serve();
+    let mut c = ws.connect();
+    c.send_raw(b"{not json\n");
+    assert_eq!(c.reply()["error"]["code"], -32700);
+    c.send(&json!({ "jsonrpc": "1.0", "id": 1, "method": "x" }));
+    assert_eq!(c.reply()["error"]["code"], -32600);
+    let refused = c.call("session.identify", json!({ "source": "human" }));
+    assert_eq!(refused["error"]["data"]["code"], "SOURCE_NOT_ALLOWED");
+    let mut big = vec![b'x'; 10_000];
+    big.push(b'\n');
+    c.send_raw(&big);
+    let _ = c.read_line();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    let wanted = [
+        ("(parse)", "PARSE_ERROR"),
+        ("(request)", "INVALID_REQUEST"),
+        ("session.identify", "SOURCE_NOT_ALLOWED"),
+        ("(frame)", "TOO_LARGE"),
+    ];
+    loop {
+        let log = ws.audit();
+        let found = wanted.iter().all(|(cmd, outcome)| {
+            log.iter().any(|e| {
+                e["command"] == *cmd && e["outcome"] == *outcome && e["source"]["type"] == "ipc"
+            })
+        });
+        if found {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "missing refusals in audit log: {log:?}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
 }

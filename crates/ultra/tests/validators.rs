@@ -124,17 +124,21 @@ fn existing_violations_do_not_block_other_edits() {
         "ultra.edit",
         json!({ "path": "src/app.ts", "range": range(0, 6, 0, 7), "text": "x2" }),
     );
-    // Editing the line that holds the console.log, without adding a new one... that line
-    // changes, so it is a new match: blocked.
-    c.err_code(
+    // Rewriting the line that holds the console.log adds no new one: allowed.
+    c.ok(
         "ultra.replaceText",
         json!({ "path": "src/app.ts", "search": "console.log(x)", "replace": "console.log(x2)" }),
+    );
+    // A second one is new: blocked.
+    c.err_code(
+        "ultra.insertText",
+        json!({ "path": "src/app.ts", "text": "console.log(1);\n", "position": {"line": 0, "character": 0} }),
         "CONTENT_VALIDATION_FAILED",
     );
     // Removing it is fine.
     c.ok(
         "ultra.replaceText",
-        json!({ "path": "src/app.ts", "search": "console.log(x)", "replace": "logger.debug(x2)" }),
+        json!({ "path": "src/app.ts", "search": "console.log(x2)", "replace": "logger.debug(x2)" }),
     );
     c.ok("ultra.save", json!({ "path": "src/app.ts" }));
     assert_eq!(ws.read("src/app.ts"), "const x2 = 1;\nlogger.debug(x2);\n");

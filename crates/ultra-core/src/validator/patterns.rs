@@ -128,16 +128,20 @@ impl PatternsValidator {
         rule.paths.as_ref().is_none_or(|g| g.is_match(path))
     }
 
-    /// Count matched line texts per rule.
-    fn counts(&self, path: &str, content: &str) -> HashMap<(usize, String), usize> {
-        let mut out = HashMap::new();
+    /// For each applicable rule, the lines (trimmed) that match it, with multiplicity.
+    fn matching_lines(&self, path: &str, content: &str) -> HashMap<usize, HashMap<String, usize>> {
+        let mut out: HashMap<usize, HashMap<String, usize>> = HashMap::new();
         for (i, rule) in self.rules.iter().enumerate() {
             if !Self::applies(rule, path) {
                 continue;
             }
             for line in content.lines() {
-                if rule.regex.is_match(line) {
-                    *out.entry((i, line.trim().to_string())).or_insert(0) += 1;
+                let n = rule.regex.find_iter(line).count();
+                if n > 0 {
+                    *out.entry(i)
+                        .or_default()
+                        .entry(line.trim().to_string())
+                        .or_insert(0) += n;
                 }
             }
         }
@@ -160,57 +164,76 @@ impl Validator for PatternsValidator {
         content: &str,
         cx: &ValidationContext,
     ) -> Result<ValidationResult, ValidatorFailure> {
-        let mut before = match (cx.read_file)(path) {
-            Some(old) => self.counts(path, &old),
+        // A rule is broken by the edit only if the new text has more matches than the old:
+        // rewriting a line that already broke it (or moving it) introduces nothing.
+        let before = match (cx.read_file)(path) {
+            Some(old) => self.matching_lines(path, &old),
             None => HashMap::new(),
         };
         let mut result = ValidationResult::proceed();
-        for (n, line) in content.lines().enumerate() {
-            for (i, rule) in self.rules.iter().enumerate() {
-                if !Self::applies(rule, path) {
-                    continue;
+        for (i, rule) in self.rules.iter().enumerate() {
+            if !Self::applies(rule, path) {
+                continue;
+            }
+            let mut old_lines = before.get(&i).cloned().unwrap_or_default();
+            let old_total: usize = old_lines.values().sum();
+            // Every match in the new text, and whether its line existed before.
+            let mut matches = Vec::new();
+            for (n, line) in content.lines().enumerate() {
+                for m in rule.regex.find_iter(line) {
+                    let known = match old_lines.get_mut(line.trim()) {
+                        Some(c) if *c > 0 => {
+                            *c -= 1;
+                            true
+                        }
+                        _ => false,
+                    };
+                    matches.push((n, line, m, known));
                 }
-                let Some(m) = rule.regex.find(line) else {
-                    continue;
-                };
-                let key = (i, line.trim().to_string());
-                if let Some(c) = before.get_mut(&key).filter(|c| **c > 0) {
-                    *c -= 1;
-                    continue;
-                }
+            }
+            let excess = matches.len().saturating_sub(old_total);
+            if excess == 0 {
+                continue;
+            }
+            // Blame the matches on new lines first, then the last ones.
+            let mut blamed: Vec<_> = matches.iter().filter(|m| !m.3).take(excess).collect();
+            if blamed.len() < excess {
+                blamed = matches.iter().rev().take(excess).collect();
+                blamed.reverse();
+            }
+            for (n, line, m, _) in blamed {
                 let col = line[..m.start()].chars().count() as u32;
                 let end = col + m.as_str().chars().count() as u32;
-                let violation = Violation {
-                    rule: rule.config.rule.clone(),
-                    message: rule.config.message.clone(),
-                    severity: rule.severity,
-                    location: Some(Location {
-                        path: path.to_string(),
-                        range: Range::new(
-                            Position::new(n as u32, col),
-                            Position::new(n as u32, end),
-                        ),
-                    }),
-                    matched_content: Some(m.as_str().to_string()),
-                };
+                let location = Some(Location {
+                    path: path.to_string(),
+                    range: Range::new(Position::new(*n as u32, col), Position::new(*n as u32, end)),
+                });
                 match rule.severity {
                     Severity::Error => {
                         result.proceed = false;
-                        result.violations.push(violation);
-                        if let Some(s) = &rule.config.suggestion {
-                            result.suggestions.push(Suggestion {
-                                description: s.clone(),
-                                replacement: rule.config.replacement.clone(),
-                                ..Default::default()
-                            });
-                        }
+                        result.violations.push(Violation {
+                            rule: rule.config.rule.clone(),
+                            message: rule.config.message.clone(),
+                            severity: rule.severity,
+                            location,
+                            matched_content: Some(m.as_str().to_string()),
+                        });
                     }
                     Severity::Warning => result.warnings.push(ultra_protocol::Warning {
                         code: rule.config.rule.clone(),
                         message: rule.config.message.clone(),
-                        location: violation.location,
+                        location,
                     }),
                 }
+            }
+            if rule.severity == Severity::Error
+                && let Some(s) = &rule.config.suggestion
+            {
+                result.suggestions.push(Suggestion {
+                    description: s.clone(),
+                    replacement: rule.config.replacement.clone(),
+                    ..Default::default()
+                });
             }
         }
         if !result.proceed && !self.guidelines.is_empty() {
