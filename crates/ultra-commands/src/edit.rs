@@ -638,7 +638,7 @@ impl Command<Services> for Undo {
     fn run(&self, cx: &mut Cx<'_, Services>, args: UndoArgs) -> Result<TxnOutcome, CommandError> {
         let filter = args.filter(cx)?;
         let mut ws = cx.services.ws();
-        let outcome = ws.undo(&filter, cx.source)?;
+        let outcome = ws.undo(&filter)?;
         emit_changed(cx, &outcome, UNDO.id);
         Ok(outcome)
     }

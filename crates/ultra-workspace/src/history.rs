@@ -334,13 +334,12 @@ impl History {
     }
 
     /// Record that a planned undo was applied.
-    pub fn commit_undo(&mut self, plan: Plan, by: Source) -> u64 {
+    pub fn commit_undo(&mut self, plan: Plan) -> u64 {
         if let Some(i) = self.index_of(plan.target_seq) {
             self.txns[i].undone = true;
         }
         // The undo transaction carries the author of the undone edit, so a later redo by the
-        // same filter finds it; `by` is recorded in the audit log by the caller.
-        let _ = by;
+        // same filter finds it. Who ran the undo is in the audit log.
         self.record(
             plan.txn_id,
             plan.author,
@@ -494,7 +493,7 @@ mod tests {
         };
         for _ in 0..2 {
             let plan = h.plan_undo(&by_ai).unwrap();
-            h.commit_undo(plan, ai.clone());
+            h.commit_undo(plan);
         }
         assert_eq!((h.redoable_undos, counted(&h)), (2, 2));
         // A redo uses one up.
@@ -510,7 +509,7 @@ mod tests {
         assert!(h.plan_redo(&by_ai).is_err());
         // Trimming and forgetting keep the count right.
         let plan = h.plan_undo(&by_ai).unwrap();
-        h.commit_undo(plan, ai.clone());
+        h.commit_undo(plan);
         assert_eq!(h.redoable_undos, 1);
         h.max_bytes = 0;
         edit(&mut h, &human, 400);

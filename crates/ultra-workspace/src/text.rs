@@ -10,11 +10,18 @@ use crate::error::WsError;
 
 /// Characters in `line` excluding its line ending.
 pub fn line_len(rope: &Rope, line: usize) -> usize {
-    let slice = rope.line(line);
-    let mut n = slice.len_chars();
-    if n > 0 && slice.char(n - 1) == '\n' {
+    let start = rope.line_to_char(line);
+    content_len(rope, start, rope.line_to_char(line + 1))
+}
+
+/// Characters of the line spanning chars `start..end`, less a final `\n` or `\r\n`.
+/// Index lookups only (O(log n)): building a `RopeSlice` of the line and indexing into it
+/// costs time proportional to the line's length.
+fn content_len(rope: &Rope, start: usize, end: usize) -> usize {
+    let mut n = end - start;
+    if n > 0 && rope.char(start + n - 1) == '\n' {
         n -= 1;
-        if n > 0 && slice.char(n - 1) == '\r' {
+        if n > 0 && rope.char(start + n - 1) == '\r' {
             n -= 1;
         }
     }
@@ -34,7 +41,7 @@ pub fn to_char(rope: &Rope, pos: Position, enc: PositionEncoding) -> Result<usiz
         )));
     }
     let start = rope.line_to_char(line);
-    let len = line_len(rope, line);
+    let len = content_len(rope, start, rope.line_to_char(line + 1));
     let n = pos.character as usize;
     let col = match enc {
         PositionEncoding::Utf32 => n.min(len),
@@ -67,10 +74,21 @@ pub fn to_pos(rope: &Rope, idx: usize, enc: PositionEncoding) -> Position {
 
 /// The BLAKE3 hash of the content, hex.
 pub fn hash_rope(rope: &Rope) -> String {
+    // Rope chunks are about 1 KiB. BLAKE3 hashes many 1 KiB blocks at once (SIMD) only when
+    // one `update` gets them together; fed chunk by chunk it runs one block at a time,
+    // several times slower. So chunks are gathered into larger pieces first.
+    const PIECE: usize = 64 << 10;
     let mut h = blake3::Hasher::new();
+    let mut piece = Vec::with_capacity(PIECE.min(rope.len_bytes()));
     for chunk in rope.chunks() {
-        h.update(chunk.as_bytes());
+        let bytes = chunk.as_bytes();
+        if piece.len() + bytes.len() > PIECE {
+            h.update(&piece);
+            piece.clear();
+        }
+        piece.extend_from_slice(bytes);
     }
+    h.update(&piece);
     h.finalize().to_hex().to_string()
 }
 
@@ -148,6 +166,50 @@ mod tests {
         assert_eq!(to_char(&r, Position::new(0, 3), u8).unwrap(), 1);
         // Past the end clamps.
         assert_eq!(to_char(&r, Position::new(0, 99), u16).unwrap(), 3);
+    }
+
+    #[test]
+    fn line_lengths_ignore_the_line_ending() {
+        let r = Rope::from_str("ab\r\ncd\nxyz");
+        assert_eq!(
+            (0..r.len_lines())
+                .map(|l| line_len(&r, l))
+                .collect::<Vec<_>>(),
+            [2, 2, 3]
+        );
+        let r = Rope::from_str("one\n");
+        assert_eq!((line_len(&r, 0), line_len(&r, 1)), (3, 0));
+        assert_eq!(line_len(&Rope::new(), 0), 0);
+        // A long line spanning many rope chunks.
+        let long = format!("{}\r\nend", "é".repeat(50_000));
+        let r = Rope::from_str(&long);
+        assert_eq!((line_len(&r, 0), line_len(&r, 1)), (50_000, 3));
+        assert_eq!(
+            to_char(&r, Position::new(0, 60_000), PositionEncoding::Utf32).unwrap(),
+            50_000
+        );
+    }
+
+    #[test]
+    fn rope_hash_matches_the_bytes_hash() {
+        for len in [0, 10, 1023, 1024, 70_000, 300_001] {
+            let text: String = (0..len).map(|i| (b'a' + (i % 26) as u8) as char).collect();
+            // Build from pieces so the rope's chunk boundaries fall in odd places.
+            let mut r = Rope::new();
+            for (i, part) in text.as_bytes().chunks(777).enumerate() {
+                let at = if i % 2 == 0 {
+                    r.len_chars()
+                } else {
+                    r.len_chars() / 2
+                };
+                r.insert(at, std::str::from_utf8(part).unwrap());
+            }
+            assert_eq!(
+                hash_rope(&r),
+                hash_bytes(r.to_string().as_bytes()),
+                "len {len}"
+            );
+        }
     }
 
     #[test]

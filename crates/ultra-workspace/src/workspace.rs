@@ -486,7 +486,12 @@ impl Workspace {
                         encoding,
                     } => {
                         let s = text::to_char(rope, range.start, encoding)?;
-                        let e = text::to_char(rope, range.end, encoding)?;
+                        // An insertion (an empty range) needs one position lookup, not two.
+                        let e = if range.end == range.start {
+                            s
+                        } else {
+                            text::to_char(rope, range.end, encoding)?
+                        };
                         if e < s {
                             return Err(WsError::InvalidPosition(format!(
                                 "edit {i}: range end is before its start"
@@ -653,11 +658,11 @@ impl Workspace {
     }
 
     /// Undo the newest live transaction matching `filter`.
-    pub fn undo(&mut self, filter: &Filter, by: &Source) -> Result<TxnOutcome, WsError> {
+    pub fn undo(&mut self, filter: &Filter) -> Result<TxnOutcome, WsError> {
         let plan = self.history.plan_undo(filter)?;
         let files = self.apply_changes(&plan.changes)?;
         let txn_id = plan.txn_id;
-        self.history.commit_undo(plan, by.clone());
+        self.history.commit_undo(plan);
         Ok(TxnOutcome { txn_id, files })
     }
 

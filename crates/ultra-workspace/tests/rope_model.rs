@@ -120,7 +120,7 @@ proptest! {
                     }
                     model = next;
                 }
-                Op::Undo => match ws.undo(&Filter::default(), &source) {
+                Op::Undo => match ws.undo(&Filter::default()) {
                     Ok(_) => {
                         let prev = undo.pop().expect("workspace undid more than the model");
                         redo.push(std::mem::replace(&mut model, prev));

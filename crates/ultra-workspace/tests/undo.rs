@@ -53,7 +53,7 @@ fn undo_one_agent_keeps_the_others_later_edits() {
         agent_id: Some("a".into()),
         ..Filter::default()
     };
-    ws.undo(&f, &agent("a")).unwrap();
+    ws.undo(&f).unwrap();
     assert_eq!(text(&ws, &rel), "fn a() {}\nfn beta() {}\nfn gamma() {}\n");
     // Redo brings a's edit back without touching b's.
     ws.redo(&f).unwrap();
@@ -72,13 +72,10 @@ fn undo_by_txn_id_and_conflicts_are_refused() {
     anchor(&mut ws, &rel, "total = 1", "total = 2", &agent("b"));
     let before = text(&ws, &rel);
     let err = ws
-        .undo(
-            &Filter {
-                txn_id: Some(t1),
-                ..Filter::default()
-            },
-            &agent("a"),
-        )
+        .undo(&Filter {
+            txn_id: Some(t1),
+            ..Filter::default()
+        })
         .unwrap_err();
     assert!(matches!(err, WsError::UndoConflict { .. }), "{err:?}");
     assert_eq!(text(&ws, &rel), before, "a refused undo changes nothing");
@@ -114,13 +111,10 @@ fn multi_file_transactions_undo_as_one() {
     let out = ws.commit(p, &agent("a"), "test");
     assert_eq!(out.files.len(), 2);
     assert_eq!(text(&ws, &a), "1\n");
-    ws.undo(
-        &Filter {
-            txn_id: Some(out.txn_id),
-            ..Filter::default()
-        },
-        &agent("a"),
-    )
+    ws.undo(&Filter {
+        txn_id: Some(out.txn_id),
+        ..Filter::default()
+    })
     .unwrap();
     assert_eq!(text(&ws, &a), "one\n");
     assert_eq!(text(&ws, &b), "two\n");

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Idempotent setup for the side-by-side benchmarks (not part of CI).
+# Installs Debian's Neovim (0.7.2 on Debian 12), the Python msgpack module,
+# builds Ultra in release mode and the Rust echo floor server.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+
+if ! command -v nvim >/dev/null 2>&1; then
+    $SUDO apt-get update
+    $SUDO apt-get install -y neovim
+fi
+nvim --version | head -1
+
+if ! python3 -c 'import msgpack' >/dev/null 2>&1; then
+    python3 -m pip install msgpack
+fi
+python3 -c 'import msgpack; print("msgpack", msgpack.version)'
+
+cargo build --release -p ultra
+
+mkdir -p target/bench
+if [ ! -x target/bench/echo ] || [ bench/echo.rs -nt target/bench/echo ]; then
+    rustc -O --edition 2021 -o target/bench/echo bench/echo.rs
+fi
+echo "setup done: target/release/ultra, target/bench/echo"
