@@ -42,11 +42,9 @@ pub fn publish_notices(bus: &EventBus, ws: &mut Workspace) {
 /// Announce a committed transaction.
 pub fn emit_changed(cx: &Cx<'_, Services>, outcome: &TxnOutcome, command: &str) {
     for f in &outcome.files {
-        cx.events.emit(
-            names::BUFFER_CHANGED,
-            json!({ "path": f.path, "version": f.version, "txnId": outcome.txn_id, "command": command, "changedLines": f.changed_lines }),
-            Some(cx.source),
-        );
+        cx.events.emit_with(names::BUFFER_CHANGED, Some(cx.source), || {
+            json!({ "path": f.path, "version": f.version, "txnId": outcome.txn_id, "command": command, "changedLines": f.changed_lines })
+        });
     }
 }
 

@@ -261,7 +261,8 @@ pub struct Cx<'a, S> {
     /// Pending confirmations.
     pub confirmations: &'a Confirmations,
     pub(crate) validators: &'a Validators,
-    pub(crate) validation_context: ValidationContext,
+    /// Present when validators will see this call (non-human source, validators loaded).
+    pub(crate) validation_context: Option<ValidationContext>,
     pub(crate) warnings: Vec<Warning>,
     pub(crate) feedback: Option<AgentFeedback>,
     /// The id of the command being run.
@@ -305,12 +306,15 @@ impl<S> Cx<'_, S> {
         content: &dyn Fn() -> String,
         old: &dyn Fn() -> Option<String>,
     ) -> Result<(), CommandError> {
-        if self.source.kind == SourceKind::Human || !self.validators.has_content_hooks() {
+        let Some(base) = &self.validation_context else {
+            return Ok(());
+        };
+        if !self.validators.has_content_hooks() {
             return Ok(());
         }
         let text = content();
         let old = old();
-        let mut vcx = self.validation_context.clone();
+        let mut vcx = base.clone();
         let fallback = vcx.read_file.clone();
         let own = path.to_string();
         vcx.read_file =

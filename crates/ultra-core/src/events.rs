@@ -23,7 +23,25 @@ impl EventBus {
         EventBus { tx }
     }
 
-    /// Emit an event. Cheap when nobody listens.
+    /// Whether anyone listens; lets hot paths skip building event bodies.
+    pub fn is_listened(&self) -> bool {
+        self.tx.receiver_count() > 0
+    }
+
+    /// Emit an event whose body is built only if someone listens.
+    pub fn emit_with(
+        &self,
+        event: &str,
+        source: Option<&Source>,
+        data: impl FnOnce() -> serde_json::Value,
+    ) {
+        if self.is_listened() {
+            self.emit(event, data(), source);
+        }
+    }
+
+    /// Emit an event. Cheap when nobody listens, but the body has been built by then; see
+    /// [`EventBus::emit_with`].
     pub fn emit(&self, event: &str, data: serde_json::Value, source: Option<&Source>) {
         if self.tx.receiver_count() == 0 {
             return;

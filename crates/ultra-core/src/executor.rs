@@ -134,11 +134,9 @@ impl<S: Host> Executor<S> {
         };
         self.audit
             .record(&source, id.unwrap_or(name), &args, outcome, duration);
-        self.events.emit(
-            names::COMMAND_EXECUTED,
-            json!({ "command": id.unwrap_or(name), "success": result.success, "outcome": outcome, "durationUs": duration as u64 }),
-            Some(&source),
-        );
+        self.events.emit_with(names::COMMAND_EXECUTED, Some(&source), || {
+            json!({ "command": id.unwrap_or(name), "success": result.success, "outcome": outcome, "durationUs": duration as u64 })
+        });
         result
     }
 
@@ -207,11 +205,12 @@ impl<S: Host> Executor<S> {
             }
         }
 
-        let vcx = self.validation_context(source);
-        if source.kind != SourceKind::Human
-            && self.validators.has_validators()
+        // Only calls that validators will see pay for a validation context.
+        let vcx = (source.kind != SourceKind::Human && self.validators.has_validators())
+            .then(|| self.validation_context(source));
+        if let Some(vcx) = &vcx
             && let Some(blocked) =
-                self.run_validators(spec.id, args, &*command, &*parsed, source, &vcx)
+                self.run_validators(spec.id, args, &*command, &*parsed, source, vcx)
         {
             return (Some(spec.id), blocked);
         }

@@ -426,6 +426,45 @@ impl Root {
         Ok(())
     }
 
+    /// Change-detection metadata of a file Ultra already resolved (an open buffer): one
+    /// `fstatat` relative to the root handle instead of cap-std's open + stat + close.
+    /// Only size, times and inode are read, never content, so following a link planted
+    /// since (which the confined reads would refuse) leaks nothing; a change it reports is
+    /// then read through the confined path.
+    pub fn stat_for_change(&self, rel: &RelPath) -> Result<Meta, WsError> {
+        use std::os::fd::AsRawFd;
+        let Ok(c) = std::ffi::CString::new(rel.os().as_os_str().as_encoded_bytes()) else {
+            return self.stat(rel);
+        };
+        let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+        // SAFETY: a valid dir fd we own, a NUL-terminated path, and a stat buffer that
+        // fstatat fully initialises when it returns 0.
+        let rc = unsafe { libc::fstatat(self.dir.as_raw_fd(), c.as_ptr(), st.as_mut_ptr(), 0) };
+        if rc != 0 {
+            return Err(WsError::io(
+                "stat",
+                rel.as_str(),
+                std::io::Error::last_os_error(),
+            ));
+        }
+        // SAFETY: initialised by the successful call above.
+        let st = unsafe { st.assume_init() };
+        let kind = match st.st_mode & libc::S_IFMT {
+            libc::S_IFREG => Kind::File,
+            libc::S_IFDIR => Kind::Dir,
+            libc::S_IFLNK => Kind::Symlink,
+            _ => Kind::Other,
+        };
+        Ok(Meta {
+            kind,
+            len: st.st_size as u64,
+            mtime_ns: st.st_mtime as u128 * 1_000_000_000 + st.st_mtime_nsec as u128,
+            ino: st.st_ino,
+            nlink: st.st_nlink,
+            mode: st.st_mode,
+        })
+    }
+
     /// Metadata, following a final symlink (beneath the root).
     pub fn stat(&self, rel: &RelPath) -> Result<Meta, WsError> {
         self.dir

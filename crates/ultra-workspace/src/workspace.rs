@@ -212,17 +212,28 @@ impl Workspace {
         &self.history
     }
 
+    /// Resolve a path, skipping the symlink walk when it names an open buffer: a buffer's
+    /// path was resolved when it was opened, and every operation on it still goes through
+    /// the root handle, so it cannot leave the root even if a link is planted later.
+    fn resolve_fast(&self, user: &str) -> Result<RelPath, WsError> {
+        match self.root.lexical(user) {
+            Ok(rel) if self.buffers.contains_key(&rel) => Ok(rel),
+            Ok(_) => self.root.resolve(user, true),
+            Err(e) => Err(e),
+        }
+    }
+
     /// Resolve a path to read: symlinks followed beneath the root; restricted paths refused
     /// for non-human callers.
     pub fn resolve_read(&self, user: &str, human: bool) -> Result<RelPath, WsError> {
-        let rel = self.root.resolve(user, true)?;
+        let rel = self.resolve_fast(user)?;
         self.root.check_readable(&rel, human)?;
         Ok(rel)
     }
 
     /// Resolve a path to write through (symlinks followed beneath the root).
     pub fn resolve_write(&self, user: &str, human: bool) -> Result<RelPath, WsError> {
-        let rel = self.root.resolve(user, true)?;
+        let rel = self.resolve_fast(user)?;
         self.root.check_writable(&rel, human)?;
         Ok(rel)
     }
@@ -280,7 +291,7 @@ impl Workspace {
         let Some(disk) = buf.disk.clone() else {
             return Ok(());
         };
-        let meta = match self.root.stat(rel) {
+        let meta = match self.root.stat_for_change(rel) {
             Ok(m) => m,
             Err(WsError::NotFound(_)) => {
                 let Some(buf) = self.buffers.get_mut(rel) else {
@@ -360,7 +371,9 @@ impl Workspace {
             self.sync_disk(rel)?;
         }
         if let Some(buf) = self.buffers.get_mut(rel) {
-            let hash = buf.cheap_hash();
+            // Reads always carry the hash (cached per version): it is what expectedHash
+            // checks against, and the read costs more than the hash anyway.
+            let hash = Some(buf.hash());
             return Ok(Snapshot {
                 path: rel.clone(),
                 rope: buf.rope.clone(),
