@@ -140,6 +140,10 @@ pub struct SaveArgs {
     /// Save even if the file changed on disk since it was read.
     #[serde(default)]
     pub force: bool,
+    /// Only save if the buffer is still at this version.
+    pub expected_version: Option<u64>,
+    /// Only save if the buffer's content hash is still this.
+    pub expected_hash: Option<String>,
 }
 
 /// `ultra.save`.
@@ -162,6 +166,13 @@ static SAVE: CommandSpec = CommandSpec::new(
         ("ultra.insertText", r#"{"text": "// saved\n", "position": {"line": 0, "character": 0}}"#),
     ],
     expect: Some(r#"{"path": "src/app.ts", "version": 2}"#),
+    ..Example::EMPTY
+}, Example {
+    description: "A save that expects an older version is refused",
+    args: r#"{"path": "src/app.ts", "expectedVersion": 1}"#,
+    files: HELLO,
+    setup: &[("ultra.insertText", r#"{"path": "src/app.ts", "text": "// x\n", "position": {"line": 0, "character": 0}}"#)],
+    error: Some("STALE_VERSION"),
     ..Example::EMPTY
 }]);
 
@@ -202,7 +213,12 @@ impl Command<Services> for Save {
     }
 
     fn run(&self, cx: &mut Cx<'_, Services>, args: SaveArgs) -> Result<Saved, CommandError> {
-        save_one(cx, args.path.as_deref(), args.force)
+        let mut ws = cx.services.ws();
+        let rel = target(cx, &ws, args.path.as_deref(), true)?;
+        if ws.buffer(&rel).is_some() {
+            ws.check_expected(&rel, args.expected_version, args.expected_hash.as_deref())?;
+        }
+        save_in(cx, &mut ws, &rel, args.force)
     }
 }
 
@@ -286,6 +302,8 @@ pub struct CreateFileArgs {
     /// Also open it as the active buffer.
     #[serde(default)]
     pub open: bool,
+    /// With overwrite: only replace the file if its content hash is still this.
+    pub expected_hash: Option<String>,
 }
 
 /// Result of `ultra.createFile`.
@@ -335,6 +353,9 @@ impl Command<Services> for CreateFile {
         let exists = ws.root().exists(&rel);
         if exists && !args.overwrite {
             return Err(ultra_workspace::WsError::Exists(rel.to_string()).into());
+        }
+        if exists && args.expected_hash.is_some() {
+            ws.check_expected(&rel, None, args.expected_hash.as_deref())?;
         }
         let content = args.content.clone();
         cx.check_content(rel.as_str(), &|| content.clone(), &|| {
@@ -467,6 +488,8 @@ pub struct RenameFileArgs {
     /// Replace an existing target.
     #[serde(default)]
     pub overwrite: bool,
+    /// Only rename if the source's content hash is still this.
+    pub expected_hash: Option<String>,
 }
 
 /// Result of rename commands.
@@ -528,7 +551,13 @@ impl Command<Services> for RenameFile {
         cx: &mut Cx<'_, Services>,
         args: RenameFileArgs,
     ) -> Result<Renamed, CommandError> {
-        rename(cx, &args.path, &args.new_path, args.overwrite, None)
+        rename(
+            cx,
+            &args.path,
+            &args.new_path,
+            args.overwrite,
+            args.expected_hash.as_deref(),
+        )
     }
 }
 
