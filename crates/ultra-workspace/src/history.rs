@@ -228,6 +228,22 @@ impl History {
         if let TxnKind::Undo { .. } = kind {
             self.redoable_undos += 1;
         }
+        self.push(seq, txn_id, source, command, kind, changes, None);
+        seq
+    }
+
+    /// Append a transaction and trim the log to its byte budget.
+    #[allow(clippy::too_many_arguments)]
+    fn push(
+        &mut self,
+        seq: u64,
+        txn_id: u64,
+        source: Source,
+        command: &str,
+        kind: TxnKind,
+        changes: Vec<FileChange>,
+        redo_of: Option<u64>,
+    ) {
         let bytes = changes
             .iter()
             .flat_map(|c| &c.reps)
@@ -243,7 +259,7 @@ impl History {
             changes,
             undone: false,
             redoable: true,
-            redo_of: None,
+            redo_of,
             bytes,
         });
         while self.bytes > self.max_bytes && self.txns.len() > 1 {
@@ -254,7 +270,6 @@ impl History {
                 }
             }
         }
-        seq
     }
 
     fn is_redoable_undo(t: &Txn) -> bool {
@@ -324,13 +339,7 @@ impl History {
             .iter()
             .rposition(|t| t.kind == TxnKind::Edit && !t.undone && filter.matches(t))
             .ok_or(WsError::NothingToUndo("undo"))?;
-        let t = &self.txns[idx];
-        Ok(Plan {
-            target_seq: t.seq,
-            txn_id: t.txn_id,
-            author: t.source.clone(),
-            changes: self.inverse_now(idx, "undo")?,
-        })
+        self.plan_at(idx, "undo")
     }
 
     /// Record that a planned undo was applied.
@@ -360,12 +369,17 @@ impl History {
                 matches!(t.kind, TxnKind::Undo { .. }) && t.redoable && filter.matches(t)
             })
             .ok_or(WsError::NothingToUndo("redo"))?;
+        self.plan_at(idx, "redo")
+    }
+
+    /// The plan that inverts the transaction at `idx` now.
+    fn plan_at(&self, idx: usize, action: &'static str) -> Result<Plan, WsError> {
         let t = &self.txns[idx];
         Ok(Plan {
             target_seq: t.seq,
             txn_id: t.txn_id,
             author: t.source.clone(),
-            changes: self.inverse_now(idx, "redo")?,
+            changes: self.inverse_now(idx, action)?,
         })
     }
 
@@ -379,25 +393,15 @@ impl History {
         }
         let seq = self.next_seq;
         self.next_seq += 1;
-        let bytes = plan
-            .changes
-            .iter()
-            .flat_map(|c| &c.reps)
-            .map(|r| r.old.len() + r.new.len() + 32)
-            .sum();
-        self.bytes += bytes;
-        self.txns.push_back(Txn {
+        self.push(
             seq,
-            txn_id: plan.txn_id,
-            source: plan.author,
-            command: "redo".into(),
-            kind: TxnKind::Edit,
-            changes: plan.changes,
-            undone: false,
-            redoable: true,
-            redo_of: Some(plan.target_seq),
-            bytes,
-        });
+            plan.txn_id,
+            plan.author,
+            "redo",
+            TxnKind::Edit,
+            plan.changes,
+            Some(plan.target_seq),
+        );
         seq
     }
 
