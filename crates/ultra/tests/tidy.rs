@@ -37,6 +37,7 @@ fn crate_graph_points_down() {
         ("ultra-protocol", &[][..]),
         ("ultra-core", &["ultra-protocol"][..]),
         ("ultra-workspace", &["ultra-protocol"][..]),
+        ("ultra-shell", &[][..]),
         (
             "ultra-commands",
             &["ultra-protocol", "ultra-core", "ultra-workspace"][..],

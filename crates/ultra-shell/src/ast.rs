@@ -1,0 +1,331 @@
+//! The syntax tree of Ultra's shell language and its S-expression rendering.
+//!
+//! The tree keeps everything an executor needs and nothing it must re-derive: which pieces of
+//! a word were quoted (so only unquoted glob characters are expanded), which parameters to
+//! substitute, each redirect's file descriptor, and here-document bodies already read.
+//!
+//! `Display` renders a compact S-expression used by the snapshot tests:
+//!
+//! - a script is its items joined by `"; "`;
+//! - `a && b || c` is `(|| (&& A B) C)` (left-associative, equal precedence);
+//! - a pipeline of several commands is `(pipe A B ...)`;
+//! - a command is `(cmd ASSIGNMENTS... WORDS... REDIRECTS...)`, an assignment `NAME=WORD`;
+//! - a word is its parts joined by `+`: an unquoted literal is `"text"`, a quoted one
+//!   `q"text"`, a parameter `$NAME` (quoted: `q$NAME`), a glob `g"*"`;
+//! - a redirect is `(FD OP TARGET)`, e.g. `(1> "out")`, `(2>& 1)`, `(&> "log")`,
+//!   `(0<< (heredoc "EOF" literal "body\n"))` or `(0<<- (heredoc "EOF" expand q"hi "+q$X))`.
+
+use std::fmt;
+
+/// A half-open byte range `start..end` into the parsed input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Span {
+    /// Byte offset of the first byte.
+    pub start: usize,
+    /// Byte offset one past the last byte.
+    pub end: usize,
+}
+
+/// A whole input: a list of and-or lists separated by `;` or newlines.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Script {
+    /// The and-or lists, run in order.
+    pub items: Vec<AndOr>,
+}
+
+/// The operator joining two pipelines in an [`AndOr`] list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AndOrOp {
+    /// `&&`: run the next pipeline only if the previous status was 0.
+    And,
+    /// `||`: run the next pipeline only if the previous status was not 0.
+    Or,
+}
+
+/// `first op1 p1 op2 p2 ...`; `&&` and `||` have equal precedence and associate to the left.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AndOr {
+    /// The first pipeline.
+    pub first: Pipeline,
+    /// The following pipelines with the operator before each.
+    pub rest: Vec<(AndOrOp, Pipeline)>,
+}
+
+/// Commands joined by `|`; stdout of each feeds stdin of the next.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pipeline {
+    /// At least one command.
+    pub commands: Vec<SimpleCommand>,
+}
+
+/// One command: optional `NAME=value` prefixes, words (the first is the command name) and
+/// redirects (in source order). With no words, the assignments set shell variables.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SimpleCommand {
+    /// `NAME=value` prefixes, in order.
+    pub assignments: Vec<Assignment>,
+    /// The command name and its arguments, before expansion.
+    pub words: Vec<Word>,
+    /// Redirects, in source order (they apply left to right).
+    pub redirects: Vec<Redirect>,
+    /// The bytes of the command in the input.
+    pub span: Span,
+}
+
+/// `NAME=value`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Assignment {
+    /// The variable name (`[A-Za-z_][A-Za-z0-9_]*`).
+    pub name: String,
+    /// The value; it may have no parts (`X=`).
+    pub value: Word,
+    /// The bytes of the whole assignment.
+    pub span: Span,
+}
+
+/// A word: adjacent pieces of text concatenated (`a"b"'c'$X` is one word).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Word {
+    /// The pieces, in order. Adjacent literals with the same quoting are merged.
+    pub parts: Vec<WordPart>,
+    /// The bytes of the word in the input.
+    pub span: Span,
+}
+
+/// A piece of a [`Word`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WordPart {
+    /// Literal text. `quoted` is true for text from single or double quotes or escaped with a
+    /// backslash; such text is never glob-expanded or split.
+    Literal {
+        /// The text, with quotes and escapes removed.
+        text: String,
+        /// Whether the text was quoted.
+        quoted: bool,
+    },
+    /// A parameter to substitute: a name, a positional digit, or one of `? @ # * $ ! -`.
+    Param {
+        /// The parameter name without `$` or braces.
+        name: String,
+        /// Whether it appeared inside double quotes (or a here-document body).
+        quoted: bool,
+    },
+    /// An unquoted glob: `*`, `?` or a bracket expression such as `[a-z]` or `[!0-9]`.
+    Glob {
+        /// The pattern text exactly as written.
+        pattern: String,
+    },
+}
+
+/// What a redirect does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RedirectKind {
+    /// `N< file` (N defaults to 0).
+    Read,
+    /// `N> file` or `N>| file` (N defaults to 1).
+    Write,
+    /// `N>> file`.
+    Append,
+    /// `&> file`: stdout and stderr to one file, truncating.
+    WriteBoth,
+    /// `&>> file`: stdout and stderr to one file, appending.
+    AppendBoth,
+    /// `N>&M`: make fd N a copy of fd M (the target is [`RedirectTarget::Fd`]).
+    Dup,
+    /// `N<<DELIM` (`strip_tabs` for `<<-`); the target is [`RedirectTarget::HereDoc`].
+    HereDoc {
+        /// `<<-`: leading tabs were stripped from body lines and the terminator.
+        strip_tabs: bool,
+    },
+}
+
+/// Where a redirect points.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RedirectTarget {
+    /// A file name, expanded like any word.
+    Word(Word),
+    /// A file descriptor number (`2>&1`).
+    Fd(u32),
+    /// A here-document body.
+    HereDoc(HereDoc),
+}
+
+/// A here-document body, read from the lines after the command's line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HereDoc {
+    /// The delimiter with quotes removed.
+    pub delimiter: String,
+    /// The raw body (tabs already stripped for `<<-`), each line ending in `\n`.
+    pub body: String,
+    /// False when any part of the delimiter was quoted (`<<'EOF'`): the body is literal.
+    pub expand: bool,
+    /// The body as word parts: one quoted literal when `expand` is false; otherwise
+    /// literals and parameters (with `\$`, `\\`, `` \` `` and backslash-newline handled).
+    pub parts: Vec<WordPart>,
+}
+
+/// One redirect of a command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Redirect {
+    /// The file descriptor redirected (1 for `&>`/`&>>`, which also redirect 2).
+    pub fd: u32,
+    /// The operation.
+    pub kind: RedirectKind,
+    /// The file, fd or here-document.
+    pub target: RedirectTarget,
+    /// The bytes of the operator and its target word (not the here-document body).
+    pub span: Span,
+}
+
+impl Word {
+    /// The word's text if it is a single unquoted literal (used to spot keywords).
+    pub fn as_plain(&self) -> Option<&str> {
+        match self.parts.as_slice() {
+            [
+                WordPart::Literal {
+                    text,
+                    quoted: false,
+                },
+            ] => Some(text),
+            _ => None,
+        }
+    }
+
+    /// True when some part is an unquoted glob, so the executor must expand the word.
+    pub fn has_glob(&self) -> bool {
+        self.parts
+            .iter()
+            .any(|p| matches!(p, WordPart::Glob { .. }))
+    }
+}
+
+fn write_parts(f: &mut fmt::Formatter<'_>, parts: &[WordPart]) -> fmt::Result {
+    for (i, p) in parts.iter().enumerate() {
+        if i > 0 {
+            f.write_str("+")?;
+        }
+        write!(f, "{p}")?;
+    }
+    Ok(())
+}
+
+impl fmt::Display for WordPart {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WordPart::Literal { text, quoted } => {
+                write!(f, "{}{text:?}", if *quoted { "q" } else { "" })
+            }
+            WordPart::Param { name, quoted } => {
+                write!(f, "{}${name}", if *quoted { "q" } else { "" })
+            }
+            WordPart::Glob { pattern } => write!(f, "g{pattern:?}"),
+        }
+    }
+}
+
+impl fmt::Display for Word {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write_parts(f, &self.parts)
+    }
+}
+
+impl fmt::Display for Assignment {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}={}", self.name, self.value)
+    }
+}
+
+impl fmt::Display for Redirect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let op = match self.kind {
+            RedirectKind::Read => "<",
+            RedirectKind::Write => ">",
+            RedirectKind::Append => ">>",
+            RedirectKind::WriteBoth => return write!(f, "(&> {})", self.target),
+            RedirectKind::AppendBoth => return write!(f, "(&>> {})", self.target),
+            RedirectKind::Dup => ">&",
+            RedirectKind::HereDoc { strip_tabs: false } => "<<",
+            RedirectKind::HereDoc { strip_tabs: true } => "<<-",
+        };
+        write!(f, "({}{op} {})", self.fd, self.target)
+    }
+}
+
+impl fmt::Display for RedirectTarget {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RedirectTarget::Word(w) => write!(f, "{w}"),
+            RedirectTarget::Fd(n) => write!(f, "{n}"),
+            RedirectTarget::HereDoc(h) if h.expand => {
+                write!(f, "(heredoc {:?} expand", h.delimiter)?;
+                if !h.parts.is_empty() {
+                    f.write_str(" ")?;
+                    write_parts(f, &h.parts)?;
+                }
+                f.write_str(")")
+            }
+            RedirectTarget::HereDoc(h) => {
+                write!(f, "(heredoc {:?} literal {:?})", h.delimiter, h.body)
+            }
+        }
+    }
+}
+
+impl fmt::Display for SimpleCommand {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("(cmd")?;
+        for a in &self.assignments {
+            write!(f, " {a}")?;
+        }
+        for w in &self.words {
+            write!(f, " {w}")?;
+        }
+        for r in &self.redirects {
+            write!(f, " {r}")?;
+        }
+        f.write_str(")")
+    }
+}
+
+impl fmt::Display for Pipeline {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let [only] = self.commands.as_slice() {
+            return write!(f, "{only}");
+        }
+        f.write_str("(pipe")?;
+        for c in &self.commands {
+            write!(f, " {c}")?;
+        }
+        f.write_str(")")
+    }
+}
+
+impl fmt::Display for AndOr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Left-associative: the innermost (leftmost) operator is written last-opened.
+        for (op, _) in self.rest.iter().rev() {
+            let s = match op {
+                AndOrOp::And => "&&",
+                AndOrOp::Or => "||",
+            };
+            write!(f, "({s} ")?;
+        }
+        write!(f, "{}", self.first)?;
+        for (_, p) in &self.rest {
+            write!(f, " {p})")?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for Script {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, item) in self.items.iter().enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            write!(f, "{item}")?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,72 @@
+//! Ultra's built-in shell language: a lexer and parser for a bash subset, producing an AST.
+//!
+//! This crate parses only. It runs nothing, reads and writes nothing, and never panics: every
+//! malformed or unsupported input becomes a [`ParseError`] with a stable
+//! [`code`](ParseError::code) and the [`Pos`] it names.
+//!
+//! Supported: words with single quotes, double quotes (with `$NAME`, `${NAME}`, `$?`, `$1`,
+//! `$@`, `$#` ... and the `\"`, `\\`, `\$`, `` \` `` escapes) and backslash escapes; unquoted
+//! globs `*`, `?`, `[...]` (recorded as [`WordPart::Glob`]); pipelines; `&&`, `||`, `;` and
+//! newlines; comments; `NAME=value` assignments alone or as prefixes; redirects `<`, `>`,
+//! `>|`, `>>`, `N>`, `N>>`, `N<`, `N>&M`, `&>`, `&>>`; here-documents `<<EOF`, `<<'EOF'`,
+//! `<<"EOF"`, `<<-EOF`.
+//!
+//! Refused with `unsupported_syntax`: command substitution, arithmetic, `${X:-...}`-style
+//! operators, process substitution, subshells, brace groups, `&`, control flow in command
+//! position, here-strings.
+//!
+//! ```
+//! let script = ultra_shell::parse("X=1 grep -n 'a b' *.rs | head -3 > out && echo $?").unwrap();
+//! assert_eq!(
+//!     script.to_string(),
+//!     r#"(&& (pipe (cmd X="1" "grep" "-n" q"a b" g"*"+".rs") (cmd "head" "-3" (1> "out"))) (cmd "echo" $?))"#
+//! );
+//! ```
+
+mod ast;
+mod error;
+mod lexer;
+mod parser;
+
+pub use ast::{
+    AndOr, AndOrOp, Assignment, HereDoc, Pipeline, Redirect, RedirectKind, RedirectTarget, Script,
+    SimpleCommand, Span, Word, WordPart,
+};
+pub use error::{ParseError, Pos};
+
+/// The largest input accepted, in bytes (1 MiB).
+pub const MAX_INPUT: usize = 1 << 20;
+/// The most simple commands one input may contain.
+pub const MAX_COMMANDS: usize = 1000;
+/// The longest word accepted, in bytes of source.
+pub const MAX_WORD: usize = 64 * 1024;
+/// The most tokens (words, operators, redirects, newlines) one input may contain.
+pub const MAX_TOKENS: usize = 100_000;
+
+/// Parses a script.
+///
+/// # Errors
+/// A [`ParseError`] for malformed or unsupported input, or input over the limits
+/// ([`MAX_INPUT`], [`MAX_COMMANDS`], [`MAX_WORD`], [`MAX_TOKENS`]).
+pub fn parse(input: &str) -> Result<Script, ParseError> {
+    if input.len() > MAX_INPUT {
+        return Err(ParseError::InputTooLarge {
+            len: input.len(),
+            limit: MAX_INPUT,
+            pos: Pos::at(input, 0),
+        });
+    }
+    match lexer::Lexer::new(input).run() {
+        Ok(toks) => parser::Parser::new(input, toks).script(),
+        Err((toks, e)) => {
+            // A keyword in command position before the lexical error explains it better
+            // (`case x in a) ;; esac` fails on `)`, but the problem is `case`).
+            match parser::Parser::new(input, toks).script() {
+                Err(k @ ParseError::Unsupported { .. }) if k.pos().offset < e.pos().offset => {
+                    Err(k)
+                }
+                _ => Err(e),
+            }
+        }
+    }
+}
