@@ -1,8 +1,9 @@
-//! Ultra's built-in shell language: a lexer and parser for a bash subset, producing an AST.
+//! Ultra's built-in shell: a bash subset parsed into an AST ([`syntax`]), run in process by
+//! [`run`] over built-in commands ([`builtins`]) on the confined workspace. No built-in
+//! spawns a process.
 //!
-//! This crate parses only. It runs nothing, reads and writes nothing, and never panics: every
-//! malformed or unsupported input becomes a [`ParseError`] with a stable
-//! [`code`](ParseError::code) and the [`Pos`] it names.
+//! Parsing never panics: every malformed or unsupported input becomes a [`ParseError`] with
+//! a stable [`code`](ParseError::code) and the [`Pos`] it names.
 //!
 //! Supported: words with single quotes, double quotes (with `$NAME`, `${NAME}`, `$?`, `$1`,
 //! `$@`, `$#` ... and the `\"`, `\\`, `\$`, `` \` `` escapes) and backslash escapes; unquoted
@@ -23,16 +24,15 @@
 //! );
 //! ```
 
-mod ast;
-mod error;
-mod lexer;
-mod parser;
+pub mod builtins;
+pub mod run;
+pub mod syntax;
 
-pub use ast::{
+pub use syntax::ast::{
     AndOr, AndOrOp, Assignment, HereDoc, Pipeline, Redirect, RedirectKind, RedirectTarget, Script,
     SimpleCommand, Span, Word, WordPart,
 };
-pub use error::{ParseError, Pos};
+pub use syntax::error::{ParseError, Pos};
 
 /// The largest input accepted, in bytes (1 MiB).
 pub const MAX_INPUT: usize = 1 << 20;
@@ -56,12 +56,12 @@ pub fn parse(input: &str) -> Result<Script, ParseError> {
             pos: Pos::at(input, 0),
         });
     }
-    match lexer::Lexer::new(input).run() {
-        Ok(toks) => parser::Parser::new(input, toks).script(),
+    match syntax::lexer::Lexer::new(input).run() {
+        Ok(toks) => syntax::parser::Parser::new(input, toks).script(),
         Err((toks, e)) => {
             // A keyword in command position before the lexical error explains it better
             // (`case x in a) ;; esac` fails on `)`, but the problem is `case`).
-            match parser::Parser::new(input, toks).script() {
+            match syntax::parser::Parser::new(input, toks).script() {
                 Err(k @ ParseError::Unsupported { .. }) if k.pos().offset < e.pos().offset => {
                     Err(k)
                 }

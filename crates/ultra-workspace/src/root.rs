@@ -24,7 +24,7 @@ const MAX_SYMLINK_HOPS: usize = 40;
 
 /// A normalised path relative to the root: components joined by `/`, no `.` or `..`,
 /// empty for the root itself.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct RelPath(String);
 
 impl RelPath {
@@ -878,6 +878,162 @@ fn temp_file_pid(name: &str) -> Option<u32> {
     let (pid, n) = tail.split_once('.')?;
     n.parse::<u64>().ok()?;
     pid.parse().ok()
+}
+
+/// A file being written: bytes go to a temp file beside the target, which replaces the
+/// target only on [`AtomicFile::commit`] (fsync, rename, fsync of the directory). Dropped
+/// without a commit, it leaves the target untouched and removes the temp file.
+pub struct AtomicFile {
+    dir: Dir,
+    tmp: String,
+    name: String,
+    file: Option<std::fs::File>,
+}
+
+impl std::io::Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self.file.as_mut() {
+            Some(f) => f.write(buf),
+            None => Err(std::io::Error::other("file already committed")),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self.file.as_mut() {
+            Some(f) => f.flush(),
+            None => Ok(()),
+        }
+    }
+}
+
+impl AtomicFile {
+    /// Make the written bytes the target's content, crash-safely.
+    pub fn commit(mut self) -> std::io::Result<()> {
+        let Some(f) = self.file.take() else {
+            return Ok(());
+        };
+        f.sync_all()?;
+        drop(f);
+        self.dir.rename(&self.tmp, &self.dir, &self.name)?;
+        let mut opts = OpenOptions::new();
+        opts.read(true).custom_flags(libc::O_DIRECTORY);
+        self.dir.open_with(".", &opts)?.sync_all()
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        if self.file.take().is_some() {
+            let _ = self.dir.remove_file(&self.tmp);
+        }
+    }
+}
+
+impl Root {
+    /// Open a regular file for streaming reads, with the same refusals as [`Root::read`]
+    /// (special files, hard links) but no size cap.
+    pub fn open_file(&self, rel: &RelPath) -> Result<std::fs::File, WsError> {
+        let mut opts = OpenOptions::new();
+        opts.read(true)
+            .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
+        let file = self
+            .dir
+            .open_with(rel.os(), &opts)
+            .map_err(|e| WsError::io("read", rel.as_str(), e))?;
+        let m = meta_of(
+            &file
+                .metadata()
+                .map_err(|e| WsError::io("stat", rel.as_str(), e))?,
+        );
+        match m.kind {
+            Kind::File => {}
+            Kind::Dir => {
+                return Err(WsError::NotAFile {
+                    path: rel.to_string(),
+                    kind: "directory".into(),
+                });
+            }
+            _ => {
+                return Err(WsError::NotAFile {
+                    path: rel.to_string(),
+                    kind: "special file".into(),
+                });
+            }
+        }
+        if m.nlink > 1 && !self.hardlink_reads.is_match(rel.as_str().to_lowercase()) {
+            return Err(WsError::NotAFile {
+                path: rel.to_string(),
+                kind: "hard-linked file; it may alias a file outside the workspace".into(),
+            });
+        }
+        let std_file = file.into_std();
+        // Reads block normally from here on (O_NONBLOCK only guarded the open against FIFOs).
+        // SAFETY: fcntl on an fd we own.
+        unsafe {
+            use std::os::fd::AsRawFd;
+            let fd = std_file.as_raw_fd();
+            let flags = libc::fcntl(fd, libc::F_GETFL);
+            if flags >= 0 {
+                libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK);
+            }
+        }
+        Ok(std_file)
+    }
+
+    /// Start replacing (or creating) a file; see [`AtomicFile`]. Parent directories must
+    /// exist. Existing permissions are kept.
+    pub fn create_atomic(&self, rel: &RelPath) -> Result<AtomicFile, WsError> {
+        let (parent, name) = rel.split().ok_or_else(|| WsError::NotAFile {
+            path: ".".into(),
+            kind: "directory".into(),
+        })?;
+        let dir = self.parent_dir(&parent)?;
+        let mode = match dir.symlink_metadata(name) {
+            Ok(m) if m.is_dir() => {
+                return Err(WsError::NotAFile {
+                    path: rel.to_string(),
+                    kind: "directory".into(),
+                });
+            }
+            Ok(m) => m.permissions().mode() & 0o7777,
+            Err(_) => 0o644,
+        };
+        let n = self.tmp_counter.fetch_add(1, Ordering::Relaxed);
+        let tmp = format!(
+            ".{}.ultra-tmp.{}.{n}",
+            name.chars().take(100).collect::<String>(),
+            std::process::id()
+        );
+        let mut opts = OpenOptions::new();
+        opts.write(true)
+            .create_new(true)
+            .mode(mode)
+            .custom_flags(libc::O_NOFOLLOW);
+        let file = dir
+            .open_with(&tmp, &opts)
+            .map_err(|e| WsError::io("write", rel.as_str(), e))?
+            .into_std();
+        Ok(AtomicFile {
+            dir,
+            tmp,
+            name: name.to_string(),
+            file: Some(file),
+        })
+    }
+
+    /// Open a file for appending, creating it if needed; a final symlink is not followed.
+    pub fn open_append(&self, rel: &RelPath) -> Result<std::fs::File, WsError> {
+        let mut opts = OpenOptions::new();
+        opts.append(true)
+            .create(true)
+            .mode(0o644)
+            .custom_flags(libc::O_NOFOLLOW);
+        let f = self
+            .dir
+            .open_with(rel.os(), &opts)
+            .map_err(|e| WsError::io("append", rel.as_str(), e))?;
+        Ok(f.into_std())
+    }
 }
 
 #[cfg(test)]

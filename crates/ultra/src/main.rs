@@ -9,6 +9,7 @@
 mod cli;
 mod root;
 mod serve;
+mod sh;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -86,6 +87,11 @@ enum Sub {
         #[arg(long)]
         no_prompt: bool,
     },
+    /// Run a script in Ultra's built-in shell, in process on the workspace (no `sh`).
+    Sh {
+        /// The script, e.g. `'cat src/*.rs | head -3'`.
+        script: String,
+    },
     /// List commands (filtered by a fuzzy query).
     Commands {
         /// Fuzzy search over ids, titles and descriptions.
@@ -141,6 +147,7 @@ fn main() -> ExitCode {
     };
     match cli.sub {
         Some(Sub::Serve { socket, no_prompt }) => serve::run(&root, socket, no_prompt),
+        Some(Sub::Sh { script }) => sh::run(&root, &script),
         Some(Sub::Commands { query, json }) => cli::list_commands(&root, query.as_deref(), json),
         None if !cli.command.is_empty() => {
             let opts = cli::Options {

@@ -37,7 +37,7 @@ fn crate_graph_points_down() {
         ("ultra-protocol", &[][..]),
         ("ultra-core", &["ultra-protocol"][..]),
         ("ultra-workspace", &["ultra-protocol"][..]),
-        ("ultra-shell", &[][..]),
+        ("ultra-shell", &["ultra-workspace"][..]),
         (
             "ultra-commands",
             &["ultra-protocol", "ultra-core", "ultra-workspace"][..],
@@ -50,6 +50,8 @@ fn crate_graph_points_down() {
                 "ultra-core",
                 "ultra-commands",
                 "ultra-ipc",
+                "ultra-shell",
+                "ultra-workspace",
             ][..],
         ),
     ]);

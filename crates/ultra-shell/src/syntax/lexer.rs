@@ -5,8 +5,8 @@
 //! so the parser only sees complete tokens. Every loop advances by at least one character
 //! and every look-ahead is bounded, so lexing is linear in the input.
 
-use crate::ast::{HereDoc, RedirectKind, RedirectTarget, Span, Word, WordPart};
-use crate::error::{ParseError, Pos};
+use crate::syntax::ast::{HereDoc, RedirectKind, RedirectTarget, Span, Word, WordPart};
+use crate::syntax::error::{ParseError, Pos};
 use crate::{MAX_TOKENS, MAX_WORD};
 
 /// How far ahead a `[` looks for its closing `]` before being taken literally.

@@ -13,12 +13,12 @@
 //! arguments they are ordinary words.
 
 use crate::MAX_COMMANDS;
-use crate::ast::{
+use crate::syntax::ast::{
     AndOr, AndOrOp, Assignment, Pipeline, Redirect, RedirectTarget, Script, SimpleCommand, Span,
     Word, WordPart,
 };
-use crate::error::{ParseError, Pos};
-use crate::lexer::{Tok, Token};
+use crate::syntax::error::{ParseError, Pos};
+use crate::syntax::lexer::{Tok, Token};
 
 /// Words that start control flow or compound commands in bash.
 const KEYWORDS: &[&str] = &[

@@ -1,0 +1,237 @@
+//! The simplest built-ins: `cat`, `echo`, `env`, `true`, `false`, `pwd`.
+
+use std::io::Read;
+
+use crate::run::{Builtin, Cx, Io};
+
+/// Report a per-file error the way coreutils does: `cmd: path: message`.
+pub(crate) fn complain(io: &mut Io<'_>, cmd: &str, path: &str, err: impl std::fmt::Display) {
+    let _ = writeln!(io.stderr, "{cmd}: {path}: {err}");
+}
+
+/// Copy a file or stdin (`-`) to stdout; false when the output is gone.
+fn copy_in(io: &mut Io<'_>, cx: &Cx<'_>, cmd: &str, path: &str, status: &mut i32) -> bool {
+    if path == "-" {
+        return std::io::copy(io.stdin, io.stdout).is_ok();
+    }
+    match cx.fs.open_read(cx.cwd, path) {
+        Ok(mut f) => {
+            let mut buf = vec![0u8; 64 * 1024];
+            loop {
+                match f.read(&mut buf) {
+                    Ok(0) => return true,
+                    Ok(n) => {
+                        if io.stdout.write_all(&buf[..n]).is_err() {
+                            return false;
+                        }
+                    }
+                    Err(e) => {
+                        complain(io, cmd, path, e);
+                        *status = 1;
+                        return true;
+                    }
+                }
+            }
+        }
+        Err(e) => {
+            complain(io, cmd, path, e);
+            *status = 1;
+            true
+        }
+    }
+}
+
+/// `cat [FILE...]`.
+pub struct Cat;
+
+impl Builtin for Cat {
+    fn name(&self) -> &'static str {
+        "cat"
+    }
+    fn usage(&self) -> &'static str {
+        "cat [FILE...]"
+    }
+    fn run(&self, args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
+        let mut status = 0;
+        let files: Vec<&str> = if args.is_empty() {
+            vec!["-"]
+        } else {
+            args.iter().map(String::as_str).collect()
+        };
+        for f in files {
+            if !copy_in(io, cx, "cat", f, &mut status) {
+                break;
+            }
+        }
+        status
+    }
+}
+
+/// `echo [-n] [-e] [ARG...]`.
+pub struct Echo;
+
+impl Builtin for Echo {
+    fn name(&self) -> &'static str {
+        "echo"
+    }
+    fn usage(&self) -> &'static str {
+        "echo [-n] [-e] [ARG...]"
+    }
+    fn run(&self, args: &[String], io: &mut Io<'_>, _cx: &Cx<'_>) -> i32 {
+        let mut newline = true;
+        let mut escapes = false;
+        let mut i = 0;
+        while i < args.len() {
+            let a = &args[i];
+            if a.len() > 1
+                && a.starts_with('-')
+                && a[1..].chars().all(|c| matches!(c, 'n' | 'e' | 'E'))
+            {
+                for c in a[1..].chars() {
+                    match c {
+                        'n' => newline = false,
+                        'e' => escapes = true,
+                        _ => escapes = false,
+                    }
+                }
+                i += 1;
+            } else {
+                break;
+            }
+        }
+        let mut out = args[i..].join(" ");
+        if escapes {
+            match unescape(&out) {
+                (s, true) => {
+                    let _ = io.stdout.write_all(s.as_bytes());
+                    return 0;
+                }
+                (s, false) => out = s,
+            }
+        }
+        if newline {
+            out.push('\n');
+        }
+        if io.stdout.write_all(out.as_bytes()).is_err() {
+            return 1;
+        }
+        0
+    }
+}
+
+/// Interpret `echo -e` escapes; the bool is true when `\c` ended the output.
+fn unescape(s: &str) -> (String, bool) {
+    let mut out = String::new();
+    let mut it = s.chars().peekable();
+    while let Some(c) = it.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match it.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some('r') => out.push('\r'),
+            Some('\\') => out.push('\\'),
+            Some('a') => out.push('\x07'),
+            Some('b') => out.push('\x08'),
+            Some('e') => out.push('\x1b'),
+            Some('f') => out.push('\x0c'),
+            Some('v') => out.push('\x0b'),
+            Some('c') => return (out, true),
+            Some('0') => {
+                let mut n = 0u32;
+                for _ in 0..3 {
+                    match it.peek().and_then(|d| d.to_digit(8)) {
+                        Some(d) => {
+                            n = n * 8 + d;
+                            it.next();
+                        }
+                        None => break,
+                    }
+                }
+                out.push(char::from_u32(n).unwrap_or('\0'));
+            }
+            Some(other) => {
+                out.push('\\');
+                out.push(other);
+            }
+            None => out.push('\\'),
+        }
+    }
+    (out, false)
+}
+
+/// `env`: print the session's variables.
+pub struct Env;
+
+impl Builtin for Env {
+    fn name(&self) -> &'static str {
+        "env"
+    }
+    fn usage(&self) -> &'static str {
+        "env"
+    }
+    fn run(&self, args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
+        if !args.is_empty() {
+            let _ = writeln!(
+                io.stderr,
+                "env: running commands is not supported; usage: {}",
+                self.usage()
+            );
+            return 2;
+        }
+        for (k, v) in cx.vars {
+            if writeln!(io.stdout, "{k}={v}").is_err() {
+                return 1;
+            }
+        }
+        0
+    }
+}
+
+/// `true`.
+pub struct True;
+
+impl Builtin for True {
+    fn name(&self) -> &'static str {
+        "true"
+    }
+    fn usage(&self) -> &'static str {
+        "true"
+    }
+    fn run(&self, _: &[String], _: &mut Io<'_>, _: &Cx<'_>) -> i32 {
+        0
+    }
+}
+
+/// `false`.
+pub struct False;
+
+impl Builtin for False {
+    fn name(&self) -> &'static str {
+        "false"
+    }
+    fn usage(&self) -> &'static str {
+        "false"
+    }
+    fn run(&self, _: &[String], _: &mut Io<'_>, _: &Cx<'_>) -> i32 {
+        1
+    }
+}
+
+/// `pwd`: the working directory, as a path from the workspace root (`/` is the root).
+pub struct Pwd;
+
+impl Builtin for Pwd {
+    fn name(&self) -> &'static str {
+        "pwd"
+    }
+    fn usage(&self) -> &'static str {
+        "pwd"
+    }
+    fn run(&self, _: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
+        let _ = writeln!(io.stdout, "/{}", cx.cwd.as_str());
+        0
+    }
+}

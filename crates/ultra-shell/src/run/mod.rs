@@ -1,0 +1,672 @@
+//! Running a parsed script: expansion, pipelines, `&&`/`||`/`;`, redirects, here-documents,
+//! and the session state (`cd`, variables, `$?`).
+//!
+//! Every stage of a pipeline runs on its own thread, connected by OS pipes, so bytes stream
+//! with bounded memory and a stage that stops reading (`head -3`) stops the ones before it
+//! (their next write fails with a broken pipe). Pipeline stages run on a copy of the session
+//! state, as bash runs them in subshells; a single command runs in the session itself, so
+//! `cd` and `X=1` stick.
+
+pub mod fs;
+pub mod glob;
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::fd::FromRawFd;
+use std::sync::Mutex;
+
+use ultra_workspace::RelPath;
+
+use crate::builtins;
+use crate::syntax::ast::{
+    AndOrOp, Pipeline, RedirectKind, RedirectTarget, Script, SimpleCommand, Word, WordPart,
+};
+use fs::ShellFs;
+use glob::PatChar;
+
+/// Most fields one glob may expand to.
+pub const MAX_GLOB: usize = 10_000;
+
+/// A shell session's state: variables, working directory and the last status.
+#[derive(Debug, Clone)]
+pub struct Env {
+    /// Shell variables (also what `env` prints).
+    pub vars: BTreeMap<String, String>,
+    /// The working directory, relative to the root.
+    pub cwd: RelPath,
+    /// `$?`.
+    pub status: i32,
+}
+
+impl Env {
+    /// A session at the root with a few standard variables.
+    pub fn new(root: &RelPath) -> Env {
+        let mut vars = BTreeMap::new();
+        vars.insert("HOME".to_string(), "/".to_string());
+        vars.insert("PWD".to_string(), "/".to_string());
+        vars.insert("USER".to_string(), "ultra".to_string());
+        Env {
+            vars,
+            cwd: root.clone(),
+            status: 0,
+        }
+    }
+}
+
+/// A command's standard streams.
+pub struct Io<'a> {
+    pub stdin: &'a mut dyn BufRead,
+    pub stdout: &'a mut dyn Write,
+    pub stderr: &'a mut dyn Write,
+}
+
+/// What a built-in may reach besides its streams.
+pub struct Cx<'a> {
+    /// Confined file access.
+    pub fs: &'a ShellFs,
+    /// The working directory.
+    pub cwd: &'a RelPath,
+    /// Variables visible to the command (session variables plus prefix assignments).
+    pub vars: &'a BTreeMap<String, String>,
+}
+
+/// A built-in command. Exit status 0 is success; by convention 1 is "false/no match" or a
+/// per-file failure, 2 a usage error.
+pub trait Builtin: Send + Sync {
+    /// The command name (`cat`).
+    fn name(&self) -> &'static str;
+    /// One-line usage, e.g. `head [-n N] [FILE...]`.
+    fn usage(&self) -> &'static str;
+    /// Run with `args` (without the command name).
+    fn run(&self, args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32;
+}
+
+/// Where fd 1 or 2 of a command goes.
+#[derive(Debug, Clone, Copy)]
+enum Target {
+    CallerOut,
+    CallerErr,
+    Sink(usize),
+}
+
+/// A file opened by a redirect.
+enum Sink {
+    /// `>`: replaced atomically when the command ends.
+    Replace(ultra_workspace::root::AtomicFile),
+    /// `>>`: appended to as the command writes.
+    Append(std::fs::File),
+    /// `/dev/null`: discarded.
+    Null,
+}
+
+/// The one path outside the workspace a redirect may name: it reads as empty and discards
+/// writes, as scripts expect.
+const DEV_NULL: &str = "/dev/null";
+
+/// The caller's streams and the redirect files, shared by a command's stdout and stderr.
+struct Router<'a> {
+    stdout: &'a mut dyn Write,
+    stderr: &'a mut dyn Write,
+    sinks: Vec<Sink>,
+    out: Target,
+    err: Target,
+}
+
+/// fd 1 or 2 of a command, writing wherever the redirects sent it.
+struct Port<'r, 'a> {
+    router: &'r std::cell::RefCell<Router<'a>>,
+    fd: u8,
+}
+
+impl Write for Port<'_, '_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let mut r = self.router.borrow_mut();
+        let t = if self.fd == 1 { r.out } else { r.err };
+        match t {
+            Target::CallerOut => r.stdout.write(buf),
+            Target::CallerErr => r.stderr.write(buf),
+            Target::Sink(i) => match &mut r.sinks[i] {
+                Sink::Replace(a) => a.write(buf),
+                Sink::Append(f) => f.write(buf),
+                Sink::Null => Ok(buf.len()),
+            },
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        let mut r = self.router.borrow_mut();
+        r.stdout.flush()?;
+        r.stderr.flush()
+    }
+}
+
+/// Runs scripts on one workspace.
+pub struct Shell {
+    fs: ShellFs,
+}
+
+/// A `Write` shared by the stages of a pipeline (stderr), one write at a time.
+struct Shared<'m, 'w>(&'m Mutex<&'w mut (dyn Write + Send)>);
+
+impl Write for Shared<'_, '_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).write(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).flush()
+    }
+}
+
+fn os_pipe() -> std::io::Result<(std::fs::File, std::fs::File)> {
+    let mut fds = [0; 2];
+    // SAFETY: pipe2 writes two fds into the array we own; each becomes a File exactly once.
+    let rc = unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) };
+    if rc != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: the fds are fresh and owned by nothing else.
+    Ok(unsafe {
+        (
+            std::fs::File::from_raw_fd(fds[0]),
+            std::fs::File::from_raw_fd(fds[1]),
+        )
+    })
+}
+
+impl Shell {
+    /// A shell over `fs`.
+    pub fn new(fs: ShellFs) -> Shell {
+        Shell { fs }
+    }
+
+    /// The file access this shell uses.
+    pub fn fs(&self) -> &ShellFs {
+        &self.fs
+    }
+
+    /// Run a script; returns the last status (also left in `env.status`).
+    pub fn run(
+        &self,
+        script: &Script,
+        env: &mut Env,
+        stdin: &mut (dyn BufRead + Send),
+        stdout: &mut (dyn Write + Send),
+        stderr: &mut (dyn Write + Send),
+    ) -> i32 {
+        let stderr = Mutex::new(stderr);
+        let mut stdin: &mut (dyn BufRead + Send) = stdin;
+        for item in &script.items {
+            let mut status = self.pipeline(&item.first, env, &mut stdin, stdout, &stderr);
+            env.status = status;
+            for (op, p) in &item.rest {
+                let run = match op {
+                    AndOrOp::And => status == 0,
+                    AndOrOp::Or => status != 0,
+                };
+                if run {
+                    status = self.pipeline(p, env, &mut stdin, stdout, &stderr);
+                    env.status = status;
+                }
+            }
+        }
+        let _ = stdout.flush();
+        env.status
+    }
+
+    fn pipeline(
+        &self,
+        p: &Pipeline,
+        env: &mut Env,
+        stdin: &mut &mut (dyn BufRead + Send),
+        stdout: &mut (dyn Write + Send),
+        stderr: &Mutex<&mut (dyn Write + Send)>,
+    ) -> i32 {
+        let n = p.commands.len();
+        if n == 1 {
+            return self.command(&p.commands[0], env, *stdin, stdout, &mut Shared(stderr));
+        }
+        // Pipes between stages: stage i writes pipes[i].1, stage i+1 reads pipes[i].0.
+        let mut pipes = Vec::with_capacity(n - 1);
+        for _ in 0..n - 1 {
+            match os_pipe() {
+                Ok(p) => pipes.push(p),
+                Err(e) => {
+                    let _ = writeln!(Shared(stderr), "ultra sh: cannot create a pipe: {e}");
+                    return 1;
+                }
+            }
+        }
+        let mut readers: Vec<Option<std::fs::File>> = Vec::with_capacity(n);
+        let mut writers: Vec<Option<std::fs::File>> = Vec::with_capacity(n);
+        readers.push(None);
+        for (r, w) in pipes {
+            writers.push(Some(w));
+            readers.push(Some(r));
+        }
+        writers.push(None);
+        std::thread::scope(|scope| {
+            let mut handles: Vec<std::thread::ScopedJoinHandle<'_, i32>> = Vec::new();
+            let mut first_stdin = Some(stdin);
+            for (i, cmd) in p.commands.iter().enumerate() {
+                let reader = readers[i].take();
+                let writer = writers[i].take();
+                let mut stage_env = env.clone();
+                if i + 1 == n {
+                    // The last stage runs here, writing to the caller's stdout.
+                    let mut input: Box<dyn BufRead + Send> = match reader {
+                        Some(r) => Box::new(BufReader::with_capacity(64 * 1024, r)),
+                        None => Box::new(std::io::empty()),
+                    };
+                    let status = self.command(
+                        cmd,
+                        &mut stage_env,
+                        &mut *input,
+                        stdout,
+                        &mut Shared(stderr),
+                    );
+                    drop(input);
+                    for h in handles {
+                        let _ = h.join();
+                    }
+                    return status;
+                }
+                let first = if i == 0 { first_stdin.take() } else { None };
+                let writer = writer.expect("every stage but the last has a pipe to write");
+                handles.push(scope.spawn(move || {
+                    let mut out = std::io::BufWriter::with_capacity(64 * 1024, writer);
+                    let mut err = Shared(stderr);
+                    let status = match (first, reader) {
+                        (Some(sin), _) => {
+                            self.command(cmd, &mut stage_env, *sin, &mut out, &mut err)
+                        }
+                        (None, Some(r)) => {
+                            let mut input = BufReader::with_capacity(64 * 1024, r);
+                            self.command(cmd, &mut stage_env, &mut input, &mut out, &mut err)
+                        }
+                        (None, None) => self.command(
+                            cmd,
+                            &mut stage_env,
+                            &mut std::io::empty(),
+                            &mut out,
+                            &mut err,
+                        ),
+                    };
+                    let _ = out.flush();
+                    status
+                }));
+            }
+            0
+        })
+    }
+
+    /// Run one simple command with its redirects.
+    fn command(
+        &self,
+        cmd: &SimpleCommand,
+        env: &mut Env,
+        stdin: &mut dyn BufRead,
+        stdout: &mut dyn Write,
+        stderr: &mut dyn Write,
+    ) -> i32 {
+        let argv = match self.expand_words(&cmd.words, env) {
+            Ok(a) => a,
+            Err(msg) => {
+                let _ = writeln!(stderr, "ultra sh: {msg}");
+                return 1;
+            }
+        };
+        let mut vars = env.vars.clone();
+        for a in &cmd.assignments {
+            let value = self.expand_string(&a.value, env);
+            vars.insert(a.name.clone(), value);
+        }
+        if argv.is_empty() {
+            // Assignments alone set session variables; redirects alone create files.
+            env.vars = vars;
+            let mut sink = std::io::sink();
+            return match self.with_redirects(cmd, env, stdin, &mut sink, stderr, &mut |_, _| 0) {
+                Ok(s) => s,
+                Err(msg) => {
+                    let _ = writeln!(stderr, "ultra sh: {msg}");
+                    1
+                }
+            };
+        }
+        let name = argv[0].clone();
+        if name == "cd" {
+            return self.cd(&argv[1..], env, stderr);
+        }
+        let Some(builtin) = builtins::lookup(&name) else {
+            let closest = builtins::closest(&name);
+            let hint = if closest.is_empty() {
+                String::new()
+            } else {
+                format!(" (did you mean: {})", closest.join(", "))
+            };
+            let _ = writeln!(stderr, "ultra sh: {name}: command not found{hint}");
+            return 127;
+        };
+        let cwd = env.cwd.clone();
+        let fs = self.fs.clone();
+        let run = |io: &mut Io<'_>, vars: &BTreeMap<String, String>| {
+            let cx = Cx {
+                fs: &fs,
+                cwd: &cwd,
+                vars,
+            };
+            builtin.run(&argv[1..], io, &cx)
+        };
+        let result = {
+            let vars_ref = &vars;
+            self.with_redirects(cmd, env, stdin, stdout, stderr, &mut |io, _| {
+                run(io, vars_ref)
+            })
+        };
+        match result {
+            Ok(s) => s,
+            Err(msg) => {
+                let _ = writeln!(stderr, "ultra sh: {msg}");
+                1
+            }
+        }
+    }
+
+    /// Apply `cmd`'s redirects, left to right, around `f`. Files written with `>` appear
+    /// (atomically) when the command ends; `>>` appends as it goes.
+    fn with_redirects(
+        &self,
+        cmd: &SimpleCommand,
+        env: &Env,
+        stdin: &mut dyn BufRead,
+        stdout: &mut dyn Write,
+        stderr: &mut dyn Write,
+        f: &mut dyn FnMut(&mut Io<'_>, &Env) -> i32,
+    ) -> Result<i32, String> {
+        let mut sinks: Vec<Sink> = Vec::new();
+        let mut new_stdin: Option<Box<dyn BufRead>> = None;
+        let (mut out, mut err) = (Target::CallerOut, Target::CallerErr);
+        for r in &cmd.redirects {
+            match (&r.kind, &r.target) {
+                (RedirectKind::Read, RedirectTarget::Word(w))
+                    if self.expand_string(w, env) == DEV_NULL =>
+                {
+                    new_stdin = Some(Box::new(std::io::empty()));
+                }
+                (RedirectKind::Read, RedirectTarget::Word(w)) => {
+                    let path = self.expand_string(w, env);
+                    let file = self
+                        .fs
+                        .open_read(&env.cwd, &path)
+                        .map_err(|e| format!("{path}: {e}"))?;
+                    new_stdin = Some(Box::new(BufReader::new(file)));
+                }
+                (RedirectKind::HereDoc { .. }, RedirectTarget::HereDoc(h)) => {
+                    let body = if h.expand {
+                        self.expand_parts(&h.parts, env)
+                    } else {
+                        h.body.clone()
+                    };
+                    new_stdin = Some(Box::new(std::io::Cursor::new(body.into_bytes())));
+                }
+                (
+                    RedirectKind::Write
+                    | RedirectKind::WriteBoth
+                    | RedirectKind::Append
+                    | RedirectKind::AppendBoth,
+                    RedirectTarget::Word(w),
+                ) => {
+                    let path = self.expand_string(w, env);
+                    let sink = if path == DEV_NULL {
+                        Sink::Null
+                    } else if matches!(r.kind, RedirectKind::Write | RedirectKind::WriteBoth) {
+                        Sink::Replace(
+                            self.fs
+                                .create(&env.cwd, &path)
+                                .map_err(|e| format!("{path}: {e}"))?,
+                        )
+                    } else {
+                        Sink::Append(
+                            self.fs
+                                .append(&env.cwd, &path)
+                                .map_err(|e| format!("{path}: {e}"))?,
+                        )
+                    };
+                    sinks.push(sink);
+                    let t = Target::Sink(sinks.len() - 1);
+                    match (r.kind, r.fd) {
+                        (RedirectKind::WriteBoth | RedirectKind::AppendBoth, _) => {
+                            out = t;
+                            err = t;
+                        }
+                        (_, 2) => err = t,
+                        (_, 1) => out = t,
+                        (_, fd) => {
+                            return Err(format!(
+                                "{fd}: only file descriptors 1 and 2 can be redirected"
+                            ));
+                        }
+                    }
+                }
+                (RedirectKind::Dup, RedirectTarget::Fd(to)) => match (r.fd, to) {
+                    (2, 1) => err = out,
+                    (1, 2) => out = err,
+                    (a, b) if a == *b => {}
+                    (a, b) => return Err(format!("{a}>&{b}: only 1 and 2 can be duplicated")),
+                },
+                _ => return Err("unsupported redirect".to_string()),
+            }
+        }
+        let router = std::cell::RefCell::new(Router {
+            stdout,
+            stderr,
+            sinks,
+            out,
+            err,
+        });
+        let status = {
+            let stdin: &mut dyn BufRead = match new_stdin.as_mut() {
+                Some(b) => b.as_mut(),
+                None => stdin,
+            };
+            let (mut o, mut e) = (
+                Port {
+                    router: &router,
+                    fd: 1,
+                },
+                Port {
+                    router: &router,
+                    fd: 2,
+                },
+            );
+            let mut io = Io {
+                stdin,
+                stdout: &mut o,
+                stderr: &mut e,
+            };
+            f(&mut io, env)
+        };
+        let router = router.into_inner();
+        for sink in router.sinks {
+            match sink {
+                Sink::Replace(a) => a.commit().map_err(|e| format!("cannot write: {e}"))?,
+                Sink::Append(mut file) => file.flush().map_err(|e| format!("cannot write: {e}"))?,
+                Sink::Null => {}
+            }
+        }
+        Ok(status)
+    }
+
+    fn cd(&self, args: &[String], env: &mut Env, stderr: &mut dyn Write) -> i32 {
+        let target = args.first().map(String::as_str).unwrap_or("/");
+        let target = if target == "/" || target == "~" {
+            ""
+        } else {
+            target
+        };
+        match self
+            .fs
+            .resolve_read(&env.cwd, if target.is_empty() { "/" } else { target })
+        {
+            Ok(rel) => match self.fs.root().stat(&rel) {
+                Ok(m) if m.kind == ultra_workspace::root::Kind::Dir => {
+                    env.vars.insert("PWD".into(), format!("/{}", rel.as_str()));
+                    env.cwd = rel;
+                    0
+                }
+                Ok(_) => {
+                    let _ = writeln!(stderr, "cd: {target}: Not a directory");
+                    1
+                }
+                Err(e) => {
+                    let _ = writeln!(stderr, "cd: {target}: {e}");
+                    1
+                }
+            },
+            Err(e) => {
+                let _ = writeln!(stderr, "cd: {target}: {e}");
+                1
+            }
+        }
+    }
+
+    /// Expand words into fields: parameters, field splitting of unquoted parameters, globs.
+    fn expand_words(&self, words: &[Word], env: &Env) -> Result<Vec<String>, String> {
+        let mut out = Vec::new();
+        for w in words {
+            // Build fields as pattern chars; unquoted parameters split on whitespace.
+            let mut fields: Vec<Vec<PatChar>> = vec![Vec::new()];
+            let mut any_quoted = false;
+            let mut glob = false;
+            for part in &w.parts {
+                match part {
+                    WordPart::Literal { text, quoted } => {
+                        any_quoted |= *quoted;
+                        fields
+                            .last_mut()
+                            .expect("at least one field")
+                            .extend(text.chars().map(PatChar::Lit));
+                    }
+                    WordPart::Glob { pattern } => {
+                        glob = true;
+                        let mut in_bracket = false;
+                        fields
+                            .last_mut()
+                            .expect("at least one field")
+                            .extend(pattern.chars().map(|c| {
+                                let meta = matches!(c, '*' | '?' | '[')
+                                    || (in_bracket && matches!(c, ']' | '!' | '^' | '-'));
+                                if c == '[' {
+                                    in_bracket = true;
+                                } else if c == ']' {
+                                    in_bracket = false;
+                                }
+                                if meta {
+                                    PatChar::Meta(c)
+                                } else {
+                                    PatChar::Lit(c)
+                                }
+                            }));
+                    }
+                    WordPart::Param { name, quoted } => {
+                        let value = self.param(name, env);
+                        if *quoted {
+                            any_quoted = true;
+                            fields
+                                .last_mut()
+                                .expect("at least one field")
+                                .extend(value.chars().map(PatChar::Lit));
+                        } else {
+                            let pieces = value.split([' ', '\t', '\n']);
+                            let starts_ws = value.starts_with([' ', '\t', '\n']);
+                            if starts_ws && !fields.last().expect("field").is_empty() {
+                                fields.push(Vec::new());
+                            }
+                            let mut first = true;
+                            for p in pieces {
+                                if p.is_empty() {
+                                    continue;
+                                }
+                                if !first && !fields.last().expect("field").is_empty() {
+                                    fields.push(Vec::new());
+                                }
+                                fields
+                                    .last_mut()
+                                    .expect("field")
+                                    .extend(p.chars().map(PatChar::Lit));
+                                first = false;
+                            }
+                            if value.ends_with([' ', '\t', '\n']) && !value.trim().is_empty() {
+                                fields.push(Vec::new());
+                            }
+                        }
+                    }
+                }
+            }
+            // Drop empty fields that came only from unquoted expansions.
+            let keep_empty = any_quoted;
+            for (i, f) in fields.iter().enumerate() {
+                if f.is_empty() && !(keep_empty && fields.len() == 1 && i == 0) {
+                    continue;
+                }
+                if glob && f.iter().any(|c| matches!(c, PatChar::Meta(_))) {
+                    let matches = glob::expand(&self.fs, &env.cwd, f, MAX_GLOB);
+                    if matches.is_empty() {
+                        out.push(
+                            f.iter()
+                                .map(|c| match c {
+                                    PatChar::Lit(c) | PatChar::Meta(c) => *c,
+                                })
+                                .collect(),
+                        );
+                    } else {
+                        out.extend(matches);
+                    }
+                } else {
+                    out.push(
+                        f.iter()
+                            .map(|c| match c {
+                                PatChar::Lit(c) | PatChar::Meta(c) => *c,
+                            })
+                            .collect(),
+                    );
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Expand a word to one string (assignment values, redirect targets): no splitting or
+    /// globbing.
+    fn expand_string(&self, w: &Word, env: &Env) -> String {
+        self.expand_parts(&w.parts, env)
+    }
+
+    fn expand_parts(&self, parts: &[WordPart], env: &Env) -> String {
+        let mut s = String::new();
+        for p in parts {
+            match p {
+                WordPart::Literal { text, .. } => s.push_str(text),
+                WordPart::Glob { pattern } => s.push_str(pattern),
+                WordPart::Param { name, .. } => s.push_str(&self.param(name, env)),
+            }
+        }
+        s
+    }
+
+    fn param(&self, name: &str, env: &Env) -> String {
+        match name {
+            "?" => env.status.to_string(),
+            "#" => "0".to_string(),
+            "@" | "*" => String::new(),
+            "$" => std::process::id().to_string(),
+            _ => env.vars.get(name).cloned().unwrap_or_default(),
+        }
+    }
+}
+
+/// Read all of a reader into a string, lossily (for built-ins that need whole input).
+pub fn read_all(r: &mut dyn Read) -> std::io::Result<String> {
+    let mut v = Vec::new();
+    r.read_to_end(&mut v)?;
+    Ok(String::from_utf8_lossy(&v).into_owned())
+}
