@@ -1,17 +1,47 @@
 //! The built-in commands, one module per family, listed once in [`ALL`].
 
 mod basic;
+mod files;
+mod text;
 
 use crate::run::Builtin;
 
 /// Every built-in, sorted by name.
 pub static ALL: &[&dyn Builtin] = &[
+    &text::Basename,
     &basic::Cat,
+    &files::Clear,
+    &files::Cp,
+    &text::Cut,
+    &files::Date,
+    &files::Diff,
+    &text::Dirname,
     &basic::Echo,
     &basic::Env,
     &basic::False,
+    &text::Head,
+    &files::Ls,
+    &files::Mkdir,
+    &files::Mv,
+    &text::Printf,
     &basic::Pwd,
+    &files::Rm,
+    &files::Rmdir,
+    &text::Seq,
+    &text::Sort,
+    &files::Stat,
+    &text::Tac,
+    &text::Tail,
+    &files::Tee,
+    &files::Touch,
+    &text::Tr,
+    &files::Tree,
     &basic::True,
+    &text::Uniq,
+    &text::Wc,
+    &files::Which,
+    &files::Whoami,
+    &files::Xargs,
 ];
 
 /// The built-in called `name`.

@@ -81,6 +81,13 @@ impl ShellFs {
         self.root.stat(&rel)
     }
 
+    /// Metadata of the entry itself (a final symlink is not followed).
+    pub fn lstat(&self, cwd: &RelPath, user: &str) -> Result<Meta, WsError> {
+        let rel = self.root.resolve(&Self::join(cwd, user), false)?;
+        self.root.check_readable(&rel, self.human)?;
+        self.root.lstat(&rel)
+    }
+
     /// A directory's entries, sorted by name.
     pub fn list(&self, cwd: &RelPath, user: &str) -> Result<Vec<Entry>, WsError> {
         let rel = self.resolve_read(cwd, user)?;
