@@ -15,6 +15,7 @@ pub mod navigation;
 pub mod query;
 pub mod selection;
 mod services;
+pub mod shell;
 mod util;
 pub mod watch;
 
@@ -58,6 +59,7 @@ pub fn register_all(r: &mut Registry<Services>) -> Result<(), RegistryError> {
     navigation::register(r)?;
     query::register(r)?;
     selection::register(r)?;
+    shell::register(r)?;
     Ok(())
 }
 

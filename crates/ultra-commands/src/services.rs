@@ -42,6 +42,11 @@ impl std::ops::DerefMut for WsGuard<'_> {
 pub struct Services {
     root: PathBuf,
     workspace: Arc<Mutex<Workspace>>,
+    /// A second handle on the root for the shell, whose pipelines run on their own threads
+    /// without holding the workspace lock.
+    shell_root: Arc<ultra_workspace::Root>,
+    /// Shell sessions (variables, working directory, `$?`) by session id.
+    shell_sessions: Mutex<std::collections::HashMap<String, ultra_shell::run::Env>>,
     /// The loaded configuration.
     pub config: Config,
 }
@@ -56,12 +61,44 @@ impl Services {
                 ..RootOptions::default()
             },
         };
+        let shell_root = Arc::new(ultra_workspace::Root::open(root, opts.root.clone())?);
         let ws = Workspace::open(root, opts)?;
         Ok(Services {
             root: ws.root().path().to_path_buf(),
             workspace: Arc::new(Mutex::new(ws)),
+            shell_root,
+            shell_sessions: Mutex::new(std::collections::HashMap::new()),
             config: config.clone(),
         })
+    }
+
+    /// The shell's handle on the root.
+    pub fn shell_root(&self) -> &Arc<ultra_workspace::Root> {
+        &self.shell_root
+    }
+
+    /// Take a shell session's state out (a fresh one if new); put it back with
+    /// [`Services::put_shell_session`].
+    pub fn take_shell_session(&self, id: &str) -> ultra_shell::run::Env {
+        let mut map = self
+            .shell_sessions
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        map.remove(id)
+            .unwrap_or_else(|| ultra_shell::run::Env::new(&ultra_workspace::RelPath::default()))
+    }
+
+    /// Store a shell session's state.
+    pub fn put_shell_session(&self, id: &str, env: ultra_shell::run::Env) {
+        let mut map = self
+            .shell_sessions
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        // Bound the table: sessions are cheap, but ids come from clients.
+        if map.len() >= 1024 && !map.contains_key(id) {
+            map.clear();
+        }
+        map.insert(id.to_string(), env);
     }
 
     /// The canonical workspace root.

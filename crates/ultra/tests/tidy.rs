@@ -40,7 +40,12 @@ fn crate_graph_points_down() {
         ("ultra-shell", &["ultra-workspace"][..]),
         (
             "ultra-commands",
-            &["ultra-protocol", "ultra-core", "ultra-workspace"][..],
+            &[
+                "ultra-protocol",
+                "ultra-core",
+                "ultra-workspace",
+                "ultra-shell",
+            ][..],
         ),
         ("ultra-ipc", &["ultra-protocol", "ultra-core"][..]),
         (

@@ -1,0 +1,254 @@
+//! `ultra.shell.run`: the built-in shell as one command (the `shell` tool). Scripts run in
+//! process on the confined workspace; no built-in spawns a process. Each session (by
+//! `session`, else the caller's session or agent id) keeps its variables, working directory
+//! and `$?` between calls.
+
+use std::io::Write;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use ultra_core::command::{CommandSpec, Example};
+use ultra_core::registry::RegistryError;
+use ultra_core::{Command, Cx, Registry};
+use ultra_protocol::command::Annotations;
+use ultra_protocol::{CommandError, ErrorCode};
+use ultra_shell::run::Shell;
+use ultra_shell::run::fs::ShellFs;
+use ultra_shell::{RedirectKind, Script};
+
+use crate::Services;
+use crate::util::is_human;
+
+/// Register the shell command.
+pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
+    r.register(Run)
+}
+
+/// Default cap on captured stdout and stderr, each.
+const DEFAULT_MAX_OUTPUT: usize = 64 * 1024;
+
+/// Arguments of `ultra.shell.run`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RunArgs {
+    /// The script: pipes, `&&`, `||`, `;`, redirects, here-docs, globs, `$VAR`, `cd`.
+    pub script: String,
+    /// Session whose variables and working directory to use (default: the caller's
+    /// session or agent id).
+    pub session: Option<String>,
+    /// Text fed to the script's stdin.
+    #[serde(default)]
+    pub stdin: String,
+    /// Most bytes of stdout and of stderr returned (default 64 KiB); output past it stops
+    /// the script's writer and sets `truncated`.
+    pub max_output: Option<usize>,
+}
+
+/// Result of `ultra.shell.run`.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RunOutput {
+    pub stdout: String,
+    pub stderr: String,
+    /// The last command's status (0 success, 1 failure or no match, 2 usage, 127 unknown).
+    pub exit_code: i32,
+    /// Output was cut at `maxOutput`.
+    pub truncated: bool,
+    /// The session's working directory afterwards, from the workspace root.
+    pub cwd: String,
+}
+
+/// `ultra.shell.run`.
+pub struct Run;
+
+static RUN: CommandSpec = CommandSpec::new(
+    "ultra.shell.run",
+    "Shell: Run Script",
+    "Shell",
+    "Run a script in Ultra's built-in shell on the confined workspace: pipes, &&, ||, ;, redirects (> >> < 2>&1 &>), here-docs, globs, $VAR, cd. Built-ins: cat echo head tail wc sort uniq tac cut tr seq printf basename dirname ls tree stat mkdir touch rm rmdir cp mv tee diff xargs date env pwd which whoami true false clear. Nothing spawns a process; paths outside the workspace and protected paths are refused. A non-zero exitCode is a result, not an error; a script that does not parse is SHELL_SYNTAX_ERROR with the position.",
+)
+.tool_name("shell")
+.examples(&[
+    Example {
+        description: "Count lines of the Rust files",
+        args: r#"{"script": "cat src/*.rs | wc -l"}"#,
+        files: &[("src/a.rs", "fn a() {}\n"), ("src/b.rs", "fn b() {}\nfn c() {}\n")],
+        expect: Some(r#"{"stdout": "3\n", "exitCode": 0}"#),
+        ..Example::EMPTY
+    },
+    Example {
+        description: "Variables and the working directory persist in the session",
+        args: r#"{"script": "echo $X; pwd", "session": "s1"}"#,
+        files: &[("src/a.rs", "")],
+        setup: &[("ultra.shell.run", r#"{"script": "X=1; cd src", "session": "s1"}"#)],
+        expect: Some(r#"{"stdout": "1\n/src\n", "cwd": "src"}"#),
+        ..Example::EMPTY
+    },
+    Example {
+        description: "A syntax error names its position",
+        args: r#"{"script": "echo \"abc"}"#,
+        error: Some("SHELL_SYNTAX_ERROR"),
+        ..Example::EMPTY
+    },
+]);
+
+/// Built-ins that change files; a script using one (or a `>`/`>>` redirect) is a write.
+const WRITERS: &[&str] = &["cp", "mkdir", "mv", "rm", "rmdir", "tee", "touch"];
+/// Built-ins that destroy data; a script using one is destructive for policy.
+const DESTROYERS: &[&str] = &["mv", "rm", "rmdir"];
+
+/// The risk of a script, from the commands and redirects it names (unparsable scripts fail
+/// before they run, so they are treated as reads).
+fn annotations(script: &Script) -> Annotations {
+    let mut a = Annotations {
+        read_only: true,
+        idempotent: true,
+        ..Annotations::default()
+    };
+    for item in &script.items {
+        for p in std::iter::once(&item.first).chain(item.rest.iter().map(|(_, p)| p)) {
+            for c in &p.commands {
+                let name = c.words.first().and_then(|w| w.as_plain()).unwrap_or("");
+                let writes_file = c.redirects.iter().any(|r| {
+                    matches!(
+                        r.kind,
+                        RedirectKind::Write
+                            | RedirectKind::Append
+                            | RedirectKind::WriteBoth
+                            | RedirectKind::AppendBoth
+                    )
+                });
+                // `xargs rm` runs rm: judge xargs by what it runs.
+                let runs = if name == "xargs" {
+                    c.words
+                        .iter()
+                        .skip(1)
+                        .filter_map(|w| w.as_plain())
+                        .find(|w| !w.starts_with('-'))
+                        .unwrap_or("")
+                } else {
+                    name
+                };
+                if WRITERS.contains(&runs) || writes_file {
+                    a.read_only = false;
+                    a.idempotent = false;
+                }
+                if DESTROYERS.contains(&runs)
+                    || c.redirects.iter().any(|r| r.kind == RedirectKind::Write)
+                {
+                    a.destructive = true;
+                }
+            }
+        }
+    }
+    a
+}
+
+/// Collects up to `cap` bytes; past that, writes fail so the script stops producing.
+struct Capped {
+    buf: Vec<u8>,
+    cap: usize,
+    truncated: bool,
+}
+
+impl Write for Capped {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        let room = self.cap.saturating_sub(self.buf.len());
+        if room == 0 {
+            self.truncated = true;
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::BrokenPipe,
+                "output limit reached",
+            ));
+        }
+        let n = room.min(b.len());
+        self.buf.extend_from_slice(&b[..n]);
+        if n < b.len() {
+            self.truncated = true;
+        }
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Command<Services> for Run {
+    type Args = RunArgs;
+    type Output = RunOutput;
+
+    fn spec(&self) -> &'static CommandSpec {
+        &RUN
+    }
+
+    fn annotations(&self, args: &RunArgs) -> Annotations {
+        match ultra_shell::parse(&args.script) {
+            Ok(s) => annotations(&s),
+            Err(_) => Annotations {
+                read_only: true,
+                ..Annotations::default()
+            },
+        }
+    }
+
+    fn run(&self, cx: &mut Cx<'_, Services>, args: RunArgs) -> Result<RunOutput, CommandError> {
+        let script = ultra_shell::parse(&args.script).map_err(|e| {
+            let pos = e.pos();
+            CommandError::new(ErrorCode::ShellSyntax, format!("{}:{}: {e}", pos.line, pos.column))
+                .with_details(json!({ "code": e.code(), "line": pos.line, "column": pos.column, "offset": pos.offset }))
+                .with_suggestion("quote the word, or use only the supported syntax (no $(...), subshells, if/for, &)")
+        })?;
+        let session = args
+            .session
+            .clone()
+            .or_else(|| cx.source.session_id.clone())
+            .or_else(|| cx.source.agent_id.clone())
+            .unwrap_or_else(|| "default".to_string());
+        let mut env = cx.services.take_shell_session(&session);
+        let shell = Shell::new(ShellFs::new(cx.services.shell_root().clone(), is_human(cx)));
+        let cap = args.max_output.unwrap_or(DEFAULT_MAX_OUTPUT).min(16 << 20);
+        let mut out = Capped {
+            buf: Vec::new(),
+            cap,
+            truncated: false,
+        };
+        let mut err = Capped {
+            buf: Vec::new(),
+            cap,
+            truncated: false,
+        };
+        let mut stdin = std::io::Cursor::new(args.stdin.into_bytes());
+        let status = shell.run(&script, &mut env, &mut stdin, &mut out, &mut err);
+        let cwd = env.cwd.as_str().to_string();
+        cx.services.put_shell_session(&session, env);
+        Ok(RunOutput {
+            stdout: String::from_utf8_lossy(&out.buf).into_owned(),
+            stderr: String::from_utf8_lossy(&err.buf).into_owned(),
+            exit_code: status,
+            truncated: out.truncated || err.truncated,
+            cwd,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::annotations;
+
+    fn risk(s: &str) -> (bool, bool) {
+        let a = annotations(&ultra_shell::parse(s).expect("parses"));
+        (a.read_only, a.destructive)
+    }
+
+    #[test]
+    fn risk_follows_what_the_script_does() {
+        assert_eq!(risk("cat a | sort | head -3"), (true, false));
+        assert_eq!(risk("mkdir x && touch x/y"), (false, false));
+        assert_eq!(risk("echo hi >> log"), (false, false));
+        assert_eq!(risk("echo hi > f"), (false, true));
+        assert_eq!(risk("rm -rf build"), (false, true));
+        assert_eq!(risk("ls | xargs rm"), (false, true));
+    }
+}
