@@ -200,6 +200,17 @@ impl Command<Services> for Run {
                 .with_details(json!({ "code": e.code(), "line": pos.line, "column": pos.column, "offset": pos.offset }))
                 .with_suggestion("quote the word, or use only the supported syntax (no $(...), subshells, if/for, &)")
         })?;
+        // Validators must see every write an agent makes. Until shell writes are routed
+        // through them, a script that writes is refused when validators are loaded (fail
+        // closed) rather than let it slip past them.
+        if !is_human(cx) && !cx.validator_ids().is_empty() && !annotations(&script).read_only {
+            return Err(CommandError::new(
+                ErrorCode::ValidationFailed,
+                "this script writes files, and shell writes are not checked by the configured validators yet",
+            )
+            .with_details(json!({ "validators": cx.validator_ids() }))
+            .with_suggestion("make the change with ultra.applyEdits, ultra.createFile or fs.* (which validators check); read-only scripts run as usual"));
+        }
         let session = args
             .session
             .clone()

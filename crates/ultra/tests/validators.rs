@@ -204,3 +204,23 @@ fn protected_paths_block_file_operations() {
     c.ok("ultra.deleteFile", json!({ "path": "src/tidy.ts" }));
     assert!(!ws.exists("src/tidy.ts"));
 }
+
+/// Shell scripts that write are refused for agents while validators are loaded (their
+/// writes would bypass them); scripts that only read still run.
+#[test]
+fn shell_writes_fail_closed_under_validators() {
+    let ws = ws();
+    let _server = ws.serve();
+    let mut c = ws.agent("bot");
+    let out = c.ok(
+        "ultra.shell.run",
+        json!({ "script": "cat src/app.ts | wc -l" }),
+    );
+    assert_eq!(out["exitCode"], 0, "{out}");
+    c.err_code(
+        "ultra.shell.run",
+        json!({ "script": "echo 'console.log(1)' >> src/app.ts" }),
+        "VALIDATION_FAILED",
+    );
+    assert!(!ws.read("src/app.ts").contains("console.log(1)"));
+}
