@@ -10,6 +10,7 @@ mod cli;
 mod root;
 mod serve;
 mod sh;
+mod tools;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -92,6 +93,15 @@ enum Sub {
         /// The script, e.g. `'cat src/*.rs | head -3'`.
         script: String,
     },
+    /// Print AI-exposed commands as tool definitions for an LLM client.
+    Tools {
+        /// mcp, openai or anthropic.
+        #[arg(long, default_value = "mcp")]
+        format: String,
+        /// Every AI-exposed command, not just those with a tool name.
+        #[arg(long)]
+        all: bool,
+    },
     /// List commands (filtered by a fuzzy query).
     Commands {
         /// Fuzzy search over ids, titles and descriptions.
@@ -148,6 +158,7 @@ fn main() -> ExitCode {
     match cli.sub {
         Some(Sub::Serve { socket, no_prompt }) => serve::run(&root, socket, no_prompt),
         Some(Sub::Sh { script }) => sh::run(&root, &script),
+        Some(Sub::Tools { format, all }) => tools::run(&format, all),
         Some(Sub::Commands { query, json }) => cli::list_commands(&root, query.as_deref(), json),
         None if !cli.command.is_empty() => {
             let opts = cli::Options {
