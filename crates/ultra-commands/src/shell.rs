@@ -20,9 +20,13 @@ use ultra_shell::{RedirectKind, Script};
 use crate::Services;
 use crate::util::is_human;
 
-/// Register the shell command.
+/// Register the shell command and every built-in as `shell.<name>`.
 pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
-    r.register(Run)
+    r.register(Run)?;
+    for b in ultra_shell::builtins::ALL {
+        r.register(BuiltinCommand::new(*b))?;
+    }
+    Ok(())
 }
 
 /// Default cap on captured stdout and stderr, each.
@@ -261,5 +265,134 @@ mod tests {
         assert_eq!(risk("echo hi > f"), (false, true));
         assert_eq!(risk("rm -rf build"), (false, true));
         assert_eq!(risk("ls | xargs rm"), (false, true));
+    }
+}
+
+/// The standard fixture built-in examples run on.
+const FIXTURE: &[(&str, &str)] = &[("f.txt", "b\na\nc\n"), ("src/main.rs", "fn main() {}\n")];
+
+/// Arguments of a `shell.<name>` command.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct BuiltinArgs {
+    /// The command-line arguments, exactly as the command receives them (no globbing or
+    /// variable expansion; use `ultra.shell.run` for that).
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// Text fed to stdin.
+    #[serde(default)]
+    pub stdin: String,
+    /// Session whose working directory and variables to use.
+    pub session: Option<String>,
+    /// Most bytes of stdout and of stderr returned (default 64 KiB).
+    pub max_output: Option<usize>,
+}
+
+/// One built-in as its own registry command, `shell.<name>`, so it is reachable from every
+/// surface with typed arguments. Not offered to agents as a separate tool: the `shell` tool
+/// covers them.
+pub struct BuiltinCommand {
+    builtin: &'static dyn ultra_shell::run::Builtin,
+    spec: &'static CommandSpec,
+}
+
+fn leak(s: String) -> &'static str {
+    Box::leak(s.into_boxed_str())
+}
+
+impl BuiltinCommand {
+    /// The command for `builtin`. Its spec is built once at registration and lives for the
+    /// process.
+    pub fn new(builtin: &'static dyn ultra_shell::run::Builtin) -> BuiltinCommand {
+        let name = builtin.name();
+        let ex = builtin.example();
+        let example = Example {
+            description: leak(format!("{name} {}", ex.args.join(" "))),
+            args: leak(json!({ "args": ex.args, "stdin": ex.stdin }).to_string()),
+            files: FIXTURE,
+            expect: Some(leak(
+                json!({ "stdout": ex.stdout, "exitCode": ex.status }).to_string(),
+            )),
+            ..Example::EMPTY
+        };
+        let mut spec = CommandSpec::new(
+            leak(format!("shell.{name}")),
+            leak(format!("Shell: {name}")),
+            "Shell",
+            leak(format!("The built-in `{}` on the workspace, without a shell: arguments are passed as given.", builtin.usage())),
+        )
+        .not_ai_exposed()
+        .examples(Box::leak(vec![example].into_boxed_slice()));
+        if !WRITERS.contains(&name) {
+            spec = spec.read_only();
+        }
+        if DESTROYERS.contains(&name) {
+            spec = spec.destructive();
+        }
+        BuiltinCommand {
+            builtin,
+            spec: Box::leak(Box::new(spec)),
+        }
+    }
+}
+
+impl Command<Services> for BuiltinCommand {
+    type Args = BuiltinArgs;
+    type Output = RunOutput;
+
+    fn spec(&self) -> &'static CommandSpec {
+        self.spec
+    }
+
+    fn run(&self, cx: &mut Cx<'_, Services>, args: BuiltinArgs) -> Result<RunOutput, CommandError> {
+        if !is_human(cx) && !cx.validator_ids().is_empty() && !self.spec.annotations.read_only {
+            return Err(CommandError::new(
+                ErrorCode::ValidationFailed,
+                format!("`{}` writes files, and shell writes are not checked by the configured validators yet", self.builtin.name()),
+            )
+            .with_suggestion("make the change with ultra.applyEdits, ultra.createFile or fs.* (which validators check)"));
+        }
+        let session = args
+            .session
+            .clone()
+            .or_else(|| cx.source.session_id.clone())
+            .or_else(|| cx.source.agent_id.clone())
+            .unwrap_or_else(|| "default".to_string());
+        let env = cx.services.take_shell_session(&session);
+        let fs = ShellFs::new(cx.services.shell_root().clone(), is_human(cx));
+        let cap = args.max_output.unwrap_or(DEFAULT_MAX_OUTPUT).min(16 << 20);
+        let mut out = Capped {
+            buf: Vec::new(),
+            cap,
+            truncated: false,
+        };
+        let mut err = Capped {
+            buf: Vec::new(),
+            cap,
+            truncated: false,
+        };
+        let mut stdin = std::io::Cursor::new(args.stdin.into_bytes());
+        let status = {
+            let mut io = ultra_shell::run::Io {
+                stdin: &mut stdin,
+                stdout: &mut out,
+                stderr: &mut err,
+            };
+            let shell_cx = ultra_shell::run::Cx {
+                fs: &fs,
+                cwd: &env.cwd,
+                vars: &env.vars,
+            };
+            self.builtin.run(&args.args, &mut io, &shell_cx)
+        };
+        let cwd = env.cwd.as_str().to_string();
+        cx.services.put_shell_session(&session, env);
+        Ok(RunOutput {
+            stdout: String::from_utf8_lossy(&out.buf).into_owned(),
+            stderr: String::from_utf8_lossy(&err.buf).into_owned(),
+            exit_code: status,
+            truncated: out.truncated || err.truncated,
+            cwd,
+        })
     }
 }

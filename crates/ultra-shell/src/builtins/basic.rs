@@ -2,7 +2,7 @@
 
 use std::io::Read;
 
-use crate::run::{Builtin, Cx, Io};
+use crate::run::{Builtin, Cx, Example, Io};
 
 /// Report a per-file error the way coreutils does: `cmd: path: message`.
 pub(crate) fn complain(io: &mut Io<'_>, cmd: &str, path: &str, err: impl std::fmt::Display) {
@@ -51,6 +51,14 @@ impl Builtin for Cat {
     fn usage(&self) -> &'static str {
         "cat [FILE...]"
     }
+    fn example(&self) -> Example {
+        Example {
+            args: &["f.txt"],
+            stdin: "",
+            stdout: "b\na\nc\n",
+            status: 0,
+        }
+    }
     fn run(&self, args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
         let mut status = 0;
         let files: Vec<&str> = if args.is_empty() {
@@ -76,6 +84,14 @@ impl Builtin for Echo {
     }
     fn usage(&self) -> &'static str {
         "echo [-n] [-e] [ARG...]"
+    }
+    fn example(&self) -> Example {
+        Example {
+            args: &["hello"],
+            stdin: "",
+            stdout: "hello\n",
+            status: 0,
+        }
     }
     fn run(&self, args: &[String], io: &mut Io<'_>, _cx: &Cx<'_>) -> i32 {
         let mut newline = true;
@@ -172,6 +188,14 @@ impl Builtin for Env {
     fn usage(&self) -> &'static str {
         "env"
     }
+    fn example(&self) -> Example {
+        Example {
+            args: &[],
+            stdin: "",
+            stdout: "HOME=/\nPWD=/\nUSER=ultra\n",
+            status: 0,
+        }
+    }
     fn run(&self, args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
         if !args.is_empty() {
             let _ = writeln!(
@@ -200,6 +224,14 @@ impl Builtin for True {
     fn usage(&self) -> &'static str {
         "true"
     }
+    fn example(&self) -> Example {
+        Example {
+            args: &[],
+            stdin: "",
+            stdout: "",
+            status: 0,
+        }
+    }
     fn run(&self, _: &[String], _: &mut Io<'_>, _: &Cx<'_>) -> i32 {
         0
     }
@@ -215,6 +247,14 @@ impl Builtin for False {
     fn usage(&self) -> &'static str {
         "false"
     }
+    fn example(&self) -> Example {
+        Example {
+            args: &[],
+            stdin: "",
+            stdout: "",
+            status: 1,
+        }
+    }
     fn run(&self, _: &[String], _: &mut Io<'_>, _: &Cx<'_>) -> i32 {
         1
     }
@@ -229,6 +269,14 @@ impl Builtin for Pwd {
     }
     fn usage(&self) -> &'static str {
         "pwd"
+    }
+    fn example(&self) -> Example {
+        Example {
+            args: &[],
+            stdin: "",
+            stdout: "/\n",
+            status: 0,
+        }
     }
     fn run(&self, _: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
         let _ = writeln!(io.stdout, "/{}", cx.cwd.as_str());

@@ -12,7 +12,7 @@ use std::io::Write;
 use ultra_workspace::root::{Kind, Meta};
 
 use super::basic::complain;
-use crate::run::{Builtin, Cx, Io, read_all};
+use crate::run::{Builtin, Cx, Example, Io, read_all};
 
 /// Parsed command-line options: single-letter flags (clustered, anywhere before `--`),
 /// flags taking a value, and operands.
@@ -227,6 +227,14 @@ impl Builtin for Ls {
     fn usage(&self) -> &'static str {
         "ls [-1aAlRd] [PATH...]"
     }
+    fn example(&self) -> Example {
+        Example {
+            args: &["src"],
+            stdin: "",
+            stdout: "main.rs\n",
+            status: 0,
+        }
+    }
     fn run(&self, args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
         let opts = match parse_opts(args, "1aAlRd", "") {
             Ok(o) => o,
@@ -306,6 +314,14 @@ impl Builtin for Mkdir {
     fn usage(&self) -> &'static str {
         "mkdir [-p] DIR..."
     }
+    fn example(&self) -> Example {
+        Example {
+            args: &["-p", "out/x"],
+            stdin: "",
+            stdout: "",
+            status: 0,
+        }
+    }
     fn run(&self, args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
         let o = match parse_opts(args, "pv", "m") {
             Ok(o) => o,
@@ -356,6 +372,14 @@ impl Builtin for Touch {
     }
     fn usage(&self) -> &'static str {
         "touch [-c] FILE..."
+    }
+    fn example(&self) -> Example {
+        Example {
+            args: &["new.txt"],
+            stdin: "",
+            stdout: "",
+            status: 0,
+        }
     }
     fn run(&self, args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
         let o = match parse_opts(args, "cam", "") {
@@ -409,6 +433,14 @@ impl Builtin for Rm {
     }
     fn usage(&self) -> &'static str {
         "rm [-rf] PATH..."
+    }
+    fn example(&self) -> Example {
+        Example {
+            args: &["f.txt"],
+            stdin: "",
+            stdout: "",
+            status: 0,
+        }
     }
     fn run(&self, args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
         let o = match parse_opts(args, "rRfdv", "") {
@@ -484,6 +516,14 @@ impl Builtin for Rmdir {
     }
     fn usage(&self) -> &'static str {
         "rmdir DIR..."
+    }
+    fn example(&self) -> Example {
+        Example {
+            args: &["src"],
+            stdin: "",
+            stdout: "",
+            status: 1,
+        }
     }
     fn run(&self, args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
         let o = match parse_opts(args, "v", "") {
@@ -608,6 +648,14 @@ impl Builtin for Cp {
     fn usage(&self) -> &'static str {
         "cp [-r] SRC... DEST"
     }
+    fn example(&self) -> Example {
+        Example {
+            args: &["f.txt", "g.txt"],
+            stdin: "",
+            stdout: "",
+            status: 0,
+        }
+    }
     fn run(&self, args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
         let o = match parse_opts(args, "rRaftpv", "") {
             Ok(o) => o,
@@ -679,6 +727,14 @@ impl Builtin for Mv {
     }
     fn usage(&self) -> &'static str {
         "mv [-f] SRC... DEST"
+    }
+    fn example(&self) -> Example {
+        Example {
+            args: &["f.txt", "g.txt"],
+            stdin: "",
+            stdout: "",
+            status: 0,
+        }
     }
     fn run(&self, args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
         let o = match parse_opts(args, "fnv", "") {
@@ -774,6 +830,14 @@ impl Builtin for Stat {
     fn usage(&self) -> &'static str {
         "stat [-L] [-c FORMAT] PATH..."
     }
+    fn example(&self) -> Example {
+        Example {
+            args: &["f.txt"],
+            stdin: "",
+            stdout: "  File: f.txt\n  Size: 6\n  Type: regular file\n",
+            status: 0,
+        }
+    }
     fn run(&self, args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
         let o = match parse_opts(args, "L", "c") {
             Ok(o) => o,
@@ -851,6 +915,14 @@ impl Builtin for Tee {
     }
     fn usage(&self) -> &'static str {
         "tee [-a] [FILE...]"
+    }
+    fn example(&self) -> Example {
+        Example {
+            args: &["copy.txt"],
+            stdin: "x\n",
+            stdout: "x\n",
+            status: 0,
+        }
     }
     fn run(&self, args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
         let o = match parse_opts(args, "ai", "") {
@@ -979,6 +1051,14 @@ impl Builtin for Tree {
     }
     fn usage(&self) -> &'static str {
         "tree [-a] [-d] [-L N] [DIR...]"
+    }
+    fn example(&self) -> Example {
+        Example {
+            args: &["src"],
+            stdin: "",
+            stdout: "src\n\u{2514}\u{2500}\u{2500} main.rs\n\n0 directories, 1 file\n",
+            status: 0,
+        }
     }
     fn run(&self, args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
         let opts = match parse_opts(args, "ad", "L") {
@@ -1127,6 +1207,14 @@ impl Builtin for Date {
     fn usage(&self) -> &'static str {
         "date [-u] [-d @SECONDS] [+FORMAT]"
     }
+    fn example(&self) -> Example {
+        Example {
+            args: &["-d", "@0", "+%F"],
+            stdin: "",
+            stdout: "1970-01-01\n",
+            status: 0,
+        }
+    }
     fn run(&self, args: &[String], io: &mut Io<'_>, _cx: &Cx<'_>) -> i32 {
         let o = match parse_opts(args, "uR", "d") {
             Ok(o) => o,
@@ -1174,6 +1262,14 @@ impl Builtin for Whoami {
     fn usage(&self) -> &'static str {
         "whoami"
     }
+    fn example(&self) -> Example {
+        Example {
+            args: &[],
+            stdin: "",
+            stdout: "ultra\n",
+            status: 0,
+        }
+    }
     fn run(&self, _: &[String], io: &mut Io<'_>, _: &Cx<'_>) -> i32 {
         i32::from(writeln!(io.stdout, "ultra").is_err())
     }
@@ -1188,6 +1284,14 @@ impl Builtin for Which {
     }
     fn usage(&self) -> &'static str {
         "which NAME..."
+    }
+    fn example(&self) -> Example {
+        Example {
+            args: &["cat"],
+            stdin: "",
+            stdout: "cat: shell built-in\n",
+            status: 0,
+        }
     }
     fn run(&self, args: &[String], io: &mut Io<'_>, _: &Cx<'_>) -> i32 {
         let mut status = 0;
@@ -1213,6 +1317,14 @@ impl Builtin for Clear {
     }
     fn usage(&self) -> &'static str {
         "clear"
+    }
+    fn example(&self) -> Example {
+        Example {
+            args: &[],
+            stdin: "",
+            stdout: "\x1b[H\x1b[2J",
+            status: 0,
+        }
     }
     fn run(&self, _: &[String], io: &mut Io<'_>, _: &Cx<'_>) -> i32 {
         i32::from(io.stdout.write_all(b"\x1b[H\x1b[2J").is_err())
@@ -1451,6 +1563,14 @@ impl Builtin for Diff {
     fn usage(&self) -> &'static str {
         "diff [-u] [-U N] [-q] FILE1 FILE2"
     }
+    fn example(&self) -> Example {
+        Example {
+            args: &["f.txt", "f.txt"],
+            stdin: "",
+            stdout: "",
+            status: 0,
+        }
+    }
     fn run(&self, args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
         let o = match parse_opts(args, "uq", "U") {
             Ok(o) => o,
@@ -1557,6 +1677,14 @@ impl Builtin for Xargs {
     }
     fn usage(&self) -> &'static str {
         "xargs [-0] [-r] [-n N] [-I R] [COMMAND [ARG...]]"
+    }
+    fn example(&self) -> Example {
+        Example {
+            args: &["echo"],
+            stdin: "a b\n",
+            stdout: "a b\n",
+            status: 0,
+        }
     }
     fn run(&self, args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
         // Options end at the first operand: the rest is the command.

@@ -10,7 +10,7 @@ use std::cmp::Ordering;
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 
-use crate::run::{Builtin, Cx, Io};
+use crate::run::{Builtin, Cx, Example, Io};
 
 /// Most bytes a buffering command (`sort`, `tac`, `tail`) holds.
 pub const MAX_BUFFER: usize = 256 << 20;
@@ -261,6 +261,14 @@ impl Builtin for Head {
     fn usage(&self) -> &'static str {
         "head [-n [-]N] [-c [-]N] [-qv] [FILE...]"
     }
+    fn example(&self) -> Example {
+        Example {
+            args: &["-n", "1", "f.txt"],
+            stdin: "",
+            stdout: "b\n",
+            status: 0,
+        }
+    }
     fn run(&self, args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
         let longs = [
             ("lines", 'n'),
@@ -413,6 +421,14 @@ impl Builtin for Tail {
     }
     fn usage(&self) -> &'static str {
         "tail [-n [+]N] [-c [+]N] [-qv] [FILE...]"
+    }
+    fn example(&self) -> Example {
+        Example {
+            args: &["-n", "1", "f.txt"],
+            stdin: "",
+            stdout: "c\n",
+            status: 0,
+        }
     }
     fn run(&self, args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
         let longs = [
@@ -637,6 +653,14 @@ impl Builtin for Wc {
     }
     fn usage(&self) -> &'static str {
         "wc [-clmwL] [FILE...]"
+    }
+    fn example(&self) -> Example {
+        Example {
+            args: &["-l", "f.txt"],
+            stdin: "",
+            stdout: "3 f.txt\n",
+            status: 0,
+        }
     }
     fn run(&self, args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
         let longs = [
@@ -1025,6 +1049,14 @@ impl Builtin for Sort {
     fn usage(&self) -> &'static str {
         "sort [-bfnrsu] [-k POS1[,POS2]] [-t SEP] [FILE...]"
     }
+    fn example(&self) -> Example {
+        Example {
+            args: &["f.txt"],
+            stdin: "",
+            stdout: "a\nb\nc\n",
+            status: 0,
+        }
+    }
     fn run(&self, args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
         let longs = [
             ("ignore-leading-blanks", 'b'),
@@ -1135,6 +1167,14 @@ impl Builtin for Uniq {
     }
     fn usage(&self) -> &'static str {
         "uniq [-cdui] [-f N] [-s N] [-w N] [INPUT]"
+    }
+    fn example(&self) -> Example {
+        Example {
+            args: &["-c"],
+            stdin: "a\na\nb\n",
+            stdout: "      2 a\n      1 b\n",
+            status: 0,
+        }
     }
     fn run(&self, args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
         let longs = [
@@ -1261,6 +1301,14 @@ impl Builtin for Tac {
     fn usage(&self) -> &'static str {
         "tac [FILE...]"
     }
+    fn example(&self) -> Example {
+        Example {
+            args: &["f.txt"],
+            stdin: "",
+            stdout: "c\na\nb\n",
+            status: 0,
+        }
+    }
     fn run(&self, args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
         let o = match getopt(args, "", &[]) {
             Ok(o) => o,
@@ -1353,6 +1401,14 @@ impl Builtin for Cut {
     }
     fn usage(&self) -> &'static str {
         "cut -b LIST | -c LIST | -f LIST [-d DELIM] [-s] [--complement] [FILE...]"
+    }
+    fn example(&self) -> Example {
+        Example {
+            args: &["-d", ":", "-f", "2"],
+            stdin: "a:b:c\n",
+            stdout: "b\n",
+            status: 0,
+        }
     }
     fn run(&self, args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
         let longs = [
@@ -1641,6 +1697,14 @@ impl Builtin for Tr {
     fn usage(&self) -> &'static str {
         "tr [-cdst] SET1 [SET2]"
     }
+    fn example(&self) -> Example {
+        Example {
+            args: &["a-z", "A-Z"],
+            stdin: "hi\n",
+            stdout: "HI\n",
+            status: 0,
+        }
+    }
     fn run(&self, args: &[String], io: &mut Io<'_>, _cx: &Cx<'_>) -> i32 {
         let longs = [
             ("complement", 'c'),
@@ -1785,6 +1849,14 @@ impl Builtin for Basename {
     fn usage(&self) -> &'static str {
         "basename NAME [SUFFIX] | basename -a [-s SUFFIX] NAME..."
     }
+    fn example(&self) -> Example {
+        Example {
+            args: &["src/main.rs", ".rs"],
+            stdin: "",
+            stdout: "main\n",
+            status: 0,
+        }
+    }
     fn run(&self, args: &[String], io: &mut Io<'_>, _cx: &Cx<'_>) -> i32 {
         let longs = [("multiple", 'a'), ("suffix", 's'), ("zero", 'z')];
         let o = match getopt(args, "as:z", &longs) {
@@ -1845,6 +1917,14 @@ impl Builtin for Dirname {
     }
     fn usage(&self) -> &'static str {
         "dirname NAME..."
+    }
+    fn example(&self) -> Example {
+        Example {
+            args: &["src/main.rs"],
+            stdin: "",
+            stdout: "src\n",
+            status: 0,
+        }
     }
     fn run(&self, args: &[String], io: &mut Io<'_>, _cx: &Cx<'_>) -> i32 {
         let o = match getopt(args, "z", &[("zero", 'z')]) {
@@ -1941,6 +2021,14 @@ impl Builtin for Seq {
     }
     fn usage(&self) -> &'static str {
         "seq [-w] [-s SEP] [FIRST [INCR]] LAST"
+    }
+    fn example(&self) -> Example {
+        Example {
+            args: &["3"],
+            stdin: "",
+            stdout: "1\n2\n3\n",
+            status: 0,
+        }
     }
     fn run(&self, args: &[String], io: &mut Io<'_>, _cx: &Cx<'_>) -> i32 {
         // Negative numbers are operands, not options.
@@ -2321,6 +2409,14 @@ impl Builtin for Printf {
     }
     fn usage(&self) -> &'static str {
         "printf format [arguments]"
+    }
+    fn example(&self) -> Example {
+        Example {
+            args: &["%s-%d\\n", "a", "5"],
+            stdin: "",
+            stdout: "a-5\n",
+            status: 0,
+        }
     }
     fn run(&self, args: &[String], io: &mut Io<'_>, _cx: &Cx<'_>) -> i32 {
         let mut args = args;

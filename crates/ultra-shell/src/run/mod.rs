@@ -77,8 +77,20 @@ pub trait Builtin: Send + Sync {
     fn name(&self) -> &'static str;
     /// One-line usage, e.g. `head [-n N] [FILE...]`.
     fn usage(&self) -> &'static str;
+    /// A runnable example on the standard fixture (`f.txt` holding `b\na\nc\n`, and
+    /// `src/main.rs`); it is executed as a test.
+    fn example(&self) -> Example;
     /// Run with `args` (without the command name).
     fn run(&self, args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32;
+}
+
+/// A built-in's runnable example: arguments and stdin in, exact stdout and status out.
+#[derive(Debug, Clone, Copy)]
+pub struct Example {
+    pub args: &'static [&'static str],
+    pub stdin: &'static str,
+    pub stdout: &'static str,
+    pub status: i32,
 }
 
 /// Where fd 1 or 2 of a command goes.
