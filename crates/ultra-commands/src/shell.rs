@@ -61,6 +61,21 @@ pub struct RunOutput {
     pub truncated: bool,
     /// The session's working directory afterwards, from the workspace root.
     pub cwd: String,
+    /// Problems an agent can act on (e.g. an unknown command, with the closest built-ins).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<ShellError>,
+}
+
+/// A structured problem from a script.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ShellError {
+    /// `unknown_command`.
+    pub code: String,
+    pub command: String,
+    pub message: String,
+    /// Built-ins with a similar name.
+    pub closest: Vec<String>,
 }
 
 /// `ultra.shell.run`.
@@ -87,6 +102,12 @@ static RUN: CommandSpec = CommandSpec::new(
         files: &[("src/a.rs", "")],
         setup: &[("ultra.shell.run", r#"{"script": "X=1; cd src", "session": "s1"}"#)],
         expect: Some(r#"{"stdout": "1\n/src\n", "cwd": "src"}"#),
+        ..Example::EMPTY
+    },
+    Example {
+        description: "An unknown command is reported with the closest built-ins",
+        args: r#"{"script": "grpe x f.txt"}"#,
+        expect: Some(r#"{"exitCode": 127, "errors": [{"code": "unknown_command", "command": "grpe"}]}"#),
         ..Example::EMPTY
     },
     Example {
@@ -236,6 +257,16 @@ impl Command<Services> for Run {
         };
         let mut stdin = std::io::Cursor::new(args.stdin.into_bytes());
         let status = shell.run(&script, &mut env, &mut stdin, &mut out, &mut err);
+        let errors = shell
+            .take_diagnostics()
+            .into_iter()
+            .map(|d| ShellError {
+                code: d.code.to_string(),
+                command: d.command,
+                message: d.message,
+                closest: d.closest.into_iter().map(String::from).collect(),
+            })
+            .collect();
         let cwd = env.cwd.as_str().to_string();
         cx.services.put_shell_session(&session, env);
         Ok(RunOutput {
@@ -244,6 +275,7 @@ impl Command<Services> for Run {
             exit_code: status,
             truncated: out.truncated || err.truncated,
             cwd,
+            errors,
         })
     }
 }
@@ -393,6 +425,7 @@ impl Command<Services> for BuiltinCommand {
             exit_code: status,
             truncated: out.truncated || err.truncated,
             cwd,
+            errors: Vec::new(),
         })
     }
 }

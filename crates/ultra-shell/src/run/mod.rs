@@ -152,9 +152,23 @@ impl Write for Port<'_, '_> {
     }
 }
 
+/// A problem a script ran into that an agent can act on, reported besides stderr.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// `unknown_command`.
+    pub code: &'static str,
+    /// The command word.
+    pub command: String,
+    /// What happened.
+    pub message: String,
+    /// Built-ins with a similar name.
+    pub closest: Vec<&'static str>,
+}
+
 /// Runs scripts on one workspace.
 pub struct Shell {
     fs: ShellFs,
+    diagnostics: Mutex<Vec<Diagnostic>>,
 }
 
 /// A `Write` shared by the stages of a pipeline (stderr), one write at a time.
@@ -188,7 +202,15 @@ fn os_pipe() -> std::io::Result<(std::fs::File, std::fs::File)> {
 impl Shell {
     /// A shell over `fs`.
     pub fn new(fs: ShellFs) -> Shell {
-        Shell { fs }
+        Shell {
+            fs,
+            diagnostics: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The diagnostics gathered since the last call.
+    pub fn take_diagnostics(&self) -> Vec<Diagnostic> {
+        std::mem::take(&mut *self.diagnostics.lock().unwrap_or_else(|p| p.into_inner()))
     }
 
     /// The file access this shell uses.
@@ -356,6 +378,15 @@ impl Shell {
                 format!(" (did you mean: {})", closest.join(", "))
             };
             let _ = writeln!(stderr, "ultra sh: {name}: command not found{hint}");
+            let mut d = self.diagnostics.lock().unwrap_or_else(|p| p.into_inner());
+            if d.len() < 100 {
+                d.push(Diagnostic {
+                    code: "unknown_command",
+                    command: name.clone(),
+                    message: format!("{name}: command not found; the shell runs only built-in commands, nothing is spawned"),
+                    closest,
+                });
+            }
             return 127;
         };
         let cwd = env.cwd.clone();
