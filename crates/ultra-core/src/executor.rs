@@ -39,6 +39,18 @@ pub trait Host: Send + Sync + 'static {
     }
 }
 
+/// Run a handler, which may block (a big file, a shell pipeline). On a multi-thread runtime
+/// the worker first hands its queued tasks to another thread, so other connections keep
+/// being served; elsewhere (the in-process CLI) it just runs.
+fn run_blocking<T>(f: impl FnOnce() -> T) -> T {
+    match tokio::runtime::Handle::try_current() {
+        Ok(h) if h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
+            tokio::task::block_in_place(f)
+        }
+        _ => f(),
+    }
+}
+
 /// Runs commands. Shared by every transport behind an `Arc`.
 pub struct Executor<S: Host> {
     registry: Registry<S>,
@@ -228,7 +240,9 @@ impl<S: Host> Executor<S> {
             command_id: spec.id,
             audit_path: self.audit.path(),
         };
-        let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| command.run(&mut cx, parsed)));
+        let outcome = run_blocking(|| {
+            std::panic::catch_unwind(AssertUnwindSafe(|| command.run(&mut cx, parsed)))
+        });
         let mut result = match outcome {
             Ok(Ok(data)) => CommandResult::ok(data),
             Ok(Err(err)) => CommandResult::err(err),
