@@ -88,6 +88,7 @@ static RUN: CommandSpec = CommandSpec::new(
     "Run a script in Ultra's built-in shell on the confined workspace: pipes, &&, ||, ;, redirects (> >> < 2>&1 &>), here-docs, globs, $VAR, cd. Built-ins: cat echo head tail wc sort uniq tac cut tr seq printf basename dirname ls tree stat mkdir touch rm rmdir cp mv tee diff xargs date env pwd which whoami true false clear. Nothing spawns a process; paths outside the workspace and protected paths are refused. A non-zero exitCode is a result, not an error; a script that does not parse is SHELL_SYNTAX_ERROR with the position.",
 )
 .tool_name("shell")
+.long()
 .examples(&[
     Example {
         description: "Count lines of the Rust files",
@@ -354,6 +355,7 @@ impl BuiltinCommand {
             leak(format!("The built-in `{}` on the workspace, without a shell: arguments are passed as given.", builtin.usage())),
         )
         .not_ai_exposed()
+        .long()
         .examples(Box::leak(vec![example].into_boxed_slice()));
         if !WRITERS.contains(&name) {
             spec = spec.read_only();

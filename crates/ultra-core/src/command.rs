@@ -44,6 +44,9 @@ pub struct CommandSpec {
     pub aliases: &'static [&'static str],
     /// If set, only these sources may run it (e.g. confirmations are human-only).
     pub sources: Option<&'static [SourceKind]>,
+    /// May run for a long time (scripts, big I/O): the executor lets its worker thread's
+    /// other tasks move elsewhere first, so it cannot stall other connections.
+    pub long: bool,
 }
 
 impl CommandSpec {
@@ -72,7 +75,14 @@ impl CommandSpec {
             tool_name: None,
             aliases: &[],
             sources: None,
+            long: false,
         }
+    }
+
+    /// Mark as possibly long-running.
+    pub const fn long(mut self) -> Self {
+        self.long = true;
+        self
     }
 
     /// Set the examples.

@@ -39,10 +39,15 @@ pub trait Host: Send + Sync + 'static {
     }
 }
 
-/// Run a handler, which may block (a big file, a shell pipeline). On a multi-thread runtime
-/// the worker first hands its queued tasks to another thread, so other connections keep
-/// being served; elsewhere (the in-process CLI) it just runs.
-fn run_blocking<T>(f: impl FnOnce() -> T) -> T {
+/// Run a handler. A long one (a shell pipeline, big I/O) on a multi-thread runtime first
+/// lets the worker's queued tasks move to another thread, so other connections keep being
+/// served; everything else (and the in-process CLI) just runs.
+fn run_blocking<T>(long: bool, f: impl FnOnce() -> T) -> T {
+    if !long {
+        // Most commands take microseconds; handing the worker's tasks to another thread
+        // would cost more than it saves.
+        return f();
+    }
     match tokio::runtime::Handle::try_current() {
         Ok(h) if h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
             tokio::task::block_in_place(f)
@@ -240,7 +245,8 @@ impl<S: Host> Executor<S> {
             command_id: spec.id,
             audit_path: self.audit.path(),
         };
-        let outcome = run_blocking(|| {
+        let long = spec.long;
+        let outcome = run_blocking(long, || {
             std::panic::catch_unwind(AssertUnwindSafe(|| command.run(&mut cx, parsed)))
         });
         let mut result = match outcome {

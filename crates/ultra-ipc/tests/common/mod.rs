@@ -122,8 +122,9 @@ pub struct SleepArgs {
 
 /// `test.sleep {ms}` blocks its thread, to observe ordering and concurrency.
 pub struct Sleep;
-static SLEEP: CommandSpec =
-    CommandSpec::new("test.sleep", "Sleep", "Test", "Sleep for a while.").read_only();
+static SLEEP: CommandSpec = CommandSpec::new("test.sleep", "Sleep", "Test", "Sleep for a while.")
+    .read_only()
+    .long();
 
 impl Command<TestHost> for Sleep {
     type Args = SleepArgs;
