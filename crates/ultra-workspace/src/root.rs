@@ -489,39 +489,7 @@ impl Root {
     /// Read a regular file. FIFOs and devices are refused without blocking; hard-linked files
     /// are refused (they may alias files outside the root) unless allowlisted.
     pub fn read(&self, rel: &RelPath) -> Result<(Vec<u8>, Meta), WsError> {
-        let mut opts = OpenOptions::new();
-        opts.read(true)
-            .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
-        let file = self
-            .dir
-            .open_with(rel.os(), &opts)
-            .map_err(|e| WsError::io("read", rel.as_str(), e))?;
-        let m = meta_of(
-            &file
-                .metadata()
-                .map_err(|e| WsError::io("stat", rel.as_str(), e))?,
-        );
-        match m.kind {
-            Kind::File => {}
-            Kind::Dir => {
-                return Err(WsError::NotAFile {
-                    path: rel.0.clone(),
-                    kind: "directory".into(),
-                });
-            }
-            _ => {
-                return Err(WsError::NotAFile {
-                    path: rel.0.clone(),
-                    kind: "special file".into(),
-                });
-            }
-        }
-        if m.nlink > 1 && !self.hardlink_reads.is_match(rel.0.to_lowercase()) {
-            return Err(WsError::NotAFile {
-                path: rel.0.clone(),
-                kind: "hard-linked file; it may alias a file outside the workspace".into(),
-            });
-        }
+        let (file, m) = self.open_regular(rel)?;
         if m.len > self.max_file_bytes {
             return Err(WsError::TooLarge {
                 path: rel.0.clone(),
@@ -529,9 +497,8 @@ impl Root {
                 limit: self.max_file_bytes,
             });
         }
-        let mut std_file = file.into_std();
         let mut buf = Vec::with_capacity(m.len as usize);
-        (&mut std_file)
+        (&file)
             .take(self.max_file_bytes + 1)
             .read_to_end(&mut buf)
             .map_err(|e| WsError::io("read", rel.as_str(), e))?;
@@ -933,6 +900,12 @@ impl Root {
     /// Open a regular file for streaming reads, with the same refusals as [`Root::read`]
     /// (special files, hard links) but no size cap.
     pub fn open_file(&self, rel: &RelPath) -> Result<std::fs::File, WsError> {
+        self.open_regular(rel).map(|(f, _)| f)
+    }
+
+    /// Open a regular file (in blocking mode) with its metadata: FIFOs and devices are
+    /// refused without blocking, hard-linked files unless allowlisted.
+    fn open_regular(&self, rel: &RelPath) -> Result<(std::fs::File, Meta), WsError> {
         let mut opts = OpenOptions::new();
         opts.read(true)
             .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
@@ -977,7 +950,7 @@ impl Root {
                 libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK);
             }
         }
-        Ok(std_file)
+        Ok((std_file, m))
     }
 
     /// Start replacing (or creating) a file; see [`AtomicFile`]. Parent directories must

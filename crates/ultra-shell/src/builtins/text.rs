@@ -208,6 +208,45 @@ fn display_name(path: &str) -> &str {
 }
 
 /// A count like `10`, `+10` or `-10`: (value, leading sign).
+/// Parsed `head`/`tail` options: the options, whether the count is in bytes, and the count
+/// (with its `+`/`-` sign, if any).
+type HeadTailOptions = (Opts, bool, (u64, Option<char>));
+
+/// The options `head` and `tail` share: `-n`/`-c` with a count (and the obsolete `-N`),
+/// `-q`, `-v`. Returns the parsed options, whether the count is in bytes, and the count.
+fn head_tail_options(
+    cmd: &str,
+    args: &[String],
+    io: &mut Io<'_>,
+    usage: &str,
+) -> Result<HeadTailOptions, i32> {
+    let longs = [
+        ("lines", 'n'),
+        ("bytes", 'c'),
+        ("quiet", 'q'),
+        ("silent", 'q'),
+        ("verbose", 'v'),
+    ];
+    let o = getopt(&obsolete_count(args), "n:c:qv", &longs)
+        .map_err(|m| usage_error(io.stderr, cmd, &m, usage, 1))?;
+    let mut bytes = false;
+    let mut count = (10u64, None);
+    for (f, a) in &o.flags {
+        if *f == 'n' || *f == 'c' {
+            bytes = *f == 'c';
+            match parse_count(a) {
+                Some(c) => count = c,
+                None => {
+                    let what = if bytes { "bytes" } else { "lines" };
+                    let _ = writeln!(io.stderr, "{cmd}: invalid number of {what}: '{a}'");
+                    return Err(1);
+                }
+            }
+        }
+    }
+    Ok((o, bytes, count))
+}
+
 fn parse_count(s: &str) -> Option<(u64, Option<char>)> {
     let (sign, digits) = match s.chars().next() {
         Some(c @ ('+' | '-')) => (Some(c), &s[1..]),
@@ -270,32 +309,10 @@ impl Builtin for Head {
         }
     }
     fn run(&self, args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
-        let longs = [
-            ("lines", 'n'),
-            ("bytes", 'c'),
-            ("quiet", 'q'),
-            ("silent", 'q'),
-            ("verbose", 'v'),
-        ];
-        let o = match getopt(&obsolete_count(args), "n:c:qv", &longs) {
-            Ok(o) => o,
-            Err(m) => return usage_error(io.stderr, "head", &m, self.usage(), 1),
+        let (o, bytes, count) = match head_tail_options("head", args, io, self.usage()) {
+            Ok(x) => x,
+            Err(status) => return status,
         };
-        let mut bytes = false;
-        let mut count = (10u64, None);
-        for (f, a) in &o.flags {
-            if *f == 'n' || *f == 'c' {
-                bytes = *f == 'c';
-                match parse_count(a) {
-                    Some(c) => count = c,
-                    None => {
-                        let what = if bytes { "bytes" } else { "lines" };
-                        let _ = writeln!(io.stderr, "head: invalid number of {what}: '{a}'");
-                        return 1;
-                    }
-                }
-            }
-        }
         let files = operands_or_stdin(&o);
         let headers = o.has('v') || (files.len() > 1 && !o.has('q'));
         let mut out = BufWriter::new(&mut *io.stdout);
@@ -431,32 +448,10 @@ impl Builtin for Tail {
         }
     }
     fn run(&self, args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
-        let longs = [
-            ("lines", 'n'),
-            ("bytes", 'c'),
-            ("quiet", 'q'),
-            ("silent", 'q'),
-            ("verbose", 'v'),
-        ];
-        let o = match getopt(&obsolete_count(args), "n:c:qv", &longs) {
-            Ok(o) => o,
-            Err(m) => return usage_error(io.stderr, "tail", &m, self.usage(), 1),
+        let (o, bytes, count) = match head_tail_options("tail", args, io, self.usage()) {
+            Ok(x) => x,
+            Err(status) => return status,
         };
-        let mut bytes = false;
-        let mut count = (10u64, None);
-        for (f, a) in &o.flags {
-            if *f == 'n' || *f == 'c' {
-                bytes = *f == 'c';
-                match parse_count(a) {
-                    Some(c) => count = c,
-                    None => {
-                        let what = if bytes { "bytes" } else { "lines" };
-                        let _ = writeln!(io.stderr, "tail: invalid number of {what}: '{a}'");
-                        return 1;
-                    }
-                }
-            }
-        }
         let files = operands_or_stdin(&o);
         let headers = o.has('v') || (files.len() > 1 && !o.has('q'));
         let mut out = BufWriter::new(&mut *io.stdout);
