@@ -22,7 +22,7 @@ use crate::util::is_human;
 
 /// Register the shell command and every built-in as `shell.<name>`.
 pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
-    r.register(Run)?;
+    r.register(Run::new())?;
     for b in ultra_shell::builtins::ALL {
         r.register(BuiltinCommand::new(*b))?;
     }
@@ -78,46 +78,95 @@ pub struct ShellError {
     pub closest: Vec<String>,
 }
 
-/// `ultra.shell.run`.
-pub struct Run;
+/// The fixed part of the `shell` tool's description; the built-ins' usage lines are added
+/// from the built-in table when the command is registered.
+const INTRO: &str = "Run a script in Ultra's built-in shell on the confined workspace: pipes, &&, ||, ;, redirects (> >> < 2>&1 &>), here-docs, globs, $VAR, cd. Nothing spawns a process; paths outside the workspace and protected paths are refused. A non-zero exitCode is a result, not an error; a script that does not parse is SHELL_SYNTAX_ERROR with the position; an unknown command is listed in `errors` with the closest built-ins.";
 
-static RUN: CommandSpec = CommandSpec::new(
-    "ultra.shell.run",
-    "Shell: Run Script",
-    "Shell",
-    "Run a script in Ultra's built-in shell on the confined workspace: pipes, &&, ||, ;, redirects (> >> < 2>&1 &>), here-docs, globs, $VAR, cd. Built-ins: cat echo head tail wc sort uniq tac cut tr seq printf basename dirname ls tree stat mkdir touch rm rmdir cp mv tee diff xargs date env pwd which whoami true false clear. Nothing spawns a process; paths outside the workspace and protected paths are refused. A non-zero exitCode is a result, not an error; a script that does not parse is SHELL_SYNTAX_ERROR with the position.",
-)
-.tool_name("shell")
-.long()
-.examples(&[
-    Example {
-        description: "Count lines of the Rust files",
-        args: r#"{"script": "cat src/*.rs | wc -l"}"#,
-        files: &[("src/a.rs", "fn a() {}\n"), ("src/b.rs", "fn b() {}\nfn c() {}\n")],
-        expect: Some(r#"{"stdout": "3\n", "exitCode": 0}"#),
-        ..Example::EMPTY
-    },
-    Example {
-        description: "Variables and the working directory persist in the session",
-        args: r#"{"script": "echo $X; pwd", "session": "s1"}"#,
-        files: &[("src/a.rs", "")],
-        setup: &[("ultra.shell.run", r#"{"script": "X=1; cd src", "session": "s1"}"#)],
-        expect: Some(r#"{"stdout": "1\n/src\n", "cwd": "src"}"#),
-        ..Example::EMPTY
-    },
-    Example {
-        description: "An unknown command is reported with the closest built-ins",
-        args: r#"{"script": "grpe x f.txt"}"#,
-        expect: Some(r#"{"exitCode": 127, "errors": [{"code": "unknown_command", "command": "grpe"}]}"#),
-        ..Example::EMPTY
-    },
-    Example {
-        description: "A syntax error names its position",
-        args: r#"{"script": "echo \"abc"}"#,
-        error: Some("SHELL_SYNTAX_ERROR"),
-        ..Example::EMPTY
-    },
-]);
+/// The description budget for LLM tool lists (seed 004 §6).
+pub const DESCRIPTION_BUDGET: usize = 4096;
+
+/// The `shell` description: the intro, then every built-in's usage line, within
+/// [`DESCRIPTION_BUDGET`] bytes (usage lines that do not fit are listed by name only).
+pub fn shell_description() -> String {
+    let mut d = format!("{INTRO}\n\nBuilt-ins:");
+    let mut names_only = Vec::new();
+    for b in ultra_shell::builtins::ALL {
+        let line = format!("\n  {}", b.usage());
+        // Keep room for the names that might not fit.
+        if d.len() + line.len() + 16 * ultra_shell::builtins::ALL.len() < DESCRIPTION_BUDGET {
+            d.push_str(&line);
+        } else {
+            names_only.push(b.name());
+        }
+    }
+    if !names_only.is_empty() {
+        d.push_str(&format!("\n  also: {}", names_only.join(" ")));
+    }
+    d
+}
+
+/// `ultra.shell.run`.
+pub struct Run {
+    spec: &'static CommandSpec,
+}
+
+static RUN: CommandSpec = CommandSpec::new("ultra.shell.run", "Shell: Run Script", "Shell", INTRO)
+    .tool_name("shell")
+    .long()
+    .examples(&[
+        Example {
+            description: "Count lines of the Rust files",
+            args: r#"{"script": "cat src/*.rs | wc -l"}"#,
+            files: &[
+                ("src/a.rs", "fn a() {}\n"),
+                ("src/b.rs", "fn b() {}\nfn c() {}\n"),
+            ],
+            expect: Some(r#"{"stdout": "3\n", "exitCode": 0}"#),
+            ..Example::EMPTY
+        },
+        Example {
+            description: "Variables and the working directory persist in the session",
+            args: r#"{"script": "echo $X; pwd", "session": "s1"}"#,
+            files: &[("src/a.rs", "")],
+            setup: &[(
+                "ultra.shell.run",
+                r#"{"script": "X=1; cd src", "session": "s1"}"#,
+            )],
+            expect: Some(r#"{"stdout": "1\n/src\n", "cwd": "src"}"#),
+            ..Example::EMPTY
+        },
+        Example {
+            description: "An unknown command is reported with the closest built-ins",
+            args: r#"{"script": "grpe x f.txt"}"#,
+            expect: Some(
+                r#"{"exitCode": 127, "errors": [{"code": "unknown_command", "command": "grpe"}]}"#,
+            ),
+            ..Example::EMPTY
+        },
+        Example {
+            description: "A syntax error names its position",
+            args: r#"{"script": "echo \"abc"}"#,
+            error: Some("SHELL_SYNTAX_ERROR"),
+            ..Example::EMPTY
+        },
+    ]);
+
+impl Run {
+    /// The command, its description generated from the built-in table.
+    pub fn new() -> Run {
+        let mut spec = RUN;
+        spec.description = leak(shell_description());
+        Run {
+            spec: Box::leak(Box::new(spec)),
+        }
+    }
+}
+
+impl Default for Run {
+    fn default() -> Self {
+        Run::new()
+    }
+}
 
 /// Built-ins that change files; a script using one (or a `>`/`>>` redirect) is a write.
 const WRITERS: &[&str] = &["cp", "mkdir", "mv", "rm", "rmdir", "tee", "touch"];
@@ -206,7 +255,7 @@ impl Command<Services> for Run {
     type Output = RunOutput;
 
     fn spec(&self) -> &'static CommandSpec {
-        &RUN
+        self.spec
     }
 
     fn annotations(&self, args: &RunArgs) -> Annotations {
@@ -288,6 +337,16 @@ mod tests {
     fn risk(s: &str) -> (bool, bool) {
         let a = annotations(&ultra_shell::parse(s).expect("parses"));
         (a.read_only, a.destructive)
+    }
+
+    #[test]
+    fn shell_description_lists_every_builtin_within_budget() {
+        let d = super::shell_description();
+        assert!(d.len() <= super::DESCRIPTION_BUDGET, "{}", d.len());
+        for b in ultra_shell::builtins::ALL {
+            assert!(d.contains(b.name()), "{} missing", b.name());
+        }
+        assert!(d.contains("head [-n"), "{d}");
     }
 
     #[test]
