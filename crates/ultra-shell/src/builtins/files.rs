@@ -12,73 +12,10 @@ use std::io::Write;
 use ultra_workspace::root::{Kind, Meta};
 
 use super::basic::complain;
+use super::opts::parse_opts;
 use crate::run::{Builtin, Cx, Example, Io, read_all};
 
-/// Parsed command-line options: single-letter flags (clustered, anywhere before `--`),
-/// flags taking a value, and operands.
-struct Opts {
-    flags: Vec<char>,
-    values: Vec<(char, String)>,
-    operands: Vec<String>,
-}
-
-impl Opts {
-    fn has(&self, c: char) -> bool {
-        self.flags.contains(&c)
-    }
-    fn value(&self, c: char) -> Option<&str> {
-        self.values
-            .iter()
-            .rev()
-            .find(|(k, _)| *k == c)
-            .map(|(_, v)| v.as_str())
-    }
-}
-
-fn parse_opts(args: &[String], flags: &str, valued: &str) -> Result<Opts, String> {
-    let mut o = Opts {
-        flags: Vec::new(),
-        values: Vec::new(),
-        operands: Vec::new(),
-    };
-    let mut i = 0;
-    while i < args.len() {
-        let a = &args[i];
-        i += 1;
-        if a == "--" {
-            o.operands.extend(args[i..].iter().cloned());
-            break;
-        }
-        if a.len() < 2 || !a.starts_with('-') {
-            o.operands.push(a.clone());
-            continue;
-        }
-        let chars: Vec<char> = a[1..].chars().collect();
-        let mut j = 0;
-        while j < chars.len() {
-            let c = chars[j];
-            j += 1;
-            if valued.contains(c) {
-                let v: String = if j < chars.len() {
-                    chars[j..].iter().collect()
-                } else if i < args.len() {
-                    i += 1;
-                    args[i - 1].clone()
-                } else {
-                    return Err(format!("option requires an argument -- '{c}'"));
-                };
-                o.values.push((c, v));
-                break;
-            } else if flags.contains(c) {
-                o.flags.push(c);
-            } else {
-                return Err(format!("invalid option -- '{c}'"));
-            }
-        }
-    }
-    Ok(o)
-}
-
+/// Report a usage error (status 2).
 fn usage_error(io: &mut Io<'_>, b: &dyn Builtin, msg: &str) -> i32 {
     let _ = writeln!(io.stderr, "{}: {msg}\nusage: {}", b.name(), b.usage());
     2
@@ -861,7 +798,7 @@ impl Builtin for Stat {
                     continue;
                 }
             };
-            let text = match o.value('c') {
+            let text = match o.last('c') {
                 Some(fmt) => {
                     let mut s = String::new();
                     let mut it = fmt.chars();
@@ -1065,7 +1002,7 @@ impl Builtin for Tree {
             Ok(o) => o,
             Err(m) => return usage_error(io, self, &m),
         };
-        let max_depth = match opts.value('L').map(str::parse::<usize>) {
+        let max_depth = match opts.last('L').map(str::parse::<usize>) {
             None => usize::MAX,
             Some(Ok(n)) if n > 0 => n,
             Some(_) => return usage_error(io, self, "invalid level, must be greater than 0"),
@@ -1220,7 +1157,7 @@ impl Builtin for Date {
             Ok(o) => o,
             Err(m) => return usage_error(io, self, &m),
         };
-        let (secs, nanos) = match o.value('d') {
+        let (secs, nanos) = match o.last('d') {
             Some(v) => match v.strip_prefix('@').and_then(|n| n.parse::<i64>().ok()) {
                 Some(n) => (n, 0),
                 None => {
@@ -1579,12 +1516,12 @@ impl Builtin for Diff {
         if o.operands.len() != 2 {
             return usage_error(io, self, "expects two files");
         }
-        let ctx = match o.value('U').map(str::parse::<usize>) {
+        let ctx = match o.last('U').map(str::parse::<usize>) {
             None => 3,
             Some(Ok(n)) => n,
             Some(Err(_)) => return usage_error(io, self, "invalid context length"),
         };
-        let unified = o.has('u') || o.value('U').is_some();
+        let unified = o.has('u') || o.last('U').is_some();
         let (p1, p2) = (&o.operands[0], &o.operands[1]);
         let mut texts = Vec::new();
         for p in [p1, p2] {
@@ -1719,7 +1656,7 @@ impl Builtin for Xargs {
             );
             return 127;
         };
-        let per = match o.value('n').or(o.value('L')).map(str::parse::<usize>) {
+        let per = match o.last('n').or(o.last('L')).map(str::parse::<usize>) {
             None => usize::MAX,
             Some(Ok(n)) if n > 0 => n,
             Some(_) => return usage_error(io, self, "invalid number for -n"),
@@ -1731,12 +1668,12 @@ impl Builtin for Xargs {
                 return 1;
             }
         };
-        let replace = o.value('I').map(str::to_string);
-        let items: Vec<String> = if o.has('0') || o.value('d').is_some() {
+        let replace = o.last('I').map(str::to_string);
+        let items: Vec<String> = if o.has('0') || o.last('d').is_some() {
             let sep = if o.has('0') {
                 '\0'
             } else {
-                o.value('d').and_then(|d| d.chars().next()).unwrap_or('\n')
+                o.last('d').and_then(|d| d.chars().next()).unwrap_or('\n')
             };
             let mut v: Vec<String> = input.split(sep).map(str::to_string).collect();
             if v.last().is_some_and(String::is_empty) {
@@ -1863,7 +1800,7 @@ mod tests {
             .collect();
         let o = parse_opts(&args, "la", "n").unwrap();
         assert!(o.has('l') && o.has('a'));
-        assert_eq!(o.value('n'), Some("3"));
+        assert_eq!(o.last('n'), Some("3"));
         assert_eq!(o.operands, vec!["x", "-y"]);
         assert_eq!(base_name("a/b/"), "b");
         assert_eq!(ShellFs::join(&Default::default(), "x"), "x");

@@ -2,6 +2,7 @@
 
 mod basic;
 mod files;
+mod opts;
 mod text;
 
 use crate::run::Builtin;

@@ -10,6 +10,7 @@ use std::cmp::Ordering;
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 
+use super::opts::{Opts, getopt};
 use crate::run::{Builtin, Cx, Example, Io};
 
 /// Most bytes a buffering command (`sort`, `tac`, `tail`) holds.
@@ -35,95 +36,6 @@ fn usage_error(err: &mut dyn Write, cmd: &str, msg: &str, usage: &str, code: i32
 
 fn warn(err: &mut dyn Write, cmd: &str, path: &str, msg: impl std::fmt::Display) {
     let _ = writeln!(err, "{cmd}: {path}: {msg}");
-}
-
-/// Parsed options: `(letter, argument)` in order, then the operands.
-#[derive(Debug, Default)]
-struct Opts {
-    flags: Vec<(char, String)>,
-    operands: Vec<String>,
-}
-
-impl Opts {
-    fn has(&self, c: char) -> bool {
-        self.flags.iter().any(|(f, _)| *f == c)
-    }
-    fn last(&self, c: char) -> Option<&str> {
-        self.flags
-            .iter()
-            .rev()
-            .find(|(f, _)| *f == c)
-            .map(|(_, a)| a.as_str())
-    }
-}
-
-/// GNU-style option parsing with permutation: `spec` lists the letters, each followed by `:`
-/// when it takes an argument; `longs` maps long names to letters. `-` is an operand, `--`
-/// ends the options.
-fn getopt(args: &[String], spec: &str, longs: &[(&str, char)]) -> Result<Opts, String> {
-    let takes = |c: char| -> Option<bool> {
-        let i = spec.find(c)?;
-        Some(spec[i + c.len_utf8()..].starts_with(':'))
-    };
-    let mut o = Opts::default();
-    let mut i = 0;
-    while i < args.len() {
-        let a = &args[i];
-        i += 1;
-        if a == "--" {
-            o.operands.extend(args[i..].iter().cloned());
-            break;
-        }
-        if let Some(long) = a.strip_prefix("--") {
-            let (name, val) = match long.split_once('=') {
-                Some((n, v)) => (n, Some(v.to_string())),
-                None => (long, None),
-            };
-            let Some(&(_, c)) = longs.iter().find(|(n, _)| *n == name) else {
-                return Err(format!("unrecognized option '{a}'"));
-            };
-            if takes(c) == Some(true) {
-                let v = match val {
-                    Some(v) => v,
-                    None if i < args.len() => {
-                        i += 1;
-                        args[i - 1].clone()
-                    }
-                    None => return Err(format!("option '--{name}' requires an argument")),
-                };
-                o.flags.push((c, v));
-            } else if val.is_some() {
-                return Err(format!("option '--{name}' doesn't allow an argument"));
-            } else {
-                o.flags.push((c, String::new()));
-            }
-            continue;
-        }
-        if a.len() < 2 || !a.starts_with('-') {
-            o.operands.push(a.clone());
-            continue;
-        }
-        let body = &a[1..];
-        for (j, c) in body.char_indices() {
-            match takes(c) {
-                None => return Err(format!("invalid option -- '{c}'")),
-                Some(false) => o.flags.push((c, String::new())),
-                Some(true) => {
-                    let rest = &body[j + c.len_utf8()..];
-                    if !rest.is_empty() {
-                        o.flags.push((c, rest.to_string()));
-                    } else if i < args.len() {
-                        o.flags.push((c, args[i].clone()));
-                        i += 1;
-                    } else {
-                        return Err(format!("option requires an argument -- '{c}'"));
-                    }
-                    break;
-                }
-            }
-        }
-    }
-    Ok(o)
 }
 
 /// A command's input: its stdin or an opened file.
