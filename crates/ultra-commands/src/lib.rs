@@ -12,6 +12,7 @@ pub mod editor_api;
 pub mod file;
 pub mod fs_api;
 pub mod navigation;
+pub mod promoted;
 pub mod query;
 pub mod selection;
 mod services;

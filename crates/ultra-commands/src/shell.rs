@@ -20,17 +20,18 @@ use ultra_shell::{RedirectKind, Script};
 use crate::Services;
 use crate::util::is_human;
 
-/// Register the shell command and every built-in as `shell.<name>`.
+/// Register the shell command, every plain built-in as `shell.<name>` and the promoted
+/// ones as typed tools.
 pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
     r.register(Run::new())?;
     for b in ultra_shell::builtins::ALL {
         r.register(BuiltinCommand::new(*b))?;
     }
-    Ok(())
+    crate::promoted::register(r)
 }
 
 /// Default cap on captured stdout and stderr, each.
-const DEFAULT_MAX_OUTPUT: usize = 64 * 1024;
+pub(crate) const DEFAULT_MAX_OUTPUT: usize = 64 * 1024;
 
 /// Arguments of `ultra.shell.run`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -85,15 +86,36 @@ const INTRO: &str = "Run a script in Ultra's built-in shell on the confined work
 /// The description budget for LLM tool lists (seed 004 §6).
 pub const DESCRIPTION_BUDGET: usize = 4096;
 
-/// The `shell` description: the intro, then every built-in's usage line, within
-/// [`DESCRIPTION_BUDGET`] bytes (usage lines that do not fit are listed by name only).
+/// The `shell` description (seed 004 §6): the intro, the promoted commands in detail
+/// (summary, usage, an example), then the other built-ins by usage line while they fit in
+/// [`DESCRIPTION_BUDGET`] bytes, and by name after that.
 pub fn shell_description() -> String {
-    let mut d = format!("{INTRO}\n\nBuilt-ins:");
+    struct Detail(String);
+    impl ultra_shell::promoted::Visitor for Detail {
+        fn visit<P: ultra_shell::promoted::Promoted>(&mut self, p: &'static P) {
+            self.0.push_str(&format!(
+                "\n- {}: {}\n  {}",
+                p.name(),
+                p.summary(),
+                p.usage()
+            ));
+            if let Some(e) = p.cli_examples().first() {
+                self.0.push_str(&format!("\n  e.g. {e}"));
+            }
+        }
+    }
+    let mut detail = Detail(format!(
+        "{INTRO}\n\nCommands with typed tools of their own:"
+    ));
+    ultra_shell::promoted::visit(&mut detail);
+    let mut d = detail.0;
+    d.push_str("\n\nOther built-ins:");
+    let rest = ultra_shell::builtins::ALL;
     let mut names_only = Vec::new();
-    for b in ultra_shell::builtins::ALL {
+    for b in rest {
         let line = format!("\n  {}", b.usage());
         // Keep room for the names that might not fit.
-        if d.len() + line.len() + 16 * ultra_shell::builtins::ALL.len() < DESCRIPTION_BUDGET {
+        if d.len() + line.len() + 16 * rest.len() < DESCRIPTION_BUDGET {
             d.push_str(&line);
         } else {
             names_only.push(b.name());
@@ -168,13 +190,9 @@ impl Default for Run {
     }
 }
 
-/// Built-ins that change files; a script using one (or a `>`/`>>` redirect) is a write.
-const WRITERS: &[&str] = &["cp", "mkdir", "mv", "rm", "rmdir", "tee", "touch"];
-/// Built-ins that destroy data; a script using one is destructive for policy.
-const DESTROYERS: &[&str] = &["mv", "rm", "rmdir"];
-
-/// The risk of a script, from the commands and redirects it names (unparsable scripts fail
-/// before they run, so they are treated as reads).
+/// The risk of a script, from each command's declared risk for its arguments (words not
+/// known before the script runs count at the command's most) and its redirects.
+/// (Unparsable scripts fail before they run, so they are treated as reads.)
 fn annotations(script: &Script) -> Annotations {
     let mut a = Annotations {
         read_only: true,
@@ -185,6 +203,19 @@ fn annotations(script: &Script) -> Annotations {
         for p in std::iter::once(&item.first).chain(item.rest.iter().map(|(_, p)| p)) {
             for c in &p.commands {
                 let name = c.words.first().and_then(|w| w.as_plain()).unwrap_or("");
+                let risk = match ultra_shell::builtins::lookup(name) {
+                    None => ultra_shell::run::Risk::READ,
+                    Some(b) => {
+                        let args: Option<Vec<String>> = c.words[1..]
+                            .iter()
+                            .map(|w| w.as_plain().map(str::to_string))
+                            .collect();
+                        match args {
+                            Some(args) => b.risk(&args),
+                            None => b.max_risk(),
+                        }
+                    }
+                };
                 let writes_file = c.redirects.iter().any(|r| {
                     matches!(
                         r.kind,
@@ -194,24 +225,11 @@ fn annotations(script: &Script) -> Annotations {
                             | RedirectKind::AppendBoth
                     )
                 });
-                // `xargs rm` runs rm: judge xargs by what it runs.
-                let runs = if name == "xargs" {
-                    c.words
-                        .iter()
-                        .skip(1)
-                        .filter_map(|w| w.as_plain())
-                        .find(|w| !w.starts_with('-'))
-                        .unwrap_or("")
-                } else {
-                    name
-                };
-                if WRITERS.contains(&runs) || writes_file {
+                if risk.writes || writes_file {
                     a.read_only = false;
                     a.idempotent = false;
                 }
-                if DESTROYERS.contains(&runs)
-                    || c.redirects.iter().any(|r| r.kind == RedirectKind::Write)
-                {
+                if risk.destructive || c.redirects.iter().any(|r| r.kind == RedirectKind::Write) {
                     a.destructive = true;
                 }
             }
@@ -221,10 +239,20 @@ fn annotations(script: &Script) -> Annotations {
 }
 
 /// Collects up to `cap` bytes; past that, writes fail so the script stops producing.
-struct Capped {
-    buf: Vec<u8>,
+pub(crate) struct Capped {
+    pub(crate) buf: Vec<u8>,
     cap: usize,
-    truncated: bool,
+    pub(crate) truncated: bool,
+}
+
+impl Capped {
+    pub(crate) fn new(cap: usize) -> Capped {
+        Capped {
+            buf: Vec::new(),
+            cap,
+            truncated: false,
+        }
+    }
 }
 
 impl Write for Capped {
@@ -275,17 +303,7 @@ impl Command<Services> for Run {
                 .with_details(json!({ "code": e.code(), "line": pos.line, "column": pos.column, "offset": pos.offset }))
                 .with_suggestion("quote the word, or use only the supported syntax (no $(...), subshells, if/for, &)")
         })?;
-        // Validators must see every write an agent makes. Until shell writes are routed
-        // through them, a script that writes is refused when validators are loaded (fail
-        // closed) rather than let it slip past them.
-        if !is_human(cx) && !cx.validator_ids().is_empty() && !annotations(&script).read_only {
-            return Err(CommandError::new(
-                ErrorCode::ValidationFailed,
-                "this script writes files, and shell writes are not checked by the configured validators yet",
-            )
-            .with_details(json!({ "validators": cx.validator_ids() }))
-            .with_suggestion("make the change with ultra.applyEdits, ultra.createFile or fs.* (which validators check); read-only scripts run as usual"));
-        }
+        refuse_unvalidated_write(cx, "this script", !annotations(&script).read_only)?;
         let session = args
             .session
             .clone()
@@ -295,16 +313,8 @@ impl Command<Services> for Run {
         let mut env = cx.services.take_shell_session(&session);
         let shell = Shell::new(ShellFs::new(cx.services.shell_root().clone(), is_human(cx)));
         let cap = args.max_output.unwrap_or(DEFAULT_MAX_OUTPUT).min(16 << 20);
-        let mut out = Capped {
-            buf: Vec::new(),
-            cap,
-            truncated: false,
-        };
-        let mut err = Capped {
-            buf: Vec::new(),
-            cap,
-            truncated: false,
-        };
+        let mut out = Capped::new(cap);
+        let mut err = Capped::new(cap);
         let mut stdin = std::io::Cursor::new(args.stdin.into_bytes());
         let status = shell.run(&script, &mut env, &mut stdin, &mut out, &mut err);
         let errors = shell
@@ -360,8 +370,28 @@ mod tests {
     }
 }
 
+/// Validators must see every write an agent makes. Until shell writes are routed through
+/// them, a shell write is refused when validators are loaded (fail closed) rather than let
+/// it slip past them.
+pub(crate) fn refuse_unvalidated_write(
+    cx: &Cx<'_, Services>,
+    what: &str,
+    writes: bool,
+) -> Result<(), CommandError> {
+    if is_human(cx) || cx.validator_ids().is_empty() || !writes {
+        return Ok(());
+    }
+    Err(CommandError::new(
+        ErrorCode::ValidationFailed,
+        format!("{what} writes files, and shell writes are not checked by the configured validators yet"),
+    )
+    .with_details(json!({ "validators": cx.validator_ids() }))
+    .with_suggestion("make the change with ultra.applyEdits, ultra.createFile or fs.* (which validators check); read-only scripts run as usual"))
+}
+
 /// The standard fixture built-in examples run on.
-const FIXTURE: &[(&str, &str)] = &[("f.txt", "b\na\nc\n"), ("src/main.rs", "fn main() {}\n")];
+pub(crate) const FIXTURE: &[(&str, &str)] =
+    &[("f.txt", "b\na\nc\n"), ("src/main.rs", "fn main() {}\n")];
 
 /// Arguments of a `shell.<name>` command.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -388,7 +418,7 @@ pub struct BuiltinCommand {
     spec: &'static CommandSpec,
 }
 
-fn leak(s: String) -> &'static str {
+pub(crate) fn leak(s: String) -> &'static str {
     Box::leak(s.into_boxed_str())
 }
 
@@ -416,10 +446,11 @@ impl BuiltinCommand {
         .not_ai_exposed()
         .long()
         .examples(Box::leak(vec![example].into_boxed_slice()));
-        if !WRITERS.contains(&name) {
+        let risk = builtin.max_risk();
+        if !risk.writes {
             spec = spec.read_only();
         }
-        if DESTROYERS.contains(&name) {
+        if risk.destructive {
             spec = spec.destructive();
         }
         BuiltinCommand {
@@ -437,14 +468,22 @@ impl Command<Services> for BuiltinCommand {
         self.spec
     }
 
-    fn run(&self, cx: &mut Cx<'_, Services>, args: BuiltinArgs) -> Result<RunOutput, CommandError> {
-        if !is_human(cx) && !cx.validator_ids().is_empty() && !self.spec.annotations.read_only {
-            return Err(CommandError::new(
-                ErrorCode::ValidationFailed,
-                format!("`{}` writes files, and shell writes are not checked by the configured validators yet", self.builtin.name()),
-            )
-            .with_suggestion("make the change with ultra.applyEdits, ultra.createFile or fs.* (which validators check)"));
+    fn annotations(&self, args: &BuiltinArgs) -> Annotations {
+        let risk = self.builtin.risk(&args.args);
+        Annotations {
+            read_only: !risk.writes,
+            destructive: risk.destructive,
+            idempotent: !risk.writes,
+            open_world: false,
         }
+    }
+
+    fn run(&self, cx: &mut Cx<'_, Services>, args: BuiltinArgs) -> Result<RunOutput, CommandError> {
+        refuse_unvalidated_write(
+            cx,
+            self.builtin.name(),
+            self.builtin.risk(&args.args).writes,
+        )?;
         let session = args
             .session
             .clone()
@@ -454,16 +493,8 @@ impl Command<Services> for BuiltinCommand {
         let env = cx.services.take_shell_session(&session);
         let fs = ShellFs::new(cx.services.shell_root().clone(), is_human(cx));
         let cap = args.max_output.unwrap_or(DEFAULT_MAX_OUTPUT).min(16 << 20);
-        let mut out = Capped {
-            buf: Vec::new(),
-            cap,
-            truncated: false,
-        };
-        let mut err = Capped {
-            buf: Vec::new(),
-            cap,
-            truncated: false,
-        };
+        let mut out = Capped::new(cap);
+        let mut err = Capped::new(cap);
         let mut stdin = std::io::Cursor::new(args.stdin.into_bytes());
         let status = {
             let mut io = ultra_shell::run::Io {

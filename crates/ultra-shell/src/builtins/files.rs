@@ -13,7 +13,7 @@ use ultra_workspace::root::{Kind, Meta};
 
 use super::basic::complain;
 use super::opts::parse_opts;
-use crate::run::{Builtin, Cx, Example, Io, read_all};
+use crate::run::{Builtin, Cx, Example, Io, Risk, read_all};
 
 /// Report a usage error (status 2).
 fn usage_error(io: &mut Io<'_>, b: &dyn Builtin, msg: &str) -> i32 {
@@ -245,6 +245,12 @@ impl Builtin for Ls {
 pub struct Mkdir;
 
 impl Builtin for Mkdir {
+    fn risk(&self, _args: &[String]) -> Risk {
+        Risk::WRITE
+    }
+    fn max_risk(&self) -> Risk {
+        Risk::WRITE
+    }
     fn name(&self) -> &'static str {
         "mkdir"
     }
@@ -304,6 +310,12 @@ impl Builtin for Mkdir {
 pub struct Touch;
 
 impl Builtin for Touch {
+    fn risk(&self, _args: &[String]) -> Risk {
+        Risk::WRITE
+    }
+    fn max_risk(&self) -> Risk {
+        Risk::WRITE
+    }
     fn name(&self) -> &'static str {
         "touch"
     }
@@ -365,6 +377,12 @@ fn refused_operand(p: &str) -> Option<&'static str> {
 pub struct Rm;
 
 impl Builtin for Rm {
+    fn risk(&self, _args: &[String]) -> Risk {
+        Risk::OVERWRITE
+    }
+    fn max_risk(&self) -> Risk {
+        Risk::OVERWRITE
+    }
     fn name(&self) -> &'static str {
         "rm"
     }
@@ -448,6 +466,12 @@ impl Builtin for Rm {
 pub struct Rmdir;
 
 impl Builtin for Rmdir {
+    fn risk(&self, _args: &[String]) -> Risk {
+        Risk::OVERWRITE
+    }
+    fn max_risk(&self) -> Risk {
+        Risk::OVERWRITE
+    }
     fn name(&self) -> &'static str {
         "rmdir"
     }
@@ -579,6 +603,12 @@ impl Cp {
 }
 
 impl Builtin for Cp {
+    fn risk(&self, _args: &[String]) -> Risk {
+        Risk::WRITE
+    }
+    fn max_risk(&self) -> Risk {
+        Risk::WRITE
+    }
     fn name(&self) -> &'static str {
         "cp"
     }
@@ -659,6 +689,12 @@ impl Builtin for Cp {
 pub struct Mv;
 
 impl Builtin for Mv {
+    fn risk(&self, _args: &[String]) -> Risk {
+        Risk::OVERWRITE
+    }
+    fn max_risk(&self) -> Risk {
+        Risk::OVERWRITE
+    }
     fn name(&self) -> &'static str {
         "mv"
     }
@@ -847,6 +883,12 @@ enum TeeOut {
 }
 
 impl Builtin for Tee {
+    fn risk(&self, _args: &[String]) -> Risk {
+        Risk::WRITE
+    }
+    fn max_risk(&self) -> Risk {
+        Risk::WRITE
+    }
     fn name(&self) -> &'static str {
         "tee"
     }
@@ -1604,11 +1646,38 @@ fn xargs_words(s: &str) -> Result<Vec<String>, String> {
     Ok(out)
 }
 
+/// Where xargs' own options end and the command it runs begins.
+fn command_start(args: &[String]) -> usize {
+    let mut i = 0;
+    while i < args.len() && args[i].starts_with('-') && args[i].len() > 1 {
+        if args[i] == "--" {
+            return i + 1;
+        }
+        i += 1;
+        // A valued option takes the next argument when not attached.
+        let a = &args[i - 1];
+        let last = a.chars().last().unwrap_or('-');
+        if a.len() == 2 && matches!(last, 'n' | 'I' | 'd' | 'L') && i < args.len() {
+            i += 1;
+        }
+    }
+    i
+}
+
 /// `xargs [-0] [-n N] [-I R] [COMMAND [ARG...]]`: run a built-in (default `echo`) with
 /// arguments read from stdin; never starts a process.
 pub struct Xargs;
 
 impl Builtin for Xargs {
+    /// `xargs rm` is as risky as `rm`: judged by the command it runs, whatever the input.
+    fn risk(&self, args: &[String]) -> Risk {
+        args.get(command_start(args))
+            .and_then(|name| crate::builtins::lookup(name))
+            .map_or(Risk::READ, |b| b.max_risk())
+    }
+    fn max_risk(&self) -> Risk {
+        Risk::OVERWRITE
+    }
     fn name(&self) -> &'static str {
         "xargs"
     }
@@ -1625,20 +1694,7 @@ impl Builtin for Xargs {
     }
     fn run(&self, args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
         // Options end at the first operand: the rest is the command.
-        let mut i = 0;
-        while i < args.len() && args[i].starts_with('-') && args[i].len() > 1 {
-            if args[i] == "--" {
-                i += 1;
-                break;
-            }
-            i += 1;
-            // A valued option takes the next argument when not attached.
-            let a = &args[i - 1];
-            let last = a.chars().last().unwrap_or('-');
-            if a.len() == 2 && matches!(last, 'n' | 'I' | 'd' | 'L') && i < args.len() {
-                i += 1;
-            }
-        }
+        let i = command_start(args);
         let o = match parse_opts(&args[..i], "0rtx", "nIdL") {
             Ok(o) => o,
             Err(m) => return usage_error(io, self, &m),

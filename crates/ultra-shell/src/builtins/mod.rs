@@ -2,7 +2,7 @@
 
 mod basic;
 mod files;
-mod opts;
+pub(crate) mod opts;
 mod text;
 
 use crate::run::Builtin;
@@ -45,14 +45,19 @@ pub static ALL: &[&dyn Builtin] = &[
     &files::Xargs,
 ];
 
+/// Every command the shell runs: the plain built-ins, then the promoted ones.
+pub fn every() -> impl Iterator<Item = &'static dyn Builtin> {
+    ALL.iter().chain(crate::promoted::CLI.iter()).copied()
+}
+
 /// The built-in called `name`.
 pub fn lookup(name: &str) -> Option<&'static dyn Builtin> {
-    ALL.iter().copied().find(|b| b.name() == name)
+    every().find(|b| b.name() == name)
 }
 
 /// The names of every built-in.
 pub fn names() -> impl Iterator<Item = &'static str> {
-    ALL.iter().map(|b| b.name())
+    every().map(|b| b.name())
 }
 
 /// Up to three built-in names close to an unknown one, for "command not found".
@@ -84,10 +89,18 @@ fn distance(a: &str, b: &str) -> usize {
 mod tests {
     #[test]
     fn sorted_and_unique() {
-        let names: Vec<&str> = super::names().collect();
+        let names: Vec<&str> = super::ALL.iter().map(|b| b.name()).collect();
         let mut sorted = names.clone();
         sorted.sort();
-        sorted.dedup();
         assert_eq!(names, sorted);
+        let names: Vec<&str> = crate::promoted::CLI.iter().map(|b| b.name()).collect();
+        let mut sorted = names.clone();
+        sorted.sort();
+        assert_eq!(names, sorted);
+        let mut names: Vec<&str> = super::names().collect();
+        let n = names.len();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), n, "a name is used twice");
     }
 }

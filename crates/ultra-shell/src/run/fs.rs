@@ -43,6 +43,12 @@ impl ShellFs {
         Ok(rel)
     }
 
+    /// Whether this caller may read an already-resolved path (walks use it to skip
+    /// protected paths).
+    pub fn readable(&self, rel: &RelPath) -> bool {
+        self.root.check_readable(rel, self.human).is_ok()
+    }
+
     /// Resolve a path to write through.
     pub fn resolve_write(&self, cwd: &RelPath, user: &str) -> Result<RelPath, WsError> {
         let rel = self.root.resolve(&Self::join(cwd, user), true)?;
@@ -67,6 +73,30 @@ impl ShellFs {
     pub fn create(&self, cwd: &RelPath, user: &str) -> Result<AtomicFile, WsError> {
         let rel = self.resolve_write(cwd, user)?;
         self.root.create_atomic(&rel)
+    }
+
+    /// Replace a file's content in one atomic step, creating missing parent directories
+    /// when `parents`.
+    pub fn write_file(
+        &self,
+        cwd: &RelPath,
+        user: &str,
+        bytes: &[u8],
+        parents: bool,
+    ) -> Result<RelPath, WsError> {
+        let rel = self.resolve_write(cwd, user)?;
+        if parents {
+            self.root.create_parents(&rel)?;
+        }
+        self.root.write_atomic(&rel, bytes)?;
+        Ok(rel)
+    }
+
+    /// Read a whole file (up to the root's size limit).
+    pub fn read_file(&self, cwd: &RelPath, user: &str) -> Result<(RelPath, Vec<u8>), WsError> {
+        let rel = self.resolve_read(cwd, user)?;
+        let (bytes, _) = self.root.read(&rel)?;
+        Ok((rel, bytes))
     }
 
     /// Open a file for appending.

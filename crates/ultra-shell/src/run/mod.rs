@@ -82,6 +82,41 @@ pub trait Builtin: Send + Sync {
     fn example(&self) -> Example;
     /// Run with `args` (without the command name).
     fn run(&self, args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32;
+    /// What a call with these arguments may do to files, for policy.
+    fn risk(&self, _args: &[String]) -> Risk {
+        Risk::READ
+    }
+    /// The most any call may do (for arguments not known before the script runs).
+    fn max_risk(&self) -> Risk {
+        Risk::READ
+    }
+}
+
+/// What a command may do to the workspace, for policy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Risk {
+    /// Changes files.
+    pub writes: bool,
+    /// May destroy data (deletes, or replaces a file's content).
+    pub destructive: bool,
+}
+
+impl Risk {
+    /// Reads only.
+    pub const READ: Risk = Risk {
+        writes: false,
+        destructive: false,
+    };
+    /// Creates or changes files without destroying anything.
+    pub const WRITE: Risk = Risk {
+        writes: true,
+        destructive: false,
+    };
+    /// Deletes, or replaces content.
+    pub const OVERWRITE: Risk = Risk {
+        writes: true,
+        destructive: true,
+    };
 }
 
 /// A built-in's runnable example: arguments and stdin in, exact stdout and status out.

@@ -1,0 +1,160 @@
+//! The typed-tool side of the shell's promoted commands (seed 004): each becomes a registry
+//! command `shell.<name>` with tool name `<name>`, its schema derived from the command's
+//! argument type. A call is validated and then runs the same `execute` as the shell path,
+//! from the workspace root, with empty stdin.
+
+use serde_json::json;
+use ultra_core::command::{CommandSpec, Example};
+use ultra_core::registry::RegistryError;
+use ultra_core::{Command, Cx, Registry};
+use ultra_protocol::command::Annotations;
+use ultra_protocol::{CommandError, ErrorCode};
+use ultra_shell::promoted::{Promoted, Visitor};
+use ultra_shell::run::fs::ShellFs;
+
+use crate::Services;
+use crate::shell::{Capped, FIXTURE, RunOutput, leak, refuse_unvalidated_write};
+use crate::util::is_human;
+
+/// Register every promoted command as a typed tool.
+pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
+    struct Reg<'r> {
+        r: &'r mut Registry<Services>,
+        result: Result<(), RegistryError>,
+    }
+    impl Visitor for Reg<'_> {
+        fn visit<P: Promoted>(&mut self, command: &'static P) {
+            if self.result.is_ok() {
+                self.result = self.r.register(Tool::new(command));
+            }
+        }
+    }
+    let mut reg = Reg { r, result: Ok(()) };
+    ultra_shell::promoted::visit(&mut reg);
+    reg.result
+}
+
+/// The description of a promoted tool: its summary, usage and shell examples.
+pub fn description<P: Promoted>(p: &P) -> String {
+    let mut d = format!("{}\nShell form: {}", p.summary(), p.usage());
+    let examples = p.cli_examples();
+    if !examples.is_empty() {
+        d.push_str("\nExamples:");
+        for e in examples {
+            d.push_str(&format!("\n  {e}"));
+        }
+    }
+    d
+}
+
+/// One promoted command as a registry command.
+pub struct Tool<P: Promoted> {
+    command: &'static P,
+    spec: &'static CommandSpec,
+}
+
+impl<P: Promoted> Tool<P> {
+    /// The registry command for `command`; its spec is built once and lives for the process.
+    pub fn new(command: &'static P) -> Tool<P> {
+        let name = command.name();
+        let (typed_args, typed_stdout) = command.typed_example();
+        let examples = vec![Example {
+            description: leak(format!("{name} as a typed tool")),
+            args: typed_args,
+            files: FIXTURE,
+            expect: Some(leak(
+                json!({ "stdout": typed_stdout, "exitCode": 0 }).to_string(),
+            )),
+            ..Example::EMPTY
+        }];
+        let risk = command.max_risk();
+        let mut spec = CommandSpec::new(
+            leak(format!("shell.{name}")),
+            leak(format!("Shell: {name}")),
+            "Shell",
+            leak(description(command)),
+        )
+        .tool_name(name)
+        .long()
+        .examples(Box::leak(examples.into_boxed_slice()));
+        if !risk.writes {
+            spec = spec.read_only();
+        }
+        if risk.destructive {
+            spec = spec.destructive();
+        }
+        Tool {
+            command,
+            spec: Box::leak(Box::new(spec)),
+        }
+    }
+}
+
+impl<P: Promoted> Command<Services> for Tool<P> {
+    type Args = P::Args;
+    type Output = RunOutput;
+
+    fn spec(&self) -> &'static CommandSpec {
+        self.spec
+    }
+
+    fn annotations(&self, args: &P::Args) -> Annotations {
+        let risk = self.command.risk(args);
+        Annotations {
+            read_only: !risk.writes,
+            destructive: risk.destructive,
+            idempotent: !risk.writes,
+            open_world: false,
+        }
+    }
+
+    fn run(&self, cx: &mut Cx<'_, Services>, args: P::Args) -> Result<RunOutput, CommandError> {
+        let name = self.command.name();
+        if let Err(issues) = self.command.validate(&args) {
+            let first = &issues[0];
+            return Err(CommandError::new(
+                ErrorCode::InvalidArguments,
+                format!(
+                    "invalid arguments for {name} at {}: {}",
+                    first.path, first.message
+                ),
+            )
+            .with_details(json!({
+                "error": "invalid_arguments",
+                "command": name,
+                "issues": issues,
+                "usage": self.command.usage(),
+                "examples": self.command.cli_examples(),
+            }))
+            .with_suggestion(format!("shell form: {}", self.command.usage())));
+        }
+        refuse_unvalidated_write(cx, name, self.command.risk(&args).writes)?;
+        let fs = ShellFs::new(cx.services.shell_root().clone(), is_human(cx));
+        let mut out = Capped::new(crate::shell::DEFAULT_MAX_OUTPUT);
+        let mut err = Capped::new(crate::shell::DEFAULT_MAX_OUTPUT);
+        let cwd = ultra_workspace::RelPath::default();
+        let vars = std::collections::BTreeMap::new();
+        let status = {
+            let mut stdin = std::io::empty();
+            let mut io = ultra_shell::run::Io {
+                stdin: &mut stdin,
+                stdout: &mut out,
+                stderr: &mut err,
+            };
+            let shell_cx = ultra_shell::run::Cx {
+                fs: &fs,
+                cwd: &cwd,
+                vars: &vars,
+            };
+            self.command.execute(args, &mut io, &shell_cx)
+        };
+        Ok(RunOutput {
+            stdout: String::from_utf8_lossy(&out.buf).into_owned(),
+            stderr: String::from_utf8_lossy(&err.buf).into_owned(),
+            exit_code: status,
+            truncated: out.truncated || err.truncated,
+            cwd: String::new(),
+            errors: Vec::new(),
+        })
+    }
+}

@@ -1,0 +1,187 @@
+//! Promoted commands (seed 004): built-ins with a typed argument schema, reachable both as a
+//! shell command and as a discrete tool, through one `execute`.
+//!
+//! The two paths converge:
+//! - shell string → [`Promoted::parse_cli_args`] → deserialize → [`Promoted::validate`] →
+//!   [`Promoted::execute`];
+//! - typed tool call → deserialize → [`Promoted::validate`] → the same `execute`.
+//!
+//! On the shell path a bad argument becomes seed 004 §8's structured error on stderr with
+//! exit status 1 ([`invalid_arguments`]); the typed path turns the same [`Issue`]s into an
+//! `INVALID_ARGUMENTS` error. Adding a command is a declaration: implement [`Promoted`] and
+//! list it in [`promoted!`] below.
+
+pub(crate) mod cli;
+pub mod grep;
+pub mod posix_re;
+pub mod replace;
+pub mod write;
+
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+pub use crate::run::Risk;
+use crate::run::{Builtin, Cx, Example, Io};
+
+/// One problem with a command's arguments (seed 004 §8).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Issue {
+    /// The argument at fault, dotted (`flags.context`), or a JSON pointer on the typed path.
+    pub path: String,
+    /// `invalid_type`, `missing_field`, `unknown_flag`, `invalid_value`, ...
+    pub code: &'static str,
+    pub message: String,
+}
+
+impl Issue {
+    /// An issue at `path`.
+    pub fn new(path: impl Into<String>, code: &'static str, message: impl Into<String>) -> Issue {
+        Issue {
+            path: path.into(),
+            code,
+            message: message.into(),
+        }
+    }
+}
+
+/// A command with typed arguments, usable from the shell and as a tool.
+pub trait Promoted: Send + Sync + 'static {
+    /// The typed arguments; their JSON Schema is the tool's input schema.
+    type Args: DeserializeOwned + JsonSchema + Send + 'static;
+    /// The command and tool name (`grep`).
+    fn name(&self) -> &'static str;
+    /// One sentence for tool lists.
+    fn summary(&self) -> &'static str;
+    /// The shell usage line(s).
+    fn usage(&self) -> &'static str;
+    /// Shell-form examples for descriptions and error replies.
+    fn cli_examples(&self) -> &'static [&'static str];
+    /// A runnable shell-path example on the standard fixture; executed as a test.
+    fn example(&self) -> Example;
+    /// A runnable typed-path example: arguments as JSON and the exact stdout expected, on
+    /// the same fixture; executed as a test.
+    fn typed_example(&self) -> (&'static str, &'static str);
+    /// Convert command-line words (without the name) to the JSON the schema describes.
+    fn parse_cli_args(&self, args: &[String]) -> Result<Value, Vec<Issue>>;
+    /// Checks beyond the schema (ranges, combinations).
+    fn validate(&self, _args: &Self::Args) -> Result<(), Vec<Issue>> {
+        Ok(())
+    }
+    /// What this call may do to files.
+    fn risk(&self, args: &Self::Args) -> Risk;
+    /// The most any call may do.
+    fn max_risk(&self) -> Risk {
+        Risk::OVERWRITE
+    }
+    /// Run the validated call.
+    fn execute(&self, args: Self::Args, io: &mut Io<'_>, cx: &Cx<'_>) -> i32;
+}
+
+/// Deserialize `value` into `T`, naming the failing field.
+pub fn deserialize<T: DeserializeOwned>(value: Value) -> Result<T, Vec<Issue>> {
+    serde_path_to_error::deserialize::<_, T>(value).map_err(|err| {
+        let path = err.path().to_string();
+        let message = err.inner().to_string();
+        let code = if message.starts_with("missing field") {
+            "missing_field"
+        } else if message.starts_with("unknown field") {
+            "unknown_field"
+        } else if message.starts_with("invalid type") {
+            "invalid_type"
+        } else {
+            "invalid_value"
+        };
+        let path = if path == "." { String::new() } else { path };
+        vec![Issue::new(path, code, message)]
+    })
+}
+
+/// Seed 004 §8's error body for the shell path.
+pub fn invalid_arguments(
+    name: &str,
+    usage: &str,
+    examples: &[&str],
+    issues: &[Issue],
+) -> serde_json::Value {
+    serde_json::json!({
+        "error": "invalid_arguments",
+        "command": name,
+        "issues": issues,
+        "usage": usage,
+        "examples": examples,
+    })
+}
+
+/// The shell path of a promoted command, as a [`Builtin`].
+pub struct Cli<P: Promoted>(pub P);
+
+impl<P: Promoted> Cli<P> {
+    /// Parse, deserialize and validate command-line words.
+    pub fn typed(&self, args: &[String]) -> Result<P::Args, Vec<Issue>> {
+        let value = self.0.parse_cli_args(args)?;
+        let typed: P::Args = deserialize(value)?;
+        self.0.validate(&typed)?;
+        Ok(typed)
+    }
+}
+
+impl<P: Promoted> Builtin for Cli<P> {
+    fn name(&self) -> &'static str {
+        self.0.name()
+    }
+    fn usage(&self) -> &'static str {
+        self.0.usage()
+    }
+    fn example(&self) -> Example {
+        self.0.example()
+    }
+    fn risk(&self, args: &[String]) -> Risk {
+        // A call that does not parse does nothing.
+        self.typed(args)
+            .map(|a| self.0.risk(&a))
+            .unwrap_or(Risk::READ)
+    }
+    fn max_risk(&self) -> Risk {
+        self.0.max_risk()
+    }
+    fn run(&self, args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
+        match self.typed(args) {
+            Ok(typed) => self.0.execute(typed, io, cx),
+            Err(issues) => {
+                let body = invalid_arguments(
+                    self.0.name(),
+                    self.0.usage(),
+                    self.0.cli_examples(),
+                    &issues,
+                );
+                let text = serde_json::to_string_pretty(&body).unwrap_or_default();
+                let _ = writeln!(io.stderr, "{text}");
+                1
+            }
+        }
+    }
+}
+
+/// Receives each promoted command with its concrete type (to register typed tools).
+pub trait Visitor {
+    /// Called once per promoted command.
+    fn visit<P: Promoted>(&mut self, command: &'static P);
+}
+
+/// The one list of promoted commands: their shell built-ins ([`CLI`]) and typed visits
+/// ([`visit`]) come from it.
+macro_rules! promoted {
+    ($($module:ident :: $ty:ident),* $(,)?) => {
+        /// The shell side of every promoted command, sorted by name.
+        pub static CLI: &[&dyn Builtin] = &[$(&Cli($module::$ty)),*];
+
+        /// Visit every promoted command.
+        pub fn visit(v: &mut impl Visitor) {
+            $(v.visit(&$module::$ty);)*
+        }
+    };
+}
+
+promoted!(grep::Grep, replace::Replace, write::Write);
