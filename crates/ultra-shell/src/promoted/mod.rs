@@ -12,6 +12,7 @@
 //! list it in [`promoted!`] below.
 
 pub(crate) mod cli;
+pub mod find;
 pub mod grep;
 pub mod posix_re;
 pub mod replace;
@@ -184,4 +185,4 @@ macro_rules! promoted {
     };
 }
 
-promoted!(grep::Grep, replace::Replace, write::Write);
+promoted!(find::Find, grep::Grep, replace::Replace, write::Write);
