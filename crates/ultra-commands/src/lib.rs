@@ -17,6 +17,7 @@ pub mod query;
 pub mod selection;
 mod services;
 pub mod shell;
+mod shell_writes;
 mod util;
 pub mod watch;
 

@@ -10,11 +10,9 @@ use ultra_core::{Command, Cx, Registry};
 use ultra_protocol::command::Annotations;
 use ultra_protocol::{CommandError, ErrorCode};
 use ultra_shell::promoted::{Promoted, Visitor};
-use ultra_shell::run::fs::ShellFs;
 
 use crate::Services;
-use crate::shell::{Capped, FIXTURE, RunOutput, leak, refuse_unvalidated_write};
-use crate::util::is_human;
+use crate::shell::{Capped, FIXTURE, RunOutput, leak};
 
 /// Register every promoted command as a typed tool.
 pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
@@ -128,8 +126,7 @@ impl<P: Promoted> Command<Services> for Tool<P> {
             }))
             .with_suggestion(format!("shell form: {}", self.command.usage())));
         }
-        refuse_unvalidated_write(cx, name, self.command.risk(&args).writes)?;
-        let fs = ShellFs::new(cx.services.shell_root().clone(), is_human(cx));
+        let (fs, hook) = crate::shell_writes::shell_fs(cx);
         let mut out = Capped::new(crate::shell::DEFAULT_MAX_OUTPUT);
         let mut err = Capped::new(crate::shell::DEFAULT_MAX_OUTPUT);
         let cwd = ultra_workspace::RelPath::default();
@@ -148,13 +145,14 @@ impl<P: Promoted> Command<Services> for Tool<P> {
             };
             self.command.execute(args, &mut io, &shell_cx)
         };
+        drop(fs);
         Ok(RunOutput {
             stdout: String::from_utf8_lossy(&out.buf).into_owned(),
             stderr: String::from_utf8_lossy(&err.buf).into_owned(),
             exit_code: status,
             truncated: out.truncated || err.truncated,
             cwd: String::new(),
-            errors: Vec::new(),
+            errors: crate::shell_writes::finish(cx, &hook),
         })
     }
 }

@@ -106,6 +106,12 @@ impl Services {
         &self.root
     }
 
+    /// The workspace itself, for work on other threads (shell pipelines) that locks it
+    /// briefly per step.
+    pub(crate) fn workspace_handle(&self) -> Arc<Mutex<Workspace>> {
+        self.workspace.clone()
+    }
+
     /// Lock the workspace. A handler that panicked while holding the lock leaves it
     /// poisoned; the data is still usable, so the poison is ignored.
     pub fn ws(&self) -> WsGuard<'_> {

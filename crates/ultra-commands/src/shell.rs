@@ -14,11 +14,9 @@ use ultra_core::{Command, Cx, Registry};
 use ultra_protocol::command::Annotations;
 use ultra_protocol::{CommandError, ErrorCode};
 use ultra_shell::run::Shell;
-use ultra_shell::run::fs::ShellFs;
 use ultra_shell::{RedirectKind, Script};
 
 use crate::Services;
-use crate::util::is_human;
 
 /// Register the shell command, every plain built-in as `shell.<name>` and the promoted
 /// ones as typed tools.
@@ -303,7 +301,6 @@ impl Command<Services> for Run {
                 .with_details(json!({ "code": e.code(), "line": pos.line, "column": pos.column, "offset": pos.offset }))
                 .with_suggestion("quote the word, or use only the supported syntax (no $(...), subshells, if/for, &)")
         })?;
-        refuse_unvalidated_write(cx, "this script", !annotations(&script).read_only)?;
         let session = args
             .session
             .clone()
@@ -311,13 +308,14 @@ impl Command<Services> for Run {
             .or_else(|| cx.source.agent_id.clone())
             .unwrap_or_else(|| "default".to_string());
         let mut env = cx.services.take_shell_session(&session);
-        let shell = Shell::new(ShellFs::new(cx.services.shell_root().clone(), is_human(cx)));
+        let (fs, hook) = crate::shell_writes::shell_fs(cx);
+        let shell = Shell::new(fs);
         let cap = args.max_output.unwrap_or(DEFAULT_MAX_OUTPUT).min(16 << 20);
         let mut out = Capped::new(cap);
         let mut err = Capped::new(cap);
         let mut stdin = std::io::Cursor::new(args.stdin.into_bytes());
         let status = shell.run(&script, &mut env, &mut stdin, &mut out, &mut err);
-        let errors = shell
+        let mut errors: Vec<ShellError> = shell
             .take_diagnostics()
             .into_iter()
             .map(|d| ShellError {
@@ -327,6 +325,8 @@ impl Command<Services> for Run {
                 closest: d.closest.into_iter().map(String::from).collect(),
             })
             .collect();
+        drop(shell);
+        errors.extend(crate::shell_writes::finish(cx, &hook));
         let cwd = env.cwd.as_str().to_string();
         cx.services.put_shell_session(&session, env);
         Ok(RunOutput {
@@ -368,25 +368,6 @@ mod tests {
         assert_eq!(risk("rm -rf build"), (false, true));
         assert_eq!(risk("ls | xargs rm"), (false, true));
     }
-}
-
-/// Validators must see every write an agent makes. Until shell writes are routed through
-/// them, a shell write is refused when validators are loaded (fail closed) rather than let
-/// it slip past them.
-pub(crate) fn refuse_unvalidated_write(
-    cx: &Cx<'_, Services>,
-    what: &str,
-    writes: bool,
-) -> Result<(), CommandError> {
-    if is_human(cx) || cx.validator_ids().is_empty() || !writes {
-        return Ok(());
-    }
-    Err(CommandError::new(
-        ErrorCode::ValidationFailed,
-        format!("{what} writes files, and shell writes are not checked by the configured validators yet"),
-    )
-    .with_details(json!({ "validators": cx.validator_ids() }))
-    .with_suggestion("make the change with ultra.applyEdits, ultra.createFile or fs.* (which validators check); read-only scripts run as usual"))
 }
 
 /// The standard fixture built-in examples run on.
@@ -479,11 +460,6 @@ impl Command<Services> for BuiltinCommand {
     }
 
     fn run(&self, cx: &mut Cx<'_, Services>, args: BuiltinArgs) -> Result<RunOutput, CommandError> {
-        refuse_unvalidated_write(
-            cx,
-            self.builtin.name(),
-            self.builtin.risk(&args.args).writes,
-        )?;
         let session = args
             .session
             .clone()
@@ -491,7 +467,7 @@ impl Command<Services> for BuiltinCommand {
             .or_else(|| cx.source.agent_id.clone())
             .unwrap_or_else(|| "default".to_string());
         let env = cx.services.take_shell_session(&session);
-        let fs = ShellFs::new(cx.services.shell_root().clone(), is_human(cx));
+        let (fs, hook) = crate::shell_writes::shell_fs(cx);
         let cap = args.max_output.unwrap_or(DEFAULT_MAX_OUTPUT).min(16 << 20);
         let mut out = Capped::new(cap);
         let mut err = Capped::new(cap);
@@ -509,6 +485,7 @@ impl Command<Services> for BuiltinCommand {
             };
             self.builtin.run(&args.args, &mut io, &shell_cx)
         };
+        drop(fs);
         let cwd = env.cwd.as_str().to_string();
         cx.services.put_shell_session(&session, env);
         Ok(RunOutput {
@@ -517,7 +494,7 @@ impl Command<Services> for BuiltinCommand {
             exit_code: status,
             truncated: out.truncated || err.truncated,
             cwd,
-            errors: Vec::new(),
+            errors: crate::shell_writes::finish(cx, &hook),
         })
     }
 }

@@ -14,7 +14,7 @@ use ultra_protocol::{AgentFeedback, CommandError, ErrorCode, Source, SourceKind,
 use crate::confirm::Confirmations;
 use crate::events::EventBus;
 use crate::registry::Registry;
-use crate::validator::{ValidationContext, Validators};
+use crate::validator::{ValidationContext, Validators, WriteChecker};
 
 /// The static description of a command. Everything but the handler and the argument and
 /// result types lives here.
@@ -293,6 +293,28 @@ impl<S> Cx<'_, S> {
         paths: &[String],
     ) -> Result<crate::validator::ProvidedContext, CommandError> {
         self.validators.context_for_files(paths)
+    }
+
+    /// A checker for writes made away from the executor's hooks (the shell's), when
+    /// validators see this call (a non-human source with validators loaded).
+    pub fn write_checker(&self) -> Option<WriteChecker> {
+        let base = self.validation_context.clone()?;
+        Some(WriteChecker {
+            validators: self.validators.clone(),
+            base,
+            command_id: self.command_id,
+            gathered: Default::default(),
+        })
+    }
+
+    /// Move what a [`WriteChecker`] gathered (warnings, a block's feedback) into this
+    /// call's result.
+    pub fn absorb(&mut self, checker: &WriteChecker) {
+        let mut g = checker.gathered.lock().unwrap_or_else(|p| p.into_inner());
+        self.warnings.append(&mut g.warnings);
+        if let Some(f) = g.feedback.take() {
+            self.feedback = Some(f);
+        }
     }
 
     /// Add a warning to the result.

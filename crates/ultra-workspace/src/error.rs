@@ -62,6 +62,9 @@ pub enum WsError {
         txn: u64,
         path: String,
     },
+    /// A check of the layer above (validators, an open buffer) refused a write.
+    #[error("{reason}")]
+    Refused { path: String, reason: String },
     #[error("{op} failed on `{path}`: {source}")]
     Io {
         op: &'static str,
@@ -118,6 +121,7 @@ impl WsError {
             WsError::NothingToUndo(_) => ErrorCode::NothingToUndo,
             WsError::UndoConflict { .. } => ErrorCode::UndoConflict,
             WsError::Io { .. } => ErrorCode::IoError,
+            WsError::Refused { .. } => ErrorCode::ValidationFailed,
         }
     }
 }

@@ -37,7 +37,10 @@ fn grep_both_paths_agree() {
     let ws = fixture();
     let (out, _, st) = sh(&ws, "grep -rn 'run' src");
     assert_eq!(st, 0);
-    assert_eq!(out, "src/lib.rs:1:pub fn run() {}\nsrc/main.rs:2:    run();\n");
+    assert_eq!(
+        out,
+        "src/lib.rs:1:pub fn run() {}\nsrc/main.rs:2:    run();\n"
+    );
     let d = typed(
         &ws,
         "shell.grep",
@@ -49,43 +52,81 @@ fn grep_both_paths_agree() {
     let d = typed(&ws, "shell.grep", json!({"pattern": "TODO|alpha"}));
     assert_eq!(d["stdout"], "notes.md:alpha\nsrc/lib.rs:// TODO: more\n");
     // No match is a result (exit 1), not an error.
-    let d = typed(&ws, "shell.grep", json!({"pattern": "zzz", "paths": ["notes.md"]}));
-    assert_eq!((d["stdout"].as_str(), d["exitCode"].as_i64()), (Some(""), Some(1)));
+    let d = typed(
+        &ws,
+        "shell.grep",
+        json!({"pattern": "zzz", "paths": ["notes.md"]}),
+    );
+    assert_eq!(
+        (d["stdout"].as_str(), d["exitCode"].as_i64()),
+        (Some(""), Some(1))
+    );
 }
 
 #[test]
 fn find_replace_write_both_paths() {
     let ws = fixture();
     let (out, _, _) = sh(&ws, "find src -name '*.rs'");
-    let d = typed(&ws, "shell.find", json!({"paths": ["src"], "name": ["*.rs"]}));
+    let d = typed(
+        &ws,
+        "shell.find",
+        json!({"paths": ["src"], "name": ["*.rs"]}),
+    );
     assert_eq!(d["stdout"], out);
     assert_eq!(out, "src/lib.rs\nsrc/main.rs\n");
 
     let (out, err, st) = sh(&ws, "write out/a.txt hello world");
-    assert_eq!((out.as_str(), err.as_str(), st), ("wrote 12 bytes to out/a.txt\n", "", 0));
+    assert_eq!(
+        (out.as_str(), err.as_str(), st),
+        ("wrote 12 bytes to out/a.txt\n", "", 0)
+    );
     assert_eq!(ws.read("out/a.txt"), "hello world\n");
     let (_, _, st) = sh(&ws, "write out/b.txt <<'EOF'\nline $1\nEOF");
     assert_eq!(st, 0);
     assert_eq!(ws.read("out/b.txt"), "line $1\n");
-    let d = typed(&ws, "shell.write", json!({"path": "out/c.txt", "content": "typed\n"}));
+    let d = typed(
+        &ws,
+        "shell.write",
+        json!({"path": "out/c.txt", "content": "typed\n"}),
+    );
     assert_eq!(d["stdout"], "wrote 6 bytes to out/c.txt\n");
     assert_eq!(ws.read("out/c.txt"), "typed\n");
 
     let (out, _, st) = sh(&ws, "replace src/lib.rs 'pub fn run' 'pub fn go'");
-    assert_eq!((out.as_str(), st), ("replaced 1 occurrence in src/lib.rs (line 1)\n", 0));
+    assert_eq!(
+        (out.as_str(), st),
+        ("replaced 1 occurrence in src/lib.rs (line 1)\n", 0)
+    );
     let d = typed(
         &ws,
         "shell.replace",
         json!({"file": "src/main.rs", "old": "run();", "new": "go();"}),
     );
-    assert_eq!(d["stdout"], "replaced 1 occurrence in src/main.rs (line 2)\n");
+    assert_eq!(
+        d["stdout"],
+        "replaced 1 occurrence in src/main.rs (line 2)\n"
+    );
     assert_eq!(ws.read("src/main.rs"), "fn main() {\n    go();\n}\n");
     // Ambiguous or missing text changes nothing and says why.
     ws.write("dup.txt", "x = 1\nx = 1\n");
-    let d = typed(&ws, "shell.replace", json!({"file": "dup.txt", "old": "x = 1", "new": "y"}));
+    let d = typed(
+        &ws,
+        "shell.replace",
+        json!({"file": "dup.txt", "old": "x = 1", "new": "y"}),
+    );
     assert_eq!(d["exitCode"], 1);
-    assert!(d["stderr"].as_str().unwrap().contains("2 occurrences (lines 1, 2)"), "{d}");
-    let d = typed(&ws, "shell.replace", json!({"file": "dup.txt", "old": "x  =  1", "new": "y"}));
+    assert!(
+        d["stderr"]
+            .as_str()
+            .unwrap()
+            .contains("2 occurrences (lines 1, 2)"),
+        "{d}"
+    );
+    let d = typed(
+        &ws,
+        "shell.replace",
+        json!({"file": "dup.txt", "old": "x  =  1", "new": "y"}),
+    );
     assert!(d["stderr"].as_str().unwrap().contains("use -s"), "{d}");
     assert_eq!(ws.read("dup.txt"), "x = 1\nx = 1\n");
 }
@@ -100,7 +141,13 @@ fn bad_arguments_are_structured_on_both_paths() {
     assert_eq!(v["error"], "invalid_arguments");
     assert_eq!(v["issues"][0]["code"], "unknown_flag");
     // Typed path, schema failure: INVALID_ARGUMENTS pointing at the field.
-    let out = ws.cli(&["-c", "shell.grep", "-a", r#"{"pattern": "x", "lineNumbers": true}"#, "--json"]);
+    let out = ws.cli(&[
+        "-c",
+        "shell.grep",
+        "-a",
+        r#"{"pattern": "x", "lineNumbers": true}"#,
+        "--json",
+    ]);
     let v = &out.json()[0];
     assert_eq!(v["error"]["code"], "INVALID_ARGUMENTS", "{v}");
     assert_eq!(v["error"]["details"]["issues"][0]["code"], "unknown_field");
@@ -142,7 +189,10 @@ fn tools_list_each_promoted_command() {
         .find(|t| t["function"]["name"] == "grep")
         .unwrap();
     let params = &grep["function"]["parameters"]["properties"];
-    assert!(params.get("pattern").is_some() && params.get("include").is_some(), "{params}");
+    assert!(
+        params.get("pattern").is_some() && params.get("include").is_some(),
+        "{params}"
+    );
     let shell = v
         .as_array()
         .unwrap()
@@ -151,5 +201,8 @@ fn tools_list_each_promoted_command() {
         .unwrap();
     let d = shell["function"]["description"].as_str().unwrap();
     assert!(d.len() <= 4096, "{}", d.len());
-    assert!(d.contains("- grep: ") && d.contains("grep package QUERY"), "{d}");
+    assert!(
+        d.contains("- grep: ") && d.contains("grep package QUERY"),
+        "{d}"
+    );
 }

@@ -205,10 +205,11 @@ fn protected_paths_block_file_operations() {
     assert!(!ws.exists("src/tidy.ts"));
 }
 
-/// Shell scripts that write are refused for agents while validators are loaded (their
-/// writes would bypass them); scripts that only read still run.
+/// Shell writes from agents pass through the validators, write by write: a redirect,
+/// `sed -i`, the typed `write` tool or `rm` that would break a rule is refused (the file is
+/// untouched, the refusal is in `errors` and the feedback in the result); clean writes land.
 #[test]
-fn shell_writes_fail_closed_under_validators() {
+fn shell_writes_pass_through_validators() {
     let ws = ws();
     let _server = ws.serve();
     let mut c = ws.agent("bot");
@@ -217,10 +218,81 @@ fn shell_writes_fail_closed_under_validators() {
         json!({ "script": "cat src/app.ts | wc -l" }),
     );
     assert_eq!(out["exitCode"], 0, "{out}");
-    c.err_code(
+
+    let out = c.ok(
         "ultra.shell.run",
-        json!({ "script": "echo 'console.log(1)' >> src/app.ts" }),
-        "VALIDATION_FAILED",
+        json!({ "script": "echo 'console.log(1)' >> src/clean.ts; echo next" }),
     );
-    assert!(!ws.read("src/app.ts").contains("console.log(1)"));
+    assert_eq!(out["stdout"], "next\n", "{out}");
+    let e = &out["errors"][0];
+    assert_eq!(e["code"], "write_refused", "{out}");
+    assert_eq!(e["command"], "src/clean.ts");
+    assert!(e["message"].as_str().unwrap().contains("use the logger (no-console)"), "{out}");
+    assert!(out["stderr"].as_str().unwrap().contains("blocked by validator"), "{out}");
+    assert_eq!(ws.read("src/clean.ts"), "export const y = 2;\n");
+
+    // The seed envelope carries the validator's feedback with the result.
+    let r = envelope_execute(
+        &mut c,
+        "ultra.shell.run",
+        json!({ "script": "sed -i 's/const y = 2/console.log(2)/' src/clean.ts" }),
+    );
+    assert_eq!(r["result"]["data"]["exitCode"], 4, "{r}");
+    assert_eq!(r["result"]["feedback"]["violations"][0]["rule"], "no-console", "{r}");
+    assert_eq!(ws.read("src/clean.ts"), "export const y = 2;\n");
+
+    let out = c.ok(
+        "shell.write",
+        json!({ "path": "src/new.ts", "content": "console.log(3);\n" }),
+    );
+    assert_eq!(out["exitCode"], 1, "{out}");
+    assert_eq!(out["errors"][0]["code"], "write_refused");
+    assert!(!ws.exists("src/new.ts"));
+
+    let out = c.ok("ultra.shell.run", json!({ "script": "rm migrations/001.sql" }));
+    assert_eq!(out["exitCode"], 1, "{out}");
+    assert!(out["errors"][0]["message"].as_str().unwrap().contains("protected"), "{out}");
+    assert!(ws.exists("migrations/001.sql"));
+
+    // Clean writes land, through every route.
+    let out = c.ok(
+        "ultra.shell.run",
+        json!({ "script": "echo 'export const z = 3;' >> src/clean.ts && write src/ok.ts 'export {};' && cp src/ok.ts src/ok2.ts" }),
+    );
+    assert_eq!(out["exitCode"], 0, "{out}");
+    assert!(out.get("errors").is_none(), "{out}");
+    assert_eq!(ws.read("src/clean.ts"), "export const y = 2;\nexport const z = 3;\n");
+    assert_eq!(ws.read("src/ok2.ts"), "export {};\n");
+}
+
+/// A shell write to a file open in a buffer: a clean buffer follows the new content at
+/// once; a buffer with unsaved changes is not overwritten behind the editor's back.
+#[test]
+fn shell_writes_meet_open_buffers() {
+    let ws = ws();
+    let _server = ws.serve();
+    let mut c = ws.agent("bot");
+    c.ok("ultra.openFile", json!({ "path": "src/clean.ts" }));
+    let out = c.ok(
+        "ultra.shell.run",
+        json!({ "script": "echo 'export const w = 4;' >> src/clean.ts" }),
+    );
+    assert_eq!(out["exitCode"], 0, "{out}");
+    let now = c.ok("ultra.getFileContent", json!({ "path": "src/clean.ts" }));
+    assert_eq!(now["content"], "export const y = 2;\nexport const w = 4;\n", "{now}");
+    assert_eq!(now["isDirty"], false);
+
+    c.ok(
+        "ultra.edit",
+        json!({ "path": "src/clean.ts", "range": range(0, 0, 0, 0), "text": "// wip\n" }),
+    );
+    let out = c.ok(
+        "ultra.shell.run",
+        json!({ "script": "write src/clean.ts 'replaced'" }),
+    );
+    assert_eq!(out["exitCode"], 1, "{out}");
+    assert!(out["errors"][0]["message"].as_str().unwrap().contains("unsaved changes"), "{out}");
+    assert_eq!(ws.read("src/clean.ts"), "export const y = 2;\nexport const w = 4;\n");
+    let now = c.ok("ultra.getFileContent", json!({ "path": "src/clean.ts" }));
+    assert!(now["content"].as_str().unwrap().starts_with("// wip\n"), "{now}");
 }

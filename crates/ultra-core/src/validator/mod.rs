@@ -243,7 +243,8 @@ impl Validators {
         self.list.iter().map(|v| v.id().to_string()).collect()
     }
 
-    pub(crate) fn has_content_hooks(&self) -> bool {
+    /// Whether any validator checks file content.
+    pub fn has_content_hooks(&self) -> bool {
         self.list.iter().any(|v| v.checks_content())
     }
 
@@ -343,6 +344,70 @@ impl Validators {
             for v in &self.list {
                 v.record_violation(&rec);
             }
+        }
+    }
+}
+
+/// Checks writes a handler makes away from the executor's per-call hooks (the shell's
+/// built-ins write files one by one, on pipeline threads). Cheap to clone and `'static`;
+/// warnings and the feedback of a block are gathered and handed to the call's result by
+/// [`Cx::absorb`](crate::Cx::absorb). Fails closed: a validator error blocks the write.
+#[derive(Clone)]
+pub struct WriteChecker {
+    pub(crate) validators: Validators,
+    pub(crate) base: ValidationContext,
+    pub(crate) command_id: &'static str,
+    pub(crate) gathered: Arc<std::sync::Mutex<Gathered>>,
+}
+
+/// What the checks of one call produced.
+#[derive(Default)]
+pub(crate) struct Gathered {
+    pub(crate) warnings: Vec<Warning>,
+    pub(crate) feedback: Option<AgentFeedback>,
+}
+
+impl WriteChecker {
+    /// May `content` become the text of `path` (as the workspace names it)? `Err` says why
+    /// not, in a line for stderr.
+    pub fn content(&self, path: &str, content: &str) -> Result<(), String> {
+        if !self.validators.has_content_hooks() {
+            return Ok(());
+        }
+        let r = self
+            .validators
+            .validate_content(self.command_id, path, content, &self.base);
+        self.judge(r, "content")
+    }
+
+    /// May `op` (create, delete, rename) happen?
+    pub fn operation(&self, op: &FileOperation) -> Result<(), String> {
+        let r = self.validators.validate_file_operation(op, &self.base);
+        self.judge(r, "file operation")
+    }
+
+    fn judge(&self, r: Result<Aggregated, CommandError>, what: &str) -> Result<(), String> {
+        let mut g = self.gathered.lock().unwrap_or_else(|p| p.into_inner());
+        match r {
+            Ok(agg) if agg.proceed => {
+                g.warnings.extend(agg.warnings);
+                Ok(())
+            }
+            Ok(agg) => {
+                self.validators
+                    .record(&self.base.source, self.command_id, &agg.violations);
+                let first = agg
+                    .violations
+                    .first()
+                    .map(|v| format!(": {} ({})", v.message, v.rule))
+                    .unwrap_or_default();
+                g.feedback = Some(agg.feedback());
+                Err(format!("{what} blocked by validator{first}"))
+            }
+            Err(e) => Err(format!(
+                "{what} not validated ({}), so not written",
+                e.message
+            )),
         }
     }
 }

@@ -296,7 +296,7 @@ impl Builtin for Mkdir {
                 }
                 Err(_) => {}
             }
-            if let Err(e) = cx.fs.root().create_dir(&rel, parents) {
+            if let Err(e) = cx.fs.create_dir(&rel, parents) {
                 let _ = writeln!(io.stderr, "mkdir: cannot create directory '{d}': {e}");
                 status = 1;
             }
@@ -351,7 +351,7 @@ impl Builtin for Touch {
             if cx.fs.root().exists(&rel) || o.has('c') {
                 continue;
             }
-            if let Err(e) = cx.fs.root().create_new(&rel, b"") {
+            if let Err(e) = cx.fs.create_empty(&rel) {
                 let _ = writeln!(io.stderr, "touch: cannot touch '{f}': {e}");
                 status = 1;
             }
@@ -442,16 +442,16 @@ impl Builtin for Rm {
             };
             let r = if meta.kind == Kind::Dir {
                 if recursive {
-                    cx.fs.root().remove_dir(&rel, true)
+                    cx.fs.remove(&rel, true, true)
                 } else if o.has('d') {
-                    cx.fs.root().remove_dir(&rel, false)
+                    cx.fs.remove(&rel, true, false)
                 } else {
                     let _ = writeln!(io.stderr, "rm: cannot remove '{p}': Is a directory");
                     status = 1;
                     continue;
                 }
             } else {
-                cx.fs.root().remove_file(&rel)
+                cx.fs.remove(&rel, false, false)
             };
             if let Err(e) = r {
                 let _ = writeln!(io.stderr, "rm: cannot remove '{p}': {e}");
@@ -504,7 +504,7 @@ impl Builtin for Rmdir {
             let r = cx
                 .fs
                 .resolve_entry(cx.cwd, d)
-                .and_then(|rel| cx.fs.root().remove_dir(&rel, false));
+                .and_then(|rel| cx.fs.remove(&rel, true, false));
             if let Err(e) = r {
                 let _ = writeln!(io.stderr, "rmdir: failed to remove '{d}': {e}");
                 status = 1;
@@ -549,8 +549,7 @@ impl Cp {
         }
         let (bytes, meta) = cx.fs.root().read(&s).map_err(|e| e.to_string())?;
         cx.fs
-            .root()
-            .write_with_mode(&d, &bytes, meta.mode, true)
+            .write_copy(&d, &bytes, meta.mode)
             .map_err(|e| e.to_string())?;
         Ok(())
     }
@@ -575,7 +574,7 @@ impl Cp {
                 return;
             }
             Err(_) => {
-                if let Err(e) = cx.fs.root().create_dir(&d, false) {
+                if let Err(e) = cx.fs.create_dir(&d, false) {
                     complain(io, "cp", dst, e);
                     *status = 1;
                     return;
@@ -770,7 +769,7 @@ impl Builtin for Mv {
             if no_clobber && cx.fs.root().lstat(&to).is_ok() {
                 continue;
             }
-            if let Err(e) = cx.fs.root().rename(&from, &to, true) {
+            if let Err(e) = cx.fs.rename(&from, &to) {
                 let _ = writeln!(io.stderr, "mv: cannot move '{src}' to '{target}': {e}");
                 status = 1;
             }
@@ -878,8 +877,8 @@ impl Builtin for Stat {
 pub struct Tee;
 
 enum TeeOut {
-    Replace(ultra_workspace::root::AtomicFile),
-    Append(std::fs::File),
+    Replace(crate::run::fs::Staged),
+    Append(crate::run::fs::Staged),
 }
 
 impl Builtin for Tee {
@@ -957,7 +956,7 @@ impl Builtin for Tee {
         for (name, w) in outs {
             let r = match w {
                 TeeOut::Replace(a) => a.commit(),
-                TeeOut::Append(mut f) => f.flush(),
+                TeeOut::Append(f) => f.commit(),
             };
             if let Err(e) = r {
                 complain(io, "tee", &name, e);

@@ -16,6 +16,7 @@ pub mod find;
 pub mod grep;
 pub mod posix_re;
 pub mod replace;
+pub mod sed;
 pub mod write;
 
 use schemars::JsonSchema;
@@ -185,4 +186,10 @@ macro_rules! promoted {
     };
 }
 
-promoted!(find::Find, grep::Grep, replace::Replace, write::Write);
+promoted!(
+    find::Find,
+    grep::Grep,
+    replace::Replace,
+    sed::Sed,
+    write::Write
+);

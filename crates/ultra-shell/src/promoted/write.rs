@@ -127,7 +127,7 @@ impl Promoted for Write {
                 .and_then(|_| cx.fs.append(cx.cwd, &args.path))
                 .and_then(|mut f| {
                     std::io::Write::write_all(&mut f, &content)
-                        .and_then(|()| f.sync_data())
+                        .and_then(|()| f.commit())
                         .map_err(|e| ultra_workspace::WsError::io("append", &args.path, e))
                 })
         } else {

@@ -1,22 +1,92 @@
 //! The shell's view of the file system: paths relative to the session's working directory,
 //! every one resolved beneath the workspace root and checked like any other file tool.
 
+use std::io::Write;
 use std::sync::Arc;
 
 use ultra_workspace::root::{AtomicFile, Entry, Meta};
 use ultra_workspace::{RelPath, Root, WsError};
+
+/// A change to a directory entry, for [`WriteHook::check_operation`].
+#[derive(Debug, Clone, Copy)]
+pub enum FileOp<'a> {
+    /// A new file or directory.
+    Create(&'a RelPath),
+    /// Removing a file or directory (with what is inside).
+    Delete(&'a RelPath),
+    /// Moving `from` to `to`.
+    Rename { from: &'a RelPath, to: &'a RelPath },
+}
+
+/// What the layer above checks and does around every shell write: validators see the
+/// content and operations an agent's script would produce before anything lands, and open
+/// buffers learn of changes at once. Called from pipeline threads.
+pub trait WriteHook: Send + Sync {
+    /// Before `content` becomes the whole content of `path`. `Err` refuses, with the reason.
+    fn check_content(&self, path: &RelPath, content: &[u8]) -> Result<(), String>;
+    /// Before an entry is created, deleted or renamed.
+    fn check_operation(&self, op: FileOp<'_>) -> Result<(), String>;
+    /// After `path` changed on disk.
+    fn changed(&self, path: &RelPath);
+}
 
 /// Confined file access for built-ins and redirects.
 #[derive(Clone)]
 pub struct ShellFs {
     root: Arc<Root>,
     human: bool,
+    hook: Option<Arc<dyn WriteHook>>,
 }
 
 impl ShellFs {
     /// Access through `root`; `human` callers are not held to restricted paths.
     pub fn new(root: Arc<Root>, human: bool) -> ShellFs {
-        ShellFs { root, human }
+        ShellFs {
+            root,
+            human,
+            hook: None,
+        }
+    }
+
+    /// The same access with every write passing through `hook`.
+    pub fn with_hook(mut self, hook: Arc<dyn WriteHook>) -> ShellFs {
+        self.hook = Some(hook);
+        self
+    }
+
+    fn refused(path: &RelPath, reason: String) -> WsError {
+        WsError::Refused {
+            path: path.as_str().to_string(),
+            reason,
+        }
+    }
+
+    fn check_content(&self, rel: &RelPath, content: &[u8]) -> Result<(), WsError> {
+        match &self.hook {
+            Some(h) => h
+                .check_content(rel, content)
+                .map_err(|r| Self::refused(rel, r)),
+            None => Ok(()),
+        }
+    }
+
+    /// Ask the hook whether `op` may happen.
+    pub fn check_operation(&self, op: FileOp<'_>) -> Result<(), WsError> {
+        let rel = match op {
+            FileOp::Create(r) | FileOp::Delete(r) => r,
+            FileOp::Rename { from, .. } => from,
+        };
+        match &self.hook {
+            Some(h) => h.check_operation(op).map_err(|r| Self::refused(rel, r)),
+            None => Ok(()),
+        }
+    }
+
+    /// Tell the hook `rel` changed.
+    pub fn changed(&self, rel: &RelPath) {
+        if let Some(h) = &self.hook {
+            h.changed(rel);
+        }
     }
 
     /// The root.
@@ -69,10 +139,17 @@ impl ShellFs {
         self.root.open_file(&rel)
     }
 
-    /// Start replacing a file (the content appears on commit).
-    pub fn create(&self, cwd: &RelPath, user: &str) -> Result<AtomicFile, WsError> {
+    /// Start replacing a file: the content appears (atomically, once checked) on
+    /// [`Staged::commit`]; dropped uncommitted, nothing changes.
+    pub fn create(&self, cwd: &RelPath, user: &str) -> Result<Staged, WsError> {
         let rel = self.resolve_write(cwd, user)?;
-        self.root.create_atomic(&rel)
+        let file = self.root.create_atomic(&rel)?;
+        Ok(Staged {
+            fs: self.clone(),
+            rel,
+            kind: StagedKind::Replace(Some(file)),
+            copy: self.hook.as_ref().map(|_| Vec::new()),
+        })
     }
 
     /// Replace a file's content in one atomic step, creating missing parent directories
@@ -85,11 +162,57 @@ impl ShellFs {
         parents: bool,
     ) -> Result<RelPath, WsError> {
         let rel = self.resolve_write(cwd, user)?;
+        self.check_content(&rel, bytes)?;
         if parents {
             self.root.create_parents(&rel)?;
         }
         self.root.write_atomic(&rel, bytes)?;
+        self.changed(&rel);
         Ok(rel)
+    }
+
+    /// Copy content onto `rel` (already resolved for writing) with `mode`.
+    pub fn write_copy(&self, rel: &RelPath, bytes: &[u8], mode: u32) -> Result<(), WsError> {
+        self.check_content(rel, bytes)?;
+        self.root.write_with_mode(rel, bytes, mode, true)?;
+        self.changed(rel);
+        Ok(())
+    }
+
+    /// Create an empty file at `rel` (already resolved); it must not exist.
+    pub fn create_empty(&self, rel: &RelPath) -> Result<(), WsError> {
+        self.check_operation(FileOp::Create(rel))?;
+        self.check_content(rel, b"")?;
+        self.root.create_new(rel, b"")?;
+        self.changed(rel);
+        Ok(())
+    }
+
+    /// Create a directory at `rel` (already resolved), with its parents when `parents`.
+    pub fn create_dir(&self, rel: &RelPath, parents: bool) -> Result<(), WsError> {
+        self.check_operation(FileOp::Create(rel))?;
+        self.root.create_dir(rel, parents)
+    }
+
+    /// Remove a file, or a directory (`recursive`: with its contents).
+    pub fn remove(&self, rel: &RelPath, dir: bool, recursive: bool) -> Result<(), WsError> {
+        self.check_operation(FileOp::Delete(rel))?;
+        if dir {
+            self.root.remove_dir(rel, recursive)?;
+        } else {
+            self.root.remove_file(rel)?;
+        }
+        self.changed(rel);
+        Ok(())
+    }
+
+    /// Rename `from` to `to`, replacing `to`.
+    pub fn rename(&self, from: &RelPath, to: &RelPath) -> Result<(), WsError> {
+        self.check_operation(FileOp::Rename { from, to })?;
+        self.root.rename(from, to, true)?;
+        self.changed(from);
+        self.changed(to);
+        Ok(())
     }
 
     /// Read a whole file (up to the root's size limit).
@@ -99,10 +222,18 @@ impl ShellFs {
         Ok((rel, bytes))
     }
 
-    /// Open a file for appending.
-    pub fn append(&self, cwd: &RelPath, user: &str) -> Result<std::fs::File, WsError> {
+    /// Open a file for appending. Without a hook, bytes land as they are written; with one,
+    /// they are held until [`Staged::commit`] (or drop) and land once the whole new content
+    /// passed the check.
+    pub fn append(&self, cwd: &RelPath, user: &str) -> Result<Staged, WsError> {
         let rel = self.resolve_write(cwd, user)?;
-        self.root.open_append(&rel)
+        let file = self.root.open_append(&rel)?;
+        Ok(Staged {
+            fs: self.clone(),
+            rel,
+            kind: StagedKind::Append(Some(file)),
+            copy: self.hook.as_ref().map(|_| Vec::new()),
+        })
     }
 
     /// Metadata (following a final symlink beneath the root).
@@ -122,5 +253,102 @@ impl ShellFs {
     pub fn list(&self, cwd: &RelPath, user: &str) -> Result<Vec<Entry>, WsError> {
         let rel = self.resolve_read(cwd, user)?;
         Ok(self.root.list(&rel, false, 100_000)?.0)
+    }
+}
+
+enum StagedKind {
+    Replace(Option<AtomicFile>),
+    Append(Option<std::fs::File>),
+}
+
+/// A file being written by a redirect or a built-in: see [`ShellFs::create`] and
+/// [`ShellFs::append`].
+pub struct Staged {
+    fs: ShellFs,
+    rel: RelPath,
+    kind: StagedKind,
+    /// With a hook: the bytes written, checked before they land.
+    copy: Option<Vec<u8>>,
+}
+
+impl Staged {
+    /// Check and land what was written.
+    pub fn commit(mut self) -> std::io::Result<()> {
+        self.finish()
+    }
+
+    fn finish(&mut self) -> std::io::Result<()> {
+        let refused = |e: WsError| std::io::Error::new(std::io::ErrorKind::PermissionDenied, e);
+        match &mut self.kind {
+            StagedKind::Replace(file) => {
+                let Some(file) = file.take() else {
+                    return Ok(());
+                };
+                if let Some(copy) = &self.copy {
+                    self.fs.check_content(&self.rel, copy).map_err(refused)?;
+                }
+                file.commit()?;
+            }
+            StagedKind::Append(file) => {
+                let Some(mut file) = file.take() else {
+                    return Ok(());
+                };
+                if let Some(copy) = self.copy.take() {
+                    let (mut whole, _) = match self.fs.root.read(&self.rel) {
+                        Ok(r) => r,
+                        Err(WsError::NotFound(_)) => {
+                            (Vec::new(), self.fs.root.stat(&self.rel).map_err(refused)?)
+                        }
+                        Err(e) => return Err(refused(e)),
+                    };
+                    whole.extend_from_slice(&copy);
+                    self.fs.check_content(&self.rel, &whole).map_err(refused)?;
+                    file.write_all(&copy)?;
+                }
+                file.flush()?;
+            }
+        }
+        self.fs.changed(&self.rel);
+        Ok(())
+    }
+}
+
+impl Write for Staged {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if let Some(copy) = &mut self.copy {
+            let limit = self.fs.root.max_file_bytes() as usize;
+            if copy.len() + buf.len() > limit {
+                return Err(std::io::Error::other(format!(
+                    "over the {limit}-byte limit for a checked write"
+                )));
+            }
+            copy.extend_from_slice(buf);
+            if matches!(self.kind, StagedKind::Append(_)) {
+                return Ok(buf.len());
+            }
+        }
+        match &mut self.kind {
+            StagedKind::Replace(Some(f)) => f.write(buf),
+            StagedKind::Append(Some(f)) => f.write(buf),
+            _ => Err(std::io::Error::other("file already committed")),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match &mut self.kind {
+            StagedKind::Replace(Some(f)) => f.flush(),
+            StagedKind::Append(Some(f)) if self.copy.is_none() => f.flush(),
+            _ => Ok(()),
+        }
+    }
+}
+
+impl Drop for Staged {
+    /// An append lands even when nobody commits it (as a plain `File` would); a replacement
+    /// dropped uncommitted is abandoned.
+    fn drop(&mut self) {
+        if matches!(self.kind, StagedKind::Append(Some(_))) {
+            let _ = self.finish();
+        }
     }
 }

@@ -139,9 +139,9 @@ enum Target {
 /// A file opened by a redirect.
 enum Sink {
     /// `>`: replaced atomically when the command ends.
-    Replace(ultra_workspace::root::AtomicFile),
-    /// `>>`: appended to as the command writes.
-    Append(std::fs::File),
+    Replace(fs::Staged),
+    /// `>>`: appended to as the command writes (or, when writes are checked, once it ends).
+    Append(fs::Staged),
     /// `/dev/null`: discarded.
     Null,
 }
@@ -567,7 +567,7 @@ impl Shell {
         for sink in router.sinks {
             match sink {
                 Sink::Replace(a) => a.commit().map_err(|e| format!("cannot write: {e}"))?,
-                Sink::Append(mut file) => file.flush().map_err(|e| format!("cannot write: {e}"))?,
+                Sink::Append(file) => file.commit().map_err(|e| format!("cannot write: {e}"))?,
                 Sink::Null => {}
             }
         }

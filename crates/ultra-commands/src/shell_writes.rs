@@ -1,0 +1,121 @@
+//! What every shell write passes through (redirects, built-ins, promoted commands): the
+//! configured validators, for agents, exactly as the typed edit commands do; and the open
+//! buffers, which learn of the change at once (a clean buffer reloads, as an undoable step)
+//! or, holding unsaved changes, refuse to be overwritten behind the editor's back.
+
+use std::sync::{Arc, Mutex};
+
+use ultra_core::Cx;
+use ultra_core::command::{FileOperation, FileOperationKind};
+use ultra_core::events::EventBus;
+use ultra_core::validator::WriteChecker;
+use ultra_shell::run::fs::{FileOp, ShellFs, WriteHook};
+use ultra_workspace::{RelPath, Workspace};
+
+use crate::Services;
+use crate::shell::ShellError;
+use crate::util::{is_human, publish_notices};
+
+/// The hook for one call.
+pub(crate) struct Hook {
+    checker: Option<WriteChecker>,
+    workspace: Arc<Mutex<Workspace>>,
+    events: EventBus,
+    refusals: Mutex<Vec<(String, String)>>,
+}
+
+/// Confined file access for this call with every write passing through a [`Hook`].
+pub(crate) fn shell_fs(cx: &Cx<'_, Services>) -> (ShellFs, Arc<Hook>) {
+    let hook = Arc::new(Hook {
+        checker: cx.write_checker(),
+        workspace: cx.services.workspace_handle(),
+        events: cx.events.clone(),
+        refusals: Mutex::new(Vec::new()),
+    });
+    let fs = ShellFs::new(cx.services.shell_root().clone(), is_human(cx)).with_hook(hook.clone());
+    (fs, hook)
+}
+
+/// After the run: validator warnings and feedback go into the result, and each refused
+/// write becomes a structured error.
+pub(crate) fn finish(cx: &mut Cx<'_, Services>, hook: &Hook) -> Vec<ShellError> {
+    if let Some(c) = &hook.checker {
+        cx.absorb(c);
+    }
+    let refusals = std::mem::take(&mut *hook.refusals.lock().unwrap_or_else(|p| p.into_inner()));
+    refusals
+        .into_iter()
+        .map(|(path, message)| ShellError {
+            code: "write_refused".to_string(),
+            command: path,
+            message,
+            closest: Vec::new(),
+        })
+        .collect()
+}
+
+impl Hook {
+    fn refuse(&self, path: &RelPath, reason: String) -> Result<(), String> {
+        let mut r = self.refusals.lock().unwrap_or_else(|p| p.into_inner());
+        if r.len() < 100 {
+            r.push((path.as_str().to_string(), reason.clone()));
+        }
+        Err(reason)
+    }
+
+    /// An open buffer with unsaved changes must not be replaced from under the editor.
+    fn dirty_buffer(&self, path: &RelPath) -> Option<String> {
+        let ws = self.workspace.lock().unwrap_or_else(|p| p.into_inner());
+        let b = ws.buffer(path)?;
+        b.is_dirty().then(|| {
+            format!(
+                "{path} is open with unsaved changes (version {}); save or revert it first, or change it with ultra.applyEdits",
+                b.version
+            )
+        })
+    }
+}
+
+impl WriteHook for Hook {
+    fn check_content(&self, path: &RelPath, content: &[u8]) -> Result<(), String> {
+        if let Some(why) = self.dirty_buffer(path) {
+            return self.refuse(path, why);
+        }
+        if let Some(c) = &self.checker
+            && let Err(why) = c.content(path.as_str(), &String::from_utf8_lossy(content))
+        {
+            return self.refuse(path, why);
+        }
+        Ok(())
+    }
+
+    fn check_operation(&self, op: FileOp<'_>) -> Result<(), String> {
+        let (subject, operation) = match op {
+            FileOp::Create(p) => (p, FileOperation::create(p.as_str())),
+            FileOp::Delete(p) => (p, FileOperation::delete(p.as_str())),
+            FileOp::Rename { from, to } => (
+                from,
+                FileOperation::rename(FileOperationKind::Rename, from.as_str(), to.as_str()),
+            ),
+        };
+        if !matches!(op, FileOp::Create(_))
+            && let Some(why) = self.dirty_buffer(subject)
+        {
+            return self.refuse(subject, why);
+        }
+        if let (Some(c), Some(operation)) = (&self.checker, operation)
+            && let Err(why) = c.operation(&operation)
+        {
+            return self.refuse(subject, why);
+        }
+        Ok(())
+    }
+
+    fn changed(&self, path: &RelPath) {
+        let mut ws = self.workspace.lock().unwrap_or_else(|p| p.into_inner());
+        if ws.buffer(path).is_some() {
+            let _ = ws.sync_disk(path);
+            publish_notices(&self.events, &mut ws);
+        }
+    }
+}
