@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Idempotent setup for the side-by-side benchmarks (not part of CI).
-# Installs Debian's Neovim (0.7.2 on Debian 12), the Python msgpack module,
-# builds Ultra in release mode and the Rust echo floor server.
+# Installs Debian's Neovim (0.7.2 on Debian 12) and the shell tools' peers (mawk, gawk,
+# GNU sed and grep, ripgrep, GNU time), the Python msgpack module, builds Ultra in release
+# mode and the Rust echo floor server.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,6 +14,14 @@ if ! command -v nvim >/dev/null 2>&1; then
     $SUDO apt-get install -y neovim
 fi
 nvim --version | head -1
+
+missing=""
+for pkg in mawk gawk sed grep ripgrep time; do
+    dpkg -s "$pkg" >/dev/null 2>&1 || missing="$missing $pkg"
+done
+if [ -n "$missing" ]; then
+    $SUDO apt-get install -y $missing
+fi
 
 if ! python3 -c 'import msgpack' >/dev/null 2>&1; then
     python3 -m pip install msgpack

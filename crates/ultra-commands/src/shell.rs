@@ -204,10 +204,8 @@ fn annotations(script: &Script) -> Annotations {
                 let risk = match ultra_shell::builtins::lookup(name) {
                     None => ultra_shell::run::Risk::READ,
                     Some(b) => {
-                        let args: Option<Vec<String>> = c.words[1..]
-                            .iter()
-                            .map(|w| w.as_plain().map(str::to_string))
-                            .collect();
+                        let args: Option<Vec<String>> =
+                            c.words[1..].iter().map(|w| w.as_literal()).collect();
                         match args {
                             Some(args) => b.risk(&args),
                             None => b.max_risk(),
@@ -357,6 +355,14 @@ mod tests {
             assert!(d.contains(b.name()), "{} missing", b.name());
         }
         assert!(d.contains("head [-n"), "{d}");
+        for p in ultra_shell::promoted::CLI {
+            assert!(
+                d.contains(&format!("- {}: ", p.name())),
+                "{} missing",
+                p.name()
+            );
+            assert!(d.contains(p.usage()), "{} usage missing", p.name());
+        }
     }
 
     #[test]
@@ -367,6 +373,18 @@ mod tests {
         assert_eq!(risk("echo hi > f"), (false, true));
         assert_eq!(risk("rm -rf build"), (false, true));
         assert_eq!(risk("ls | xargs rm"), (false, true));
+        assert_eq!(risk("ls | xargs -n 1 rm"), (false, true));
+        assert_eq!(risk("grep -rn x src | sed 's/a/b/'"), (true, false));
+        assert_eq!(risk("sed -i 's/a/b/' f"), (false, true));
+        assert_eq!(risk("sed -n 'w out' f"), (false, false));
+        assert_eq!(risk("replace f a b"), (false, false));
+        assert_eq!(risk("write f x"), (false, true));
+        assert_eq!(risk("write -a f x"), (false, false));
+        assert_eq!(risk("awk '{print $1}' f"), (true, false));
+        assert_eq!(risk("awk '{print > \"o\"}' f"), (false, true));
+        // Words not known until the script runs count at the command's most.
+        assert_eq!(risk("sed $OPTS f"), (false, true));
+        assert_eq!(risk("grep $P f"), (true, false));
     }
 }
 

@@ -11,6 +11,7 @@
 //! `INVALID_ARGUMENTS` error. Adding a command is a declaration: implement [`Promoted`] and
 //! list it in [`promoted!`] below.
 
+pub mod awk;
 pub(crate) mod cli;
 pub mod find;
 pub mod grep;
@@ -187,6 +188,7 @@ macro_rules! promoted {
 }
 
 promoted!(
+    awk::Awk,
     find::Find,
     grep::Grep,
     replace::Replace,

@@ -191,6 +191,19 @@ impl Word {
         }
     }
 
+    /// The word's text if it is made of literals only (quoted or not): known before the
+    /// script runs, with no parameter to expand and no glob to match.
+    pub fn as_literal(&self) -> Option<String> {
+        let mut s = String::new();
+        for p in &self.parts {
+            match p {
+                WordPart::Literal { text, .. } => s.push_str(text),
+                _ => return None,
+            }
+        }
+        Some(s)
+    }
+
     /// True when some part is an unquoted glob, so the executor must expand the word.
     pub fn has_glob(&self) -> bool {
         self.parts

@@ -1,0 +1,169 @@
+//! Record reading: a large reusable buffer filled from any reader and split into records by
+//! RS (a single byte, paragraph mode for `RS=""`, or a regex as gawk allows).
+
+use std::io::Read;
+
+use regex::bytes::Regex;
+
+/// How records are separated.
+#[derive(Debug, Clone)]
+pub enum RsMode {
+    Byte(u8),
+    Paragraph,
+    Regex(Regex),
+}
+
+/// Buffered record reader over some byte source.
+#[derive(Debug, Default)]
+pub struct Reader {
+    buf: Vec<u8>,
+    pos: usize,
+    eof: bool,
+}
+
+const CHUNK: usize = 64 * 1024;
+
+impl Reader {
+    fn refill(&mut self, src: &mut dyn Read) -> std::io::Result<()> {
+        if self.pos > 0 {
+            self.buf.drain(..self.pos);
+            self.pos = 0;
+        }
+        let old = self.buf.len();
+        let want = CHUNK.max(old);
+        self.buf.resize(old + want, 0);
+        loop {
+            match src.read(&mut self.buf[old..]) {
+                Ok(n) => {
+                    self.buf.truncate(old + n);
+                    if n == 0 {
+                        self.eof = true;
+                    }
+                    return Ok(());
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    self.buf.truncate(old);
+                    self.eof = true;
+                    return Err(e);
+                }
+            }
+        }
+    }
+
+    /// Read the next record into `out` (replacing its content); false at the end.
+    pub fn next(
+        &mut self,
+        src: &mut dyn Read,
+        rs: &RsMode,
+        out: &mut Vec<u8>,
+    ) -> std::io::Result<bool> {
+        out.clear();
+        match rs {
+            RsMode::Byte(b) => {
+                let mut scanned = 0;
+                loop {
+                    let hay = &self.buf[self.pos + scanned..];
+                    if let Some(i) = memchr::memchr(*b, hay) {
+                        let end = self.pos + scanned + i;
+                        out.extend_from_slice(&self.buf[self.pos..end]);
+                        self.pos = end + 1;
+                        return Ok(true);
+                    }
+                    if self.eof {
+                        if self.pos < self.buf.len() {
+                            out.extend_from_slice(&self.buf[self.pos..]);
+                            self.pos = self.buf.len();
+                            return Ok(true);
+                        }
+                        return Ok(false);
+                    }
+                    scanned = self.buf.len() - self.pos;
+                    self.refill(src)?;
+                }
+            }
+            RsMode::Paragraph => {
+                // Skip leading newlines.
+                loop {
+                    while self.pos < self.buf.len() && self.buf[self.pos] == b'\n' {
+                        self.pos += 1;
+                    }
+                    if self.pos < self.buf.len() || self.eof {
+                        break;
+                    }
+                    self.refill(src)?;
+                }
+                let mut scanned = 0;
+                loop {
+                    let hay = &self.buf[self.pos + scanned..];
+                    if let Some(i) = memchr::memmem::find(hay, b"\n\n") {
+                        let end = self.pos + scanned + i;
+                        out.extend_from_slice(&self.buf[self.pos..end]);
+                        self.pos = end;
+                        return Ok(true);
+                    }
+                    if self.eof {
+                        if self.pos < self.buf.len() {
+                            let mut end = self.buf.len();
+                            while end > self.pos && self.buf[end - 1] == b'\n' {
+                                end -= 1;
+                            }
+                            out.extend_from_slice(&self.buf[self.pos..end]);
+                            self.pos = self.buf.len();
+                            return Ok(true);
+                        }
+                        return Ok(false);
+                    }
+                    scanned = (self.buf.len() - self.pos).saturating_sub(1);
+                    self.refill(src)?;
+                }
+            }
+            RsMode::Regex(re) => loop {
+                let hay = &self.buf[self.pos..];
+                let found = re.find_iter(hay).find(|m| !m.is_empty());
+                if let Some(m) = found
+                    && (self.pos + m.end() < self.buf.len() || self.eof)
+                {
+                    out.extend_from_slice(&hay[..m.start()]);
+                    self.pos += m.end();
+                    return Ok(true);
+                }
+                if self.eof {
+                    if self.pos < self.buf.len() {
+                        out.extend_from_slice(&self.buf[self.pos..]);
+                        self.pos = self.buf.len();
+                        return Ok(true);
+                    }
+                    return Ok(false);
+                }
+                self.refill(src)?;
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn all(input: &str, rs: RsMode) -> Vec<String> {
+        let mut r = Reader::default();
+        let mut src = input.as_bytes();
+        let mut out = Vec::new();
+        let mut v = Vec::new();
+        while r.next(&mut src, &rs, &mut out).unwrap_or(false) {
+            v.push(String::from_utf8_lossy(&out).into_owned());
+        }
+        v
+    }
+
+    #[test]
+    fn modes() {
+        assert_eq!(all("a\nb\n\nc", RsMode::Byte(b'\n')), ["a", "b", "", "c"]);
+        assert_eq!(all("\n\na\nb\n\n\nc\n\n", RsMode::Paragraph), ["a\nb", "c"]);
+        let re = Regex::new("--+").ok();
+        if let Some(re) = re {
+            assert_eq!(all("a--b----c\n", RsMode::Regex(re)), ["a", "b", "c\n"]);
+        }
+    }
+}

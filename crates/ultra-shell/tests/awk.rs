@@ -1,0 +1,443 @@
+//! `awk` run through Ultra's shell and compared with GNU awk (gawk) under `LC_ALL=C` on the
+//! same files: the oracle runs bash with a PATH whose `awk` is gawk.
+//!
+//! Intended differences (asserted directly in `refused_and_structured`, not compared):
+//! - `system()`, `print | "cmd"` and `"cmd" | getline` are refused (exit 2, a message naming
+//!   the reason) because Ultra's shell spawns no processes;
+//! - a syntax error in a program given on the command line is a seed 004 structured
+//!   `invalid_arguments` error (exit 1, JSON on stderr), where gawk exits 2; with `-f` the
+//!   program is read at run time and a syntax error exits 2 like gawk;
+//! - `rand()` draws from a different generator (only its range is comparable);
+//! - `for (k in a)` order is unspecified: cases sort such output.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::process::{Command, Stdio};
+
+use common::Ws;
+
+const CASES: &[&str] = &[
+    // fields and records
+    "awk '{ print $1 }' words.txt",
+    "awk '{ print $2, $1 }' sp.txt",
+    "awk '{ print NF }' words.txt",
+    "awk '{ print $NF }' words.txt",
+    "awk '{ print $(NF-1) }' sp.txt",
+    "awk '{ print NR, FNR, FILENAME }' f.txt nonl.txt",
+    "awk 'END { print NR }' lines.txt",
+    "awk -F, '{ print $2 }' f.csv",
+    "awk -F, 'NR > 1 && $2 > 25 { print $1 }' f.csv",
+    "awk -F: '{ print $1, $NF }' pw.txt",
+    "awk -F '\\t' '{ print $2 }' tabs.txt",
+    "awk -Ft '{ print $1 }' tabs.txt",
+    "awk -F '[:/]+' '{ print $3 }' pw.txt",
+    "awk -F ' ' '{ print $2 }' sp.txt",
+    "awk 'BEGIN { FS = \",\" } { print $3 }' f.csv",
+    "awk '{ FS = \",\" } { print $1 }' f.csv",
+    "awk -F '' '{ print $2, NF }' f.txt",
+    "awk '{ $2 = \"X\"; print }' sp.txt",
+    "awk '{ $5 = \"E\"; print; print NF }' f.txt",
+    "awk 'BEGIN { OFS = \"-\" } { $1 = $1; print }' sp.txt",
+    "awk '{ NF = 2; print }' words.txt",
+    "awk -v OFS=: '{ NF = 5; print }' f.txt",
+    "awk '{ $0 = \"x y z\"; print NF, $2 }' f.txt",
+    "awk '{ $3 = \"\"; print; print NF }' words.txt",
+    "awk 'BEGIN { ORS = \"|\" } { print }' f.txt",
+    "awk 'BEGIN { OFS = \"\\t\" } { print $1, $2 }' mixed.txt",
+    "awk '{ print $0 }' nonl.txt",
+    "awk 'BEGIN { RS = \"\" } { print NR \": \" $1 \"/\" NF }' para.txt",
+    "awk 'BEGIN { RS = \"\"; FS = \":\" } { print $2 }' para.txt",
+    "awk 'BEGIN { RS = \";\" } { print NR, $0 }' semi.txt",
+    "awk 'BEGIN { RS = \"--+\" } { print NR \"=\" $0 }' dash.txt",
+    "awk '{ print length }' words.txt",
+    "awk '{ print length() }' f.txt",
+    "awk 'NF' words.txt",
+    "awk '!NF { print \"blank at\", NR }' words.txt",
+    "awk '{ print $1 > $2 }' sp.txt",
+    // patterns and ranges
+    "awk '/a/' f.txt mixed.txt",
+    "awk '!/a/' mixed.txt",
+    "awk 'NR == 3, NR == 5' lines.txt",
+    "awk '/3/, /5/ { print \"r\", $0 }' lines.txt",
+    "awk '/^1/, /^1/' lines.txt",
+    "awk 'NR % 2 == 0' lines.txt",
+    "awk '$1 ~ /^[0-9]+$/' nums.txt",
+    "awk '$1 !~ /^-/' nums.txt",
+    "awk '$0 ~ \"an+\"' mixed.txt",
+    "awk '{ re = \"^b\" } $0 ~ re' mixed.txt",
+    "awk 'BEGIN { print \"start\" } END { print \"end\" } BEGIN { print \"again\" } END { print NR }' f.txt",
+    "awk 'END { print $0 }' f.txt",
+    "awk 'NR==1 { next } { print }' f.txt",
+    "awk 'FNR == 2 { nextfile } { print FILENAME, $0 }' f.txt lines.txt",
+    "awk '$2 == 3' mixed.txt",
+    "awk '$1 > \"a\"' mixed.txt",
+    // comparisons and numbers
+    "awk '$1 > 5' nums.txt",
+    "awk '$1 == 10' nums.txt",
+    "awk '{ print ($1 < $2) }' cmp.txt",
+    "awk 'BEGIN { print (2 < 10), (\"2\" < \"10\"), (x == 0), (x == \"\") }'",
+    "awk 'BEGIN { a = \"10\"; b = 9; print (a < b) }'",
+    "awk -v a=10 'BEGIN { print (a < 9) }'",
+    "awk '{ s += $1 } END { print s, s / NR }' nums.txt",
+    "awk 'BEGIN { print 1/3, 100000 * 100000, 2^53, 0.1 + 0.2, 1e6, 1e-5, -0 }'",
+    "awk 'BEGIN { print 7 % 3, -7 % 3, 2 ^ 3 ^ 2, -2 ^ 2, 2 ** 4 }'",
+    "awk 'BEGIN { x = 5; x += 2; x -= 1; x *= 3; x /= 2; x %= 4; x ^= 2; print x }'",
+    "awk 'BEGIN { i = 5; print i++ + ++i, i--, --i, i }'",
+    "awk 'BEGIN { print 1 - 1 \" \" 2, 1 \" \" -1, -1 \" \" -2 }'",
+    "awk 'BEGIN { print !0, !1, !\"\", !\"a\", - \"3x\" }'",
+    "awk 'BEGIN { x = 3; y = x \"\" ; print (y == 3), (y < 10), length(x 12) }'",
+    "awk 'BEGIN { print 1 == 1.0, \"1\" == 1.0, \"abc\" < \"abd\", 10 < 9 }'",
+    "awk 'BEGIN { CONVFMT = \"%.2f\"; a = 3.14159; b = a \"\"; print b; OFMT = \"%.3f\"; print a, 17 }'",
+    "awk 'BEGIN { x[1.0] = \"one\"; print x[1]; CONVFMT = \"%d\"; y[2.7] = 1; for (k in y) print k }'",
+    "awk 'BEGIN { print 1e300 * 1e300, -1e300 * 1e300 }'",
+    "awk 'BEGIN { print 100000000000000000000, 2^64 }'",
+    "awk 'BEGIN { print length(12345), length(1/4) }'",
+    "awk 'BEGIN { x; print x + 0, \"[\" x \"]\", length(x) }'",
+    "awk 'BEGIN { print (1, 2) in a; a[1, 2] = 3; print ((1, 2) in a); for (k in a) { split(k, p, SUBSEP); print p[1], p[2] } }'",
+    "awk 'BEGIN { print 1 > 2 ? \"yes\" : \"no\" }'; cat 2 2>/dev/null; rm -f 2",
+    "awk 'BEGIN { print (1 > 2) ? \"yes\" : \"no\" }'",
+    "awk 'BEGIN { a = 1; b = 2; print a \" \" b, a b + 1, a (b + 1) }'",
+    "awk 'BEGIN { x = \"A\"; print x ~ \"a\", x ~ /A/, \"abc\" ~ \"b\" }'",
+    "awk 'BEGIN { print 3 \" \" 4 == 3 \" \" 4 }'",
+    "awk 'BEGIN { print 1 < 2 < 3, 3 > 2 }'; echo $?",
+    // arrays
+    "awk '{ c[$1]++ } END { for (k in c) print k, c[k] }' dup.txt | sort",
+    "awk '{ c[$1]++ } END { n = 0; for (k in c) n++; print n, length(c) }' dup.txt",
+    "awk 'BEGIN { a[\"x\"] = 1; a[\"y\"] = 2; delete a[\"x\"]; print length(a), (\"x\" in a), (\"y\" in a) }'",
+    "awk 'BEGIN { a[1]; a[2]; delete a; print length(a) }'",
+    "awk 'BEGIN { if (\"q\" in a) print \"yes\"; else print \"no\"; print length(a) }'",
+    "awk 'BEGIN { x = a[\"q\"]; print length(a), (\"q\" in a) }'",
+    "awk '{ lines[NR] = $0 } END { for (i = NR; i > 0; i--) print lines[i] }' f.txt",
+    "awk 'BEGIN { SUBSEP = \":\"; a[\"x\", \"y\"] = 1; for (k in a) print k }'",
+    "awk 'BEGIN { n = split(\"a b c\", arr); for (i = 1; i <= n; i++) s = s arr[i]; print n, s }'",
+    // functions
+    "awk 'function f(x) { x = x * 2; return x } BEGIN { y = 3; print f(y), y }'",
+    "awk 'function fill(arr, n,   i) { for (i = 1; i <= n; i++) arr[i] = i * i } BEGIN { fill(sq, 4); print sq[3], length(sq) }'",
+    "awk 'function fact(n) { return n <= 1 ? 1 : n * fact(n - 1) } BEGIN { print fact(10) }'",
+    "awk 'function fib(n) { return n < 2 ? n : fib(n-1) + fib(n-2) } BEGIN { print fib(20) }'",
+    "awk 'function loc(a,   t) { t = a + 1; return t } BEGIN { t = 100; print loc(1), t }'",
+    "awk 'function noret() { x = 1 } BEGIN { v = noret(); print \"[\" v \"]\", x }'",
+    "awk 'function g(a) { a[\"k\"] = 1 } function h(b) { g(b) } BEGIN { h(z); print length(z), z[\"k\"] }'",
+    "awk 'function max(a, b) { return a > b ? a : b } { m = max(m, $1 + 0) } END { print m }' nums.txt",
+    "awk 'function p(s) { printf \"<%s>\", s } BEGIN { p(\"a\"); p(1); print \"\" }'",
+    "awk 'function rec(n) { if (n == 0) return 0; return 1 + rec(n - 1) } BEGIN { print rec(40) }'",
+    "awk 'func f() { return 7 } BEGIN { print f() }'",
+    // getline
+    "awk 'NR == 1 { getline; print \"got\", $0, NR } END { print NR }' lines.txt",
+    "awk 'NR == 1 { getline x; print \"x=\" x, $0, NR }' f.txt",
+    "awk 'BEGIN { while ((getline line < \"f.txt\") > 0) n++; print n, NR }'",
+    "awk 'BEGIN { getline < \"f.txt\"; print $0, NF, NR }'",
+    "awk 'BEGIN { print (getline line < \"missing.txt\") }'",
+    "awk 'BEGIN { getline l < \"f.txt\"; close(\"f.txt\"); getline m < \"f.txt\"; print l, m }'",
+    "awk 'BEGIN { while (getline > 0) s = s $0; print s }' f.txt",
+    "awk '{ getline; print }' lines.txt",
+    // printf
+    "awk 'BEGIN { printf \"%d|%i|%5d|%-5d|%05d|%+d|% d\\n\", 42.9, -3.2, 7, 7, 7, 7, 7 }'",
+    "awk 'BEGIN { printf \"%o %x %X %#o %#x %u\\n\", 8, 255, 255, 8, 255, 42 }'",
+    "awk 'BEGIN { printf \"%e %E %.2e %10.3e\\n\", 12345.678, 0.000123, 5, -1.5 }'",
+    "awk 'BEGIN { printf \"%f %.2f %10.4f %-10.1f| %F\\n\", 3.14159, 2.5, -1, 9.99, 1.5 }'",
+    "awk 'BEGIN { printf \"%g %g %g %g %G %.3g %#g\\n\", 100000, 1000000, 0.0001, 0.00001, 1e-10, 3.14159, 2 }'",
+    "awk 'BEGIN { printf \"%s|%10s|%-10s|%.2s|%c|%c|%c\\n\", \"abc\", \"abc\", \"abc\", \"abc\", 65, \"hello\", \"\" }'",
+    "awk 'BEGIN { printf \"%*d|%-*d|%.*f\\n\", 5, 1, 4, 2, 2, 3.14159 }'",
+    "awk 'BEGIN { printf \"100%% %5%|\\n\" }'",
+    "awk 'BEGIN { printf \"%.0f %.0f %.0f %.0f\\n\", 0.5, 1.5, 2.5, -0.5 }'",
+    "awk 'BEGIN { printf \"%.3d|%.0d|%#.3o|%5.3x\\n\", 5, 0, 8, 255 }'",
+    "awk 'BEGIN { printf \"%d %d\\n\", \"0x1A\", \"12abc\" }'",
+    "awk '{ printf \"%-8s%5.1f\\n\", $1, $2 }' mixed.txt",
+    "awk 'BEGIN { printf(\"%s-%s\\n\", \"a\", \"b\") }'",
+    "awk 'BEGIN { s = sprintf(\"%03d:%s\", 7, \"x\"); print s, length(s) }'",
+    "awk 'BEGIN { printf \"%c%c%c\", 72, 105, 10 }'",
+    "awk 'BEGIN { printf \"%d %s\\n\", 1e15, 1e15 }'",
+    "awk 'BEGIN { printf \"[%5.2s][%-3c]\\n\", \"hello\", \"x\" }'",
+    // builtins
+    "awk 'BEGIN { print substr(\"hello\", 2, 3), substr(\"hello\", 3), substr(\"hello\", 0, 2), substr(\"hello\", -1, 3), substr(\"hello\", 10) \"|\" }'",
+    "awk 'BEGIN { print substr(\"hello\", 2, 100), substr(\"hello\", 5, 1), substr(\"hello\", 2, -1) \"|\" }'",
+    "awk 'BEGIN { print index(\"hello\", \"ll\"), index(\"hello\", \"z\"), index(\"\", \"\") }'",
+    "awk 'BEGIN { print length(\"abc\"), length(\"\"), length }'",
+    "awk 'BEGIN { n = split(\"a:b:c\", p, \":\"); print n, p[1], p[3] }'",
+    "awk 'BEGIN { n = split(\"a1b22c\", p, /[0-9]+/); print n, p[1], p[2], p[3] }'",
+    "awk 'BEGIN { n = split(\"  x  y  \", p); print n, p[1], p[2] }'",
+    "awk 'BEGIN { n = split(\"a.b.c\", p, \".\"); print n, p[2] }'",
+    "awk 'BEGIN { n = split(\"\", p); print n, length(p) }'",
+    "awk 'BEGIN { n = split(\"abc\", p, \"\"); print n, p[1], p[3] }'",
+    "awk 'BEGIN { split(\"3 10 2\", p); print (p[1] < p[2]) }'",
+    "awk '{ n = sub(/a/, \"[&]\"); print n, $0 }' mixed.txt",
+    "awk '{ n = gsub(/a/, \"<&&>\"); print n, $0 }' mixed.txt",
+    "awk '{ gsub(/[0-9]+/, \"#\", $2); print }' mixed.txt",
+    "awk 'BEGIN { s = \"aaa\"; gsub(/a/, \"\\\\&\", s); print s }'",
+    "awk 'BEGIN { s = \"abc\"; gsub(\"\", \"-\", s); print s }'",
+    "awk 'BEGIN { s = \"hello\"; gsub(/l*/, \"X\", s); print s }'",
+    "awk 'BEGIN { s = \"a.b.c\"; gsub(\".\", \"x\", s); print s; t = \"a.b\"; gsub(/\\./, \"!\", t); print t }'",
+    "awk 'BEGIN { s = \"foo bar\"; sub(/o+/, \"0\", s); print s; a[1] = \"xx\"; sub(/x/, \"y\", a[1]); print a[1] }'",
+    "awk 'BEGIN { s = \"path/to/file\"; gsub(\"/\", \"\\\\\", s); print s }'",
+    "awk '{ sub(/^/, \">\"); print }' f.txt",
+    "awk '{ sub(/$/, \"<\"); print }' f.txt",
+    "awk 'BEGIN { print match(\"foobar\", /o+/), RSTART, RLENGTH; print match(\"abc\", /z/), RSTART, RLENGTH }'",
+    "awk 'match($0, /[0-9]+/) { print substr($0, RSTART, RLENGTH) }' mixed.txt",
+    "awk 'BEGIN { print toupper(\"abc Def\"), tolower(\"ABC dEf\") }'",
+    "awk 'BEGIN { print int(3.9), int(-3.9), int(\"4x\"), sqrt(16), exp(0), log(1) }'",
+    "awk 'BEGIN { printf \"%.4f %.4f %.4f %.4f\\n\", sin(1), cos(1), atan2(1, 2), exp(1) }'",
+    "awk 'BEGIN { srand(1); x = rand(); print (x >= 0 && x < 1), srand(2) }'",
+    "awk 'BEGIN { print length(\"x\" 1.5) }'",
+    "awk 'BEGIN { printf \"%s\\n\", 0.1 + 0.2; x = 0.1 + 0.2; print x \"\" }'",
+    "awk 'BEGIN { fflush(); print close(\"nothing\") }'",
+    // control flow
+    "awk 'BEGIN { for (i = 0; i < 5; i++) { if (i == 1) continue; if (i == 4) break; print i } }'",
+    "awk 'BEGIN { i = 0; while (i < 3) print i++; do { print \"do\", i } while (i++ < 4) }'",
+    "awk 'BEGIN { for (;;) { if (++n > 3) break }; print n }'",
+    "awk 'BEGIN { if (1) if (0) print \"a\"; else print \"b\" }'",
+    "awk 'BEGIN { x = 1\n if (x)\n   print \"yes\"\n else\n   print \"no\"\n}'",
+    "awk 'BEGIN { print \"a\",\n \"b\" }'",
+    "awk 'BEGIN { s = 1 +\\\n 2; print s }'",
+    "awk 'BEGIN { x = 1 && \n 0; print x }'",
+    "awk '# comment\nBEGIN { print \"c\" } # trailing\n'",
+    "awk 'BEGIN{print \"a\"};BEGIN{print \"b\"};'",
+    "awk 'BEGIN { exit 3 } END { print \"end ran\" }'",
+    "awk '{ print; exit } END { print \"end\" }' f.txt",
+    "awk 'END { exit 4 }' f.txt",
+    "awk 'BEGIN { exit } END { print \"still\" }'",
+    "awk '{ if ($1 == \"a\") exit 5 } END { print NR; exit }' f.txt",
+    "awk 'BEGIN { while (i < 3) { i++; if (i == 2) continue; print i } }'",
+    // -v and operands
+    "awk -v x=5 'BEGIN { print x * 2 }'",
+    "awk -v 's=a\\tb' 'BEGIN { print s }'",
+    "awk -v n=3 -v m=4 'BEGIN { print n + m }'",
+    "awk '{ print v, $0 }' v=1 f.txt v=2 nonl.txt",
+    "awk 'END { print v }' f.txt v=9",
+    "awk '{ print }' - < f.txt",
+    "cat f.txt | awk '{ print NR \":\" $0 }'",
+    "cat f.txt | awk '{ print FILENAME \"|\" $0 }' nonl.txt -",
+    "awk -- '{ print $1 }' f.txt",
+    "awk 'BEGIN { print ARGC, ARGV[1], ARGV[2] }' f.txt x=1",
+    "awk 'BEGIN { ARGV[1] = \"nonl.txt\" } { print }' f.txt",
+    "AWKTEST=from-env awk 'BEGIN { print ENVIRON[\"AWKTEST\"] }'",
+    "awk -f prog.awk f.txt",
+    "awk -v 'FS=,' '{ print $2 }' f.csv",
+    // output redirection
+    "rm -f o1.txt; awk '{ print $0 > \"o1.txt\" } END { close(\"o1.txt\"); while ((getline l < \"o1.txt\") > 0) print \"read\", l }' f.txt; cat o1.txt",
+    "rm -f o2.txt; awk '{ print > \"o2.txt\" }' f.txt; awk '{ print >> \"o2.txt\" }' nonl.txt; cat o2.txt",
+    "rm -f o3a.txt o3b.txt; awk '{ print > ($1 == \"a\" ? \"o3a.txt\" : \"o3b.txt\") }' f.txt; cat o3a.txt o3b.txt",
+    "rm -f o4.txt; awk 'BEGIN { printf \"%s-%d\\n\", \"x\", 5 > \"o4.txt\"; print \"y\" > \"o4.txt\" }'; cat o4.txt",
+    "rm -f o5.txt; awk 'BEGIN { print \"one\" > \"o5.txt\"; close(\"o5.txt\"); print \"two\" > \"o5.txt\" }'; cat o5.txt",
+    "awk 'BEGIN { print \"to stdout\" > \"/dev/stdout\" }'",
+    "awk 'BEGIN { print \"err\" > \"/dev/stderr\"; print \"out\" }'",
+    // errors and exit status
+    "awk 'BEGIN { y = 0; x = 1 / y }'",
+    "awk 'BEGIN { y = 0; x = 1 % y }'",
+    "awk '{ print }' missing.txt",
+    "awk '{ print }' missing.txt f.txt",
+    "awk 'BEGIN { printf \"%d %d\\n\", 1 }'",
+    // misc programs
+    "awk '{ for (i = NF; i > 0; i--) printf \"%s%s\", $i, (i > 1 ? OFS : ORS) }' words.txt",
+    "awk '{ w += NF; c += length($0) + 1 } END { print NR, w, c }' words.txt",
+    "awk 'length($0) > 3' words.txt",
+    "awk '{ $1 = \"\"; print }' mixed.txt",
+    "awk 'BEGIN { while ((getline l < \"lines.txt\") > 0) if (l % 5 == 0) print l }'",
+    "awk -F, 'NR > 1 { sum[$3] += $2 } END { for (c in sum) print c, sum[c] }' f.csv | sort",
+    "awk '{ a[NR] = $1 } END { n = NR; for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }; for (i = 1; i <= n; i++) print a[i] }' nums.txt",
+    "awk 'BEGIN { \"x\" ~ \"x\" ? r = \"y\" : r = \"n\"; print r }'",
+    "awk '$1 == \"b\", $1 == \"c\" { print NR }' dup.txt",
+    "awk 'BEGIN { x[\"a\"] = 1; f(x) } function f(arr,  k) { for (k in arr) print k, arr[k] }'",
+    "awk 'BEGIN { getline; print \"first:\", $0; getline; print \"second:\", $0 }' f.txt",
+    "awk 'NR == 2 { $0 = \"new record here\" } { print NF \":\" $0 }' f.txt",
+    "awk '{ $2 = $2 * 2 } 1' mixed.txt",
+    "awk '{ print $1 + 0 }' nums.txt",
+    "awk '{ print ($1 > 2) }' nums.txt",
+    "awk 'BEGIN { x = \"3.0\"; y = 3; print (x == y) } { print ($1 == 3.0) }' mixed.txt",
+    "awk '{ print toupper(substr($1, 1, 1)) substr($1, 2) }' mixed.txt",
+    "awk 'BEGIN { n = split(\"2024-01-15\", d, \"-\"); printf \"%s/%s/%s\\n\", d[2], d[3], d[1] }'",
+    "awk 'BEGIN { a = \"x\"; a = a a a; print a; b = 5; b = b b; print b + 1 }'",
+    "awk 'BEGIN { print length(\"a\\tb\\n\"), \"q\\\"q\", \"back\\\\slash\", \"\\101\\x\" }'",
+    "awk 'BEGIN { print substr(\"hello\", 1.5, 1), substr(\"hello\", 2.5, 2) }'",
+    "awk 'BEGIN { $0 = \"a b c\"; $5 = \"e\"; print; print NF; $0 = \"\"; print NF }'",
+    "awk 'BEGIN { NF = 3; print \"[\" $0 \"]\" }'",
+    "awk '{ print; getline < \"nonl.txt\"; print \"after\", $0 }' f.txt",
+    "awk '/b/ { print FNR; next } { print \"no\" }' f.txt f.txt",
+    "awk 'BEGIN { printf \"%5.1f%%\\n\", 45.678 }'",
+    "awk 'BEGIN { x = \"abc\"; print x > \"/dev/stdout\"; print substr(x, 2) }'",
+    "awk '{ sum = 0; for (i = 1; i <= NF; i++) sum += $i; print sum }' cols.txt",
+    "awk '{ print $1 * $2, $1 / 4, $1 - $2 }' cols.txt",
+    "awk 'NR == 1 { for (i = 1; i <= NF; i++) h[i] = $i; next } { for (i = 1; i <= NF; i++) printf \"%s=%s \", h[i], $i; print \"\" }' FS=, f.csv",
+    // more edge cases
+    "awk 'BEGIN { a[1]; a[10]; a[2]; for (k in a) if (k < 5) n++; print n }'",
+    "awk 'BEGIN { a[\"01\"] = 1; print (1 in a), (\"01\" in a) }'",
+    "awk '{ print $1 == $2 }' cmp.txt",
+    "awk 'BEGIN { x = \"10\"; y = \"9\"; print (x < y), (x + 0 < y + 0) }'",
+    "awk '{ $1 = $1 } 1' OFS=- sp.txt",
+    "awk 'BEGIN { getline x < \"cmp.txt\"; print (x == \"10 9\") }'",
+    "awk 'BEGIN { printf \"%s %s %s\\n\", 1e6, 1e16, 123456789012 }'",
+    "awk 'BEGIN { print 1e16, 1e17 + 1, 0.000001, 123456.7 }'",
+    "awk 'BEGIN { x = 17; printf \"%c\", x + 48; print \"\" }'",
+    "awk '{ print NR; NR = 10 }' f.txt",
+    "awk 'BEGIN { $3 = \"c\"; print NF, \"[\" $0 \"]\" }'",
+    "awk '{ print $(1+1) }' sp.txt",
+    "awk '{ i = 1; print $i++; print i }' f.txt",
+    "awk 'BEGIN { n = split(\"a b\", arr); arr[5] = \"x\"; print length(arr) }'",
+    "awk 'function f(a, i) { a[i] = i } BEGIN { for (j = 0; j < 3; j++) f(arr, j); print length(arr) }'",
+    "awk 'BEGIN { print index(\"abc\", \"\"), substr(\"abc\", 0), substr(\"\", 1, 2) \"|\" }'",
+    "awk 'BEGIN { print toupper(12), tolower(\"\") \"|\" }'",
+    "awk 'BEGIN { s = \"aXbXc\"; n = gsub(\"X\", \"&&\", s); print n, s }'",
+    "awk 'BEGIN { s = \"abc\"; sub(/b/, \"\\\\\\\\&\", s); print s }'",
+    "awk '/^$/ { print \"empty\", NR }' words.txt",
+    "awk 'BEGIN { while ((getline l < \"nonl.txt\") > 0) print \"[\" l \"]\" }'",
+    "awk 'BEGIN { RS = \"\" } END { print NR }' para.txt",
+    "awk 'BEGIN { RS = \"\" } { for (i = 1; i <= NF; i++) print i, $i }' para.txt",
+    "awk 'BEGIN { FS = \",\" } NR == 2 { FS = \" \"; print $1 } NR == 3 { print $1 }' f.csv",
+    "awk 'BEGIN { OFS = \"-\"; $0 = \"a b c\"; $1 = $1; print; print $0 }'",
+    "awk 'BEGIN { printf \"%-5s|%5s|\\n\", 12, -3.5 }'",
+    "awk 'BEGIN { print -3 % 2, 3 % -2, 2 ^ 0.5 }'",
+    "awk 'BEGIN { print 1 2, 1 \" \" 2, 1+2 \"\" 3 }'",
+    "awk 'BEGIN { print \"a\" > \"/dev/stderr\" }' 2>&1",
+    "awk 'BEGIN { x[1] = 1; delete x[1]; delete x[2]; print length(x) }'",
+    "awk '{ printf \"%s:%d\\n\", $1, NR }' f.txt",
+    "awk 'BEGIN { print substr(\"hello\", 2) substr(\"world\", 1, 1) }'",
+    "awk -v 'x=a\"b' 'BEGIN { print x }'",
+    "awk 'BEGIN { x = \"A\"; x = x \"B\" x; print x, length(x) }'",
+    "awk '{ $0 = toupper($0) } { print $1 }' mixed.txt",
+    "awk 'NR > 1 { print prev \"->\" $0 } { prev = $0 }' f.txt",
+    "awk '{ n = split($0, c, \"\"); for (i = n; i > 0; i--) printf \"%s\", c[i]; print \"\" }' f.csv",
+];
+
+const FIXTURES: &[(&str, &str)] = &[
+    ("tabs.txt", "a b\tc d\te\nx\ty z\n"),
+    (
+        "para.txt",
+        "\n\nname: alice\nage: 30\n\n\n\nname: bob\nage: 25\nrole: dev\n\nlast line\n\n",
+    ),
+    ("semi.txt", "a;b;c\nd;e"),
+    ("dash.txt", "one--two-three----four\n"),
+    ("cmp.txt", "10 9\nabc abd\n2 10\n1e2 100\n 5  5.0\n"),
+    ("cols.txt", "1 2 3\n4.5 5 6\n-1 1 x\n"),
+    (
+        "prog.awk",
+        "# a program from a file\n{ n++ }\nEND {\n  print \"lines:\", n\n}\n",
+    ),
+    ("bad.awk", "BEGIN {\n  print (1 +\n}\n"),
+];
+
+fn setup() -> Ws {
+    let ws = Ws::new();
+    for (name, body) in FIXTURES {
+        ws.add(name, body);
+    }
+    ws
+}
+
+/// The script under bash with gawk as `awk`; (stdout, status).
+fn gnu(ws: &Ws, script: &str) -> (String, i32) {
+    let bin = ws.dir.path().join("bin");
+    if !bin.exists() {
+        std::fs::create_dir_all(&bin).unwrap();
+        std::os::unix::fs::symlink("/usr/bin/gawk", bin.join("awk")).unwrap();
+    }
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = Command::new("bash")
+        .arg("-c")
+        .arg(script)
+        .current_dir(ws.dir.path().join("root"))
+        .env("LC_ALL", "C")
+        .env("PATH", path)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        out.status.code().unwrap_or(-1),
+    )
+}
+
+fn has_gawk() -> bool {
+    std::path::Path::new("/usr/bin/gawk").exists()
+}
+
+#[test]
+fn differential_against_gawk() {
+    if !has_gawk() {
+        eprintln!("gawk not installed: skipping (apt-get install gawk)");
+        return;
+    }
+    let mut ws = setup();
+    let mut failures = Vec::new();
+    for case in CASES {
+        let (out, err, status) = ws.run(case);
+        let (gout, gstatus) = gnu(&ws, case);
+        if std::env::var("SHELL_DEBUG").is_ok() {
+            eprintln!("== {case}\n{out}[{status}] {err}");
+        }
+        if out != gout || status != gstatus {
+            failures.push(format!(
+                "{case}\n  ultra: {out:?} status {status} (stderr {err:?})\n  gawk:  {gout:?} status {gstatus}"
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases differ:\n{}",
+        failures.len(),
+        CASES.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn refused_and_structured() {
+    let mut ws = setup();
+    let (out, err, status) = ws.run("awk 'BEGIN { print \"a\"; system(\"ls\") }'");
+    assert_eq!((out.as_str(), status), ("a\n", 2));
+    assert!(
+        err.contains("system() is not available: Ultra's shell spawns no processes"),
+        "{err}"
+    );
+    let (_, err, status) = ws.run("awk '{ print | \"sort\" }' f.txt");
+    assert_eq!(status, 2);
+    assert!(err.contains("spawns no processes"), "{err}");
+    let (_, err, status) = ws.run("awk 'BEGIN { \"date\" | getline d }'");
+    assert_eq!(status, 2);
+    assert!(err.contains("spawns no processes"), "{err}");
+    // A syntax error on the command line: seed 004's structured error.
+    let (out, err, status) = ws.run("awk 'BEGIN { print (1 + }'");
+    assert_eq!((out.as_str(), status), ("", 1));
+    let body: serde_json::Value = serde_json::from_str(&err).unwrap();
+    assert_eq!(body["error"], "invalid_arguments");
+    assert_eq!(body["issues"][0]["code"], "syntax_error");
+    assert_eq!(body["issues"][0]["path"], "program");
+    assert!(
+        body["issues"][0]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("line 1, column")
+    );
+    // With -f the program is parsed at run time: a located message and exit 2 (gawk: 1).
+    let (_, err, status) = ws.run("awk -f bad.awk f.txt");
+    assert_eq!(status, 2);
+    assert!(err.contains("bad.awk:2:"), "{err}");
+    // rand() stays in [0, 1) and srand returns the previous seed.
+    let (out, _, _) = ws.run("awk 'BEGIN { srand(5); for (i = 0; i < 1000; i++) { r = rand(); if (r < 0 || r >= 1) bad++ } print bad + 0, srand() }'");
+    assert_eq!(out, "0 5\n");
+    // Writes stay inside the workspace.
+    let (_, err, status) = ws.run("awk 'BEGIN { print \"x\" > \"/etc/awk-escape\" }'");
+    assert_eq!(status, 2);
+    assert!(!err.is_empty());
+}
+
+#[test]
+fn streaming_large_input() {
+    let mut ws = setup();
+    let mut body = String::new();
+    for i in 0..200_000 {
+        body.push_str(&format!("k{} x {}\n", i % 1000, i));
+    }
+    ws.add("big.txt", &body);
+    let (out, err, status) = ws
+        .run("awk '{ s += $3; c[$1]++ } END { n = 0; for (k in c) n++; print s, n, NR }' big.txt");
+    assert_eq!(
+        (out.as_str(), err.as_str(), status),
+        ("19999900000 1000 200000\n", "", 0)
+    );
+}
