@@ -227,8 +227,20 @@ fn shell_writes_pass_through_validators() {
     let e = &out["errors"][0];
     assert_eq!(e["code"], "write_refused", "{out}");
     assert_eq!(e["command"], "src/clean.ts");
-    assert!(e["message"].as_str().unwrap().contains("use the logger (no-console)"), "{out}");
-    assert!(out["stderr"].as_str().unwrap().contains("blocked by validator"), "{out}");
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("use the logger (no-console)"),
+        "{out}"
+    );
+    assert!(
+        out["stderr"]
+            .as_str()
+            .unwrap()
+            .contains("blocked by validator"),
+        "{out}"
+    );
     assert_eq!(ws.read("src/clean.ts"), "export const y = 2;\n");
 
     // The seed envelope carries the validator's feedback with the result.
@@ -238,7 +250,10 @@ fn shell_writes_pass_through_validators() {
         json!({ "script": "sed -i 's/const y = 2/console.log(2)/' src/clean.ts" }),
     );
     assert_eq!(r["result"]["data"]["exitCode"], 4, "{r}");
-    assert_eq!(r["result"]["feedback"]["violations"][0]["rule"], "no-console", "{r}");
+    assert_eq!(
+        r["result"]["feedback"]["violations"][0]["rule"], "no-console",
+        "{r}"
+    );
     assert_eq!(ws.read("src/clean.ts"), "export const y = 2;\n");
 
     let out = c.ok(
@@ -249,9 +264,18 @@ fn shell_writes_pass_through_validators() {
     assert_eq!(out["errors"][0]["code"], "write_refused");
     assert!(!ws.exists("src/new.ts"));
 
-    let out = c.ok("ultra.shell.run", json!({ "script": "rm migrations/001.sql" }));
+    let out = c.ok(
+        "ultra.shell.run",
+        json!({ "script": "rm migrations/001.sql" }),
+    );
     assert_eq!(out["exitCode"], 1, "{out}");
-    assert!(out["errors"][0]["message"].as_str().unwrap().contains("protected"), "{out}");
+    assert!(
+        out["errors"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("protected"),
+        "{out}"
+    );
     assert!(ws.exists("migrations/001.sql"));
 
     // Clean writes land, through every route.
@@ -261,7 +285,10 @@ fn shell_writes_pass_through_validators() {
     );
     assert_eq!(out["exitCode"], 0, "{out}");
     assert!(out.get("errors").is_none(), "{out}");
-    assert_eq!(ws.read("src/clean.ts"), "export const y = 2;\nexport const z = 3;\n");
+    assert_eq!(
+        ws.read("src/clean.ts"),
+        "export const y = 2;\nexport const z = 3;\n"
+    );
     assert_eq!(ws.read("src/ok2.ts"), "export {};\n");
 }
 
@@ -279,7 +306,10 @@ fn shell_writes_meet_open_buffers() {
     );
     assert_eq!(out["exitCode"], 0, "{out}");
     let now = c.ok("ultra.getFileContent", json!({ "path": "src/clean.ts" }));
-    assert_eq!(now["content"], "export const y = 2;\nexport const w = 4;\n", "{now}");
+    assert_eq!(
+        now["content"], "export const y = 2;\nexport const w = 4;\n",
+        "{now}"
+    );
     assert_eq!(now["isDirty"], false);
 
     c.ok(
@@ -291,8 +321,20 @@ fn shell_writes_meet_open_buffers() {
         json!({ "script": "write src/clean.ts 'replaced'" }),
     );
     assert_eq!(out["exitCode"], 1, "{out}");
-    assert!(out["errors"][0]["message"].as_str().unwrap().contains("unsaved changes"), "{out}");
-    assert_eq!(ws.read("src/clean.ts"), "export const y = 2;\nexport const w = 4;\n");
+    assert!(
+        out["errors"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("unsaved changes"),
+        "{out}"
+    );
+    assert_eq!(
+        ws.read("src/clean.ts"),
+        "export const y = 2;\nexport const w = 4;\n"
+    );
     let now = c.ok("ultra.getFileContent", json!({ "path": "src/clean.ts" }));
-    assert!(now["content"].as_str().unwrap().starts_with("// wip\n"), "{now}");
+    assert!(
+        now["content"].as_str().unwrap().starts_with("// wip\n"),
+        "{now}"
+    );
 }
