@@ -236,3 +236,31 @@ fn skill_mode_ranks_markdown_sections() {
     assert_eq!(st, 1);
     assert!(err.contains("Markdown"), "{err}");
 }
+
+/// A walk over many files searches them on several threads; the output is still in name
+/// order, with GNU's `--` between context groups across files, and `-q`/`-l` stop early.
+#[test]
+fn parallel_walk_keeps_order_and_groups() {
+    let mut ws = ws();
+    let mut names = Vec::new();
+    for i in 0..40 {
+        let name = format!("many/f{i:02}.txt");
+        let body = if i % 3 == 0 {
+            format!("a{i}\nneedle {i}\nb{i}\nc{i}\nneedle again\n")
+        } else {
+            format!("nothing {i}\n")
+        };
+        ws.add(&name, &body);
+        names.push(name);
+    }
+    let listed = names.join(" ");
+    for flags in ["-n -A1", "-C1", "-c", "-l", "-L", "-o -n"] {
+        let (out, err, st) = ws.run(&format!("grep -r {flags} needle many"));
+        let (gout, gst) = ws.gnu(&format!("grep -H {flags} needle {listed}"));
+        assert_eq!((out.as_str(), st), (gout.as_str(), gst), "{flags}: {err}");
+    }
+    let (out, _, st) = ws.run("grep -rq needle many; echo $?");
+    assert_eq!((out.as_str(), st), ("0\n", 0));
+    let (out, _, _) = ws.run("grep -r needle many | head -2");
+    assert_eq!(out, "many/f00.txt:needle 0\nmany/f00.txt:needle again\n");
+}

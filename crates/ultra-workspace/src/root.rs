@@ -939,18 +939,10 @@ impl Root {
                 kind: "hard-linked file; it may alias a file outside the workspace".into(),
             });
         }
-        let std_file = file.into_std();
-        // Reads block normally from here on (O_NONBLOCK only guarded the open against FIFOs).
-        // SAFETY: fcntl on an fd we own.
-        unsafe {
-            use std::os::fd::AsRawFd;
-            let fd = std_file.as_raw_fd();
-            let flags = libc::fcntl(fd, libc::F_GETFL);
-            if flags >= 0 {
-                libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK);
-            }
-        }
-        Ok((std_file, m))
+        // O_NONBLOCK only guarded the open against FIFOs; it has no effect on a regular
+        // file's reads, so it is left set (two syscalls saved per file: `grep -r` opens
+        // thousands).
+        Ok((file.into_std(), m))
     }
 
     /// Start replacing (or creating) a file; see [`AtomicFile`]. Parent directories must

@@ -12,6 +12,7 @@ use ultra_workspace::root::Kind;
 
 use super::{GrepArgs, Syntax};
 use crate::promoted::posix_re::{self, Flavor};
+use crate::run::fs::ShellFs;
 use crate::run::{Cx, Io};
 
 /// Patterns separated by newlines, as grep reads `-e` lists and pattern files.
@@ -67,20 +68,64 @@ enum Output {
     Quiet,
 }
 
-struct Run<'a, 'c> {
+/// What every file's search shares (read-only, so worker threads share it too).
+struct Cfg<'a> {
     a: &'a GrepArgs,
-    cx: &'a Cx<'c>,
     matcher: RegexMatcher,
-    searcher: Searcher,
     output: Output,
     names: bool,
+}
+
+/// What searching one input found.
+struct Searched {
+    selected: u64,
+    /// The output is gone, or `-q` has its answer: stop searching.
+    stop: bool,
+    trouble: bool,
+}
+
+/// Files one worker takes at a time when searching in parallel.
+const CHUNK: usize = 64;
+/// Chunks searched ahead of the one being printed, at most.
+const WINDOW: usize = 8;
+
+struct Run<'a, 'c> {
+    cfg: Cfg<'a>,
+    a: &'a GrepArgs,
+    cx: &'a Cx<'c>,
+    searcher: Searcher,
     /// Something was printed with context on, so the next group starts with `--`.
     printed_group: bool,
     any_selected: bool,
     trouble: bool,
+    filter: Filter,
+    /// A file's first block, reused from file to file.
+    head: Vec<u8>,
+}
+
+/// --include, --exclude and --exclude-dir.
+struct Filter {
     include: Option<globset::GlobSet>,
     exclude: Option<globset::GlobSet>,
     exclude_dir: Option<globset::GlobSet>,
+}
+
+impl Filter {
+    /// Whether a file passes --include/--exclude (GNU applies them to the base name).
+    fn included(&self, name: &str) -> bool {
+        let base = name.rsplit('/').next().unwrap_or(name);
+        if let Some(inc) = &self.include
+            && !inc.is_match(base)
+        {
+            return false;
+        }
+        if let Some(exc) = &self.exclude
+            && exc.is_match(base)
+        {
+            return false;
+        }
+        true
+    }
 }
 
 pub(super) fn run(a: &GrepArgs, io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
@@ -159,18 +204,24 @@ pub(super) fn run(a: &GrepArgs, io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
     let recursive = a.recursive || implicit;
     let names = a.with_filename.unwrap_or(recursive || a.paths.len() > 1);
     let mut run = Run {
+        cfg: Cfg {
+            a,
+            matcher,
+            output,
+            names,
+        },
         a,
         cx,
-        matcher,
         searcher,
-        output,
-        names,
         printed_group: false,
         any_selected: false,
         trouble: false,
-        include,
-        exclude,
-        exclude_dir,
+        filter: Filter {
+            include,
+            exclude,
+            exclude_dir,
+        },
+        head: Vec::new(),
     };
     let mut out = std::io::BufWriter::with_capacity(64 * 1024, &mut *io.stdout);
     let mut err = &mut *io.stderr;
@@ -186,7 +237,7 @@ pub(super) fn run(a: &GrepArgs, io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
         }
     }
     let flushed = out.flush().is_ok();
-    if run.output == Output::Quiet && run.any_selected {
+    if run.cfg.output == Output::Quiet && run.any_selected {
         return 0;
     }
     if run.trouble || !flushed {
@@ -208,7 +259,7 @@ impl Run<'_, '_> {
         err: &mut dyn Write,
     ) -> bool {
         if user == "-" {
-            return self.search("(standard input)", stdin, out, err);
+            return self.search("(standard input)", Input::Stream(stdin), out, err);
         }
         let path = if user.is_empty() { "." } else { user };
         let meta = match self.cx.fs.stat(self.cx.cwd, path) {
@@ -232,14 +283,11 @@ impl Run<'_, '_> {
             };
             return self.walk(&rel, user, out, err);
         }
-        if !self.included(user) {
+        if !self.filter.included(user) {
             return false;
         }
         match self.cx.fs.open_read(self.cx.cwd, path) {
-            Ok(f) => {
-                let mut r = std::io::BufReader::with_capacity(64 * 1024, f);
-                self.search(user, &mut r, out, err)
-            }
+            Ok(f) => self.search(user, Input::File(f), out, err),
             Err(e) => {
                 self.complain(err, path, &e);
                 false
@@ -254,24 +302,10 @@ impl Run<'_, '_> {
         }
     }
 
-    /// Whether a file passes --include/--exclude (GNU applies them to the base name).
-    fn included(&self, name: &str) -> bool {
-        let base = name.rsplit('/').next().unwrap_or(name);
-        if let Some(inc) = &self.include
-            && !inc.is_match(base)
-        {
-            return false;
-        }
-        if let Some(exc) = &self.exclude
-            && exc.is_match(base)
-        {
-            return false;
-        }
-        true
-    }
-
     /// Walk a directory in name order (symlinks are not followed, as `grep -r`), searching
-    /// each regular file.
+    /// each regular file. With more than one core, the walk, the searches and the printing
+    /// overlap: one thread walks and deals out chunks of files, workers search them into
+    /// buffers, and this thread prints the buffers in walk order.
     fn walk(
         &mut self,
         dir: &RelPath,
@@ -279,139 +313,454 @@ impl Run<'_, '_> {
         out: &mut dyn Write,
         err: &mut dyn Write,
     ) -> bool {
-        let root = self.cx.fs.root();
-        let base = root.path().join(dir.as_str());
-        let exclude_dir = self.exclude_dir.clone();
-        let mut builder = ignore::WalkBuilder::new(&base);
-        builder
-            .standard_filters(false)
-            .follow_links(false)
-            .sort_by_file_name(|a, b| a.cmp(b))
-            .filter_entry(move |e| {
-                e.depth() == 0
-                    || !e.file_type().is_some_and(|t| t.is_dir())
-                    || !exclude_dir
-                        .as_ref()
-                        .is_some_and(|g| g.is_match(e.file_name()))
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+        if threads < 2 {
+            let mut stop = false;
+            let mut items = Vec::new();
+            walk_files(self.cx.fs, &self.filter, dir, user, &mut |item| {
+                items.push(item);
+                true
             });
-        let prefix = if user.is_empty() {
-            String::new()
-        } else {
-            format!("{}/", user.trim_end_matches('/'))
-        };
-        for entry in builder.build() {
-            let entry = match entry {
-                Ok(e) => e,
-                Err(e) => {
-                    self.complain(err, user, &e);
-                    continue;
-                }
-            };
-            if !entry.file_type().is_some_and(|t| t.is_file()) {
-                continue;
-            }
-            let Ok(sub) = entry.path().strip_prefix(&base) else {
-                continue;
-            };
-            let Some(sub) = sub.to_str() else {
-                continue;
-            };
-            let label = format!("{prefix}{sub}");
-            if !self.included(&label) {
-                continue;
-            }
-            let rel = if dir.as_str().is_empty() {
-                sub.to_string()
-            } else {
-                format!("{}/{sub}", dir.as_str())
-            };
-            let Ok(rel) = root.lexical(&rel) else {
-                continue;
-            };
-            // Protected paths stay unread for agents; skip them quietly, as .git would be.
-            if !self.cx.fs.readable(&rel) {
-                continue;
-            }
-            match root.open_file(&rel) {
-                Ok(f) => {
-                    let mut r = std::io::BufReader::with_capacity(64 * 1024, f);
-                    if self.search(&label, &mut r, out, err) {
-                        return true;
+            for item in items {
+                stop = match item {
+                    Item::File(label, rel) => self.search_file(&label, &rel, out, err),
+                    Item::Error(msg) => {
+                        self.trouble = true;
+                        if !self.a.no_messages {
+                            let _ = writeln!(err, "{msg}");
+                        }
+                        false
                     }
+                };
+                if stop {
+                    break;
                 }
-                Err(e) => self.complain(err, &label, &e),
+            }
+            return stop;
+        }
+        self.walk_parallel(dir, user, threads, out, err)
+    }
+
+    /// Search one file of a walk; true when the caller should stop.
+    fn search_file(
+        &mut self,
+        label: &str,
+        rel: &RelPath,
+        out: &mut dyn Write,
+        err: &mut dyn Write,
+    ) -> bool {
+        match self.cx.fs.root().open_file(rel) {
+            Ok(f) => self.search(label, Input::File(f), out, err),
+            Err(e) => {
+                self.complain(err, label, &e);
+                false
             }
         }
-        false
+    }
+
+    fn walk_parallel(
+        &mut self,
+        dir: &RelPath,
+        user: &str,
+        threads: usize,
+        out: &mut dyn Write,
+        err: &mut dyn Write,
+    ) -> bool {
+        use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+        use std::sync::mpsc::sync_channel;
+        struct Done {
+            out: Vec<u8>,
+            err: Vec<u8>,
+            found: Searched,
+            grouped: bool,
+        }
+        let stop = AtomicBool::new(false);
+        let printed = AtomicUsize::new(0);
+        let gate = std::sync::Mutex::new(());
+        let advanced = std::sync::Condvar::new();
+        let (work_tx, work_rx) = sync_channel::<(usize, Vec<Item>)>(WINDOW);
+        let work_rx = std::sync::Mutex::new(work_rx);
+        let (done_tx, done_rx) = sync_channel::<(usize, Vec<Done>)>(WINDOW);
+        let cfg = &self.cfg;
+        let root = self.cx.fs.root();
+        let no_messages = self.a.no_messages;
+        let (fs, filter) = (self.cx.fs, &self.filter);
+        let searcher = self.searcher.clone();
+        let mut stopped = false;
+        let mut printed_group = self.printed_group;
+        let (mut trouble, mut any_selected) = (false, false);
+        std::thread::scope(|scope| {
+            // The walk deals out chunks of files in order.
+            let stop_ref = &stop;
+            scope.spawn(move || {
+                let mut chunk = Vec::with_capacity(CHUNK);
+                let mut c = 0;
+                walk_files(fs, filter, dir, user, &mut |item| {
+                    chunk.push(item);
+                    if chunk.len() == CHUNK {
+                        let full = std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK));
+                        if work_tx.send((c, full)).is_err() || stop_ref.load(Ordering::Relaxed) {
+                            return false;
+                        }
+                        c += 1;
+                    }
+                    true
+                });
+                if !chunk.is_empty() {
+                    let _ = work_tx.send((c, chunk));
+                }
+            });
+            for _ in 0..threads {
+                let done_tx = done_tx.clone();
+                let mut searcher = searcher.clone();
+                let mut head = Vec::new();
+                let (stop, printed, gate, advanced, work_rx) =
+                    (&stop, &printed, &gate, &advanced, &work_rx);
+                scope.spawn(move || {
+                    loop {
+                        let next = work_rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
+                        let Ok((c, items)) = next else { return };
+                        if stop.load(Ordering::Relaxed) {
+                            return;
+                        }
+                        // Stay within the window of the printer, so memory stays bounded.
+                        if c >= printed.load(Ordering::Acquire) + WINDOW {
+                            let mut g = gate.lock().unwrap_or_else(|e| e.into_inner());
+                            while c >= printed.load(Ordering::Acquire) + WINDOW
+                                && !stop.load(Ordering::Relaxed)
+                            {
+                                g = advanced.wait(g).unwrap_or_else(|e| e.into_inner());
+                            }
+                        }
+                        let mut results = Vec::with_capacity(items.len());
+                        for item in items {
+                            let mut done = Done {
+                                out: Vec::new(),
+                                err: Vec::new(),
+                                found: Searched {
+                                    selected: 0,
+                                    stop: false,
+                                    trouble: false,
+                                },
+                                grouped: false,
+                            };
+                            match item {
+                                Item::Error(msg) => {
+                                    done.found.trouble = true;
+                                    if !no_messages {
+                                        let _ = writeln!(done.err, "{msg}");
+                                    }
+                                }
+                                Item::File(label, rel) => match root.open_file(&rel) {
+                                    Ok(f) => {
+                                        done.found = search_stream(
+                                            cfg,
+                                            &mut searcher,
+                                            &mut head,
+                                            &label,
+                                            Input::File(f),
+                                            &mut done.out,
+                                            &mut done.err,
+                                            &mut done.grouped,
+                                            no_messages,
+                                        );
+                                    }
+                                    Err(e) => {
+                                        done.found.trouble = true;
+                                        if !no_messages {
+                                            let _ = writeln!(done.err, "grep: {label}: {e}");
+                                        }
+                                    }
+                                },
+                            }
+                            let quit = done.found.stop;
+                            results.push(done);
+                            if quit {
+                                break;
+                            }
+                        }
+                        if done_tx.send((c, results)).is_err() {
+                            return;
+                        }
+                    }
+                });
+            }
+            drop(done_tx);
+            let mut pending = std::collections::BTreeMap::new();
+            let mut want = 0;
+            'recv: for (c, results) in done_rx.iter() {
+                pending.insert(c, results);
+                while let Some(results) = pending.remove(&want) {
+                    want += 1;
+                    for done in results {
+                        // A file whose lines open a context group follows an earlier one.
+                        if done.grouped && printed_group {
+                            let _ = out.write_all(b"--\n");
+                        }
+                        printed_group |= done.grouped;
+                        let _ = err.write_all(&done.err);
+                        trouble |= done.found.trouble;
+                        any_selected |= done.found.selected > 0;
+                        if out.write_all(&done.out).is_err() || done.found.stop {
+                            stopped = true;
+                            break;
+                        }
+                    }
+                    printed.store(want, Ordering::Release);
+                    if stopped {
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                    {
+                        let _g = gate.lock().unwrap_or_else(|e| e.into_inner());
+                        advanced.notify_all();
+                    }
+                    if stopped {
+                        break 'recv;
+                    }
+                }
+            }
+            // Dropping the receivers here ends the walker and workers blocked on a send.
+            drop(done_rx);
+            if stopped {
+                // Unblock a worker waiting for work: nothing more will be printed.
+                let rx = work_rx.lock().unwrap_or_else(|e| e.into_inner());
+                while rx.try_recv().is_ok() {}
+            }
+        });
+        self.printed_group = printed_group;
+        self.trouble |= trouble;
+        self.any_selected |= any_selected;
+        stopped
     }
 
     /// Search one stream; true when the caller should stop.
     fn search(
         &mut self,
         label: &str,
-        input: &mut dyn std::io::BufRead,
+        input: Input<'_>,
         out: &mut dyn Write,
         err: &mut dyn Write,
     ) -> bool {
-        // GNU grep calls input with a NUL byte in its first block binary: matching lines
-        // are not printed, only that it matches.
-        let binary = match input.fill_buf() {
-            Ok(buf) => buf.contains(&0),
-            Err(e) => {
-                self.complain(err, label, &e);
-                return false;
-            }
-        };
-        let mut sink = Printer {
-            out,
+        let found = search_stream(
+            &self.cfg,
+            &mut self.searcher,
+            &mut self.head,
             label,
-            names: self.names,
-            matcher: &self.matcher,
-            a: self.a,
-            output: if binary && self.output == Output::Lines {
-                Output::Quiet
-            } else {
-                self.output
-            },
-            selected: 0,
-            printed_group: &mut self.printed_group,
-            group_open: false,
-            broken: false,
-        };
-        let result = self.searcher.search_reader(&self.matcher, input, &mut sink);
-        let selected = sink.selected;
-        let broken = sink.broken;
-        let out = sink.out;
-        if let Err(e) = result {
-            if broken {
-                return true;
-            }
-            self.complain(err, label, &e);
-            return false;
-        }
-        if selected > 0 {
-            self.any_selected = true;
-        }
-        let written = match self.output {
-            Output::Quiet => return selected > 0,
-            Output::Count => {
-                if self.names {
-                    writeln!(out, "{label}:{selected}")
-                } else {
-                    writeln!(out, "{selected}")
-                }
-            }
-            Output::FilesWith if selected > 0 => writeln!(out, "{label}"),
-            Output::FilesWithout if selected == 0 => writeln!(out, "{label}"),
-            Output::Lines if binary && selected > 0 => {
-                // GNU grep 3.5+ says this on stderr.
-                let _ = writeln!(err, "grep: {label}: binary file matches");
-                Ok(())
-            }
-            _ => Ok(()),
-        };
-        written.is_err() || broken
+            input,
+            out,
+            err,
+            &mut self.printed_group,
+            self.a.no_messages,
+        );
+        self.trouble |= found.trouble;
+        self.any_selected |= found.selected > 0;
+        found.stop
     }
+}
+
+/// What to search: a stream (stdin) or an opened file.
+enum Input<'i> {
+    Stream(&'i mut dyn std::io::BufRead),
+    File(std::fs::File),
+}
+
+/// The reader [`search_stream`] ends up with.
+enum Either<'i, 'h> {
+    Stream(&'i mut dyn std::io::BufRead),
+    File(std::io::Chain<&'h [u8], std::fs::File>),
+}
+
+/// The first block of a file, checked for NUL bytes (GNU grep's binary test).
+const HEAD: usize = 64 * 1024;
+
+/// One entry of a walk: a file to search, or a problem to report.
+enum Item {
+    File(String, RelPath),
+    Error(String),
+}
+
+/// Walk `dir` in name order, calling `each` with every regular file that passes the
+/// include/exclude globs and that this caller may read (protected paths are skipped
+/// quietly, as `.git` would be); `each` returns false to stop.
+fn walk_files(
+    fs: &ShellFs,
+    filter: &Filter,
+    dir: &RelPath,
+    user: &str,
+    each: &mut dyn FnMut(Item) -> bool,
+) {
+    let root = fs.root();
+    let base = root.path().join(dir.as_str());
+    let exclude_dir = filter.exclude_dir.clone();
+    let mut builder = ignore::WalkBuilder::new(&base);
+    builder
+        .standard_filters(false)
+        .follow_links(false)
+        .sort_by_file_name(|a, b| a.cmp(b))
+        .filter_entry(move |e| {
+            e.depth() == 0
+                || !e.file_type().is_some_and(|t| t.is_dir())
+                || !exclude_dir
+                    .as_ref()
+                    .is_some_and(|g| g.is_match(e.file_name()))
+        });
+    let prefix = if user.is_empty() {
+        String::new()
+    } else {
+        format!("{}/", user.trim_end_matches('/'))
+    };
+    for entry in builder.build() {
+        let entry = match entry {
+            Ok(e) => e,
+            Err(e) => {
+                if !each(Item::Error(format!("grep: {user}: {e}"))) {
+                    return;
+                }
+                continue;
+            }
+        };
+        if !entry.file_type().is_some_and(|t| t.is_file()) {
+            continue;
+        }
+        let Ok(sub) = entry.path().strip_prefix(&base) else {
+            continue;
+        };
+        let Some(sub) = sub.to_str() else {
+            continue;
+        };
+        let label = format!("{prefix}{sub}");
+        if !filter.included(&label) {
+            continue;
+        }
+        let rel = if dir.as_str().is_empty() {
+            sub.to_string()
+        } else {
+            format!("{}/{sub}", dir.as_str())
+        };
+        let Ok(rel) = root.lexical(&rel) else {
+            continue;
+        };
+        if fs.readable(&rel) && !each(Item::File(label, rel)) {
+            return;
+        }
+    }
+}
+
+/// Search one stream and print what GNU grep would for it. `printed_group` says whether a
+/// context group was printed before (so the next starts with `--`) and is set when this
+/// stream prints one.
+#[allow(clippy::too_many_arguments)]
+fn search_stream(
+    cfg: &Cfg<'_>,
+    searcher: &mut Searcher,
+    head: &mut Vec<u8>,
+    label: &str,
+    input: Input<'_>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    printed_group: &mut bool,
+    no_messages: bool,
+) -> Searched {
+    let mut found = Searched {
+        selected: 0,
+        stop: false,
+        trouble: false,
+    };
+    let complain = |err: &mut dyn Write, e: &dyn std::fmt::Display| {
+        if !no_messages {
+            let _ = writeln!(err, "grep: {label}: {e}");
+        }
+    };
+    // GNU grep calls input with a NUL byte in its first block binary: matching lines are
+    // not printed, only that it matches.
+    // A file's first block is read into `head` (reused from file to file) and searched
+    // ahead of the rest, straight from the file: no buffer allocated per file.
+    let (binary, mut input) = match input {
+        Input::Stream(r) => match r.fill_buf() {
+            Ok(buf) => (memchr::memchr(0, buf).is_some(), Either::Stream(r)),
+            Err(e) => {
+                complain(err, &e);
+                found.trouble = true;
+                return found;
+            }
+        },
+        Input::File(mut f) => {
+            head.clear();
+            head.resize(HEAD, 0);
+            let n = loop {
+                match std::io::Read::read(&mut f, head) {
+                    Ok(n) => break n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => {
+                        complain(err, &e);
+                        found.trouble = true;
+                        return found;
+                    }
+                }
+            };
+            head.truncate(n);
+            (
+                memchr::memchr(0, head).is_some(),
+                Either::File(std::io::Read::chain(&head[..], f)),
+            )
+        }
+    };
+    let mut sink = Printer {
+        out,
+        label,
+        names: cfg.names,
+        matcher: &cfg.matcher,
+        a: cfg.a,
+        output: if binary && cfg.output == Output::Lines {
+            Output::Quiet
+        } else {
+            cfg.output
+        },
+        selected: 0,
+        printed_group,
+        group_open: false,
+        broken: false,
+    };
+    let result = match &mut input {
+        Either::Stream(r) => searcher.search_reader(&cfg.matcher, r, &mut sink),
+        Either::File(r) => searcher.search_reader(&cfg.matcher, r, &mut sink),
+    };
+    let selected = sink.selected;
+    let broken = sink.broken;
+    let out = sink.out;
+    found.selected = selected;
+    if let Err(e) = result {
+        if broken {
+            found.stop = true;
+        } else {
+            complain(err, &e);
+            found.trouble = true;
+        }
+        return found;
+    }
+    let written = match cfg.output {
+        Output::Quiet => {
+            found.stop = selected > 0;
+            return found;
+        }
+        Output::Count => {
+            if cfg.names {
+                writeln!(out, "{label}:{selected}")
+            } else {
+                writeln!(out, "{selected}")
+            }
+        }
+        Output::FilesWith if selected > 0 => writeln!(out, "{label}"),
+        Output::FilesWithout if selected == 0 => writeln!(out, "{label}"),
+        Output::Lines if binary && selected > 0 => {
+            // GNU grep 3.5+ says this on stderr.
+            let _ = writeln!(err, "grep: {label}: binary file matches");
+            Ok(())
+        }
+        _ => Ok(()),
+    };
+    found.stop = written.is_err() || broken;
+    found
 }
 
 /// Writes selected lines the way GNU grep does.
