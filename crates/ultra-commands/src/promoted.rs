@@ -9,10 +9,35 @@ use ultra_core::registry::RegistryError;
 use ultra_core::{Command, Cx, Registry};
 use ultra_protocol::command::Annotations;
 use ultra_protocol::{CommandError, ErrorCode};
-use ultra_shell::promoted::{Promoted, Visitor};
+use ultra_shell::promoted::{Cli, Promoted, Visitor};
+use ultra_shell::run::Builtin;
 
 use crate::Services;
 use crate::shell::{Capped, FIXTURE, RunOutput, leak};
+
+/// Promoted commands declared in this layer, because they need services the shell crate
+/// cannot see (git, build and test runners join here). Listing one makes it a typed tool and
+/// a shell command at once; nothing else changes.
+pub fn external(_v: &mut impl Visitor) {}
+
+/// The shell side of [`external`], built once.
+pub fn shell_commands() -> &'static [&'static dyn Builtin] {
+    static COMMANDS: std::sync::OnceLock<Vec<&'static dyn Builtin>> = std::sync::OnceLock::new();
+    COMMANDS.get_or_init(|| {
+        let mut c = ShellSide(Vec::new());
+        external(&mut c);
+        c.0
+    })
+}
+
+/// Collects the shell built-in of each promoted command it visits.
+pub struct ShellSide(pub Vec<&'static dyn Builtin>);
+
+impl Visitor for ShellSide {
+    fn visit<P: Promoted>(&mut self, command: &'static P) {
+        self.0.push(Box::leak(Box::new(Cli(command))));
+    }
+}
 
 /// Register every promoted command as a typed tool.
 pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
@@ -29,6 +54,7 @@ pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
     }
     let mut reg = Reg { r, result: Ok(()) };
     ultra_shell::promoted::visit(&mut reg);
+    external(&mut reg);
     reg.result
 }
 
@@ -154,5 +180,99 @@ impl<P: Promoted> Command<Services> for Tool<P> {
             cwd: String::new(),
             errors: crate::shell_writes::finish(cx, &hook),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! A promoted command declared outside the shell crate: one `impl Promoted` gives a typed
+    //! tool and a shell command that pipes like any built-in.
+
+    use schemars::JsonSchema;
+    use serde::Deserialize;
+    use serde_json::{Value, json};
+    use ultra_shell::promoted::{Issue, Promoted, Risk};
+    use ultra_shell::run::{Cx, Env, Example, Io, Shell};
+
+    struct Hello;
+
+    #[derive(Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    struct HelloArgs {
+        /// Who to greet.
+        name: String,
+    }
+
+    impl Promoted for Hello {
+        type Args = HelloArgs;
+        fn name(&self) -> &'static str {
+            "hello"
+        }
+        fn summary(&self) -> &'static str {
+            "Greet someone."
+        }
+        fn usage(&self) -> &'static str {
+            "hello NAME"
+        }
+        fn cli_examples(&self) -> &'static [&'static str] {
+            &["hello world"]
+        }
+        fn example(&self) -> Example {
+            Example {
+                args: &["world"],
+                stdin: "",
+                stdout: "hello, world\n",
+                status: 0,
+            }
+        }
+        fn typed_example(&self) -> (&'static str, &'static str) {
+            (r#"{"name": "world"}"#, "hello, world\n")
+        }
+        fn parse_cli_args(&self, args: &[String]) -> Result<Value, Vec<Issue>> {
+            match args {
+                [name] => Ok(json!({ "name": name })),
+                _ => Err(vec![Issue::new("name", "missing_field", "one NAME")]),
+            }
+        }
+        fn risk(&self, _args: &HelloArgs) -> Risk {
+            Risk::READ
+        }
+        fn execute(&self, args: HelloArgs, io: &mut Io<'_>, _cx: &Cx<'_>) -> i32 {
+            let _ = writeln!(io.stdout, "hello, {}", args.name);
+            0
+        }
+    }
+
+    #[test]
+    fn a_command_declared_above_the_shell_is_a_tool_and_a_shell_command() {
+        static HELLO: Hello = Hello;
+        let mut r = ultra_core::Registry::new();
+        r.register(super::Tool::new(&HELLO)).expect("registers");
+        let info = r.get("shell.hello").expect("typed tool");
+        assert_eq!(info.tool_name.as_deref(), Some("hello"));
+        assert!(
+            info.args["properties"].get("name").is_some(),
+            "{}",
+            info.args
+        );
+        assert!(info.description.contains("hello world"));
+
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = std::sync::Arc::new(
+            ultra_workspace::Root::open(dir.path(), Default::default()).expect("root"),
+        );
+        // What `shell_commands` builds from the `external` list.
+        let mut side = super::ShellSide(Vec::new());
+        ultra_shell::promoted::Visitor::visit(&mut side, &HELLO);
+        let extra: &'static [&'static dyn ultra_shell::run::Builtin] = side.0.leak();
+        let shell =
+            Shell::new(ultra_shell::run::fs::ShellFs::new(root, false)).with_commands(extra);
+        let mut env = Env::new(&Default::default());
+        let script = ultra_shell::parse("hello agents | tr a-z A-Z; hello").expect("parses");
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let status = shell.run(&script, &mut env, &mut std::io::empty(), &mut out, &mut err);
+        assert_eq!(String::from_utf8_lossy(&out), "HELLO, AGENTS\n");
+        assert_eq!(status, 1);
+        assert!(String::from_utf8_lossy(&err).contains("invalid_arguments"));
     }
 }

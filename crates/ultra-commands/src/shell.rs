@@ -106,6 +106,7 @@ pub fn shell_description() -> String {
         "{INTRO}\n\nCommands with typed tools of their own:"
     ));
     ultra_shell::promoted::visit(&mut detail);
+    crate::promoted::external(&mut detail);
     let mut d = detail.0;
     d.push_str("\n\nOther built-ins:");
     let rest = ultra_shell::builtins::ALL;
@@ -307,7 +308,7 @@ impl Command<Services> for Run {
             .unwrap_or_else(|| "default".to_string());
         let mut env = cx.services.take_shell_session(&session);
         let (fs, hook) = crate::shell_writes::shell_fs(cx);
-        let shell = Shell::new(fs);
+        let shell = Shell::new(fs).with_commands(crate::promoted::shell_commands());
         let cap = args.max_output.unwrap_or(DEFAULT_MAX_OUTPUT).min(16 << 20);
         let mut out = Capped::new(cap);
         let mut err = Capped::new(cap);

@@ -132,6 +132,71 @@ fn find_replace_write_both_paths() {
 }
 
 #[test]
+fn sed_and_awk_both_paths() {
+    let ws = fixture();
+    let (out, _, st) = sh(&ws, "sed -n 's/^\\(a\\)lpha/\\1LPHA/p' notes.md");
+    assert_eq!((out.as_str(), st), ("aLPHA\n", 0));
+    let d = typed(
+        &ws,
+        "shell.sed",
+        json!({"script": ["s/^\\(a\\)lpha/\\1LPHA/p"], "quiet": true, "files": ["notes.md"]}),
+    );
+    assert_eq!(d["stdout"], out);
+    // The seed's substitution form, in place; the delimiter is chosen for the caller.
+    let d = typed(
+        &ws,
+        "shell.sed",
+        json!({"pattern": "b/e", "replacement": "x", "files": ["notes.md"]}),
+    );
+    assert_eq!(d["stdout"], "alpha\nbeta\n");
+    let d = typed(
+        &ws,
+        "shell.sed",
+        json!({"pattern": "beta", "replacement": "BETA", "inPlace": true, "files": ["notes.md"]}),
+    );
+    assert_eq!(d["exitCode"], 0, "{d}");
+    assert_eq!(ws.read("notes.md"), "alpha\nBETA\n");
+
+    let (out, _, st) = sh(
+        &ws,
+        "awk -F'(' '/fn/ {n++; print n\": \"$1} END {print NR}' src/main.rs",
+    );
+    assert_eq!((out.as_str(), st), ("1: fn main\n3\n", 0));
+    let d = typed(
+        &ws,
+        "shell.awk",
+        json!({"program": "/fn/ {n++; print n\": \"$1} END {print NR}", "fieldSeparator": "(", "files": ["src/main.rs"]}),
+    );
+    assert_eq!(d["stdout"], out);
+    let d = typed(
+        &ws,
+        "shell.awk",
+        json!({"program": "BEGIN {print x * 2}", "assign": ["x=21"]}),
+    );
+    assert_eq!(d["stdout"], "42\n");
+    // A program that does not parse: the same structured error on both paths.
+    let (_, err, st) = sh(&ws, "awk '{print $1' notes.md");
+    assert_eq!(st, 1);
+    let v: Value = serde_json::from_str(&err).unwrap();
+    assert_eq!(v["issues"][0]["code"], "syntax_error", "{v}");
+    let out = ws.cli(&[
+        "-c",
+        "shell.awk",
+        "-a",
+        r#"{"program": "{print $1"}"#,
+        "--json",
+    ]);
+    let v = &out.json()[0];
+    assert_eq!(v["error"]["code"], "INVALID_ARGUMENTS", "{v}");
+    assert_eq!(v["error"]["details"]["issues"][0]["code"], "syntax_error");
+    // Refused, never spawned.
+    let (_, err, st) = sh(&ws, "awk 'BEGIN { system(\"touch pwned\") }'");
+    assert_eq!(st, 2);
+    assert!(err.contains("spawns no processes"), "{err}");
+    assert!(!ws.exists("pwned"));
+}
+
+#[test]
 fn bad_arguments_are_structured_on_both_paths() {
     let ws = fixture();
     // Shell path: seed 004 §8 JSON on stderr, exit status 1.
@@ -179,7 +244,7 @@ fn tools_list_each_promoted_command() {
         .iter()
         .map(|t| t["function"]["name"].as_str().unwrap())
         .collect();
-    for n in ["shell", "grep", "find", "replace", "write"] {
+    for n in ["shell", "grep", "find", "replace", "write", "sed", "awk"] {
         assert!(names.contains(&n), "{n} missing from {names:?}");
     }
     let grep = v

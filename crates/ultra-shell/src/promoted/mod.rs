@@ -118,9 +118,9 @@ pub fn invalid_arguments(
 }
 
 /// The shell path of a promoted command, as a [`Builtin`].
-pub struct Cli<P: Promoted>(pub P);
+pub struct Cli<P: Promoted + 'static>(pub &'static P);
 
-impl<P: Promoted> Cli<P> {
+impl<P: Promoted + 'static> Cli<P> {
     /// Parse, deserialize and validate command-line words.
     pub fn typed(&self, args: &[String]) -> Result<P::Args, Vec<Issue>> {
         let value = self.0.parse_cli_args(args)?;
@@ -130,7 +130,7 @@ impl<P: Promoted> Cli<P> {
     }
 }
 
-impl<P: Promoted> Builtin for Cli<P> {
+impl<P: Promoted + 'static> Builtin for Cli<P> {
     fn name(&self) -> &'static str {
         self.0.name()
     }
@@ -178,7 +178,7 @@ pub trait Visitor {
 macro_rules! promoted {
     ($($module:ident :: $ty:ident),* $(,)?) => {
         /// The shell side of every promoted command, sorted by name.
-        pub static CLI: &[&dyn Builtin] = &[$(&Cli($module::$ty)),*];
+        pub static CLI: &[&dyn Builtin] = &[$(&Cli(&$module::$ty)),*];
 
         /// Visit every promoted command.
         pub fn visit(v: &mut impl Visitor) {

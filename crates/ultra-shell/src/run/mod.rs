@@ -204,6 +204,9 @@ pub struct Diagnostic {
 pub struct Shell {
     fs: ShellFs,
     diagnostics: Mutex<Vec<Diagnostic>>,
+    /// Commands declared above this crate (they need services it cannot see), found
+    /// before the built-ins.
+    extra: &'static [&'static dyn Builtin],
 }
 
 /// A `Write` shared by the stages of a pipeline (stderr), one write at a time.
@@ -240,7 +243,15 @@ impl Shell {
         Shell {
             fs,
             diagnostics: Mutex::new(Vec::new()),
+            extra: &[],
         }
+    }
+
+    /// The same shell with `extra` commands besides the built-ins (a layer above declares
+    /// them, e.g. as [`crate::promoted::Cli`] of its own promoted commands).
+    pub fn with_commands(mut self, extra: &'static [&'static dyn Builtin]) -> Shell {
+        self.extra = extra;
+        self
     }
 
     /// The diagnostics gathered since the last call.
@@ -405,7 +416,8 @@ impl Shell {
         if name == "cd" {
             return self.cd(&argv[1..], env, stderr);
         }
-        let Some(builtin) = builtins::lookup(&name) else {
+        let found = self.extra.iter().copied().find(|b| b.name() == name);
+        let Some(builtin) = found.or_else(|| builtins::lookup(&name)) else {
             let closest = builtins::closest(&name);
             let hint = if closest.is_empty() {
                 String::new()

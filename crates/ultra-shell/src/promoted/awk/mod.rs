@@ -99,8 +99,7 @@ impl Promoted for Awk {
             if a == "-" || !a.starts_with('-') {
                 break;
             }
-            let flag = &a[..2.min(a.len())];
-            let letter = flag.chars().nth(1).unwrap_or('-');
+            let letter = a.chars().nth(1).unwrap_or('-');
             if !matches!(letter, 'F' | 'v' | 'f') {
                 return Err(vec![Issue::new(
                     a.clone(),
@@ -110,6 +109,8 @@ impl Promoted for Awk {
                     ),
                 )]);
             }
+            // `letter` is ASCII, so byte 2 is a char boundary.
+            let flag = &a[..2];
             let value = if a.len() > 2 {
                 a[2..].to_string()
             } else {
