@@ -136,6 +136,13 @@ fn bad_flags_give_a_structured_error() {
     let v: serde_json::Value = serde_json::from_str(&err).unwrap();
     assert_eq!(v["issues"][0]["path"], "pattern");
 
+    let (out, _, st) = ws.run("grep --help");
+    assert_eq!(st, 0);
+    assert!(
+        out.contains("Usage: grep [-i") && out.contains("grep package serde"),
+        "{out}"
+    );
+
     let (_, err, st) = ws.run("grep code parser");
     assert_eq!(st, 1);
     assert!(err.contains("code index"), "{err}");

@@ -150,6 +150,16 @@ impl<P: Promoted + 'static> Builtin for Cli<P> {
         self.0.max_risk()
     }
     fn run(&self, args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
+        if args.len() == 1 && args[0] == "--help" {
+            let mut text = format!("{}\nUsage: {}\n", self.0.summary(), self.0.usage());
+            if !self.0.cli_examples().is_empty() {
+                text.push_str("Examples:\n");
+                for e in self.0.cli_examples() {
+                    text.push_str(&format!("  {e}\n"));
+                }
+            }
+            return i32::from(io.stdout.write_all(text.as_bytes()).is_err());
+        }
         match self.typed(args) {
             Ok(typed) => self.0.execute(typed, io, cx),
             Err(issues) => {
