@@ -6,6 +6,7 @@
 //! explicitly.
 
 pub mod ai;
+pub mod code;
 pub mod confirm;
 pub mod edit;
 pub mod editor_api;
@@ -53,6 +54,8 @@ pub enum BuildError {
 /// Register every built-in command.
 pub fn register_all(r: &mut Registry<Services>) -> Result<(), RegistryError> {
     ai::register(r)?;
+    code::tools::register(r)?;
+    code::state::register(r)?;
     confirm::register(r)?;
     edit::register(r)?;
     editor_api::register(r)?;

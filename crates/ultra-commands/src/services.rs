@@ -47,6 +47,8 @@ pub struct Services {
     shell_root: Arc<ultra_workspace::Root>,
     /// Shell sessions (variables, working directory, `$?`) by session id.
     shell_sessions: Mutex<std::collections::HashMap<String, ultra_shell::run::Env>>,
+    /// The code index (seed 001).
+    code: crate::code::CodeIndex,
     /// The loaded configuration.
     pub config: Config,
 }
@@ -64,12 +66,20 @@ impl Services {
         let shell_root = Arc::new(ultra_workspace::Root::open(root, opts.root.clone())?);
         let ws = Workspace::open(root, opts)?;
         Ok(Services {
+            code: crate::code::CodeIndex::new(ws.root().path().to_path_buf()),
             root: ws.root().path().to_path_buf(),
             workspace: Arc::new(Mutex::new(ws)),
             shell_root,
             shell_sessions: Mutex::new(std::collections::HashMap::new()),
             config: config.clone(),
         })
+    }
+
+    /// The code index, brought up to date with the disk and the open buffers first (`first`
+    /// are indexed before the rest). Call without holding the workspace lock.
+    pub fn code(&self, first: &[String]) -> (&crate::code::CodeIndex, crate::code::IndexState) {
+        let state = self.code.refresh(&self.shell_root, &self.workspace, first);
+        (&self.code, state)
     }
 
     /// The shell's handle on the root.

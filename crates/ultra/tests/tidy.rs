@@ -38,6 +38,7 @@ fn crate_graph_points_down() {
         ("ultra-core", &["ultra-protocol"][..]),
         ("ultra-workspace", &["ultra-protocol"][..]),
         ("ultra-shell", &["ultra-workspace"][..]),
+        ("ultra-index", &[][..]),
         (
             "ultra-commands",
             &[
@@ -45,6 +46,7 @@ fn crate_graph_points_down() {
                 "ultra-core",
                 "ultra-workspace",
                 "ultra-shell",
+                "ultra-index",
             ][..],
         ),
         ("ultra-ipc", &["ultra-protocol", "ultra-core"][..]),

@@ -1,0 +1,247 @@
+//! The code index as a workspace service, and seed 001's read, search and analysis tools
+//! over it (`tools.rs`).
+//!
+//! The index follows the workspace: before an answer, files whose size or modification
+//! time changed on disk since they were indexed are reindexed (unchanged content is
+//! skipped by hash), new files are added, deleted ones dropped, and open buffers are
+//! indexed from their text, so an agent sees what it just edited. Protected paths are never
+//! indexed for anyone.
+
+pub mod state;
+pub mod tools;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Mutex, RwLock};
+
+use schemars::JsonSchema;
+use serde::Serialize;
+use ultra_index::build::{self, Progress};
+use ultra_index::{Index, index_file};
+use ultra_workspace::{Root, Workspace};
+
+/// How current an answer is (seed 001 answers carry it so an empty answer while warming
+/// is never mistaken for "nothing there").
+#[derive(Debug, Clone, Serialize, JsonSchema, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct IndexState {
+    /// `ready`, or `warming` while a first index is being built.
+    pub state: String,
+    pub files: usize,
+    /// Files skipped (unknown language, binary, too large).
+    pub skipped: usize,
+    /// Files reindexed for this answer.
+    pub refreshed: usize,
+    /// While warming: files done of total.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub progress: Option<(usize, usize)>,
+}
+
+/// What was on disk when a file was indexed.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Stamp {
+    len: u64,
+    mtime_ns: u128,
+}
+
+/// The index of one workspace.
+pub struct CodeIndex {
+    root: PathBuf,
+    index: RwLock<Index>,
+    stamps: Mutex<HashMap<String, Stamp>>,
+    /// Serialises refreshes (a second caller waits, then finds little to do).
+    refreshing: Mutex<()>,
+    skipped: Mutex<usize>,
+    warming: Mutex<Option<(usize, usize)>>,
+}
+
+impl CodeIndex {
+    /// An empty index of the workspace at `root`.
+    pub fn new(root: PathBuf) -> CodeIndex {
+        CodeIndex {
+            root,
+            index: RwLock::new(Index::new()),
+            stamps: Mutex::new(HashMap::new()),
+            refreshing: Mutex::new(()),
+            skipped: Mutex::new(0),
+            warming: Mutex::new(None),
+        }
+    }
+
+    /// Read access to the index.
+    pub fn read(&self) -> std::sync::RwLockReadGuard<'_, Index> {
+        self.index.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn write(&self) -> std::sync::RwLockWriteGuard<'_, Index> {
+        self.index.write().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Bring the index up to date with the disk and the open buffers; `first` are indexed
+    /// before the rest when much has changed.
+    pub fn refresh(&self, root: &Root, ws: &Mutex<Workspace>, first: &[String]) -> IndexState {
+        let _one = self.refreshing.lock().unwrap_or_else(|p| p.into_inner());
+        let allow = |rel: &str| {
+            root.lexical(rel)
+                .is_ok_and(|r| root.check_readable(&r, false).is_ok())
+        };
+        let found = build::walk(&self.root, &allow);
+        let mut changed = Vec::new();
+        let mut seen = std::collections::HashSet::with_capacity(found.len());
+        {
+            let stamps = self.stamps.lock().unwrap_or_else(|p| p.into_inner());
+            for f in found {
+                seen.insert(f.path.clone());
+                let stamp = std::fs::metadata(&f.abs).ok().map(|m| Stamp {
+                    len: m.len(),
+                    mtime_ns: m
+                        .modified()
+                        .ok()
+                        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                        .map_or(0, |d| d.as_nanos()),
+                });
+                if stamp.is_none() || stamps.get(&f.path) != stamp.as_ref() {
+                    changed.push(f);
+                }
+            }
+        }
+        // Deleted files.
+        let gone: Vec<String> = {
+            let idx = self.read();
+            idx.files()
+                .map(|f| f.path.clone())
+                .filter(|p| !seen.contains(p))
+                .collect()
+        };
+        let mut refreshed = gone.len();
+        if !gone.is_empty() {
+            let mut idx = self.write();
+            let mut stamps = self.stamps.lock().unwrap_or_else(|p| p.into_inner());
+            for p in &gone {
+                idx.remove(p);
+                stamps.remove(p);
+            }
+        }
+        if !changed.is_empty() {
+            let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+            let total = changed.len();
+            let big = total > 200;
+            if big {
+                *self.warming.lock().unwrap_or_else(|p| p.into_inner()) = Some((0, total));
+            }
+            let stamps_for: HashMap<String, Stamp> = changed
+                .iter()
+                .filter_map(|f| {
+                    let m = std::fs::metadata(&f.abs).ok()?;
+                    Some((
+                        f.path.clone(),
+                        Stamp {
+                            len: m.len(),
+                            mtime_ns: m
+                                .modified()
+                                .ok()
+                                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                                .map_or(0, |d| d.as_nanos()),
+                        },
+                    ))
+                })
+                .collect();
+            let mut batch = Vec::new();
+            let progress = build::index_files(
+                changed,
+                first,
+                threads,
+                &mut |record, content| {
+                    batch.push((record, content.to_vec()));
+                    // Hand records over in batches so readers are not starved.
+                    if batch.len() >= 256 {
+                        self.apply(std::mem::take(&mut batch), &stamps_for);
+                    }
+                },
+                &mut |p: Progress| {
+                    if big {
+                        *self.warming.lock().unwrap_or_else(|p| p.into_inner()) =
+                            Some((p.done, p.total));
+                    }
+                },
+            );
+            self.apply(batch, &stamps_for);
+            *self.skipped.lock().unwrap_or_else(|p| p.into_inner()) += progress.skipped;
+            *self.warming.lock().unwrap_or_else(|p| p.into_inner()) = None;
+            refreshed += total;
+        }
+        refreshed += self.index_buffers(ws);
+        let idx = self.read();
+        IndexState {
+            state: "ready".into(),
+            files: idx.len(),
+            skipped: *self.skipped.lock().unwrap_or_else(|p| p.into_inner()),
+            refreshed,
+            progress: None,
+        }
+    }
+
+    fn apply(
+        &self,
+        batch: Vec<(ultra_index::FileIndex, Vec<u8>)>,
+        stamps_for: &HashMap<String, Stamp>,
+    ) {
+        let mut idx = self.write();
+        let mut stamps = self.stamps.lock().unwrap_or_else(|p| p.into_inner());
+        for (record, content) in batch {
+            if let Some(s) = stamps_for.get(&record.path) {
+                stamps.insert(record.path.clone(), *s);
+            }
+            if record.path.ends_with("go.mod") {
+                idx.set_go_module(&record.path, &String::from_utf8_lossy(&content));
+            }
+            idx.upsert(record);
+        }
+    }
+
+    /// Index open buffers from their text (what an agent just edited, saved or not).
+    fn index_buffers(&self, ws: &Mutex<Workspace>) -> usize {
+        let texts: Vec<(String, String)> = {
+            let ws = ws.lock().unwrap_or_else(|p| p.into_inner());
+            ws.buffers()
+                .filter(|b| ultra_index::Lang::of_path(b.path.as_str()).is_some())
+                .map(|b| (b.path.as_str().to_string(), b.rope.to_string()))
+                .collect()
+        };
+        let mut n = 0;
+        for (path, text) in texts {
+            let hash = ultra_index::passes::hash(text.as_bytes());
+            if self.read().is_current(&path, &hash) {
+                continue;
+            }
+            let record = index_file(&path, text.as_bytes());
+            self.write().upsert(record);
+            // The disk stamp no longer describes the indexed content; the next refresh
+            // looks at the file again.
+            self.stamps
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .remove(&path);
+            n += 1;
+        }
+        n
+    }
+
+    /// The state without refreshing.
+    pub fn state(&self) -> IndexState {
+        let warming = *self.warming.lock().unwrap_or_else(|p| p.into_inner());
+        let idx = self.read();
+        IndexState {
+            state: if warming.is_some() {
+                "warming"
+            } else {
+                "ready"
+            }
+            .into(),
+            files: idx.len(),
+            skipped: *self.skipped.lock().unwrap_or_else(|p| p.into_inner()),
+            refreshed: 0,
+            progress: warming,
+        }
+    }
+}

@@ -1,0 +1,160 @@
+//! Indexing a whole tree: a gitignore-aware walk, then the files parsed on every core,
+//! records handed over as they are made (so answers can start while the rest warms up) and
+//! progress reported as it goes. Files asked for first are indexed first.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+
+use crate::lang::Lang;
+use crate::model::FileIndex;
+use crate::passes;
+
+/// Directories never indexed, whatever `.gitignore` says: installed dependencies and build
+/// output, not the workspace's own code.
+pub const SKIP_DIRS: [&str; 8] = [
+    ".git",
+    "node_modules",
+    "target",
+    "dist",
+    "build",
+    "coverage",
+    "__pycache__",
+    ".venv",
+];
+
+/// Files larger than this are not read.
+pub const MAX_FILE_BYTES: u64 = 4 << 20;
+
+/// A file found by the walk.
+#[derive(Debug, Clone)]
+pub struct Found {
+    /// Workspace-relative, `/`-separated.
+    pub path: String,
+    pub abs: PathBuf,
+    pub len: u64,
+}
+
+/// Counts for progress and the final report.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Progress {
+    /// Files indexed so far (parsed, or recorded without symbols).
+    pub done: usize,
+    /// Files to index.
+    pub total: usize,
+    /// Files skipped: unknown language, binary, too large or unreadable.
+    pub skipped: usize,
+    /// Bytes parsed.
+    pub bytes: u64,
+}
+
+/// Every file under `root` that might be indexed: `.gitignore`d paths, hidden files and
+/// [`SKIP_DIRS`] are left out, symlinks are not followed, and `allow` (the workspace's
+/// protected paths) has the last word.
+pub fn walk(root: &Path, allow: &(dyn Fn(&str) -> bool + Sync)) -> Vec<Found> {
+    let mut b = ignore::WalkBuilder::new(root);
+    b.follow_links(false)
+        .require_git(false)
+        .sort_by_file_name(|a, b| a.cmp(b))
+        .filter_entry(|e| {
+            !(e.depth() > 0
+                && e.file_type().is_some_and(|t| t.is_dir())
+                && e.file_name()
+                    .to_str()
+                    .is_some_and(|n| SKIP_DIRS.contains(&n)))
+        });
+    let mut out = Vec::new();
+    for entry in b.build().flatten() {
+        if !entry.file_type().is_some_and(|t| t.is_file()) {
+            continue;
+        }
+        let Some(rel) = entry
+            .path()
+            .strip_prefix(root)
+            .ok()
+            .and_then(|p| p.to_str())
+            .map(|p| p.replace('\\', "/"))
+        else {
+            continue;
+        };
+        let name = rel.rsplit('/').next().unwrap_or(&rel);
+        if (Lang::of_path(&rel).is_none() && name != "go.mod") || !allow(&rel) {
+            continue;
+        }
+        let len = entry.metadata().map(|m| m.len()).unwrap_or(0);
+        out.push(Found {
+            path: rel,
+            abs: entry.path().to_path_buf(),
+            len,
+        });
+    }
+    out
+}
+
+/// Index `files` on `threads` threads, files in `first` before the rest; `on_record` gets
+/// each record on the calling thread as soon as it is made (with the file's content, for
+/// `go.mod`), `on_progress` after each.
+pub fn index_files(
+    mut files: Vec<Found>,
+    first: &[String],
+    threads: usize,
+    on_record: &mut dyn FnMut(FileIndex, &[u8]),
+    on_progress: &mut dyn FnMut(Progress),
+) -> Progress {
+    if !first.is_empty() {
+        files.sort_by_key(|f| !first.contains(&f.path));
+    }
+    let total = files.len();
+    let next = AtomicUsize::new(0);
+    let mut progress = Progress {
+        total,
+        ..Progress::default()
+    };
+    let (tx, rx) = mpsc::sync_channel::<Option<(FileIndex, Vec<u8>)>>(256);
+    std::thread::scope(|scope| {
+        for _ in 0..threads.max(1) {
+            let tx = tx.clone();
+            let (files, next) = (&files, &next);
+            scope.spawn(move || {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(f) = files.get(i) else { return };
+                    let record = if f.len > MAX_FILE_BYTES {
+                        None
+                    } else {
+                        std::fs::read(&f.abs).ok().map(|content| {
+                            let record = passes::index_file(&f.path, &content);
+                            // Only go.mod needs its content on the other side.
+                            let keep = if f.path.ends_with("go.mod") {
+                                content
+                            } else {
+                                Vec::new()
+                            };
+                            (record, keep)
+                        })
+                    };
+                    if tx.send(record).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        for msg in rx {
+            progress.done += 1;
+            match msg {
+                Some((record, content)) => {
+                    if record.lang.is_none() && !record.path.ends_with("go.mod") {
+                        progress.skipped += 1;
+                    } else {
+                        progress.bytes += record.bytes;
+                    }
+                    on_record(record, &content);
+                }
+                None => progress.skipped += 1,
+            }
+            on_progress(progress);
+        }
+    });
+    progress
+}

@@ -1,0 +1,796 @@
+//! TypeScript, TSX and JavaScript: the node kinds of the generic passes, and symbols and imports from the tree.
+
+use std::collections::HashSet;
+
+use tree_sitter::Node;
+
+use super::{Cx, Spec, children, end_line, has_child, line};
+use crate::model::{Class, DefKind, Function, Method, Property};
+
+pub(crate) static SPEC: Spec = Spec {
+    identifiers: &[
+        "identifier",
+        "property_identifier",
+        "private_property_identifier",
+        "type_identifier",
+        "shorthand_property_identifier",
+        "shorthand_property_identifier_pattern",
+    ],
+    comments: &["comment"],
+    decisions: &[
+        "if_statement",
+        "for_statement",
+        "for_in_statement",
+        "while_statement",
+        "do_statement",
+        "switch_case",
+        "catch_clause",
+        "ternary_expression",
+        "&&",
+        "||",
+        "??",
+    ],
+    blocks: &[
+        "statement_block",
+        "class_body",
+        "object_type",
+        "interface_body",
+    ],
+};
+
+/// What the walk learns on the way that only applies at the end.
+#[derive(Default)]
+struct State {
+    /// Local names exported by `export { a, b as c }`, `export default a`, `module.exports`.
+    exported: HashSet<String>,
+    /// Qualified names of methods that stay private however their class is exported.
+    private: HashSet<String>,
+}
+
+/// Functions, classes, definitions and imports.
+pub(crate) fn extract(root: Node<'_>, cx: &mut Cx<'_>) {
+    let mut st = State::default();
+    for child in children(root) {
+        statement(cx, &mut st, child, child, false);
+    }
+    imports(cx, root);
+    // Names exported after their declaration.
+    for f in &mut cx.out.functions {
+        if f.qualified == f.name && st.exported.contains(&f.name) {
+            f.is_exported = true;
+        }
+    }
+    for c in &mut cx.out.classes {
+        if st.exported.contains(&c.name) && !c.is_exported {
+            c.is_exported = true;
+            let prefix = format!("{}.", c.name);
+            for f in &mut cx.out.functions {
+                if f.qualified.starts_with(&prefix)
+                    && !f.name.starts_with('#')
+                    && !st.private.contains(&f.qualified)
+                {
+                    f.is_exported = true;
+                }
+            }
+        }
+    }
+    cx.out.definitions.sort_by_key(|d| (d.line, d.column));
+    cx.out.imports.sort_by_key(|i| i.line);
+}
+
+/// One statement at module (or namespace) level. `outer` is the node that spans the whole
+/// item (the `export` statement around a declaration), for lines, docs and signatures.
+fn statement(cx: &mut Cx<'_>, st: &mut State, node: Node<'_>, outer: Node<'_>, exported: bool) {
+    match node.kind() {
+        "export_statement" => export_statement(cx, st, node),
+        // Overload signatures (`function_signature` outside `declare`) are left out: the
+        // implementation that follows is the function.
+        "function_declaration" | "generator_function_declaration" => {
+            if let Some(name) = node.child_by_field_name("name") {
+                function(cx, name, node, outer, exported);
+            }
+        }
+        "class_declaration" | "abstract_class_declaration" | "class" => {
+            let name = node.child_by_field_name("name");
+            class(cx, st, name, node, outer, exported);
+        }
+        "interface_declaration" => interface(cx, node, outer, exported),
+        "type_alias_declaration" => {
+            if let Some(name) = node.child_by_field_name("name") {
+                cx.define(name, DefKind::Type, outer, None);
+            }
+        }
+        "enum_declaration" => enumeration(cx, node, outer, exported),
+        "lexical_declaration" | "variable_declaration" => variables(cx, st, node, outer, exported),
+        "ERROR" => {
+            for child in children(node) {
+                statement(cx, st, child, child, false);
+            }
+        }
+        "ambient_declaration" => {
+            for child in children(node) {
+                if child.kind() == "function_signature" {
+                    if let Some(name) = child.child_by_field_name("name") {
+                        function(cx, name, child, outer, exported);
+                    }
+                } else {
+                    statement(cx, st, child, outer, exported);
+                }
+            }
+        }
+        "internal_module" | "module" => {
+            if let Some(name) = node.child_by_field_name("name")
+                && name.kind() != "string"
+            {
+                cx.define(name, DefKind::Module, outer, None);
+            }
+            if let Some(body) = node.child_by_field_name("body") {
+                for child in children(body) {
+                    statement(cx, st, child, child, false);
+                }
+            }
+        }
+        "expression_statement" => {
+            for child in children(node) {
+                match child.kind() {
+                    "internal_module" => statement(cx, st, child, outer, exported),
+                    "assignment_expression" => commonjs_export(cx, st, child, outer),
+                    _ => {}
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+fn export_statement(cx: &mut Cx<'_>, st: &mut State, node: Node<'_>) {
+    if node.child_by_field_name("source").is_some() {
+        // A re-export: an import, recorded by `imports`.
+        return;
+    }
+    for child in children(node) {
+        if child.kind() == "export_clause" {
+            for spec in children(child) {
+                if let Some(name) = spec.child_by_field_name("name") {
+                    st.exported.insert(cx.text(name));
+                }
+            }
+        }
+    }
+    if let Some(decl) = node.child_by_field_name("declaration") {
+        statement(cx, st, decl, node, true);
+    } else if let Some(value) = node.child_by_field_name("value") {
+        // `export default …`
+        match value.kind() {
+            "identifier" => {
+                st.exported.insert(cx.text(value));
+            }
+            "class" | "class_declaration" | "abstract_class_declaration" => {
+                let name = value.child_by_field_name("name");
+                class(cx, st, name, value, node, true);
+            }
+            "function_expression"
+            | "arrow_function"
+            | "generator_function"
+            | "function_declaration" => match value.child_by_field_name("name") {
+                Some(name) => function(cx, name, value, node, true),
+                None => {
+                    let f = make_function(cx, "default".into(), None, value, node, true);
+                    cx.out.functions.push(f);
+                }
+            },
+            _ => {}
+        }
+    }
+}
+
+/// `module.exports = …`, `module.exports.x = …`, `exports.x = …`.
+fn commonjs_export(cx: &mut Cx<'_>, st: &mut State, assign: Node<'_>, outer: Node<'_>) {
+    let (Some(left), Some(right)) = (
+        assign.child_by_field_name("left"),
+        assign.child_by_field_name("right"),
+    ) else {
+        return;
+    };
+    let target = cx.text(left);
+    if target == "module.exports" {
+        match right.kind() {
+            "identifier" => {
+                st.exported.insert(cx.text(right));
+            }
+            "object" => {
+                for prop in children(right) {
+                    match prop.kind() {
+                        "shorthand_property_identifier" => {
+                            st.exported.insert(cx.text(prop));
+                        }
+                        "pair" => {
+                            let (Some(key), Some(value)) = (
+                                prop.child_by_field_name("key"),
+                                prop.child_by_field_name("value"),
+                            ) else {
+                                continue;
+                            };
+                            if value.kind() == "identifier" {
+                                st.exported.insert(cx.text(value));
+                            } else if is_function(value) && key.kind() == "property_identifier" {
+                                function(cx, key, value, prop, true);
+                            }
+                        }
+                        "method_definition" => {
+                            if let Some(name) = prop.child_by_field_name("name") {
+                                function(cx, name, prop, prop, true);
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            "class" => {
+                if let Some(name) = right.child_by_field_name("name") {
+                    class(cx, st, Some(name), right, outer, true);
+                }
+            }
+            _ if is_function(right) => {
+                if let Some(name) = right.child_by_field_name("name") {
+                    function(cx, name, right, outer, true);
+                }
+            }
+            _ => {}
+        }
+    } else if (target.starts_with("exports.") || target.starts_with("module.exports."))
+        && left.kind() == "member_expression"
+        && let Some(prop) = left.child_by_field_name("property")
+    {
+        if right.kind() == "identifier" {
+            st.exported.insert(cx.text(right));
+        } else if is_function(right) {
+            function(cx, prop, right, outer, true);
+        } else if right.kind() == "class" {
+            class(cx, st, Some(prop), right, outer, true);
+        }
+    }
+}
+
+fn is_function(node: Node<'_>) -> bool {
+    matches!(
+        node.kind(),
+        "arrow_function" | "function_expression" | "function" | "generator_function"
+    )
+}
+
+/// `const`, `let` and `var` declarations: functions and classes named after the variable,
+/// else constants and variables.
+fn variables(cx: &mut Cx<'_>, st: &mut State, node: Node<'_>, outer: Node<'_>, exported: bool) {
+    let kind = match node.child_by_field_name("kind").map(|k| cx.text(k)) {
+        Some(k) if k == "const" => DefKind::Const,
+        _ => DefKind::Variable,
+    };
+    for decl in children(node) {
+        if decl.kind() != "variable_declarator" {
+            continue;
+        }
+        let Some(name) = decl.child_by_field_name("name") else {
+            continue;
+        };
+        let value = decl.child_by_field_name("value");
+        match value {
+            Some(v) if name.kind() == "identifier" && is_function(v) => {
+                function(cx, name, v, outer, exported);
+            }
+            Some(v) if name.kind() == "identifier" && v.kind() == "class" => {
+                class(cx, st, Some(name), v, outer, exported);
+            }
+            _ => {
+                let mut names = Vec::new();
+                pattern_names(name, &mut names);
+                for n in names {
+                    cx.define(n, kind, outer, None);
+                }
+            }
+        }
+    }
+}
+
+/// The identifiers a binding pattern binds.
+fn pattern_names<'t>(node: Node<'t>, out: &mut Vec<Node<'t>>) {
+    match node.kind() {
+        "identifier" | "shorthand_property_identifier_pattern" => out.push(node),
+        "pair_pattern" => {
+            if let Some(v) = node.child_by_field_name("value") {
+                pattern_names(v, out);
+            }
+        }
+        "assignment_pattern" | "object_assignment_pattern" => {
+            if let Some(l) = node.child_by_field_name("left") {
+                pattern_names(l, out);
+            }
+        }
+        "object_pattern" | "array_pattern" | "rest_pattern" => {
+            for c in children(node) {
+                pattern_names(c, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A parameter list as written, one entry per parameter, whitespace collapsed.
+fn params(cx: &Cx<'_>, f: Node<'_>) -> Vec<String> {
+    if let Some(p) = f.child_by_field_name("parameters") {
+        children(p)
+            .into_iter()
+            .filter(|c| c.kind() != "comment")
+            .map(|c| collapse(&cx.text(c)))
+            .collect()
+    } else if let Some(p) = f.child_by_field_name("parameter") {
+        vec![collapse(&cx.text(p))]
+    } else {
+        Vec::new()
+    }
+}
+
+pub(super) fn collapse(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn return_type(cx: &Cx<'_>, f: Node<'_>) -> Option<String> {
+    f.child_by_field_name("return_type")
+        .map(|r| collapse(cx.text(r).trim_start_matches(':').trim()))
+}
+
+/// The function record for `f` (any function-like node) spanning `outer`.
+fn make_function(
+    cx: &Cx<'_>,
+    name: String,
+    class: Option<&str>,
+    f: Node<'_>,
+    outer: Node<'_>,
+    exported: bool,
+) -> Function {
+    let qualified = match class {
+        Some(c) => format!("{c}.{name}"),
+        None => name.clone(),
+    };
+    let start = first_decorator(outer);
+    Function {
+        qualified,
+        params: params(cx, f),
+        is_async: has_child(f, "async"),
+        is_exported: exported,
+        return_type: return_type(cx, f),
+        signature: cx
+            .signature(outer, f.child_by_field_name("body"))
+            .trim_end_matches(';')
+            .to_string(),
+        doc: cx.doc_above(start),
+        line_start: line(start),
+        line_end: end_line(outer),
+        name,
+    }
+}
+
+/// The first of the decorators that precede a class member, or the member.
+fn first_decorator(node: Node<'_>) -> Node<'_> {
+    let mut first = node;
+    let mut cur = node.prev_named_sibling();
+    while let Some(p) = cur {
+        if p.kind() != "decorator" {
+            break;
+        }
+        first = p;
+        cur = p.prev_named_sibling();
+    }
+    first
+}
+
+fn function(cx: &mut Cx<'_>, name: Node<'_>, f: Node<'_>, outer: Node<'_>, exported: bool) {
+    let text = cx.text(name);
+    let rec = make_function(cx, text, None, f, outer, exported);
+    cx.function(name, outer, None, rec);
+}
+
+/// A type name without type arguments (`Repo<User>` → `Repo`).
+pub(super) fn base_name(s: &str) -> String {
+    collapse(s.split('<').next().unwrap_or(s))
+}
+
+/// A class declaration or expression; `name` is its name, or the variable it is assigned to.
+fn class(
+    cx: &mut Cx<'_>,
+    st: &mut State,
+    name: Option<Node<'_>>,
+    node: Node<'_>,
+    outer: Node<'_>,
+    exported: bool,
+) {
+    let class_name = name.map_or_else(|| "default".to_string(), |n| cx.text(n));
+    let mut c = Class {
+        name: class_name.clone(),
+        kind: "class".into(),
+        is_abstract: node.kind() == "abstract_class_declaration",
+        is_exported: exported,
+        doc: cx.doc_above(outer),
+        line_start: line(outer),
+        line_end: end_line(outer),
+        ..Class::default()
+    };
+    for h in children(node) {
+        if h.kind() != "class_heritage" {
+            continue;
+        }
+        for part in children(h) {
+            match part.kind() {
+                "extends_clause" => {
+                    let first = part
+                        .child_by_field_name("value")
+                        .or_else(|| part.named_child(0));
+                    c.extends = first.map(|v| base_name(&cx.text(v)));
+                }
+                "implements_clause" => {
+                    c.implements
+                        .extend(children(part).iter().map(|t| base_name(&cx.text(*t))));
+                }
+                // JavaScript: `class A extends B`, the heritage is the expression itself.
+                "comment" => {}
+                _ if c.extends.is_none() => c.extends = Some(base_name(&cx.text(part))),
+                _ => {}
+            }
+        }
+    }
+    if let Some(body) = node.child_by_field_name("body") {
+        for m in children(body) {
+            member(cx, st, &mut c, m, exported);
+        }
+    }
+    if let Some(n) = name {
+        cx.define(n, DefKind::Class, outer, None);
+    }
+    cx.out.classes.push(c);
+}
+
+/// One member of a class body.
+fn member(cx: &mut Cx<'_>, st: &mut State, c: &mut Class, m: Node<'_>, exported: bool) {
+    let class_name = c.name.clone();
+    match m.kind() {
+        "method_definition" | "abstract_method_signature" => {
+            let Some(name) = m.child_by_field_name("name") else {
+                return;
+            };
+            let text = cx.text(name);
+            let private =
+                text.starts_with('#') || accessibility(cx, m).is_some_and(|a| a != "public");
+            let method = Method {
+                name: text.clone(),
+                is_static: has_child(m, "static"),
+                is_async: has_child(m, "async"),
+                params: params(cx, m),
+            };
+            if text == "constructor" {
+                parameter_properties(cx, c, m);
+            }
+            let is_exported = exported && !private;
+            if private {
+                st.private.insert(format!("{class_name}.{text}"));
+            }
+            let rec = make_function(cx, text, Some(&class_name), m, m, is_exported);
+            if name.kind() == "computed_property_name" {
+                // `[Symbol.iterator]()`: no name leaf to define.
+                cx.out.functions.push(rec);
+            } else {
+                cx.function(name, m, Some(&class_name), rec);
+            }
+            c.methods.push(method);
+        }
+        "public_field_definition" | "field_definition" => {
+            let Some(name) = m
+                .child_by_field_name("name")
+                .or_else(|| m.child_by_field_name("property"))
+            else {
+                return;
+            };
+            let text = cx.text(name);
+            match m.child_by_field_name("value") {
+                Some(v) if is_function(v) => {
+                    let private = text.starts_with('#')
+                        || accessibility(cx, m).is_some_and(|a| a != "public");
+                    if private {
+                        st.private.insert(format!("{class_name}.{text}"));
+                    }
+                    c.methods.push(Method {
+                        name: text.clone(),
+                        is_static: has_child(m, "static"),
+                        is_async: has_child(v, "async"),
+                        params: params(cx, v),
+                    });
+                    let rec =
+                        make_function(cx, text, Some(&class_name), v, m, exported && !private);
+                    cx.function(name, m, Some(&class_name), rec);
+                }
+                _ => {
+                    c.properties.push(Property {
+                        name: text,
+                        is_static: has_child(m, "static"),
+                        is_readonly: has_child(m, "readonly"),
+                    });
+                    cx.define(name, DefKind::Variable, m, Some(&class_name));
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `private`, `protected` or `public` on a TypeScript member.
+fn accessibility(cx: &Cx<'_>, m: Node<'_>) -> Option<String> {
+    children(m)
+        .into_iter()
+        .find(|c| c.kind() == "accessibility_modifier")
+        .map(|a| cx.text(a))
+}
+
+/// TypeScript constructor parameters with `private`/`public`/`readonly` are properties.
+fn parameter_properties(cx: &mut Cx<'_>, c: &mut Class, ctor: Node<'_>) {
+    let Some(ps) = ctor.child_by_field_name("parameters") else {
+        return;
+    };
+    for p in children(ps) {
+        if !matches!(p.kind(), "required_parameter" | "optional_parameter") {
+            continue;
+        }
+        let readonly = has_child(p, "readonly");
+        if accessibility(cx, p).is_none() && !readonly {
+            continue;
+        }
+        let Some(pat) = p.child_by_field_name("pattern") else {
+            continue;
+        };
+        if pat.kind() != "identifier" {
+            continue;
+        }
+        c.properties.push(Property {
+            name: cx.text(pat),
+            is_static: false,
+            is_readonly: readonly,
+        });
+        let class_name = c.name.clone();
+        cx.define(pat, DefKind::Variable, p, Some(&class_name));
+    }
+}
+
+fn interface(cx: &mut Cx<'_>, node: Node<'_>, outer: Node<'_>, exported: bool) {
+    let Some(name) = node.child_by_field_name("name") else {
+        return;
+    };
+    let class_name = cx.text(name);
+    let mut c = Class {
+        name: class_name.clone(),
+        kind: "interface".into(),
+        is_abstract: true,
+        is_exported: exported,
+        doc: cx.doc_above(outer),
+        line_start: line(outer),
+        line_end: end_line(outer),
+        ..Class::default()
+    };
+    for part in children(node) {
+        if part.kind() == "extends_type_clause" {
+            let bases: Vec<String> = children(part)
+                .iter()
+                .map(|t| base_name(&cx.text(*t)))
+                .collect();
+            let mut it = bases.into_iter();
+            c.extends = it.next();
+            c.implements.extend(it);
+        }
+    }
+    if let Some(body) = node.child_by_field_name("body") {
+        for m in children(body) {
+            let Some(n) = m.child_by_field_name("name") else {
+                continue;
+            };
+            match m.kind() {
+                "property_signature" => {
+                    c.properties.push(Property {
+                        name: cx.text(n),
+                        is_static: false,
+                        is_readonly: has_child(m, "readonly"),
+                    });
+                    cx.define(n, DefKind::Variable, m, Some(&class_name));
+                }
+                "method_signature" => {
+                    c.methods.push(Method {
+                        name: cx.text(n),
+                        is_static: false,
+                        is_async: false,
+                        params: params(cx, m),
+                    });
+                    cx.define(n, DefKind::Method, m, Some(&class_name));
+                }
+                _ => {}
+            }
+        }
+    }
+    cx.class(name, outer, DefKind::Interface, c);
+}
+
+fn enumeration(cx: &mut Cx<'_>, node: Node<'_>, outer: Node<'_>, exported: bool) {
+    let Some(name) = node.child_by_field_name("name") else {
+        return;
+    };
+    let class_name = cx.text(name);
+    let mut c = Class {
+        name: class_name.clone(),
+        kind: "enum".into(),
+        is_exported: exported,
+        doc: cx.doc_above(outer),
+        line_start: line(outer),
+        line_end: end_line(outer),
+        ..Class::default()
+    };
+    if let Some(body) = node.child_by_field_name("body") {
+        for m in children(body) {
+            let n = match m.kind() {
+                "property_identifier" => m,
+                "enum_assignment" => match m.child_by_field_name("name") {
+                    Some(n) => n,
+                    None => continue,
+                },
+                _ => continue,
+            };
+            c.properties.push(Property {
+                name: cx.text(n),
+                is_static: true,
+                is_readonly: true,
+            });
+            cx.define(n, DefKind::Const, m, Some(&class_name));
+        }
+    }
+    cx.class(name, outer, DefKind::Enum, c);
+}
+
+/// Every import: `import` statements, re-exports, `require('x')` and `import('x')`.
+fn imports(cx: &mut Cx<'_>, root: Node<'_>) {
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        match node.kind() {
+            "import_statement" => import_statement(cx, node),
+            "export_statement" => {
+                if let Some(src) = node.child_by_field_name("source") {
+                    let mut names = Vec::new();
+                    for c in children(node) {
+                        match c.kind() {
+                            "export_clause" => {
+                                for s in children(c) {
+                                    if let Some(n) = s.child_by_field_name("name") {
+                                        names.push(cx.text(n));
+                                    }
+                                }
+                            }
+                            "namespace_export" => {
+                                names.extend(
+                                    children(c)
+                                        .into_iter()
+                                        .filter(|n| n.kind() != "comment")
+                                        .map(|n| unquote(&cx.text(n))),
+                                );
+                            }
+                            _ => {}
+                        }
+                    }
+                    if names.is_empty() && has_child(node, "*") {
+                        names.push("*".into());
+                    }
+                    let source = unquote(&cx.text(src));
+                    cx.import(node, source, names);
+                }
+            }
+            "call_expression" => {
+                if let Some(source) = call_import(cx, node) {
+                    let names = bound_names(cx, node);
+                    cx.import(node, source, names);
+                }
+            }
+            _ => {}
+        }
+        let mut kids = children(node);
+        kids.reverse();
+        stack.extend(kids);
+    }
+}
+
+fn import_statement(cx: &mut Cx<'_>, node: Node<'_>) {
+    let mut names = Vec::new();
+    let mut source = node
+        .child_by_field_name("source")
+        .map(|s| unquote(&cx.text(s)));
+    for c in children(node) {
+        match c.kind() {
+            "import_clause" => {
+                for part in children(c) {
+                    match part.kind() {
+                        "identifier" => names.push(cx.text(part)),
+                        "namespace_import" => {
+                            names.extend(
+                                children(part)
+                                    .into_iter()
+                                    .filter(|n| n.kind() == "identifier")
+                                    .map(|n| cx.text(n)),
+                            );
+                        }
+                        "named_imports" => {
+                            for s in children(part) {
+                                if let Some(n) = s
+                                    .child_by_field_name("alias")
+                                    .or_else(|| s.child_by_field_name("name"))
+                                {
+                                    names.push(cx.text(n));
+                                }
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            // `import fs = require('fs')`
+            "import_require_clause" => {
+                for part in children(c) {
+                    match part.kind() {
+                        "identifier" => names.push(cx.text(part)),
+                        "string" => source = Some(unquote(&cx.text(part))),
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    if let Some(source) = source {
+        cx.import(node, source, names);
+    }
+}
+
+/// The module a `require('x')` or `import('x')` call names.
+fn call_import(cx: &Cx<'_>, call: Node<'_>) -> Option<String> {
+    let f = call.child_by_field_name("function")?;
+    let is_import = f.kind() == "import" || (f.kind() == "identifier" && cx.text(f) == "require");
+    if !is_import {
+        return None;
+    }
+    let args = call.child_by_field_name("arguments")?;
+    let first = children(args).into_iter().find(|a| a.kind() != "comment")?;
+    match first.kind() {
+        "string" => Some(unquote(&cx.text(first))),
+        "template_string"
+            if !children(first)
+                .iter()
+                .any(|c| c.kind() == "template_substitution") =>
+        {
+            Some(unquote(&cx.text(first)))
+        }
+        _ => None,
+    }
+}
+
+/// The local names a `require`/`import()` result is bound to (`const {a, b} = require('x')`).
+fn bound_names(cx: &Cx<'_>, call: Node<'_>) -> Vec<String> {
+    let mut cur = call;
+    while let Some(p) = cur.parent() {
+        match p.kind() {
+            "await_expression" | "parenthesized_expression" => cur = p,
+            "variable_declarator" => {
+                let mut nodes = Vec::new();
+                if let Some(n) = p.child_by_field_name("name") {
+                    pattern_names(n, &mut nodes);
+                }
+                return nodes.into_iter().map(|n| cx.text(n)).collect();
+            }
+            _ => break,
+        }
+    }
+    Vec::new()
+}
+
+fn unquote(s: &str) -> String {
+    s.trim().trim_matches(['"', '\'', '`']).to_string()
+}

@@ -1,0 +1,285 @@
+//! The nine languages: detection by file name, their tree-sitter grammars, the node kinds
+//! the generic passes need (identifiers, comments, decisions, blocks), and dispatch to each
+//! language's symbol and import extractor.
+
+mod c;
+mod go;
+mod java;
+mod js;
+mod python;
+mod rust;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use tree_sitter::{Node, Tree};
+
+use crate::model::{Class, DefKind, Definition, FileIndex, Function, Import};
+
+/// A language the index understands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Lang {
+    Rust,
+    Python,
+    TypeScript,
+    Tsx,
+    JavaScript,
+    Go,
+    Java,
+    C,
+    Cpp,
+}
+
+impl Lang {
+    /// Every language.
+    pub const ALL: [Lang; 9] = [
+        Lang::Rust,
+        Lang::Python,
+        Lang::TypeScript,
+        Lang::Tsx,
+        Lang::JavaScript,
+        Lang::Go,
+        Lang::Java,
+        Lang::C,
+        Lang::Cpp,
+    ];
+
+    /// The language of a file, from its name.
+    pub fn of_path(path: &str) -> Option<Lang> {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        let ext = name.rsplit_once('.').map(|(_, e)| e)?;
+        Some(match ext {
+            "rs" => Lang::Rust,
+            "py" | "pyi" => Lang::Python,
+            "ts" | "mts" | "cts" => Lang::TypeScript,
+            "tsx" => Lang::Tsx,
+            "js" | "mjs" | "cjs" | "jsx" => Lang::JavaScript,
+            "go" => Lang::Go,
+            "java" => Lang::Java,
+            "c" | "h" => Lang::C,
+            "cc" | "cpp" | "cxx" | "c++" | "hh" | "hpp" | "hxx" | "h++" | "ipp" => Lang::Cpp,
+            _ => return None,
+        })
+    }
+
+    /// The name used in answers (`typescript`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Lang::Rust => "rust",
+            Lang::Python => "python",
+            Lang::TypeScript => "typescript",
+            Lang::Tsx => "tsx",
+            Lang::JavaScript => "javascript",
+            Lang::Go => "go",
+            Lang::Java => "java",
+            Lang::C => "c",
+            Lang::Cpp => "cpp",
+        }
+    }
+
+    /// The tree-sitter grammar.
+    pub fn grammar(self) -> tree_sitter::Language {
+        match self {
+            Lang::Rust => tree_sitter_rust::LANGUAGE.into(),
+            Lang::Python => tree_sitter_python::LANGUAGE.into(),
+            Lang::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+            Lang::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
+            Lang::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
+            Lang::Go => tree_sitter_go::LANGUAGE.into(),
+            Lang::Java => tree_sitter_java::LANGUAGE.into(),
+            Lang::C => tree_sitter_c::LANGUAGE.into(),
+            Lang::Cpp => tree_sitter_cpp::LANGUAGE.into(),
+        }
+    }
+
+    /// The node kinds the generic passes use.
+    pub(crate) fn spec(self) -> &'static Spec {
+        match self {
+            Lang::Rust => &rust::SPEC,
+            Lang::Python => &python::SPEC,
+            Lang::TypeScript | Lang::Tsx | Lang::JavaScript => &js::SPEC,
+            Lang::Go => &go::SPEC,
+            Lang::Java => &java::SPEC,
+            Lang::C | Lang::Cpp => &c::SPEC,
+        }
+    }
+
+    /// Fill functions, classes, definitions and imports (unresolved) from the tree.
+    pub(crate) fn extract(self, tree: &Tree, cx: &mut Cx<'_>) {
+        let root = tree.root_node();
+        match self {
+            Lang::Rust => rust::extract(root, cx),
+            Lang::Python => python::extract(root, cx),
+            Lang::TypeScript | Lang::Tsx | Lang::JavaScript => js::extract(root, cx),
+            Lang::Go => go::extract(root, cx),
+            Lang::Java => java::extract(root, cx),
+            Lang::C | Lang::Cpp => c::extract(root, cx),
+        }
+    }
+}
+
+/// Node kinds, per language, for the passes that are the same everywhere.
+pub(crate) struct Spec {
+    /// Leaves that are identifier occurrences.
+    pub identifiers: &'static [&'static str],
+    /// Comment nodes (their subtrees are skipped).
+    pub comments: &'static [&'static str],
+    /// Nodes that add one to cyclomatic complexity (branches, loops, cases, catches, and
+    /// the `&&`, `||` tokens).
+    pub decisions: &'static [&'static str],
+    /// Block nodes; nesting depth counts them.
+    pub blocks: &'static [&'static str],
+}
+
+/// What a language extractor writes into, with helpers for the common steps.
+pub(crate) struct Cx<'a> {
+    pub src: &'a [u8],
+    pub out: &'a mut FileIndex,
+    pub lang: Lang,
+}
+
+impl<'a> Cx<'a> {
+    /// A node's source text (lossy for invalid UTF-8).
+    pub fn text(&self, node: Node<'_>) -> String {
+        String::from_utf8_lossy(&self.src[node.byte_range()]).into_owned()
+    }
+
+    /// The text of the field `field` of `node`.
+    pub fn field(&self, node: Node<'_>, field: &str) -> Option<String> {
+        node.child_by_field_name(field).map(|n| self.text(n))
+    }
+
+    /// Record a definition whose name is `name_node`, spanning `whole`.
+    pub fn define(
+        &mut self,
+        name_node: Node<'_>,
+        kind: DefKind,
+        whole: Node<'_>,
+        container: Option<&str>,
+    ) {
+        let name = self.text(name_node);
+        if name.is_empty() {
+            return;
+        }
+        self.out.definitions.push(Definition {
+            name,
+            kind,
+            line: line(name_node),
+            column: name_node.start_position().column as u32,
+            line_end: end_line(whole),
+            container: container.map(str::to_string),
+        });
+    }
+
+    /// Record a function (or method, when `class` is given) and its definition.
+    pub fn function(
+        &mut self,
+        name_node: Node<'_>,
+        whole: Node<'_>,
+        class: Option<&str>,
+        f: Function,
+    ) {
+        let kind = if class.is_some() {
+            DefKind::Method
+        } else {
+            DefKind::Function
+        };
+        self.define(name_node, kind, whole, class);
+        self.out.functions.push(f);
+    }
+
+    /// Record a class-like declaration and its definition.
+    pub fn class(&mut self, name_node: Node<'_>, whole: Node<'_>, kind: DefKind, c: Class) {
+        self.define(name_node, kind, whole, None);
+        self.out.classes.push(c);
+    }
+
+    /// Record an import of `source` at `node`'s line.
+    pub fn import(&mut self, node: Node<'_>, source: String, names: Vec<String>) {
+        self.out.imports.push(Import {
+            source,
+            line: line(node),
+            names,
+            resolved: None,
+        });
+    }
+
+    /// The doc comment just above `node`: consecutive comment siblings ending on the line
+    /// before it, with comment markers removed.
+    pub fn doc_above(&self, node: Node<'_>) -> Option<String> {
+        let comments = self.lang.spec().comments;
+        let mut lines = Vec::new();
+        let mut cur = node.prev_sibling();
+        let mut expect = line(node);
+        while let Some(c) = cur {
+            if !comments.contains(&c.kind()) || end_line(c) + 1 < expect {
+                break;
+            }
+            lines.push(self.text(c));
+            expect = line(c);
+            cur = c.prev_sibling();
+        }
+        if lines.is_empty() {
+            return None;
+        }
+        lines.reverse();
+        let text: Vec<String> = lines
+            .join("\n")
+            .lines()
+            .map(|l| {
+                l.trim()
+                    .trim_start_matches("///")
+                    .trim_start_matches("//!")
+                    .trim_start_matches("//")
+                    .trim_start_matches("/**")
+                    .trim_start_matches("/*")
+                    .trim_end_matches("*/")
+                    .trim_start_matches('*')
+                    .trim_start_matches('#')
+                    .trim()
+                    .to_string()
+            })
+            .filter(|l| !l.is_empty())
+            .collect();
+        (!text.is_empty()).then(|| text.join("\n"))
+    }
+
+    /// The first line of `node`'s text up to its body (`{` or `:`), for signatures.
+    pub fn signature(&self, node: Node<'_>, body: Option<Node<'_>>) -> String {
+        let end = body.map_or(node.end_byte(), |b| b.start_byte());
+        let s = String::from_utf8_lossy(&self.src[node.start_byte()..end.max(node.start_byte())]);
+        let one: Vec<&str> = s.split_whitespace().collect();
+        let mut sig = one.join(" ");
+        if sig.len() > 300 {
+            let mut cut = 300;
+            while !sig.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            sig.truncate(cut);
+            sig.push('…');
+        }
+        sig.trim_end_matches([':', '{', ' ']).to_string()
+    }
+}
+
+/// A node's first line, 1-based.
+pub(crate) fn line(node: Node<'_>) -> u32 {
+    node.start_position().row as u32 + 1
+}
+
+/// A node's last line, 1-based.
+pub(crate) fn end_line(node: Node<'_>) -> u32 {
+    node.end_position().row as u32 + 1
+}
+
+/// The named children of `node`.
+pub(crate) fn children<'t>(node: Node<'t>) -> Vec<Node<'t>> {
+    let mut c = node.walk();
+    node.named_children(&mut c).collect()
+}
+
+/// Whether `node` has an (anonymous or named) child of kind `kind`.
+pub(crate) fn has_child(node: Node<'_>, kind: &str) -> bool {
+    let mut c = node.walk();
+    node.children(&mut c).any(|n| n.kind() == kind)
+}

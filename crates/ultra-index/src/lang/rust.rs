@@ -1,0 +1,456 @@
+//! Rust: the node kinds of the generic passes, and symbols and imports from the tree.
+
+use tree_sitter::Node;
+
+use super::{Cx, Spec, children, has_child, line};
+use crate::model::{Class, DefKind, Function, Method, Property};
+
+pub(crate) static SPEC: Spec = Spec {
+    identifiers: &["identifier", "type_identifier", "field_identifier"],
+    comments: &["line_comment", "block_comment"],
+    decisions: &[
+        "if_expression",
+        "for_expression",
+        "while_expression",
+        "loop_expression",
+        "match_arm",
+        "&&",
+        "||",
+        "?",
+    ],
+    blocks: &[
+        "block",
+        "declaration_list",
+        "field_declaration_list",
+        "match_block",
+    ],
+};
+
+/// Methods found in an `impl` block, merged into the type's [`Class`] at the end when the
+/// type is declared in the same file.
+struct Impl {
+    ty: String,
+    trait_name: Option<String>,
+    methods: Vec<Method>,
+}
+
+/// Functions, classes, definitions and imports.
+pub(crate) fn extract(root: Node<'_>, cx: &mut Cx<'_>) {
+    let mut impls = Vec::new();
+    let mut mods = Vec::new();
+    items(root, cx, &mut impls, &mut mods);
+    for imp in impls {
+        let Some(class) = cx
+            .out
+            .classes
+            .iter_mut()
+            .find(|c| c.name == imp.ty && c.kind != "trait")
+        else {
+            continue;
+        };
+        class.methods.extend(imp.methods);
+        if let Some(t) = imp.trait_name
+            && !class.implements.contains(&t)
+        {
+            class.implements.push(t);
+        }
+    }
+}
+
+/// The items of a source file, inline module, or `extern` block.
+fn items(node: Node<'_>, cx: &mut Cx<'_>, impls: &mut Vec<Impl>, mods: &mut Vec<String>) {
+    for child in children(node) {
+        match child.kind() {
+            "function_item" | "function_signature_item" => {
+                let exported = has_child(child, "visibility_modifier");
+                function(cx, child, None, exported);
+            }
+            "struct_item" | "union_item" => structure(cx, child),
+            "enum_item" => enumeration(cx, child),
+            "trait_item" => trait_item(cx, child),
+            "impl_item" => impls.extend(impl_item(cx, child)),
+            "type_item" => define_named(cx, child, DefKind::Type, None),
+            "const_item" | "static_item" => define_named(cx, child, DefKind::Const, None),
+            "macro_definition" => define_named(cx, child, DefKind::Function, None),
+            "mod_item" => {
+                define_named(cx, child, DefKind::Module, None);
+                let Some(name) = cx.field(child, "name") else {
+                    continue;
+                };
+                if let Some(body) = child.child_by_field_name("body") {
+                    mods.push(name);
+                    items(body, cx, impls, mods);
+                    mods.pop();
+                } else {
+                    let mut path = mods.clone();
+                    path.push(name.clone());
+                    cx.import(child, format!("mod:{}", path.join("/")), vec![name]);
+                }
+            }
+            "foreign_mod_item" => {
+                if let Some(body) = child.child_by_field_name("body") {
+                    items(body, cx, impls, mods);
+                }
+            }
+            "use_declaration" => {
+                if let Some(arg) = child.child_by_field_name("argument") {
+                    let mut found = Vec::new();
+                    use_tree(cx, arg, "", &mut found);
+                    for (source, names) in found {
+                        cx.import(child, source, names);
+                    }
+                }
+            }
+            "extern_crate_declaration" => {
+                if let Some(name) = cx.field(child, "name") {
+                    let alias = cx.field(child, "alias").unwrap_or_else(|| name.clone());
+                    cx.import(child, name, vec![alias]);
+                }
+            }
+            // Recovered items can sit inside an ERROR node.
+            "ERROR" => items(child, cx, impls, mods),
+            _ => {}
+        }
+    }
+}
+
+/// Source text with runs of whitespace collapsed to one space.
+fn squish(cx: &Cx<'_>, node: Node<'_>) -> String {
+    cx.text(node)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Source text with all whitespace removed (paths: `std :: fmt` → `std::fmt`).
+fn compact(cx: &Cx<'_>, node: Node<'_>) -> String {
+    cx.text(node).split_whitespace().collect()
+}
+
+/// The `///` (or `/** */`) doc comment above an item, skipping its attributes.
+fn doc(cx: &Cx<'_>, node: Node<'_>) -> Option<String> {
+    let mut lines = Vec::new();
+    let mut cur = node.prev_sibling();
+    while let Some(c) = cur {
+        match c.kind() {
+            "attribute_item" => {}
+            "line_comment" => {
+                let t = cx.text(c);
+                match t.strip_prefix("///") {
+                    Some(rest) if !rest.starts_with('/') => lines.push(rest.trim().to_string()),
+                    _ => break,
+                }
+            }
+            "block_comment" => {
+                let t = cx.text(c);
+                match t.strip_prefix("/**") {
+                    Some(rest) if !rest.starts_with('*') => {
+                        let inner = rest.trim_end_matches("*/");
+                        for l in inner.lines().rev() {
+                            lines.push(l.trim().trim_start_matches('*').trim().to_string());
+                        }
+                    }
+                    _ => break,
+                }
+            }
+            _ => break,
+        }
+        cur = c.prev_sibling();
+    }
+    lines.reverse();
+    let text: Vec<String> = lines.into_iter().filter(|l| !l.is_empty()).collect();
+    (!text.is_empty()).then(|| text.join("\n"))
+}
+
+/// A definition named by `node`'s `name` field.
+fn define_named(cx: &mut Cx<'_>, node: Node<'_>, kind: DefKind, container: Option<&str>) {
+    if let Some(name) = node.child_by_field_name("name") {
+        cx.define(name, kind, node, container);
+    }
+}
+
+/// A `fn` item (or signature), recorded as a function or, with `owner`, a method
+/// `Owner.name`. Returns the method entry for the owner's class.
+fn function(
+    cx: &mut Cx<'_>,
+    node: Node<'_>,
+    owner: Option<&str>,
+    exported: bool,
+) -> Option<Method> {
+    let name_node = node.child_by_field_name("name")?;
+    let name = cx.text(name_node);
+    let mut params = Vec::new();
+    let mut has_self = false;
+    if let Some(list) = node.child_by_field_name("parameters") {
+        for p in children(list) {
+            match p.kind() {
+                "attribute_item" | "line_comment" | "block_comment" => continue,
+                "self_parameter" => has_self = true,
+                "parameter"
+                    if p.child_by_field_name("pattern")
+                        .is_some_and(|pat| pat.kind() == "self") =>
+                {
+                    has_self = true;
+                }
+                _ => {}
+            }
+            params.push(squish(cx, p));
+        }
+    }
+    let is_async = children(node)
+        .into_iter()
+        .any(|c| c.kind() == "function_modifiers" && has_child(c, "async"));
+    let f = Function {
+        qualified: owner.map_or_else(|| name.clone(), |o| format!("{o}.{name}")),
+        name: name.clone(),
+        params: params.clone(),
+        is_async,
+        is_exported: exported,
+        return_type: node
+            .child_by_field_name("return_type")
+            .map(|t| squish(cx, t)),
+        signature: cx
+            .signature(node, node.child_by_field_name("body"))
+            .trim_end_matches([';', ' '])
+            .to_string(),
+        doc: doc(cx, node),
+        line_start: line(node),
+        line_end: super::end_line(node),
+    };
+    cx.function(name_node, node, owner, f);
+    Some(Method {
+        name,
+        is_static: !has_self,
+        is_async,
+        params,
+    })
+}
+
+/// A class-like with everything but methods filled in.
+fn class_shell(cx: &Cx<'_>, node: Node<'_>, name: &str, kind: &str) -> Class {
+    Class {
+        name: name.to_string(),
+        kind: kind.to_string(),
+        is_exported: has_child(node, "visibility_modifier"),
+        doc: doc(cx, node),
+        line_start: line(node),
+        line_end: super::end_line(node),
+        ..Class::default()
+    }
+}
+
+/// Fields of a `{ named }` or `( ordered )` field list.
+fn fields(cx: &Cx<'_>, body: Node<'_>) -> Vec<Property> {
+    let mut out = Vec::new();
+    match body.kind() {
+        "field_declaration_list" => {
+            for f in children(body) {
+                if f.kind() == "field_declaration"
+                    && let Some(name) = cx.field(f, "name")
+                {
+                    out.push(Property {
+                        name,
+                        is_static: false,
+                        is_readonly: false,
+                    });
+                }
+            }
+        }
+        "ordered_field_declaration_list" => {
+            let mut c = body.walk();
+            let count = body.children_by_field_name("type", &mut c).count();
+            for i in 0..count {
+                out.push(Property {
+                    name: i.to_string(),
+                    is_static: false,
+                    is_readonly: false,
+                });
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+/// `struct` and `union` items.
+fn structure(cx: &mut Cx<'_>, node: Node<'_>) {
+    let Some(name_node) = node.child_by_field_name("name") else {
+        return;
+    };
+    let name = cx.text(name_node);
+    let kind = if node.kind() == "union_item" {
+        "union"
+    } else {
+        "struct"
+    };
+    let mut class = class_shell(cx, node, &name, kind);
+    if let Some(body) = node.child_by_field_name("body") {
+        class.properties = fields(cx, body);
+    }
+    cx.class(name_node, node, DefKind::Struct, class);
+}
+
+/// `enum` items: variants are static read-only properties and `Const` definitions.
+fn enumeration(cx: &mut Cx<'_>, node: Node<'_>) {
+    let Some(name_node) = node.child_by_field_name("name") else {
+        return;
+    };
+    let name = cx.text(name_node);
+    let mut class = class_shell(cx, node, &name, "enum");
+    let mut variants = Vec::new();
+    if let Some(body) = node.child_by_field_name("body") {
+        for v in children(body) {
+            if v.kind() == "enum_variant"
+                && let Some(vn) = v.child_by_field_name("name")
+            {
+                class.properties.push(Property {
+                    name: cx.text(vn),
+                    is_static: true,
+                    is_readonly: true,
+                });
+                variants.push((vn, v));
+            }
+        }
+    }
+    cx.class(name_node, node, DefKind::Enum, class);
+    for (vn, v) in variants {
+        cx.define(vn, DefKind::Const, v, Some(&name));
+    }
+}
+
+/// `trait` items: abstract classes whose methods are its `fn`s; the first supertrait is
+/// `extends`, the rest `implements`.
+fn trait_item(cx: &mut Cx<'_>, node: Node<'_>) {
+    let Some(name_node) = node.child_by_field_name("name") else {
+        return;
+    };
+    let name = cx.text(name_node);
+    let mut class = class_shell(cx, node, &name, "trait");
+    class.is_abstract = true;
+    if let Some(bounds) = node.child_by_field_name("bounds") {
+        let mut supers = children(bounds)
+            .into_iter()
+            .filter(|b| !matches!(b.kind(), "lifetime" | "line_comment" | "block_comment"))
+            .map(|b| squish(cx, b));
+        class.extends = supers.next();
+        class.implements = supers.collect();
+    }
+    let exported = class.is_exported;
+    cx.class(name_node, node, DefKind::Trait, class);
+    let Some(body) = node.child_by_field_name("body") else {
+        return;
+    };
+    let mut methods = Vec::new();
+    members(cx, body, &name, exported, &mut methods);
+    if let Some(c) = cx
+        .out
+        .classes
+        .iter_mut()
+        .rev()
+        .find(|c| c.name == name && c.kind == "trait")
+    {
+        c.methods = methods;
+    }
+}
+
+/// The `fn`s, associated types and consts of a trait or impl body.
+fn members(
+    cx: &mut Cx<'_>,
+    body: Node<'_>,
+    owner: &str,
+    exported: bool,
+    methods: &mut Vec<Method>,
+) {
+    for m in children(body) {
+        match m.kind() {
+            "function_item" | "function_signature_item" => {
+                let exported = exported || has_child(m, "visibility_modifier");
+                methods.extend(function(cx, m, Some(owner), exported));
+            }
+            "associated_type" | "type_item" => define_named(cx, m, DefKind::Type, Some(owner)),
+            "const_item" => define_named(cx, m, DefKind::Const, Some(owner)),
+            _ => {}
+        }
+    }
+}
+
+/// The name of the type an `impl` is for: `Foo` for `Foo<T>`, `a::Foo`, `&Foo`.
+fn type_name(cx: &Cx<'_>, node: Node<'_>) -> String {
+    match node.kind() {
+        "generic_type" | "reference_type" | "pointer_type" => node
+            .child_by_field_name("type")
+            .map_or_else(|| squish(cx, node), |t| type_name(cx, t)),
+        "scoped_type_identifier" => node
+            .child_by_field_name("name")
+            .map_or_else(|| squish(cx, node), |t| cx.text(t)),
+        _ => squish(cx, node),
+    }
+}
+
+/// `impl [Trait for] Type { ... }`: methods `Type.name`.
+fn impl_item(cx: &mut Cx<'_>, node: Node<'_>) -> Option<Impl> {
+    let ty = type_name(cx, node.child_by_field_name("type")?);
+    let trait_name = node.child_by_field_name("trait").map(|t| squish(cx, t));
+    let mut methods = Vec::new();
+    if let Some(body) = node.child_by_field_name("body") {
+        members(cx, body, &ty, trait_name.is_some(), &mut methods);
+    }
+    Some(Impl {
+        ty,
+        trait_name,
+        methods,
+    })
+}
+
+/// The leaf paths of a `use` tree, with the names each brings in.
+fn use_tree(cx: &Cx<'_>, node: Node<'_>, prefix: &str, out: &mut Vec<(String, Vec<String>)>) {
+    let join = |p: &str, s: String| if p.is_empty() { s } else { format!("{p}::{s}") };
+    let last = |s: &str| s.rsplit("::").next().unwrap_or(s).to_string();
+    match node.kind() {
+        "self" if !prefix.is_empty() => out.push((prefix.to_string(), vec![last(prefix)])),
+        "identifier" | "scoped_identifier" | "crate" | "self" | "super" | "metavariable" => {
+            let path = join(prefix, compact(cx, node));
+            let name = last(&path);
+            out.push((path, vec![name]));
+        }
+        "use_as_clause" => {
+            let Some(path) = node.child_by_field_name("path") else {
+                return;
+            };
+            let p = compact(cx, path);
+            let full = if p == "self" && !prefix.is_empty() {
+                prefix.to_string()
+            } else {
+                join(prefix, p)
+            };
+            let alias = cx.field(node, "alias").unwrap_or_else(|| last(&full));
+            out.push((full, vec![alias]));
+        }
+        "use_wildcard" => {
+            let base = children(node)
+                .into_iter()
+                .find(|c| !matches!(c.kind(), "line_comment" | "block_comment"))
+                .map(|c| compact(cx, c));
+            let path = match base {
+                Some(b) => join(prefix, format!("{b}::*")),
+                None => join(prefix, "*".to_string()),
+            };
+            out.push((path, Vec::new()));
+        }
+        "use_list" => {
+            for c in children(node) {
+                use_tree(cx, c, prefix, out);
+            }
+        }
+        "scoped_use_list" => {
+            let p = match node.child_by_field_name("path") {
+                Some(path) => join(prefix, compact(cx, path)),
+                None => prefix.to_string(),
+            };
+            if let Some(list) = node.child_by_field_name("list") {
+                use_tree(cx, list, &p, out);
+            }
+        }
+        _ => {}
+    }
+}

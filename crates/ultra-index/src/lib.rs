@@ -1,0 +1,25 @@
+//! Ultra's code index (seed 001): tree-sitter parses of Rust, Python, TypeScript, TSX,
+//! JavaScript, Go, Java, C and C++ files into [`FileIndex`] records (functions, classes,
+//! definitions, imports, identifier occurrences, complexity, TODOs, syntax errors), kept
+//! per file and updated incrementally by content hash.
+//!
+//! `lang/` knows each language (one module per grammar family: node kinds for the generic
+//! passes, and its symbol and import extractor); `passes.rs` runs a parse and the passes
+//! that are the same for every language; `resolve.rs` maps imports to workspace files;
+//! `index.rs` holds the records with their lookups and the dependency graph; `build.rs`
+//! indexes a whole tree on every core.
+
+pub mod build;
+pub mod index;
+pub mod lang;
+pub mod model;
+pub mod passes;
+pub mod resolve;
+
+pub use index::{Graph, Index};
+pub use lang::Lang;
+pub use model::{
+    Class, Complexity, DefKind, Definition, FileIndex, Function, Import, Method, Occurrence,
+    Property, Reference, SyntaxError, Todo,
+};
+pub use passes::index_file;

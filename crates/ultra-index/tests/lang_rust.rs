@@ -1,0 +1,121 @@
+//! The Rust extractor on a small crate: snapshots per file plus the facts that matter most.
+
+#![allow(clippy::unwrap_used)]
+
+mod native_snap;
+
+use native_snap::{check, class, def, func};
+use ultra_index::DefKind;
+
+#[test]
+fn lib_rs() {
+    let idx = check(
+        "rust/src/lib.rs",
+        &["register", "MAX_AREA", "Registry", "Entry"],
+    );
+    let reg = func(&idx, "register");
+    assert!(reg.is_exported);
+    assert_eq!(
+        reg.params,
+        ["reg: &mut Registry", "name: &str", "shape: Box<dyn Shape>"]
+    );
+    assert_eq!(reg.return_type.as_deref(), Some("bool"));
+    assert_eq!(
+        reg.doc.as_deref(),
+        Some("Adds a shape, refusing ones that are too large.\nReturns whether it was added.")
+    );
+    let load = func(&idx, "load_all");
+    assert!(load.is_async && load.is_exported);
+    assert_eq!(load.params, ["names: Vec<String>", "scale: f64"]);
+    assert!(!func(&idx, "describe").is_exported);
+    // Items of inline modules are indexed too.
+    assert_eq!(def(&idx, "reveal").kind, DefKind::Function);
+    assert_eq!(def(&idx, "DEPTH").kind, DefKind::Const);
+    assert_eq!(def(&idx, "inner").kind, DefKind::Module);
+    // The definition of `register` is flagged, a use is not.
+    let d = def(&idx, "register");
+    let refs: Vec<_> = idx.references_to("register").collect();
+    assert!(
+        refs.iter()
+            .any(|r| r.is_definition && r.line == d.line && r.column == d.column)
+    );
+    let sources: Vec<&str> = idx.imports.iter().map(|i| i.source.as_str()).collect();
+    assert_eq!(
+        sources,
+        [
+            "alloc",
+            "mod:shapes",
+            "mod:util",
+            "std::collections::HashMap",
+            "std::collections::hash_map::Entry",
+            "std::fmt",
+            "std::fmt::Display",
+            "crate::shapes::*",
+            "self::util::clamp",
+        ]
+    );
+    let show = idx
+        .imports
+        .iter()
+        .find(|i| i.source == "std::fmt::Display")
+        .unwrap();
+    assert_eq!(show.names, ["Show"]);
+}
+
+#[test]
+fn shapes_rs() {
+    let idx = check("rust/src/shapes.rs", &["Circle", "area", "radius"]);
+    let circle = class(&idx, "Circle");
+    assert_eq!(circle.kind, "struct");
+    assert!(circle.is_exported);
+    assert_eq!(circle.implements, ["Shape"]);
+    let names: Vec<&str> = circle.methods.iter().map(|m| m.name.as_str()).collect();
+    assert_eq!(names, ["new", "grow", "fetch_radius", "area", "unit"]);
+    assert!(circle.methods[0].is_static);
+    assert!(!circle.methods[1].is_static);
+    assert!(!circle.methods[2].is_static && circle.methods[2].is_async);
+    let props: Vec<&str> = circle.properties.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(props, ["radius", "center"]);
+    assert_eq!(circle.doc.as_deref(), Some("A circle."));
+    let shape = class(&idx, "Shape");
+    assert_eq!(shape.kind, "trait");
+    assert!(shape.is_abstract);
+    assert_eq!(shape.methods.len(), 3);
+    let new = func(&idx, "Circle.new");
+    assert_eq!(new.name, "new");
+    assert_eq!(new.params, ["r: f64"]);
+    assert_eq!(new.return_type.as_deref(), Some("Self"));
+    let d = idx
+        .definitions
+        .iter()
+        .find(|d| d.name == "new" && d.container.as_deref() == Some("Circle"))
+        .unwrap();
+    assert_eq!(d.kind, DefKind::Method);
+    // `impl Shape for Square` puts methods on Square and the trait in its implements.
+    assert_eq!(class(&idx, "Square").implements, ["Shape"]);
+    assert_eq!(func(&idx, "Square.area").params, ["&self"]);
+    assert_eq!(class(&idx, "Kind").kind, "enum");
+    assert_eq!(class(&idx, "Bits").kind, "union");
+}
+
+#[test]
+fn util_mod_rs() {
+    let idx = check("rust/src/util/mod.rs", &["clamp"]);
+    assert!(func(&idx, "clamp").is_exported);
+    assert!(func(&idx, "unused").is_exported);
+}
+
+#[test]
+fn broken_rs_still_indexes() {
+    let idx = check("rust/src/broken.rs", &["After"]);
+    assert!(!idx.errors.is_empty());
+    for f in ["before", "after"] {
+        func(&idx, f);
+    }
+    assert_eq!(class(&idx, "After").kind, "struct");
+}
+
+#[test]
+fn truncated_files_never_panic() {
+    native_snap::prefixes_never_panic(&["rust/src/lib.rs", "rust/src/shapes.rs"]);
+}

@@ -1,0 +1,257 @@
+//! Seed 001's code tools through the real binary on a mixed-language workspace: symbols,
+//! definitions with suggestions, references, the dependency graph with hubs and entry
+//! points, complexity, TODOs, structure; and the index following edits, renames and
+//! deletes while a server runs.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use common::Ws;
+use serde_json::{Value, json};
+
+fn fixture() -> Ws {
+    let ws = Ws::new();
+    ws.write(
+        "web/src/db.ts",
+        "export class Db {\n  get(id: string) {\n    return id;\n  }\n}\n",
+    );
+    for name in ["a", "b", "c", "d", "e", "f"] {
+        ws.write(
+            &format!("web/src/{name}.ts"),
+            &format!("import {{ Db }} from './db';\nexport const {name} = new Db();\n"),
+        );
+    }
+    ws.write(
+        "web/src/index.ts",
+        "import { a } from './a';\n// TODO: wire the rest\nexport function main(): void {\n  if (a) {\n    for (const x of [1, 2]) {\n      console.log(x);\n    }\n  }\n}\n",
+    );
+    ws.write(
+        "py/app/models.py",
+        "class User:\n    \"\"\"A user.\"\"\"\n    def __init__(self, name):\n        self.name = name\n\n    async def save(self):\n        pass  # FIXME: persist\n",
+    );
+    ws.write("py/app/__init__.py", "");
+    ws.write(
+        "py/app/views.py",
+        "from .models import User\n\ndef show(user: User) -> str:\n    return user.name\n",
+    );
+    ws.write(
+        "rs/src/lib.rs",
+        "mod net;\n/// Adds.\npub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n",
+    );
+    ws.write(
+        "rs/src/net.rs",
+        "use crate::add;\n/* HACK: fixed port */\npub struct Conn {\n    port: u16,\n}\n",
+    );
+    ws.write("notes.txt", "not code\n");
+    ws
+}
+
+/// `ultra -c TOOL -a ARGS --json`: the reply.
+fn call(ws: &Ws, cmd: &str, args: Value) -> Value {
+    let out = ws.cli(&["-c", cmd, "-a", &args.to_string(), "--json"]);
+    out.json()[0].clone()
+}
+
+fn data(ws: &Ws, cmd: &str, args: Value) -> Value {
+    let v = call(ws, cmd, args);
+    assert_eq!(v["success"], true, "{cmd}: {v}");
+    v["data"].clone()
+}
+
+#[test]
+fn symbols_definitions_and_references() {
+    let ws = fixture();
+    let d = data(&ws, "code.findDefinition", json!({"symbol": "User"}));
+    assert_eq!(d["definitions"][0]["path"], "py/app/models.py", "{d}");
+    assert_eq!(d["definitions"][0]["type"], "class");
+    assert_eq!(d["index"]["state"], "ready");
+    assert!(
+        d["text"]
+            .as_str()
+            .unwrap()
+            .contains("py/app/models.py:1 (class)"),
+        "{d}"
+    );
+
+    let d = data(&ws, "code.findDefinition", json!({"symbol": "User.save"}));
+    assert_eq!(d["definitions"][0]["line"], 6, "{d}");
+
+    let v = call(&ws, "code.findDefinition", json!({"symbol": "Usr"}));
+    assert_eq!(v["error"]["code"], "SYMBOL_NOT_FOUND", "{v}");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("Did you mean?"),
+        "{v}"
+    );
+    assert_eq!(
+        v["error"]["details"]["suggestions"][0]["name"], "User",
+        "{v}"
+    );
+
+    let d = data(
+        &ws,
+        "code.findReferences",
+        json!({"symbol": "Db", "path": "web"}),
+    );
+    assert_eq!(d["totalReferences"], 13, "{d}");
+    let defs: Vec<&Value> = d["references"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["isDefinition"] == true)
+        .collect();
+    assert_eq!(defs.len(), 1);
+    assert_eq!(defs[0]["path"], "web/src/db.ts");
+
+    let d = data(
+        &ws,
+        "code.getFunction",
+        json!({"path": "rs/src/lib.rs", "name": "add"}),
+    );
+    assert_eq!(d["params"], json!(["a: i32", "b: i32"]), "{d}");
+    assert_eq!(d["returnType"], "i32");
+    assert_eq!(d["isExported"], true);
+    assert_eq!(d["doc"], "Adds.");
+    assert!(
+        d["code"].as_str().unwrap().contains("     4\t    a + b"),
+        "{d}"
+    );
+
+    let v = call(
+        &ws,
+        "code.getFunction",
+        json!({"path": "py/app/models.py", "name": "delete"}),
+    );
+    assert_eq!(v["error"]["code"], "SYMBOL_NOT_FOUND");
+    assert!(
+        v["error"]["details"]["available"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("User.save")),
+        "{v}"
+    );
+    let d = data(
+        &ws,
+        "code.getClass",
+        json!({"path": "py/app/models.py", "name": "User"}),
+    );
+    assert_eq!(d["methods"][1]["name"], "save", "{d}");
+    assert_eq!(d["methods"][1]["isAsync"], true);
+
+    // Outside the root is refused.
+    let v = call(&ws, "code.getLines", json!({"path": "../../etc/passwd"}));
+    assert_eq!(v["error"]["code"], "PATH_OUTSIDE_WORKSPACE", "{v}");
+}
+
+#[test]
+fn dependency_graph_complexity_todos_structure() {
+    let ws = fixture();
+    let d = data(&ws, "code.getDependents", json!({"path": "web/src/db.ts"}));
+    assert_eq!(d["isHub"], true, "{d}");
+    assert_eq!(d["totalDependents"], 6);
+    assert!(
+        d["text"]
+            .as_str()
+            .unwrap()
+            .contains("Warning: This is a hub file. Changes may impact 6 other files.")
+    );
+
+    let d = data(&ws, "code.getDependencies", json!({"path": "web/src/a.ts"}));
+    assert_eq!(d["dependencies"][0]["path"], "web/src/db.ts", "{d}");
+    assert_eq!(d["dependencies"][0]["isHub"], true);
+    let d = data(
+        &ws,
+        "code.getDependencies",
+        json!({"path": "web/src/index.ts"}),
+    );
+    assert_eq!(d["dependencies"][0]["path"], "web/src/a.ts");
+    let d = data(
+        &ws,
+        "code.getDependencies",
+        json!({"path": "py/app/views.py"}),
+    );
+    assert_eq!(d["dependencies"][0]["path"], "py/app/models.py", "{d}");
+    let d = data(
+        &ws,
+        "code.getDependencies",
+        json!({"path": "rs/src/lib.rs"}),
+    );
+    assert_eq!(d["dependencies"][0]["path"], "rs/src/net.rs", "{d}");
+    assert_eq!(
+        data(
+            &ws,
+            "code.getDependents",
+            json!({"path": "web/src/index.ts"})
+        )["totalDependents"],
+        0
+    );
+
+    let d = data(
+        &ws,
+        "code.getComplexity",
+        json!({"path": "web", "limit": 1}),
+    );
+    assert_eq!(d["files"][0]["path"], "web/src/index.ts", "{d}");
+    assert_eq!(d["files"][0]["cyclomaticComplexity"], 3);
+    assert_eq!(d["summary"]["totalFiles"], 8);
+
+    let d = data(&ws, "code.getTodos", json!({}));
+    let kinds: Vec<&str> = d["todos"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["FIXME", "HACK", "TODO"], "{d}");
+    assert_eq!(d["summary"]["byType"]["TODO"], 1);
+    let d = data(&ws, "code.getTodos", json!({"path": "py", "type": "fixme"}));
+    assert_eq!(d["todos"][0]["text"], "persist", "{d}");
+
+    let d = data(&ws, "code.getStructure", json!({"path": "rs"}));
+    assert_eq!(
+        d["text"],
+        "rs/\n└── 📁 src/\n    ├── 📄 lib.rs\n    └── 📄 net.rs\n\nStats: 1 directories, 2 files\n"
+    );
+}
+
+#[test]
+fn the_index_follows_edits_renames_and_deletes() {
+    let ws = fixture();
+    let _server = ws.serve();
+    let mut c = ws.agent("bot");
+    let d = c.ok("code.findDefinition", json!({"symbol": "add"}));
+    assert_eq!(d["definitions"][0]["path"], "rs/src/lib.rs");
+
+    // A change on disk.
+    ws.write(
+        "rs/src/lib.rs",
+        "mod net;\npub fn plus(a: i32, b: i32) -> i32 {\n    a + b\n}\n",
+    );
+    let e = c.err("code.findDefinition", json!({"symbol": "add"}));
+    assert_eq!(e["data"]["code"], "SYMBOL_NOT_FOUND", "{e}");
+    assert_eq!(
+        c.ok("code.findDefinition", json!({"symbol": "plus"}))["definitions"][0]["line"],
+        2
+    );
+
+    // An unsaved buffer edit is what the agent sees.
+    c.ok("ultra.openFile", json!({"path": "rs/src/net.rs"}));
+    c.ok(
+        "ultra.edit",
+        json!({"path": "rs/src/net.rs", "range": {"start": {"line": 5, "character": 0}, "end": {"line": 5, "character": 0}}, "text": "pub fn dial() {}\n"}),
+    );
+    let d = c.ok("code.findDefinition", json!({"symbol": "dial"}));
+    assert_eq!(d["definitions"][0]["path"], "rs/src/net.rs", "{d}");
+
+    // Rename and delete.
+    std::fs::rename(ws.path("py/app/views.py"), ws.path("py/app/pages.py")).unwrap();
+    let d = c.ok("code.findDefinition", json!({"symbol": "show"}));
+    assert_eq!(d["definitions"][0]["path"], "py/app/pages.py", "{d}");
+    std::fs::remove_file(ws.path("web/src/f.ts")).unwrap();
+    let d = c.ok("code.getDependents", json!({"path": "web/src/db.ts"}));
+    assert_eq!(d["totalDependents"], 5, "{d}");
+    assert_eq!(d["isHub"], false);
+}
