@@ -71,12 +71,18 @@ pub fn register_all(r: &mut Registry<Services>) -> Result<(), RegistryError> {
 /// Where the audit log goes by default: `$XDG_STATE_HOME/ultra/<root-hash>/audit.ndjson`,
 /// else `~/.local/state/ultra/...`, else the temp dir.
 pub fn default_audit_path(root: &Path) -> std::path::PathBuf {
+    state_dir(root).join("audit.ndjson")
+}
+
+/// Ultra's per-workspace state directory: `$XDG_STATE_HOME/ultra/<root-hash>/`, else under
+/// `~/.local/state`, else the temp dir. It holds the audit log and the code index store.
+pub fn state_dir(root: &Path) -> std::path::PathBuf {
     let base = std::env::var_os("XDG_STATE_HOME")
         .map(std::path::PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".local/state")))
         .unwrap_or_else(std::env::temp_dir);
     let hash = blake3::hash(root.as_os_str().as_encoded_bytes()).to_hex();
-    base.join("ultra").join(&hash[..16]).join("audit.ndjson")
+    base.join("ultra").join(&hash[..16])
 }
 
 /// Build an executor for the workspace at `root` with `config`.

@@ -66,7 +66,10 @@ impl Services {
         let shell_root = Arc::new(ultra_workspace::Root::open(root, opts.root.clone())?);
         let ws = Workspace::open(root, opts)?;
         Ok(Services {
-            code: crate::code::CodeIndex::new(ws.root().path().to_path_buf()),
+            code: crate::code::CodeIndex::new(
+                ws.root().path().to_path_buf(),
+                Some(crate::state_dir(ws.root().path()).join("index.redb")),
+            ),
             root: ws.root().path().to_path_buf(),
             workspace: Arc::new(Mutex::new(ws)),
             shell_root,
@@ -79,6 +82,21 @@ impl Services {
     /// are indexed before the rest). Call without holding the workspace lock.
     pub fn code(&self, first: &[String]) -> (&crate::code::CodeIndex, crate::code::IndexState) {
         let state = self.code.refresh(&self.shell_root, &self.workspace, first);
+        (&self.code, state)
+    }
+
+    /// Index the workspace now (from scratch when `cold`), reporting progress: `ultra index`.
+    pub fn index_now(
+        &self,
+        cold: bool,
+        on_progress: &mut dyn FnMut(ultra_index::build::Progress),
+    ) -> (&crate::code::CodeIndex, crate::code::IndexState) {
+        if cold {
+            self.code.clear();
+        }
+        let state = self
+            .code
+            .refresh_with(&self.shell_root, &self.workspace, &[], on_progress);
         (&self.code, state)
     }
 

@@ -55,7 +55,9 @@ impl<S: 'static> Registry<S> {
         if self.entries.contains_key(spec.id) || self.aliases.contains_key(spec.id) {
             return Err(RegistryError::Duplicate(spec.id.to_string()));
         }
-        for alias in spec.aliases {
+        // The tool name reaches the command too (agents call tools by it).
+        let tool_alias = spec.tool_name.filter(|t| *t != spec.id);
+        for alias in spec.aliases.iter().chain(tool_alias.iter()) {
             if self.entries.contains_key(alias) || self.aliases.contains_key(*alias) {
                 return Err(RegistryError::Duplicate((*alias).to_string()));
             }
@@ -85,7 +87,7 @@ impl<S: 'static> Registry<S> {
             tool_name: spec.tool_name.map(Into::into),
             aliases: spec.aliases.iter().map(|a| (*a).to_string()).collect(),
         };
-        for alias in spec.aliases {
+        for alias in spec.aliases.iter().chain(tool_alias.iter()) {
             self.aliases.insert((*alias).to_string(), spec.id);
         }
         self.entries.insert(
@@ -208,7 +210,8 @@ impl<S: 'static> Registry<S> {
             .map(|id| {
                 let l = id.to_ascii_lowercase();
                 let id_tail = l.rsplit('.').next().unwrap_or(&l);
-                let d = edit_distance(&lower, &l).min(edit_distance(&tail, id_tail) + 1);
+                let d =
+                    strsim::levenshtein(&lower, &l).min(strsim::levenshtein(&tail, id_tail) + 1);
                 let d = if l.contains(&tail) && tail.len() >= 3 {
                     d.min(2)
                 } else {
@@ -225,32 +228,5 @@ impl<S: 'static> Registry<S> {
             .take(n)
             .map(|(_, id)| id.to_string())
             .collect()
-    }
-}
-
-/// Levenshtein distance over chars.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut cur = vec![0; b.len() + 1];
-    for (i, ca) in a.chars().enumerate() {
-        cur[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let sub = prev[j] + usize::from(ca != *cb);
-            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        std::mem::swap(&mut prev, &mut cur);
-    }
-    prev[b.len()]
-}
-
-#[cfg(test)]
-mod tests {
-    use super::edit_distance;
-
-    #[test]
-    fn distance() {
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
-        assert_eq!(edit_distance("", "ab"), 2);
     }
 }

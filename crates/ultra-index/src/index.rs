@@ -218,7 +218,7 @@ impl Index {
                 } else if kl.contains(&lower) || lower.contains(&kl) && kl.len() > 2 {
                     1 + kl.len().abs_diff(lower.len()).min(5)
                 } else {
-                    let d = distance(&kl, &lower);
+                    let d = strsim::levenshtein(&kl, &lower);
                     if d > 2.max(lower.len() / 4) {
                         return None;
                     }
@@ -365,19 +365,4 @@ pub fn is_entry_point(path: &str) -> bool {
         stem,
         "index" | "main" | "lib" | "mod" | "__init__" | "__main__" | "app" | "server" | "cli"
     )
-}
-
-fn distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != *cb))
-                .min(prev[j + 1] + 1)
-                .min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }

@@ -7,7 +7,8 @@
 //! passes, and its symbol and import extractor); `passes.rs` runs a parse and the passes
 //! that are the same for every language; `resolve.rs` maps imports to workspace files;
 //! `index.rs` holds the records with their lookups and the dependency graph; `build.rs`
-//! indexes a whole tree on every core.
+//! indexes a whole tree on every core; `store.rs` keeps records on disk (redb) so a restart
+//! loads instead of parsing.
 
 pub mod build;
 pub mod index;
@@ -15,6 +16,7 @@ pub mod lang;
 pub mod model;
 pub mod passes;
 pub mod resolve;
+pub mod store;
 
 pub use index::{Graph, Index};
 pub use lang::Lang;

@@ -7,6 +7,7 @@
 //! - `ultra commands` lists the registry.
 
 mod cli;
+mod index;
 mod root;
 mod serve;
 mod sh;
@@ -93,6 +94,16 @@ enum Sub {
         /// The script, e.g. `'cat src/*.rs | head -3'`.
         script: String,
     },
+    /// Index the workspace's code now (progress on a terminal; the index persists, so
+    /// later commands start warm).
+    Index {
+        /// Forget the stored index and parse every file.
+        #[arg(long)]
+        cold: bool,
+        /// Print the summary as JSON.
+        #[arg(long = "json-summary")]
+        json: bool,
+    },
     /// Print AI-exposed commands as tool definitions for an LLM client.
     Tools {
         /// mcp, openai or anthropic.
@@ -158,6 +169,7 @@ fn main() -> ExitCode {
     match cli.sub {
         Some(Sub::Serve { socket, no_prompt }) => serve::run(&root, socket, no_prompt),
         Some(Sub::Sh { script }) => sh::run(&root, &script),
+        Some(Sub::Index { cold, json }) => index::run(&root, cold, json),
         Some(Sub::Tools { format, all }) => tools::run(&format, all),
         Some(Sub::Commands { query, json }) => cli::list_commands(&root, query.as_deref(), json),
         None if !cli.command.is_empty() => {

@@ -255,3 +255,25 @@ fn the_index_follows_edits_renames_and_deletes() {
     assert_eq!(d["totalDependents"], 5, "{d}");
     assert_eq!(d["isHub"], false);
 }
+
+/// The index persists between runs: a second run on an unchanged tree parses nothing, a
+/// changed file is the only one parsed again, and a deleted one is forgotten.
+#[test]
+fn the_index_persists_across_runs() {
+    let ws = fixture();
+    let first = data(&ws, "code.findDefinition", json!({"symbol": "User"}));
+    assert_eq!(first["index"]["refreshed"], 13, "{first}");
+    let second = data(&ws, "code.findDefinition", json!({"symbol": "User"}));
+    assert_eq!(second["index"]["refreshed"], 0, "{second}");
+    assert_eq!(second["definitions"], first["definitions"]);
+    ws.write("py/app/views.py", "def show2(user):\n    return user\n");
+    let d = data(&ws, "code.findDefinition", json!({"symbol": "show2"}));
+    assert_eq!(d["index"]["refreshed"], 1, "{d}");
+    std::fs::remove_file(ws.path("rs/src/net.rs")).unwrap();
+    let v = call(&ws, "code.findDefinition", json!({"symbol": "Conn"}));
+    assert_eq!(v["error"]["code"], "SYMBOL_NOT_FOUND", "{v}");
+    assert_eq!(
+        data(&ws, "code.findDefinition", json!({"symbol": "add"}))["index"]["refreshed"],
+        0
+    );
+}

@@ -59,6 +59,7 @@ fn crate_graph_points_down() {
                 "ultra-ipc",
                 "ultra-shell",
                 "ultra-workspace",
+                "ultra-index",
             ][..],
         ),
     ]);

@@ -17,6 +17,7 @@ use std::sync::{Mutex, RwLock};
 use schemars::JsonSchema;
 use serde::Serialize;
 use ultra_index::build::{self, Progress};
+use ultra_index::store::{Store, Stored};
 use ultra_index::{Index, index_file};
 use ultra_workspace::{Root, Workspace};
 
@@ -44,9 +45,28 @@ struct Stamp {
     mtime_ns: u128,
 }
 
+impl Stamp {
+    /// The size and modification time of a file now.
+    fn of(path: &std::path::Path) -> Option<Stamp> {
+        let m = std::fs::metadata(path).ok()?;
+        Some(Stamp {
+            len: m.len(),
+            mtime_ns: m
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_nanos()),
+        })
+    }
+}
+
 /// The index of one workspace.
 pub struct CodeIndex {
     root: PathBuf,
+    /// Where records persist; opened on first use (`None` inside: unavailable, e.g. held
+    /// by a running server).
+    store_path: Option<PathBuf>,
+    store: Mutex<Option<Option<Store>>>,
     index: RwLock<Index>,
     stamps: Mutex<HashMap<String, Stamp>>,
     /// Serialises refreshes (a second caller waits, then finds little to do).
@@ -57,9 +77,11 @@ pub struct CodeIndex {
 
 impl CodeIndex {
     /// An empty index of the workspace at `root`.
-    pub fn new(root: PathBuf) -> CodeIndex {
+    pub fn new(root: PathBuf, store_path: Option<PathBuf>) -> CodeIndex {
         CodeIndex {
             root,
+            store_path,
+            store: Mutex::new(None),
             index: RwLock::new(Index::new()),
             stamps: Mutex::new(HashMap::new()),
             refreshing: Mutex::new(()),
@@ -80,7 +102,19 @@ impl CodeIndex {
     /// Bring the index up to date with the disk and the open buffers; `first` are indexed
     /// before the rest when much has changed.
     pub fn refresh(&self, root: &Root, ws: &Mutex<Workspace>, first: &[String]) -> IndexState {
+        self.refresh_with(root, ws, first, &mut |_| {})
+    }
+
+    /// [`CodeIndex::refresh`], reporting progress while files are parsed.
+    pub fn refresh_with(
+        &self,
+        root: &Root,
+        ws: &Mutex<Workspace>,
+        first: &[String],
+        on_progress: &mut dyn FnMut(Progress),
+    ) -> IndexState {
         let _one = self.refreshing.lock().unwrap_or_else(|p| p.into_inner());
+        self.load_store();
         let allow = |rel: &str| {
             root.lexical(rel)
                 .is_ok_and(|r| root.check_readable(&r, false).is_ok())
@@ -92,14 +126,7 @@ impl CodeIndex {
             let stamps = self.stamps.lock().unwrap_or_else(|p| p.into_inner());
             for f in found {
                 seen.insert(f.path.clone());
-                let stamp = std::fs::metadata(&f.abs).ok().map(|m| Stamp {
-                    len: m.len(),
-                    mtime_ns: m
-                        .modified()
-                        .ok()
-                        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                        .map_or(0, |d| d.as_nanos()),
-                });
+                let stamp = Stamp::of(&f.abs);
                 if stamp.is_none() || stamps.get(&f.path) != stamp.as_ref() {
                     changed.push(f);
                 }
@@ -121,6 +148,7 @@ impl CodeIndex {
                 idx.remove(p);
                 stamps.remove(p);
             }
+            self.persist(&[], &gone);
         }
         if !changed.is_empty() {
             let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -131,20 +159,7 @@ impl CodeIndex {
             }
             let stamps_for: HashMap<String, Stamp> = changed
                 .iter()
-                .filter_map(|f| {
-                    let m = std::fs::metadata(&f.abs).ok()?;
-                    Some((
-                        f.path.clone(),
-                        Stamp {
-                            len: m.len(),
-                            mtime_ns: m
-                                .modified()
-                                .ok()
-                                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                                .map_or(0, |d| d.as_nanos()),
-                        },
-                    ))
-                })
+                .filter_map(|f| Some((f.path.clone(), Stamp::of(&f.abs)?)))
                 .collect();
             let mut batch = Vec::new();
             let progress = build::index_files(
@@ -163,6 +178,7 @@ impl CodeIndex {
                         *self.warming.lock().unwrap_or_else(|p| p.into_inner()) =
                             Some((p.done, p.total));
                     }
+                    on_progress(p);
                 },
             );
             self.apply(batch, &stamps_for);
@@ -186,16 +202,64 @@ impl CodeIndex {
         batch: Vec<(ultra_index::FileIndex, Vec<u8>)>,
         stamps_for: &HashMap<String, Stamp>,
     ) {
-        let mut idx = self.write();
-        let mut stamps = self.stamps.lock().unwrap_or_else(|p| p.into_inner());
-        for (record, content) in batch {
-            if let Some(s) = stamps_for.get(&record.path) {
-                stamps.insert(record.path.clone(), *s);
+        let mut stored = Vec::with_capacity(batch.len());
+        {
+            let mut idx = self.write();
+            let mut stamps = self.stamps.lock().unwrap_or_else(|p| p.into_inner());
+            for (record, content) in batch {
+                if let Some(s) = stamps_for.get(&record.path) {
+                    stamps.insert(record.path.clone(), *s);
+                    // go.mod's module path is read from its content, which is not stored.
+                    if !record.path.ends_with("go.mod") {
+                        stored.push(Stored {
+                            len: s.len,
+                            mtime_ns: s.mtime_ns,
+                            record: record.clone(),
+                        });
+                    }
+                }
+                if record.path.ends_with("go.mod") {
+                    idx.set_go_module(&record.path, &String::from_utf8_lossy(&content));
+                }
+                idx.upsert(record);
             }
-            if record.path.ends_with("go.mod") {
-                idx.set_go_module(&record.path, &String::from_utf8_lossy(&content));
+        }
+        self.persist(&stored, &[]);
+    }
+
+    /// Load the stored records once, before the first refresh: files whose stamp still
+    /// matches are not parsed again.
+    fn load_store(&self) {
+        let mut slot = self.store.lock().unwrap_or_else(|p| p.into_inner());
+        if slot.is_some() {
+            return;
+        }
+        let store = self.store_path.as_ref().and_then(|p| Store::open(p).ok());
+        if let Some(s) = &store
+            && let Ok(records) = s.load()
+        {
+            let mut idx = self.write();
+            let mut stamps = self.stamps.lock().unwrap_or_else(|p| p.into_inner());
+            for r in records {
+                stamps.insert(
+                    r.record.path.clone(),
+                    Stamp {
+                        len: r.len,
+                        mtime_ns: r.mtime_ns,
+                    },
+                );
+                idx.upsert(r.record);
             }
-            idx.upsert(record);
+        }
+        *slot = Some(store);
+    }
+
+    /// Write changes through to the store, when there is one. A failure only costs a
+    /// reparse at the next start.
+    fn persist(&self, upserts: &[Stored], removes: &[String]) {
+        let slot = self.store.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(Some(store)) = slot.as_ref() {
+            let _ = store.save(upserts, removes);
         }
     }
 
@@ -225,6 +289,21 @@ impl CodeIndex {
             n += 1;
         }
         n
+    }
+
+    /// Forget everything, on disk too, so the next refresh parses every file.
+    pub fn clear(&self) {
+        let _one = self.refreshing.lock().unwrap_or_else(|p| p.into_inner());
+        *self.store.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        if let Some(p) = &self.store_path {
+            let _ = std::fs::remove_file(p);
+        }
+        *self.write() = Index::new();
+        self.stamps
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clear();
+        *self.skipped.lock().unwrap_or_else(|p| p.into_inner()) = 0;
     }
 
     /// The state without refreshing.

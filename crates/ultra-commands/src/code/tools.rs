@@ -207,17 +207,11 @@ pub struct GetFunctionArgs {
 #[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct FunctionInfo {
-    pub name: String,
+    /// The function; its `name` is the one asked for (`Class.method` for methods).
+    #[serde(flatten)]
+    pub function: ultra_index::Function,
     /// The source with line numbers.
     pub code: String,
-    pub line_start: u32,
-    pub line_end: u32,
-    pub params: Vec<String>,
-    pub is_async: bool,
-    pub is_exported: bool,
-    pub return_type: Option<String>,
-    pub signature: String,
-    pub doc: Option<String>,
     pub index: IndexState,
 }
 
@@ -293,17 +287,11 @@ impl Command<Services> for GetFunction {
                 ))
             })?;
         let text = text_of(cx, &rel).unwrap_or_default();
+        let mut function = f.clone();
+        function.name = f.qualified.clone();
         Ok(FunctionInfo {
-            name: f.qualified.clone(),
             code: numbered(&text, f.line_start, f.line_end),
-            line_start: f.line_start,
-            line_end: f.line_end,
-            params: f.params.clone(),
-            is_async: f.is_async,
-            is_exported: f.is_exported,
-            return_type: f.return_type.clone(),
-            signature: f.signature.clone(),
-            doc: f.doc.clone(),
+            function,
             index: state,
         })
     }

@@ -63,26 +63,11 @@ pub fn names() -> impl Iterator<Item = &'static str> {
 /// Up to three built-in names close to an unknown one, for "command not found".
 pub fn closest(name: &str) -> Vec<&'static str> {
     let mut scored: Vec<(usize, &'static str)> = names()
-        .map(|n| (distance(name, n), n))
+        .map(|n| (strsim::levenshtein(name, n), n))
         .filter(|(d, _)| *d <= 2)
         .collect();
     scored.sort();
     scored.into_iter().take(3).map(|(_, n)| n).collect()
-}
-
-fn distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != *cb))
-                .min(prev[j + 1] + 1)
-                .min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }
 
 #[cfg(test)]

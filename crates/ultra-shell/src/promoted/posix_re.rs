@@ -333,8 +333,9 @@ pub fn compile_str(pattern: &str, flavor: Flavor, icase: bool) -> Result<regex::
         .map_err(|e| short(&e))
 }
 
-/// The last line of the `regex` crate's multi-line error.
-fn short(e: &regex::Error) -> String {
+/// The last line of a `regex` crate's multi-line error message (any error whose
+/// `Display` is the regex crate's, e.g. grep-regex's).
+pub fn short(e: &dyn std::fmt::Display) -> String {
     let s = e.to_string();
     s.lines()
         .rev()

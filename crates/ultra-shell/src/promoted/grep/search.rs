@@ -44,16 +44,7 @@ pub(super) fn matcher(a: &GrepArgs, patterns: &[String]) -> Result<RegexMatcher,
                 .iter()
                 .map(|p| posix_re::translate(p, flavor))
                 .collect::<Result<Vec<_>, _>>()?;
-            b.build_many(&translated).map_err(|e| {
-                let s = e.to_string();
-                s.lines()
-                    .rev()
-                    .find(|l| !l.trim().is_empty())
-                    .unwrap_or("invalid regular expression")
-                    .trim()
-                    .trim_start_matches("error: ")
-                    .to_string()
-            })
+            b.build_many(&translated).map_err(|e| posix_re::short(&e))
         }
     }
 }

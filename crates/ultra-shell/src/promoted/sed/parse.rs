@@ -839,16 +839,9 @@ pub fn compile(pat: &[u8], ere: bool, icase: bool, multi: bool) -> Result<Regex,
             .dot_matches_new_line(true)
             .build()
     };
-    build(false).or_else(|_| build(true)).map_err(|e| {
-        e.to_string()
-            .lines()
-            .rev()
-            .find(|l| !l.trim().is_empty())
-            .unwrap_or("invalid regular expression")
-            .trim()
-            .trim_start_matches("error: ")
-            .to_string()
-    })
+    build(false)
+        .or_else(|_| build(true))
+        .map_err(|e| crate::promoted::posix_re::short(&e))
 }
 
 /// Resolve the escapes of `a`/`i`/`c` text (`literal_other`: keep unknown escapes'
