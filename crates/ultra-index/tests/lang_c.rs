@@ -3,14 +3,38 @@
 
 #![allow(clippy::unwrap_used)]
 
-mod native_snap;
+mod lang_support;
 
-use native_snap::{check, class, def, func};
+use lang_support::{check_dir_with_refs, class, def, func, index};
 use ultra_index::DefKind;
 
 #[test]
+fn c_snapshots() {
+    check_dir_with_refs(
+        "c",
+        &[
+            ("buffer.h", &["buffer_t", "buffer_new", "BUFFER_H"]),
+            ("buffer.c", &["grow", "buffer_free", "buffer_count", "b"]),
+            ("common.h", &["point"]),
+        ],
+    );
+}
+
+#[test]
+fn cpp_snapshots() {
+    check_dir_with_refs(
+        "cpp",
+        &[
+            ("shapes.hpp", &["Shape", "area", "Circle"]),
+            ("shapes.cpp", &["area", "created", "helper"]),
+            ("util.hpp", &["clamp"]),
+        ],
+    );
+}
+
+#[test]
 fn c_buffer_h() {
-    let idx = check("c/buffer.h", &["buffer_t", "buffer_new", "BUFFER_H"]);
+    let idx = index("c", "buffer.h");
     // Prototypes index as functions so headers answer get_function.
     let new = func(&idx, "buffer_new");
     assert_eq!(new.params, ["size_t cap"]);
@@ -53,7 +77,7 @@ fn c_buffer_h() {
 
 #[test]
 fn c_buffer_c() {
-    let idx = check("c/buffer.c", &["grow", "buffer_free", "buffer_count", "b"]);
+    let idx = index("c", "buffer.c");
     assert!(!func(&idx, "grow").is_exported);
     assert!(func(&idx, "buffer_new").is_exported);
     assert_eq!(
@@ -78,14 +102,14 @@ fn c_buffer_c() {
 
 #[test]
 fn c_common_h() {
-    let idx = check("c/common.h", &["point"]);
+    let idx = index("c", "common.h");
     assert_eq!(class(&idx, "status").kind, "enum");
     assert_eq!(class(&idx, "point").properties.len(), 2);
 }
 
 #[test]
 fn c_broken_still_indexes() {
-    let idx = check("c/broken.c", &[]);
+    let idx = index("c", "broken.c");
     assert!(!idx.errors.is_empty());
     func(&idx, "good");
     func(&idx, "later");
@@ -94,7 +118,7 @@ fn c_broken_still_indexes() {
 
 #[test]
 fn cpp_shapes_hpp() {
-    let idx = check("cpp/shapes.hpp", &["Shape", "area", "Circle"]);
+    let idx = index("cpp", "shapes.hpp");
     let shape = class(&idx, "Shape");
     assert_eq!(shape.kind, "class");
     assert!(shape.is_abstract);
@@ -134,7 +158,7 @@ fn cpp_shapes_hpp() {
 
 #[test]
 fn cpp_shapes_cpp() {
-    let idx = check("cpp/shapes.cpp", &["area", "created", "helper"]);
+    let idx = index("cpp", "shapes.cpp");
     let area = func(&idx, "Circle.area");
     assert_eq!(area.name, "area");
     assert_eq!(area.doc.as_deref(), Some("Pi r squared."));
@@ -161,17 +185,13 @@ fn cpp_shapes_cpp() {
 
 #[test]
 fn cpp_util_hpp() {
-    let idx = check("cpp/util.hpp", &["clamp"]);
+    let idx = index("cpp", "util.hpp");
     assert_eq!(func(&idx, "clamp").params, ["int v", "int lo", "int hi"]);
     assert_eq!(def(&idx, "util").kind, DefKind::Module);
 }
 
 #[test]
 fn truncated_files_never_panic() {
-    native_snap::prefixes_never_panic(&[
-        "c/buffer.h",
-        "c/buffer.c",
-        "cpp/shapes.hpp",
-        "cpp/shapes.cpp",
-    ]);
+    lang_support::prefixes_never_panic("c", &["buffer.h", "buffer.c"]);
+    lang_support::prefixes_never_panic("cpp", &["shapes.hpp", "shapes.cpp"]);
 }

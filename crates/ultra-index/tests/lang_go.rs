@@ -2,14 +2,25 @@
 
 #![allow(clippy::unwrap_used)]
 
-mod native_snap;
+mod lang_support;
 
-use native_snap::{check, class, def, func};
+use lang_support::{check_dir_with_refs, class, def, func, index};
 use ultra_index::DefKind;
 
 #[test]
+fn go_snapshots() {
+    check_dir_with_refs(
+        "go",
+        &[
+            ("main.go", &["Run", "logger", "Version"]),
+            ("store/store.go", &["Store", "Add", "items"]),
+        ],
+    );
+}
+
+#[test]
 fn main_go() {
-    let idx = check("go/main.go", &["Run", "logger", "Version"]);
+    let idx = index("go", "main.go");
     let run = func(&idx, "Run");
     assert!(run.is_exported);
     assert_eq!(
@@ -53,7 +64,7 @@ fn main_go() {
 
 #[test]
 fn store_go() {
-    let idx = check("go/store/store.go", &["Store", "Add", "items"]);
+    let idx = index("go", "store/store.go");
     let store = class(&idx, "Store");
     assert_eq!(store.kind, "struct");
     assert!(store.is_exported);
@@ -85,7 +96,7 @@ fn store_go() {
 
 #[test]
 fn broken_go_still_indexes() {
-    let idx = check("go/broken.go", &[]);
+    let idx = index("go", "broken.go");
     assert!(!idx.errors.is_empty());
     func(&idx, "Good");
     func(&idx, "Later");
@@ -94,5 +105,5 @@ fn broken_go_still_indexes() {
 
 #[test]
 fn truncated_files_never_panic() {
-    native_snap::prefixes_never_panic(&["go/main.go", "go/store/store.go"]);
+    lang_support::prefixes_never_panic("go", &["main.go", "store/store.go"]);
 }

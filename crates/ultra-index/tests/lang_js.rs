@@ -4,8 +4,8 @@
 
 mod lang_support;
 
-use lang_support::{check_dir, index};
-use ultra_index::{DefKind, FileIndex, Function};
+use lang_support::{check_dir, func, index};
+use ultra_index::DefKind;
 
 #[test]
 fn ts_snapshots() {
@@ -15,13 +15,6 @@ fn ts_snapshots() {
 #[test]
 fn js_snapshots() {
     check_dir("js");
-}
-
-fn func<'a>(f: &'a FileIndex, qualified: &str) -> &'a Function {
-    f.functions
-        .iter()
-        .find(|x| x.qualified == qualified)
-        .unwrap_or_else(|| panic!("no function {qualified}"))
 }
 
 #[test]

@@ -2,17 +2,27 @@
 
 #![allow(clippy::unwrap_used)]
 
-mod native_snap;
+mod lang_support;
 
-use native_snap::{check, class, def, func};
+use lang_support::{check_dir_with_refs, class, def, func, index};
 use ultra_index::DefKind;
 
 #[test]
-fn lib_rs() {
-    let idx = check(
-        "rust/src/lib.rs",
-        &["register", "MAX_AREA", "Registry", "Entry"],
+fn rust_snapshots() {
+    check_dir_with_refs(
+        "rust",
+        &[
+            ("src/lib.rs", &["register", "MAX_AREA", "Registry", "Entry"]),
+            ("src/shapes.rs", &["Circle", "area", "radius"]),
+            ("src/util/mod.rs", &["clamp"]),
+            ("src/broken.rs", &["After"]),
+        ],
     );
+}
+
+#[test]
+fn lib_rs() {
+    let idx = index("rust", "src/lib.rs");
     let reg = func(&idx, "register");
     assert!(reg.is_exported);
     assert_eq!(
@@ -64,7 +74,7 @@ fn lib_rs() {
 
 #[test]
 fn shapes_rs() {
-    let idx = check("rust/src/shapes.rs", &["Circle", "area", "radius"]);
+    let idx = index("rust", "src/shapes.rs");
     let circle = class(&idx, "Circle");
     assert_eq!(circle.kind, "struct");
     assert!(circle.is_exported);
@@ -100,14 +110,14 @@ fn shapes_rs() {
 
 #[test]
 fn util_mod_rs() {
-    let idx = check("rust/src/util/mod.rs", &["clamp"]);
+    let idx = index("rust", "src/util/mod.rs");
     assert!(func(&idx, "clamp").is_exported);
     assert!(func(&idx, "unused").is_exported);
 }
 
 #[test]
 fn broken_rs_still_indexes() {
-    let idx = check("rust/src/broken.rs", &["After"]);
+    let idx = index("rust", "src/broken.rs");
     assert!(!idx.errors.is_empty());
     for f in ["before", "after"] {
         func(&idx, f);
@@ -117,5 +127,5 @@ fn broken_rs_still_indexes() {
 
 #[test]
 fn truncated_files_never_panic() {
-    native_snap::prefixes_never_panic(&["rust/src/lib.rs", "rust/src/shapes.rs"]);
+    lang_support::prefixes_never_panic("rust", &["src/lib.rs", "src/shapes.rs"]);
 }

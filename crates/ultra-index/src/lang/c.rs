@@ -2,7 +2,7 @@
 
 use tree_sitter::Node;
 
-use super::{Cx, Lang, Spec, children, end_line, has_child, line};
+use super::{Cx, Lang, Spec, children, end_line, has_child, line, qualified};
 use crate::model::{Class, DefKind, Function, Method, Property};
 
 pub(crate) static SPEC: Spec = Spec {
@@ -96,9 +96,7 @@ fn decls<'t>(node: Node<'t>, cx: &mut Cx<'_>, st: &mut State<'t>) {
                 decls(child, cx, st);
             }
             "namespace_definition" => {
-                if let Some(name) = child.child_by_field_name("name") {
-                    cx.define(name, DefKind::Module, child, None);
-                }
+                cx.define_named(child, DefKind::Module, None);
                 if let Some(body) = child.child_by_field_name("body") {
                     decls(body, cx, st);
                 }
@@ -113,11 +111,7 @@ fn decls<'t>(node: Node<'t>, cx: &mut Cx<'_>, st: &mut State<'t>) {
             }
             "declaration" => declaration(cx, child, st),
             "type_definition" => typedef(cx, child, st),
-            "alias_declaration" => {
-                if let Some(name) = child.child_by_field_name("name") {
-                    cx.define(name, DefKind::Type, child, None);
-                }
-            }
+            "alias_declaration" => cx.define_named(child, DefKind::Type, None),
             "struct_specifier" | "union_specifier" | "enum_specifier" | "class_specifier" => {
                 class_like(cx, child, None, st);
             }
@@ -126,19 +120,18 @@ fn decls<'t>(node: Node<'t>, cx: &mut Cx<'_>, st: &mut State<'t>) {
     }
 }
 
-/// Source text with runs of whitespace collapsed to one space.
-fn squish(cx: &Cx<'_>, node: Node<'_>) -> String {
-    cx.text(node)
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 /// Whether a declaration has the `static` storage class.
 fn is_static(cx: &Cx<'_>, node: Node<'_>) -> bool {
     children(node)
         .into_iter()
         .any(|c| c.kind() == "storage_class_specifier" && cx.text(c) == "static")
+}
+
+/// The doc comment above `first`, else above `then` (a template or typedef around it, or
+/// the specifier inside one).
+fn doc(cx: &Cx<'_>, first: Node<'_>, then: Node<'_>) -> Option<String> {
+    cx.doc_above(first)
+        .or_else(|| (then != first).then(|| cx.doc_above(then)).flatten())
 }
 
 /// `#include "x.h"` → `x.h`; `#include <x.h>` → `<x.h>`.
@@ -236,8 +229,8 @@ fn function_name<'t>(cx: &Cx<'_>, node: Node<'t>) -> Option<(Node<'t>, Option<St
             let (leaf, inner) = function_name(cx, name)?;
             let class = inner.or_else(|| {
                 scope.map(|s| match s.kind() {
-                    "template_type" => cx.field(s, "name").unwrap_or_else(|| squish(cx, s)),
-                    _ => squish(cx, s),
+                    "template_type" => cx.field(s, "name").unwrap_or_else(|| cx.squished(s)),
+                    _ => cx.squished(s),
                 })
             });
             Some((leaf, class))
@@ -249,14 +242,7 @@ fn function_name<'t>(cx: &Cx<'_>, node: Node<'t>) -> Option<(Node<'t>, Option<St
 
 /// Each parameter's text, without a lone `void`.
 fn params(cx: &Cx<'_>, list: Option<Node<'_>>) -> Vec<String> {
-    let Some(list) = list else {
-        return Vec::new();
-    };
-    let ps: Vec<String> = children(list)
-        .into_iter()
-        .filter(|p| p.kind() != "comment")
-        .map(|p| squish(cx, p))
-        .collect();
+    let ps = cx.params(list);
     if ps.len() == 1 && ps[0] == "void" {
         return Vec::new();
     }
@@ -275,7 +261,7 @@ fn function<'t>(
 ) -> Option<(Option<String>, Method)> {
     let (decl, ptr) = function_declarator(node.child_by_field_name("declarator")?)?;
     let (name_node, scope) = function_name(cx, decl.child_by_field_name("declarator")?)?;
-    let name = squish(cx, name_node);
+    let name = cx.squished(name_node);
     if name.is_empty() {
         return None;
     }
@@ -286,14 +272,14 @@ fn function<'t>(
         .find(|c| c.kind() == "trailing_return_type")
         .and_then(|t| children(t).into_iter().next());
     let return_type = match (trailing, node.child_by_field_name("type")) {
-        (Some(t), _) => Some(squish(cx, t)),
+        (Some(t), _) => Some(cx.squished(t)),
         (None, Some(t)) => {
             let mut parts: Vec<String> = children(node)
                 .into_iter()
                 .filter(|c| c.kind() == "type_qualifier" && c.end_byte() <= t.start_byte())
                 .map(|c| cx.text(c))
                 .collect();
-            parts.push(squish(cx, t));
+            parts.push(cx.squished(t));
             let mut ty = parts.join(" ");
             if !ptr.is_empty() {
                 ty.push(' ');
@@ -311,9 +297,7 @@ fn function<'t>(
         .unwrap_or(node);
     let is_static = is_static(cx, node);
     let f = Function {
-        qualified: class
-            .as_ref()
-            .map_or_else(|| name.clone(), |c| format!("{c}.{name}")),
+        qualified: qualified(class.as_deref(), &name),
         name: name.clone(),
         params: params.clone(),
         is_async: false,
@@ -323,9 +307,7 @@ fn function<'t>(
             .signature(node, body)
             .trim_end_matches([';', ' '])
             .to_string(),
-        doc: cx
-            .doc_above(node)
-            .or_else(|| (outer != node).then(|| cx.doc_above(outer)).flatten()),
+        doc: doc(cx, node, outer),
         line_start: line(outer),
         line_end: end_line(node),
     };
@@ -448,7 +430,7 @@ fn class_like<'t>(
         name: name.clone(),
         kind: kind.to_string(),
         is_exported: true,
-        doc: cx.doc_above(outer).or_else(|| cx.doc_above(spec)),
+        doc: doc(cx, outer, spec),
         line_start: line(outer),
         line_end: end_line(spec),
         ..Class::default()
@@ -460,7 +442,7 @@ fn class_like<'t>(
         let mut names = children(bases)
             .into_iter()
             .filter(|b| !matches!(b.kind(), "access_specifier" | "virtual" | "comment"))
-            .map(|b| squish(cx, b));
+            .map(|b| cx.squished(b));
         class.extends = names.next();
         class.implements = names.collect();
     }
@@ -602,15 +584,8 @@ fn members<'t>(
             "struct_specifier" | "union_specifier" | "enum_specifier" | "class_specifier" => {
                 class_like(cx, m, None, st);
             }
-            "alias_declaration" | "type_definition" => {
-                if m.kind() == "alias_declaration" {
-                    if let Some(n) = m.child_by_field_name("name") {
-                        cx.define(n, DefKind::Type, m, Some(class));
-                    }
-                } else {
-                    typedef(cx, m, st);
-                }
-            }
+            "alias_declaration" => cx.define_named(m, DefKind::Type, Some(class)),
+            "type_definition" => typedef(cx, m, st),
             _ => {}
         }
     }

@@ -2,7 +2,7 @@
 
 use tree_sitter::Node;
 
-use super::{Cx, Spec, children, end_line, line};
+use super::{Cx, Spec, children, end_line, line, qualified};
 use crate::model::{Class, DefKind, Function, Method, Property};
 
 pub(crate) static SPEC: Spec = Spec {
@@ -63,11 +63,7 @@ fn top_level(node: Node<'_>, cx: &mut Cx<'_>, methods: &mut Vec<(String, Method)
                 for spec in children(child) {
                     match spec.kind() {
                         "type_spec" => type_spec(cx, spec, child),
-                        "type_alias" => {
-                            if let Some(n) = spec.child_by_field_name("name") {
-                                cx.define(n, DefKind::Type, spec, None);
-                            }
-                        }
+                        "type_alias" => cx.define_named(spec, DefKind::Type, None),
                         _ => {}
                     }
                 }
@@ -86,14 +82,6 @@ fn exported(name: &str) -> bool {
     name.chars().next().is_some_and(char::is_uppercase)
 }
 
-/// Source text with runs of whitespace collapsed to one space.
-fn squish(cx: &Cx<'_>, node: Node<'_>) -> String {
-    cx.text(node)
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 /// The comment block above a spec, or above its declaration when the spec is its first.
 fn doc(cx: &Cx<'_>, spec: Node<'_>, decl: Node<'_>) -> Option<String> {
     cx.doc_above(spec).or_else(|| {
@@ -110,14 +98,14 @@ fn type_name(cx: &Cx<'_>, node: Node<'_>) -> String {
         "pointer_type" | "parenthesized_type" => children(node)
             .into_iter()
             .next()
-            .map_or_else(|| squish(cx, node), |t| type_name(cx, t)),
+            .map_or_else(|| cx.squished(node), |t| type_name(cx, t)),
         "generic_type" => node
             .child_by_field_name("type")
-            .map_or_else(|| squish(cx, node), |t| type_name(cx, t)),
+            .map_or_else(|| cx.squished(node), |t| type_name(cx, t)),
         "qualified_type" => node
             .child_by_field_name("name")
-            .map_or_else(|| squish(cx, node), |t| cx.text(t)),
-        _ => squish(cx, node),
+            .map_or_else(|| cx.squished(node), |t| cx.text(t)),
+        _ => cx.squished(node),
     }
 }
 
@@ -139,7 +127,7 @@ fn params(cx: &Cx<'_>, list: Option<Node<'_>>) -> Vec<String> {
             .children_by_field_name("name", &mut c)
             .filter(|n| n.is_named())
             .collect();
-        let ty = p.child_by_field_name("type").map(|t| squish(cx, t));
+        let ty = p.child_by_field_name("type").map(|t| cx.squished(t));
         if names.len() > 1
             && let Some(ty) = &ty
         {
@@ -152,7 +140,7 @@ fn params(cx: &Cx<'_>, list: Option<Node<'_>>) -> Vec<String> {
                 out.push(format!("{} {dots}{ty}", cx.text(n)));
             }
         } else {
-            out.push(squish(cx, p));
+            out.push(cx.squished(p));
         }
     }
     out
@@ -164,12 +152,12 @@ fn function(cx: &mut Cx<'_>, node: Node<'_>, recv: Option<&str>) -> Option<Metho
     let name = cx.text(name_node);
     let params = params(cx, node.child_by_field_name("parameters"));
     let f = Function {
-        qualified: recv.map_or_else(|| name.clone(), |r| format!("{r}.{name}")),
+        qualified: qualified(recv, &name),
         name: name.clone(),
         params: params.clone(),
         is_async: false,
         is_exported: exported(&name),
-        return_type: node.child_by_field_name("result").map(|t| squish(cx, t)),
+        return_type: node.child_by_field_name("result").map(|t| cx.squished(t)),
         signature: cx.signature(node, node.child_by_field_name("body")),
         doc: cx.doc_above(node),
         line_start: line(node),
@@ -230,7 +218,7 @@ fn type_spec(cx: &mut Cx<'_>, spec: Node<'_>, decl: Node<'_>) {
                     if let Some(t) = f.child_by_field_name("type") {
                         class
                             .implements
-                            .push(squish(cx, t).trim_start_matches('*').to_string());
+                            .push(cx.squished(t).trim_start_matches('*').to_string());
                     }
                 }
                 for name in names {
@@ -245,7 +233,7 @@ fn type_spec(cx: &mut Cx<'_>, spec: Node<'_>, decl: Node<'_>) {
             for m in children(ty) {
                 match m.kind() {
                     "method_elem" => abstract_methods.push(m),
-                    "type_elem" => class.implements.push(squish(cx, m)),
+                    "type_elem" => class.implements.push(cx.squished(m)),
                     _ => {}
                 }
             }

@@ -2,7 +2,7 @@
 
 use tree_sitter::Node;
 
-use super::{Cx, Spec, children, end_line, has_child, line};
+use super::{Cx, Spec, children, compact_str, end_line, has_child, line};
 use crate::model::{Class, DefKind, Definition, Function, Method, Property};
 
 pub(crate) static SPEC: Spec = Spec {
@@ -91,11 +91,7 @@ fn modifiers(cx: &Cx<'_>, node: Node<'_>) -> Vec<String> {
 
 /// A type without type arguments (`List<T>` → `List`).
 fn base_name(s: &str) -> String {
-    s.split('<')
-        .next()
-        .unwrap_or(s)
-        .split_whitespace()
-        .collect()
+    compact_str(s.split('<').next().unwrap_or(s))
 }
 
 fn type_list(cx: &Cx<'_>, node: Node<'_>) -> Vec<String> {
@@ -124,14 +120,9 @@ fn type_declaration(cx: &mut Cx<'_>, n: Node<'_>, container: Option<&str>, in_in
     let name = cx.text(name_node);
     let mods = modifiers(cx, n);
     let mut c = Class {
-        name: name.clone(),
-        kind: kind.into(),
         is_abstract: kind == "interface" || mods.iter().any(|m| m == "abstract"),
         is_exported: mods.iter().any(|m| m == "public") || in_interface,
-        doc: cx.doc_above(n),
-        line_start: line(n),
-        line_end: end_line(n),
-        ..Class::default()
+        ..cx.class_at(&name, kind, n)
     };
     if let Some(s) = n.child_by_field_name("superclass") {
         c.extends = children(s).first().map(|t| base_name(&cx.text(*t)));
@@ -239,16 +230,7 @@ fn method(cx: &mut Cx<'_>, m: Node<'_>, c: &mut Class, interface: bool) {
     };
     let name = cx.text(name_node);
     let mods = modifiers(cx, m);
-    let params: Vec<String> = m
-        .child_by_field_name("parameters")
-        .map(|ps| {
-            children(ps)
-                .into_iter()
-                .filter(|p| !matches!(p.kind(), "line_comment" | "block_comment"))
-                .map(|p| cx.text(p).split_whitespace().collect::<Vec<_>>().join(" "))
-                .collect()
-        })
-        .unwrap_or_default();
+    let params = cx.params(m.child_by_field_name("parameters"));
     let is_static = mods.iter().any(|x| x == "static");
     c.methods.push(Method {
         name: name.clone(),

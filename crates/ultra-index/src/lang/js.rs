@@ -4,7 +4,7 @@ use std::collections::HashSet;
 
 use tree_sitter::Node;
 
-use super::{Cx, Spec, children, end_line, has_child, line};
+use super::{Cx, Spec, children, end_line, has_child, line, qualified, squish_str};
 use crate::model::{Class, DefKind, Function, Method, Property};
 
 pub(crate) static SPEC: Spec = Spec {
@@ -315,28 +315,21 @@ fn pattern_names<'t>(node: Node<'t>, out: &mut Vec<Node<'t>>) {
     }
 }
 
-/// A parameter list as written, one entry per parameter, whitespace collapsed.
+/// A parameter list as written, one entry per parameter, whitespace collapsed (an arrow
+/// function's lone unparenthesized parameter too).
 fn params(cx: &Cx<'_>, f: Node<'_>) -> Vec<String> {
-    if let Some(p) = f.child_by_field_name("parameters") {
-        children(p)
-            .into_iter()
-            .filter(|c| c.kind() != "comment")
-            .map(|c| collapse(&cx.text(c)))
-            .collect()
-    } else if let Some(p) = f.child_by_field_name("parameter") {
-        vec![collapse(&cx.text(p))]
-    } else {
-        Vec::new()
+    match (
+        f.child_by_field_name("parameters"),
+        f.child_by_field_name("parameter"),
+    ) {
+        (None, Some(p)) => vec![cx.squished(p)],
+        (list, _) => cx.params(list),
     }
-}
-
-pub(super) fn collapse(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 fn return_type(cx: &Cx<'_>, f: Node<'_>) -> Option<String> {
     f.child_by_field_name("return_type")
-        .map(|r| collapse(cx.text(r).trim_start_matches(':').trim()))
+        .map(|r| squish_str(cx.text(r).trim_start_matches(':').trim()))
 }
 
 /// The function record for `f` (any function-like node) spanning `outer`.
@@ -348,10 +341,7 @@ fn make_function(
     outer: Node<'_>,
     exported: bool,
 ) -> Function {
-    let qualified = match class {
-        Some(c) => format!("{c}.{name}"),
-        None => name.clone(),
-    };
+    let qualified = qualified(class, &name);
     let start = first_decorator(outer);
     Function {
         qualified,
@@ -391,8 +381,8 @@ fn function(cx: &mut Cx<'_>, name: Node<'_>, f: Node<'_>, outer: Node<'_>, expor
 }
 
 /// A type name without type arguments (`Repo<User>` → `Repo`).
-pub(super) fn base_name(s: &str) -> String {
-    collapse(s.split('<').next().unwrap_or(s))
+fn base_name(s: &str) -> String {
+    squish_str(s.split('<').next().unwrap_or(s))
 }
 
 /// A class declaration or expression; `name` is its name, or the variable it is assigned to.
@@ -406,14 +396,9 @@ fn class(
 ) {
     let class_name = name.map_or_else(|| "default".to_string(), |n| cx.text(n));
     let mut c = Class {
-        name: class_name.clone(),
-        kind: "class".into(),
         is_abstract: node.kind() == "abstract_class_declaration",
         is_exported: exported,
-        doc: cx.doc_above(outer),
-        line_start: line(outer),
-        line_end: end_line(outer),
-        ..Class::default()
+        ..cx.class_at(&class_name, "class", outer)
     };
     for h in children(node) {
         if h.kind() != "class_heritage" {
@@ -564,14 +549,9 @@ fn interface(cx: &mut Cx<'_>, node: Node<'_>, outer: Node<'_>, exported: bool) {
     };
     let class_name = cx.text(name);
     let mut c = Class {
-        name: class_name.clone(),
-        kind: "interface".into(),
         is_abstract: true,
         is_exported: exported,
-        doc: cx.doc_above(outer),
-        line_start: line(outer),
-        line_end: end_line(outer),
-        ..Class::default()
+        ..cx.class_at(&class_name, "interface", outer)
     };
     for part in children(node) {
         if part.kind() == "extends_type_clause" {
@@ -620,13 +600,8 @@ fn enumeration(cx: &mut Cx<'_>, node: Node<'_>, outer: Node<'_>, exported: bool)
     };
     let class_name = cx.text(name);
     let mut c = Class {
-        name: class_name.clone(),
-        kind: "enum".into(),
         is_exported: exported,
-        doc: cx.doc_above(outer),
-        line_start: line(outer),
-        line_end: end_line(outer),
-        ..Class::default()
+        ..cx.class_at(&class_name, "enum", outer)
     };
     if let Some(body) = node.child_by_field_name("body") {
         for m in children(body) {

@@ -149,6 +149,53 @@ impl<'a> Cx<'a> {
         node.child_by_field_name(field).map(|n| self.text(n))
     }
 
+    /// A node's source text with runs of whitespace collapsed to one space.
+    pub fn squished(&self, node: Node<'_>) -> String {
+        squish_str(&self.text(node))
+    }
+
+    /// A node's source text with all whitespace removed (paths: `std :: fmt` → `std::fmt`).
+    pub fn compact(&self, node: Node<'_>) -> String {
+        compact_str(&self.text(node))
+    }
+
+    /// Whether `node` is a comment in this language.
+    pub fn is_comment(&self, node: Node<'_>) -> bool {
+        self.lang.spec().comments.contains(&node.kind())
+    }
+
+    /// The entries of a parameter list (none without one), each as written with whitespace
+    /// squished, comments left out.
+    pub fn params(&self, list: Option<Node<'_>>) -> Vec<String> {
+        list.map_or_else(Vec::new, |list| {
+            children(list)
+                .into_iter()
+                .filter(|p| !self.is_comment(*p))
+                .map(|p| self.squished(p))
+                .collect()
+        })
+    }
+
+    /// A class-like record named `name` of kind `kind` spanning `whole`, with the doc
+    /// comment above `whole`; the caller fills in the rest.
+    pub fn class_at(&self, name: &str, kind: &str, whole: Node<'_>) -> Class {
+        Class {
+            name: name.to_string(),
+            kind: kind.to_string(),
+            doc: self.doc_above(whole),
+            line_start: line(whole),
+            line_end: end_line(whole),
+            ..Class::default()
+        }
+    }
+
+    /// A definition named by `node`'s `name` field, spanning `node`.
+    pub fn define_named(&mut self, node: Node<'_>, kind: DefKind, container: Option<&str>) {
+        if let Some(name) = node.child_by_field_name("name") {
+            self.define(name, kind, node, container);
+        }
+    }
+
     /// Record a definition whose name is `name_node`, spanning `whole`.
     pub fn define(
         &mut self,
@@ -248,8 +295,7 @@ impl<'a> Cx<'a> {
     pub fn signature(&self, node: Node<'_>, body: Option<Node<'_>>) -> String {
         let end = body.map_or(node.end_byte(), |b| b.start_byte());
         let s = String::from_utf8_lossy(&self.src[node.start_byte()..end.max(node.start_byte())]);
-        let one: Vec<&str> = s.split_whitespace().collect();
-        let mut sig = one.join(" ");
+        let mut sig = squish_str(&s);
         if sig.len() > 300 {
             let mut cut = 300;
             while !sig.is_char_boundary(cut) {
@@ -260,6 +306,21 @@ impl<'a> Cx<'a> {
         }
         sig.trim_end_matches([':', '{', ' ']).to_string()
     }
+}
+
+/// `s` with runs of whitespace collapsed to one space (and none at either end).
+pub(crate) fn squish_str(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// `s` with all whitespace removed.
+pub(crate) fn compact_str(s: &str) -> String {
+    s.split_whitespace().collect()
+}
+
+/// `name` qualified by its owner: `Owner.name`, or `name` without one.
+pub(crate) fn qualified(owner: Option<&str>, name: &str) -> String {
+    owner.map_or_else(|| name.to_string(), |o| format!("{o}.{name}"))
 }
 
 /// A node's first line, 1-based.

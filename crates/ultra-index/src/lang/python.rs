@@ -208,14 +208,7 @@ fn decorator_name(s: &str) -> String {
 }
 
 fn params(cx: &Cx<'_>, f: Node<'_>) -> Vec<String> {
-    f.child_by_field_name("parameters")
-        .map_or_else(Vec::new, |p| {
-            children(p)
-                .into_iter()
-                .filter(|c| c.kind() != "comment")
-                .map(|c| cx.text(c).split_whitespace().collect::<Vec<_>>().join(" "))
-                .collect()
-        })
+    cx.params(f.child_by_field_name("parameters"))
 }
 
 fn function(
@@ -248,9 +241,7 @@ fn function(
         is_exported: exported,
         return_type: def.child_by_field_name("return_type").map(|r| cx.text(r)),
         signature: cx.signature(def, header_end(def).or(body)),
-        doc: body
-            .and_then(|b| docstring(cx, b))
-            .or_else(|| cx.doc_above(outer)),
+        doc: doc(cx, body, outer),
         line_start: line(outer),
         line_end: end_line(outer),
         name: name.clone(),
@@ -286,6 +277,12 @@ fn function(
 fn header_end(def: Node<'_>) -> Option<Node<'_>> {
     let mut c = def.walk();
     def.children(&mut c).filter(|n| n.kind() == ":").last()
+}
+
+/// The docstring of a `def` or `class` body, else the comment above the whole statement.
+fn doc(cx: &Cx<'_>, body: Option<Node<'_>>, outer: Node<'_>) -> Option<String> {
+    body.and_then(|b| docstring(cx, b))
+        .or_else(|| cx.doc_above(outer))
 }
 
 /// A body's docstring: its first statement, when that is a string.
@@ -365,9 +362,7 @@ fn class_definition(
         extends: bases.next(),
         implements: bases.collect(),
         is_exported: exported,
-        doc: body
-            .and_then(|b| docstring(cx, b))
-            .or_else(|| cx.doc_above(outer)),
+        doc: doc(cx, body, outer),
         line_start: line(outer),
         line_end: end_line(outer),
         ..Class::default()
@@ -503,10 +498,7 @@ fn imports(cx: &mut Cx<'_>, root: Node<'_>) {
             }
             "import_from_statement" | "future_import_statement" => {
                 let module = node.child_by_field_name("module_name");
-                let source = module.map_or_else(
-                    || "__future__".to_string(),
-                    |m| cx.text(m).split_whitespace().collect(),
-                );
+                let source = module.map_or_else(|| "__future__".to_string(), |m| cx.compact(m));
                 let mut names = Vec::new();
                 for n in children(node) {
                     if module.is_some_and(|m| m.id() == n.id()) {

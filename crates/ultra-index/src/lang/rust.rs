@@ -2,7 +2,7 @@
 
 use tree_sitter::Node;
 
-use super::{Cx, Spec, children, has_child, line};
+use super::{Cx, Spec, children, has_child, line, qualified};
 use crate::model::{Class, DefKind, Function, Method, Property};
 
 pub(crate) static SPEC: Spec = Spec {
@@ -69,11 +69,11 @@ fn items(node: Node<'_>, cx: &mut Cx<'_>, impls: &mut Vec<Impl>, mods: &mut Vec<
             "enum_item" => enumeration(cx, child),
             "trait_item" => trait_item(cx, child),
             "impl_item" => impls.extend(impl_item(cx, child)),
-            "type_item" => define_named(cx, child, DefKind::Type, None),
-            "const_item" | "static_item" => define_named(cx, child, DefKind::Const, None),
-            "macro_definition" => define_named(cx, child, DefKind::Function, None),
+            "type_item" => cx.define_named(child, DefKind::Type, None),
+            "const_item" | "static_item" => cx.define_named(child, DefKind::Const, None),
+            "macro_definition" => cx.define_named(child, DefKind::Function, None),
             "mod_item" => {
-                define_named(cx, child, DefKind::Module, None);
+                cx.define_named(child, DefKind::Module, None);
                 let Some(name) = cx.field(child, "name") else {
                     continue;
                 };
@@ -114,19 +114,6 @@ fn items(node: Node<'_>, cx: &mut Cx<'_>, impls: &mut Vec<Impl>, mods: &mut Vec<
     }
 }
 
-/// Source text with runs of whitespace collapsed to one space.
-fn squish(cx: &Cx<'_>, node: Node<'_>) -> String {
-    cx.text(node)
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-/// Source text with all whitespace removed (paths: `std :: fmt` → `std::fmt`).
-fn compact(cx: &Cx<'_>, node: Node<'_>) -> String {
-    cx.text(node).split_whitespace().collect()
-}
-
 /// The `///` (or `/** */`) doc comment above an item, skipping its attributes.
 fn doc(cx: &Cx<'_>, node: Node<'_>) -> Option<String> {
     let mut lines = Vec::new();
@@ -162,13 +149,6 @@ fn doc(cx: &Cx<'_>, node: Node<'_>) -> Option<String> {
     (!text.is_empty()).then(|| text.join("\n"))
 }
 
-/// A definition named by `node`'s `name` field.
-fn define_named(cx: &mut Cx<'_>, node: Node<'_>, kind: DefKind, container: Option<&str>) {
-    if let Some(name) = node.child_by_field_name("name") {
-        cx.define(name, kind, node, container);
-    }
-}
-
 /// A `fn` item (or signature), recorded as a function or, with `owner`, a method
 /// `Owner.name`. Returns the method entry for the owner's class.
 fn function(
@@ -194,21 +174,21 @@ fn function(
                 }
                 _ => {}
             }
-            params.push(squish(cx, p));
+            params.push(cx.squished(p));
         }
     }
     let is_async = children(node)
         .into_iter()
         .any(|c| c.kind() == "function_modifiers" && has_child(c, "async"));
     let f = Function {
-        qualified: owner.map_or_else(|| name.clone(), |o| format!("{o}.{name}")),
+        qualified: qualified(owner, &name),
         name: name.clone(),
         params: params.clone(),
         is_async,
         is_exported: exported,
         return_type: node
             .child_by_field_name("return_type")
-            .map(|t| squish(cx, t)),
+            .map(|t| cx.squished(t)),
         signature: cx
             .signature(node, node.child_by_field_name("body"))
             .trim_end_matches([';', ' '])
@@ -331,7 +311,7 @@ fn trait_item(cx: &mut Cx<'_>, node: Node<'_>) {
         let mut supers = children(bounds)
             .into_iter()
             .filter(|b| !matches!(b.kind(), "lifetime" | "line_comment" | "block_comment"))
-            .map(|b| squish(cx, b));
+            .map(|b| cx.squished(b));
         class.extends = supers.next();
         class.implements = supers.collect();
     }
@@ -367,8 +347,8 @@ fn members(
                 let exported = exported || has_child(m, "visibility_modifier");
                 methods.extend(function(cx, m, Some(owner), exported));
             }
-            "associated_type" | "type_item" => define_named(cx, m, DefKind::Type, Some(owner)),
-            "const_item" => define_named(cx, m, DefKind::Const, Some(owner)),
+            "associated_type" | "type_item" => cx.define_named(m, DefKind::Type, Some(owner)),
+            "const_item" => cx.define_named(m, DefKind::Const, Some(owner)),
             _ => {}
         }
     }
@@ -379,18 +359,18 @@ fn type_name(cx: &Cx<'_>, node: Node<'_>) -> String {
     match node.kind() {
         "generic_type" | "reference_type" | "pointer_type" => node
             .child_by_field_name("type")
-            .map_or_else(|| squish(cx, node), |t| type_name(cx, t)),
+            .map_or_else(|| cx.squished(node), |t| type_name(cx, t)),
         "scoped_type_identifier" => node
             .child_by_field_name("name")
-            .map_or_else(|| squish(cx, node), |t| cx.text(t)),
-        _ => squish(cx, node),
+            .map_or_else(|| cx.squished(node), |t| cx.text(t)),
+        _ => cx.squished(node),
     }
 }
 
 /// `impl [Trait for] Type { ... }`: methods `Type.name`.
 fn impl_item(cx: &mut Cx<'_>, node: Node<'_>) -> Option<Impl> {
     let ty = type_name(cx, node.child_by_field_name("type")?);
-    let trait_name = node.child_by_field_name("trait").map(|t| squish(cx, t));
+    let trait_name = node.child_by_field_name("trait").map(|t| cx.squished(t));
     let mut methods = Vec::new();
     if let Some(body) = node.child_by_field_name("body") {
         members(cx, body, &ty, trait_name.is_some(), &mut methods);
@@ -409,7 +389,7 @@ fn use_tree(cx: &Cx<'_>, node: Node<'_>, prefix: &str, out: &mut Vec<(String, Ve
     match node.kind() {
         "self" if !prefix.is_empty() => out.push((prefix.to_string(), vec![last(prefix)])),
         "identifier" | "scoped_identifier" | "crate" | "self" | "super" | "metavariable" => {
-            let path = join(prefix, compact(cx, node));
+            let path = join(prefix, cx.compact(node));
             let name = last(&path);
             out.push((path, vec![name]));
         }
@@ -417,7 +397,7 @@ fn use_tree(cx: &Cx<'_>, node: Node<'_>, prefix: &str, out: &mut Vec<(String, Ve
             let Some(path) = node.child_by_field_name("path") else {
                 return;
             };
-            let p = compact(cx, path);
+            let p = cx.compact(path);
             let full = if p == "self" && !prefix.is_empty() {
                 prefix.to_string()
             } else {
@@ -430,7 +410,7 @@ fn use_tree(cx: &Cx<'_>, node: Node<'_>, prefix: &str, out: &mut Vec<(String, Ve
             let base = children(node)
                 .into_iter()
                 .find(|c| !matches!(c.kind(), "line_comment" | "block_comment"))
-                .map(|c| compact(cx, c));
+                .map(|c| cx.compact(c));
             let path = match base {
                 Some(b) => join(prefix, format!("{b}::*")),
                 None => join(prefix, "*".to_string()),
@@ -444,7 +424,7 @@ fn use_tree(cx: &Cx<'_>, node: Node<'_>, prefix: &str, out: &mut Vec<(String, Ve
         }
         "scoped_use_list" => {
             let p = match node.child_by_field_name("path") {
-                Some(path) => join(prefix, compact(cx, path)),
+                Some(path) => join(prefix, cx.compact(path)),
                 None => prefix.to_string(),
             };
             if let Some(list) = node.child_by_field_name("list") {

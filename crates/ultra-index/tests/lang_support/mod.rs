@@ -1,6 +1,7 @@
-//! Fixture snapshot tests shared by the per-language extractor tests: every file under
-//! `tests/fixtures/<dir>/` is indexed and summarised as pretty JSON, compared with
+//! Fixture snapshot tests shared by the per-language extractor tests: every source file
+//! under `tests/fixtures/<dir>/` is indexed and summarised as pretty JSON, compared with
 //! `tests/snapshots/<dir>/<path with / as __>.json`. `UPDATE_SNAPSHOTS=1` rewrites them.
+//! Also: one fixture's index, lookups for assertions, and the truncated-input check.
 
 #![allow(clippy::unwrap_used, dead_code)]
 
@@ -8,7 +9,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
-use ultra_index::{DefKind, FileIndex, index_file};
+use ultra_index::{Class, DefKind, Definition, FileIndex, Function, Lang, index_file};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests")
@@ -20,6 +21,7 @@ pub fn index(dir: &str, rel: &str) -> FileIndex {
     index_file(rel, &content)
 }
 
+/// The files under `dir` (relative to `base`) in a language the index knows, sorted.
 fn files(base: &Path, dir: &Path, out: &mut Vec<String>) {
     let mut entries: Vec<_> = std::fs::read_dir(dir)
         .unwrap()
@@ -29,7 +31,7 @@ fn files(base: &Path, dir: &Path, out: &mut Vec<String>) {
     for p in entries {
         if p.is_dir() {
             files(base, &p, out);
-        } else {
+        } else if Lang::of_path(&p.to_string_lossy()).is_some() {
             out.push(
                 p.strip_prefix(base)
                     .unwrap()
@@ -57,8 +59,9 @@ fn flags(pairs: &[(bool, &str)]) -> String {
     }
 }
 
-/// The reviewed summary of one file's index.
-pub fn summary(f: &FileIndex) -> Value {
+/// The reviewed summary of one file's index; with `refs`, it also lists where each of
+/// those names occurs (`line:column`, `def` for a definition).
+pub fn summary(f: &FileIndex, refs: &[&str]) -> Value {
     let functions: Vec<Value> = f
         .functions
         .iter()
@@ -115,7 +118,7 @@ pub fn summary(f: &FileIndex) -> Value {
         .iter()
         .map(|i| format!("{}: {} [{}]", i.line, i.source, i.names.join(", ")))
         .collect();
-    json!({
+    let mut out = json!({
         "path": f.path,
         "lang": f.lang.map(|l| l.as_str()),
         "functions": functions,
@@ -123,24 +126,52 @@ pub fn summary(f: &FileIndex) -> Value {
         "definitions": definitions,
         "imports": imports,
         "syntaxErrors": f.errors.len(),
-    })
+    });
+    if !refs.is_empty() {
+        let references: serde_json::Map<String, Value> = refs
+            .iter()
+            .map(|name| {
+                let list: Vec<String> = f
+                    .references_to(name)
+                    .map(|r| {
+                        let def = if r.is_definition { " def" } else { "" };
+                        format!("{}:{}{def}", r.line, r.column)
+                    })
+                    .collect();
+                ((*name).to_string(), json!(list))
+            })
+            .collect();
+        out["references"] = Value::Object(references);
+    }
+    out
 }
 
+/// A line diff (longest common subsequence): changed lines only, with their numbers.
 fn diff(old: &str, new: &str) -> String {
     let (a, b): (Vec<&str>, Vec<&str>) = (old.lines().collect(), new.lines().collect());
+    let (n, m) = (a.len(), b.len());
+    let mut lcs = vec![vec![0u32; m + 1]; n + 1];
+    for i in (0..n).rev() {
+        for j in (0..m).rev() {
+            lcs[i][j] = if a[i] == b[j] {
+                lcs[i + 1][j + 1] + 1
+            } else {
+                lcs[i + 1][j].max(lcs[i][j + 1])
+            };
+        }
+    }
+    let (mut i, mut j) = (0, 0);
     let mut out = String::new();
-    let n = a.len().max(b.len());
-    for i in 0..n {
-        match (a.get(i), b.get(i)) {
-            (Some(x), Some(y)) if x == y => {}
-            (x, y) => {
-                if let Some(x) = x {
-                    let _ = writeln!(out, "{:4} - {x}", i + 1);
-                }
-                if let Some(y) = y {
-                    let _ = writeln!(out, "{:4} + {y}", i + 1);
-                }
-            }
+    while i < n || j < m {
+        if i < n && j < m && a[i] == b[j] {
+            i += 1;
+            j += 1;
+        } else if j < m && (i == n || lcs[i][j + 1] >= lcs[i + 1][j]) {
+            let _ = writeln!(out, "{:4} + {}", j + 1, b[j]);
+            j += 1;
+        } else {
+            let _ = writeln!(out, "{:4} - {}", i + 1, a[i]);
+            i += 1;
         }
     }
     out
@@ -148,16 +179,29 @@ fn diff(old: &str, new: &str) -> String {
 
 /// Compare (or with `UPDATE_SNAPSHOTS=1`, write) the snapshot of every fixture under `dir`.
 pub fn check_dir(dir: &str) {
+    check_dir_with_refs(dir, &[]);
+}
+
+/// [`check_dir`], the snapshots of the files named in `refs` also listing the occurrences
+/// of the names given with them.
+pub fn check_dir_with_refs(dir: &str, refs: &[(&str, &[&str])]) {
     let base = root().join("fixtures").join(dir);
     let mut rels = Vec::new();
     files(&base, &base, &mut rels);
     assert!(!rels.is_empty(), "no fixtures under {}", base.display());
+    for (rel, _) in refs {
+        assert!(rels.iter().any(|r| r == rel), "no fixture {dir}/{rel}");
+    }
     let update = std::env::var("UPDATE_SNAPSHOTS").is_ok_and(|v| v == "1");
     let snap_dir = root().join("snapshots").join(dir);
     let mut failures = Vec::new();
     for rel in rels {
         let idx = index(dir, &rel);
-        let text = serde_json::to_string_pretty(&summary(&idx)).unwrap() + "\n";
+        let names = refs
+            .iter()
+            .find(|(r, _)| *r == rel)
+            .map_or(&[][..], |(_, names)| names);
+        let text = serde_json::to_string_pretty(&summary(&idx, names)).unwrap() + "\n";
         let snap = snap_dir.join(format!("{}.json", rel.replace('/', "__")));
         if update {
             std::fs::create_dir_all(&snap_dir).unwrap();
@@ -182,4 +226,39 @@ pub fn check_dir(dir: &str) {
         "snapshot mismatches:\n{}",
         failures.join("\n")
     );
+}
+
+/// The first definition named `name`.
+pub fn def<'a>(f: &'a FileIndex, name: &str) -> &'a Definition {
+    f.definitions
+        .iter()
+        .find(|d| d.name == name)
+        .unwrap_or_else(|| panic!("no definition {name} in {}", f.path))
+}
+
+/// The function whose qualified name is `qualified`.
+pub fn func<'a>(f: &'a FileIndex, qualified: &str) -> &'a Function {
+    f.functions
+        .iter()
+        .find(|x| x.qualified == qualified)
+        .unwrap_or_else(|| panic!("no function {qualified} in {}", f.path))
+}
+
+/// The class named `name`.
+pub fn class<'a>(f: &'a FileIndex, name: &str) -> &'a Class {
+    f.classes
+        .iter()
+        .find(|c| c.name == name)
+        .unwrap_or_else(|| panic!("no class {name} in {}", f.path))
+}
+
+/// Index every prefix (in steps) of each fixture `dir/rel`: broken input must never panic.
+pub fn prefixes_never_panic(dir: &str, rels: &[&str]) {
+    for rel in rels {
+        let content = std::fs::read(root().join("fixtures").join(dir).join(rel)).unwrap();
+        for cut in (0..content.len()).step_by(7) {
+            let idx = index_file(rel, &content[..cut]);
+            assert!(idx.lines as usize <= content.len() + 1);
+        }
+    }
 }
