@@ -48,7 +48,7 @@ pub struct Services {
     /// Shell sessions (variables, working directory, `$?`) by session id.
     shell_sessions: Mutex<std::collections::HashMap<String, ultra_shell::run::Env>>,
     /// The code index (seed 001).
-    code: crate::code::CodeIndex,
+    code: Arc<crate::code::CodeIndex>,
     /// The loaded configuration.
     pub config: Config,
 }
@@ -66,10 +66,10 @@ impl Services {
         let shell_root = Arc::new(ultra_workspace::Root::open(root, opts.root.clone())?);
         let ws = Workspace::open(root, opts)?;
         Ok(Services {
-            code: crate::code::CodeIndex::new(
+            code: Arc::new(crate::code::CodeIndex::new(
                 ws.root().path().to_path_buf(),
                 Some(crate::state_dir(ws.root().path()).join("index.redb")),
-            ),
+            )),
             root: ws.root().path().to_path_buf(),
             workspace: Arc::new(Mutex::new(ws)),
             shell_root,
@@ -83,6 +83,16 @@ impl Services {
     pub fn code(&self, first: &[String]) -> (&crate::code::CodeIndex, crate::code::IndexState) {
         let state = self.code.refresh(&self.shell_root, &self.workspace, first);
         (&self.code, state)
+    }
+
+    /// `grep code` for the shell: a search over this workspace's index that refreshes it
+    /// first, usable from pipeline threads.
+    pub fn code_search(&self) -> Arc<dyn ultra_shell::run::fs::CodeSearch> {
+        Arc::new(crate::code::Search {
+            code: self.code.clone(),
+            root: self.shell_root.clone(),
+            workspace: self.workspace.clone(),
+        })
     }
 
     /// Index the workspace now (from scratch when `cold`), reporting progress: `ultra index`.

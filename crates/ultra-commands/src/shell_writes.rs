@@ -32,7 +32,9 @@ pub(crate) fn shell_fs(cx: &Cx<'_, Services>) -> (ShellFs, Arc<Hook>) {
         events: cx.events.clone(),
         refusals: Mutex::new(Vec::new()),
     });
-    let fs = ShellFs::new(cx.services.shell_root().clone(), is_human(cx)).with_hook(hook.clone());
+    let fs = ShellFs::new(cx.services.shell_root().clone(), is_human(cx))
+        .with_hook(hook.clone())
+        .with_code(cx.services.code_search());
     (fs, hook)
 }
 

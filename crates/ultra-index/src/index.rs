@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
 
 use crate::lang::Lang;
-use crate::model::{Definition, FileIndex};
+use crate::model::{DefKind, Definition, FileIndex};
 use crate::resolve::{self, Files};
 
 /// More dependents than this makes a file a hub (seed 001).
@@ -231,6 +231,93 @@ impl Index {
         scored.into_iter().take(n).map(|(_, k)| k.clone()).collect()
     }
 
+    /// Definitions ranked against a free-text query (`grep code QUERY`): each query word
+    /// scores against the words of a name (`UserService` → user, service; `get_user` →
+    /// get, user), exact words above prefixes above substrings, the whole name matching
+    /// best; classes and functions before variables. Best first.
+    pub fn search_symbols(&self, query: &str, limit: usize) -> Vec<DefRef> {
+        let terms: Vec<String> = words(query);
+        if terms.is_empty() {
+            return Vec::new();
+        }
+        let joined: String = terms.concat();
+        let rank = |k: DefKind| match k {
+            DefKind::Class
+            | DefKind::Struct
+            | DefKind::Interface
+            | DefKind::Trait
+            | DefKind::Enum => 0,
+            DefKind::Function | DefKind::Method => 1,
+            DefKind::Type | DefKind::Module => 2,
+            DefKind::Const | DefKind::Variable => 3,
+        };
+        let mut scored: Vec<(u32, u8, usize, DefRef)> = Vec::new();
+        for (name, places) in &self.defs {
+            let name_parts = words(name);
+            for (path, i) in places {
+                let Some(file) = self.files.get(path) else {
+                    continue;
+                };
+                let def = &file.definitions[*i];
+                // A method also answers to its type's name (`db get` → `Db.get`).
+                let mut parts = def.container.as_deref().map(words).unwrap_or_default();
+                parts.extend(name_parts.iter().cloned());
+                let mut score = 0;
+                for t in &terms {
+                    let best = parts
+                        .iter()
+                        .map(|p| {
+                            if p == t {
+                                6
+                            } else if p.starts_with(t.as_str())
+                                || (t.starts_with(p.as_str()) && p.len() > 2)
+                            {
+                                3
+                            } else if p.contains(t.as_str()) {
+                                1
+                            } else {
+                                0
+                            }
+                        })
+                        .max()
+                        .unwrap_or(0);
+                    if best == 0 {
+                        score = 0;
+                        break;
+                    }
+                    score += best;
+                }
+                // The whole query may be the identifier itself, written another way.
+                if name_parts.concat() == joined || parts.concat() == joined {
+                    score += 10;
+                }
+                if score > 0 {
+                    scored.push((
+                        score,
+                        rank(def.kind),
+                        name.len(),
+                        DefRef {
+                            file: file.clone(),
+                            index: *i,
+                        },
+                    ));
+                }
+            }
+        }
+        scored.sort_by(|a, b| {
+            b.0.cmp(&a.0)
+                .then(a.1.cmp(&b.1))
+                .then(a.2.cmp(&b.2))
+                .then_with(|| a.3.file.path.cmp(&b.3.file.path))
+                .then(a.3.def().line.cmp(&b.3.def().line))
+        });
+        scored
+            .into_iter()
+            .take(limit)
+            .map(|(_, _, _, d)| d)
+            .collect()
+    }
+
     /// Files containing identifier `name`, by path.
     pub fn files_with_name(&self, name: &str) -> Vec<Arc<FileIndex>> {
         self.names
@@ -320,6 +407,33 @@ impl Files for Index {
             .map(|(d, m)| (d.clone(), m.clone()))
             .collect()
     }
+}
+
+/// The lowercase words of an identifier or a query, split at non-alphanumerics and where a
+/// lowercase letter or digit meets an uppercase one (`parseHttpRequest` → parse, http,
+/// request; `get_user` → get, user).
+fn words(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut prev_lower = false;
+    for c in s.chars() {
+        if !c.is_alphanumeric() {
+            if !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+            prev_lower = false;
+            continue;
+        }
+        if c.is_uppercase() && prev_lower && !cur.is_empty() {
+            out.push(std::mem::take(&mut cur));
+        }
+        prev_lower = c.is_lowercase() || c.is_ascii_digit();
+        cur.extend(c.to_lowercase());
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
 }
 
 /// What kind of file a path is, for dependency answers (seed 001).

@@ -32,11 +32,7 @@ pub fn run(root: &std::path::Path, cold: bool, json: bool) -> ExitCode {
         if tty && (last.elapsed().as_millis() >= 100 || p.done == p.total) {
             last = Instant::now();
             let width = 30;
-            let filled = if p.total == 0 {
-                width
-            } else {
-                p.done * width / p.total
-            };
+            let filled = (p.done * width).checked_div(p.total).unwrap_or(width);
             let _ = write!(
                 std::io::stderr(),
                 "\r[{}{}] {}/{} files, {:.1} MB",

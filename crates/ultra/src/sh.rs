@@ -38,7 +38,12 @@ pub fn run(root: &std::path::Path, script: &str) -> ExitCode {
         }
     };
     // The command line is not a person at an editor: restricted paths apply.
-    let shell = Shell::new(ShellFs::new(root, false));
+    let mut fs = ShellFs::new(root.clone(), false);
+    // `grep code` searches the workspace's (persisted) code index.
+    if let Ok(services) = ultra_commands::Services::open(root.path(), &config) {
+        fs = fs.with_code(services.code_search());
+    }
+    let shell = Shell::new(fs);
     let mut env = Env::new(&ultra_workspace::RelPath::default());
     // Unlocked handles: the first pipeline stage may read stdin from another thread.
     let mut input = std::io::BufReader::new(std::io::stdin());

@@ -277,3 +277,37 @@ fn the_index_persists_across_runs() {
         0
     );
 }
+
+/// `grep code QUERY` in the shell is a ranked symbol search over the index, from
+/// `ultra sh` and from the `shell` tool alike.
+#[test]
+fn grep_code_ranks_symbols() {
+    let ws = fixture();
+    let out = ws.cli(&["sh", "grep code user; grep code db get"]);
+    let text = out.ok();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[0].starts_with("py/app/models.py:1  class User"),
+        "{text}"
+    );
+    assert!(text.contains("web/src/db.ts:2  method Db.get"), "{text}");
+    let d = data(
+        &ws,
+        "ultra.shell.run",
+        json!({"script": "grep code show | head -1"}),
+    );
+    assert_eq!(
+        d["stdout"], "py/app/views.py:3  function show  def show(user: User) -> str\n",
+        "{d}"
+    );
+    let d = data(
+        &ws,
+        "ultra.shell.run",
+        json!({"script": "grep code zzzzqqq"}),
+    );
+    assert_eq!(d["exitCode"], 1);
+    assert!(
+        d["stderr"].as_str().unwrap().contains("no symbol matches"),
+        "{d}"
+    );
+}

@@ -30,12 +30,31 @@ pub trait WriteHook: Send + Sync {
     fn changed(&self, path: &RelPath);
 }
 
+/// A symbol a code search found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SymbolHit {
+    pub name: String,
+    /// `function`, `class`, ...
+    pub kind: String,
+    pub path: String,
+    pub line: u32,
+    /// The signature, or the defining line.
+    pub detail: String,
+}
+
+/// The workspace's code index, when the layer above provides one (`grep code QUERY`).
+pub trait CodeSearch: Send + Sync {
+    /// Definitions ranked against `query`, best first.
+    fn search(&self, query: &str, limit: usize) -> Result<Vec<SymbolHit>, String>;
+}
+
 /// Confined file access for built-ins and redirects.
 #[derive(Clone)]
 pub struct ShellFs {
     root: Arc<Root>,
     human: bool,
     hook: Option<Arc<dyn WriteHook>>,
+    code: Option<Arc<dyn CodeSearch>>,
 }
 
 impl ShellFs {
@@ -45,7 +64,19 @@ impl ShellFs {
             root,
             human,
             hook: None,
+            code: None,
         }
+    }
+
+    /// The same access with a code index to search.
+    pub fn with_code(mut self, code: Arc<dyn CodeSearch>) -> ShellFs {
+        self.code = Some(code);
+        self
+    }
+
+    /// The code index, if the layer above provided one.
+    pub fn code(&self) -> Option<&dyn CodeSearch> {
+        self.code.as_deref()
     }
 
     /// The same access with every write passing through `hook`.

@@ -1,7 +1,7 @@
 //! `grep`: line search on ripgrep's crates with GNU grep's flags and output, plus the
 //! semantic modes of seed 004: `grep package QUERY` (declared dependencies) and
-//! `grep skill QUERY` (ranked search over Markdown docs). `grep code` arrives with the code
-//! index; until then it is refused with a pointer to `grep -rn`.
+//! `grep skill QUERY` (ranked search over Markdown docs) and `grep code QUERY` (ranked
+//! symbol search over the code index, when the layer above provides one).
 
 mod packages;
 mod search;
@@ -28,6 +28,8 @@ pub enum Mode {
     Skill,
     /// The workspace's declared dependencies (Cargo, npm, Python, Go) matching `query`.
     Package,
+    /// Ranked symbol search over the code index (functions, classes, types) for `query`.
+    Code,
 }
 
 /// How `pattern` is read.
@@ -47,14 +49,14 @@ pub enum Syntax {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct GrepArgs {
-    /// `regex` (default), `skill` or `package`.
+    /// `regex` (default), `skill`, `package` or `code`.
     #[serde(default)]
     pub mode: Mode,
     /// Regex mode: the pattern; several patterns are separated by newlines (as `-e P -e Q`).
     pub pattern: Option<String>,
     /// Regex mode: a workspace file holding one pattern per line (`-f`).
     pub pattern_file: Option<String>,
-    /// Skill and package modes: what to look for.
+    /// Skill, package and code modes: what to look for.
     pub query: Option<String>,
     /// Files or directories to search. Empty: the whole workspace, recursively (stdin on
     /// the shell path, as grep reads it).
@@ -118,11 +120,11 @@ pub struct GrepArgs {
     /// -s: suppress messages about missing or unreadable files.
     #[serde(default)]
     pub no_messages: bool,
-    /// Skill and package modes: most results (default 10).
+    /// Skill, package and code modes: most results (default 10).
     pub limit: Option<usize>,
 }
 
-const USAGE: &str = "grep [-iEFnrRlLcvwxohHqs] [-e PATTERN]... [-f FILE] [-A N] [-B N] [-C N] [-m N] [--include=GLOB] [--exclude=GLOB] [--exclude-dir=GLOB] PATTERN [FILE...] | grep package QUERY | grep skill QUERY";
+const USAGE: &str = "grep [-iEFnrRlLcvwxohHqs] [-e PATTERN]... [-f FILE] [-A N] [-B N] [-C N] [-m N] [--include=GLOB] [--exclude=GLOB] [--exclude-dir=GLOB] PATTERN [FILE...] | grep code QUERY | grep package QUERY | grep skill QUERY";
 
 impl Promoted for Grep {
     type Args = GrepArgs;
@@ -131,7 +133,7 @@ impl Promoted for Grep {
         "grep"
     }
     fn summary(&self) -> &'static str {
-        "Search files for lines matching a regex (GNU grep flags; -r recurses, --include filters), or `grep package QUERY` for declared dependencies, or `grep skill QUERY` for ranked Markdown docs."
+        "Search files for lines matching a regex (GNU grep flags; -r recurses, --include filters), `grep code QUERY` for ranked symbols (functions, classes) from the code index, `grep package QUERY` for declared dependencies, `grep skill QUERY` for ranked Markdown docs."
     }
     fn usage(&self) -> &'static str {
         USAGE
@@ -141,6 +143,7 @@ impl Promoted for Grep {
             "grep -rn 'fn main' src/",
             "grep -rl --include='*.rs' 'TODO' .",
             "grep -c -E 'error|warn' build.log",
+            "grep code 'user service'",
             "grep package serde",
             "grep skill 'release process'",
         ]
@@ -188,7 +191,7 @@ impl Promoted for Grep {
                     issues.push(Issue::new("pattern", "invalid_regex", e));
                 }
             }
-            Mode::Skill | Mode::Package => {
+            Mode::Skill | Mode::Package | Mode::Code => {
                 if a.query.as_deref().is_none_or(|q| q.trim().is_empty()) {
                     issues.push(Issue::new(
                         "query",
@@ -224,25 +227,16 @@ impl Promoted for Grep {
             Mode::Regex => search::run(&args, io, cx),
             Mode::Package => packages::run(&args, io, cx),
             Mode::Skill => skills::run(&args, io, cx),
+            Mode::Code => code(&args, io, cx),
         }
     }
 }
 
 /// The shell's `grep` words to typed arguments.
 fn parse_cli(args: &[String]) -> Result<Value, Vec<Issue>> {
-    match args.first().map(String::as_str) {
-        Some(m @ ("skill" | "package")) => {
-            let query = args[1..].join(" ");
-            return Ok(json!({ "mode": m, "query": query }));
-        }
-        Some("code") => {
-            return Err(vec![Issue::new(
-                "mode",
-                "unavailable",
-                "`grep code` (ranked symbol search) needs the code index, which this build does not have yet; use `grep -rn PATTERN` for a text search",
-            )]);
-        }
-        _ => {}
+    if let Some(m @ ("skill" | "package" | "code")) = args.first().map(String::as_str) {
+        let query = args[1..].join(" ");
+        return Ok(json!({ "mode": m, "query": query }));
     }
     const LONGS: &[(&str, char)] = &[
         ("ignore-case", 'i'),
@@ -385,4 +379,36 @@ fn parse_cli(args: &[String]) -> Result<Value, Vec<Issue>> {
         "quiet": o.has('q'),
         "noMessages": o.has('s'),
     }))
+}
+
+/// `grep code QUERY`: definitions from the code index, best first.
+fn code(a: &GrepArgs, io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
+    let query = a.query.as_deref().unwrap_or("");
+    let Some(index) = cx.fs.code() else {
+        let _ = writeln!(
+            io.stderr,
+            "grep code: no code index is available here; use `grep -rn PATTERN` for a text search"
+        );
+        return 2;
+    };
+    match index.search(query, a.limit.unwrap_or(10)) {
+        Ok(hits) if hits.is_empty() => {
+            let _ = writeln!(io.stderr, "grep code: no symbol matches '{query}'");
+            1
+        }
+        Ok(hits) => {
+            let mut out = String::new();
+            for h in hits {
+                out.push_str(&format!(
+                    "{}:{}  {} {}  {}\n",
+                    h.path, h.line, h.kind, h.name, h.detail
+                ));
+            }
+            i32::from(io.stdout.write_all(out.as_bytes()).is_err())
+        }
+        Err(e) => {
+            let _ = writeln!(io.stderr, "grep code: {e}");
+            2
+        }
+    }
 }
