@@ -52,10 +52,10 @@ impl Graph {
 #[derive(Default)]
 pub struct Index {
     files: BTreeMap<String, Arc<FileIndex>>,
-    /// Definition name → (file, index) pairs.
-    defs: HashMap<String, Vec<(String, usize)>>,
-    /// Identifier → files containing it.
-    names: HashMap<String, BTreeSet<String>>,
+    /// Definition name → (file, index) pairs. (Files containing an identifier are found
+    /// by a binary search of each file's sorted names instead of a map of every name: that
+    /// map would be the biggest thing in memory.)
+    defs: HashMap<String, Vec<(Arc<str>, usize)>>,
     /// Directories holding a `go.mod`, with their module path.
     go_modules: BTreeMap<String, String>,
     generation: u64,
@@ -121,20 +121,16 @@ impl Index {
             return false;
         }
         self.remove(&record.path.clone());
-        let path = record.path.clone();
+        let path: Arc<str> = Arc::from(record.path.as_str());
         for (i, d) in record.definitions.iter().enumerate() {
-            self.defs
-                .entry(d.name.clone())
-                .or_default()
-                .push((path.clone(), i));
+            match self.defs.get_mut(d.name.as_str()) {
+                Some(v) => v.push((path.clone(), i)),
+                None => {
+                    self.defs.insert(d.name.clone(), vec![(path.clone(), i)]);
+                }
+            }
         }
-        for n in &record.names {
-            self.names
-                .entry(n.clone())
-                .or_default()
-                .insert(path.clone());
-        }
-        self.files.insert(path, Arc::new(record));
+        self.files.insert(record.path.clone(), Arc::new(record));
         self.generation += 1;
         true
     }
@@ -167,17 +163,9 @@ impl Index {
         };
         for d in &old.definitions {
             if let Some(v) = self.defs.get_mut(&d.name) {
-                v.retain(|(p, _)| p != path);
+                v.retain(|(p, _)| &**p != path);
                 if v.is_empty() {
                     self.defs.remove(&d.name);
-                }
-            }
-        }
-        for n in &old.names {
-            if let Some(s) = self.names.get_mut(n) {
-                s.remove(path);
-                if s.is_empty() {
-                    self.names.remove(n);
                 }
             }
         }
@@ -192,7 +180,7 @@ impl Index {
             .into_iter()
             .flatten()
             .filter_map(|(p, i)| {
-                self.files.get(p).map(|f| DefRef {
+                self.files.get(&**p).map(|f| DefRef {
                     file: f.clone(),
                     index: *i,
                 })
@@ -255,7 +243,7 @@ impl Index {
         for (name, places) in &self.defs {
             let name_parts = words(name);
             for (path, i) in places {
-                let Some(file) = self.files.get(path) else {
+                let Some(file) = self.files.get(&**path) else {
                     continue;
                 };
                 let def = &file.definitions[*i];
@@ -320,11 +308,10 @@ impl Index {
 
     /// Files containing identifier `name`, by path.
     pub fn files_with_name(&self, name: &str) -> Vec<Arc<FileIndex>> {
-        self.names
-            .get(name)
-            .into_iter()
-            .flatten()
-            .filter_map(|p| self.files.get(p).cloned())
+        self.files
+            .values()
+            .filter(|f| f.names.binary_search_by(|n| n.as_str().cmp(name)).is_ok())
+            .cloned()
             .collect()
     }
 

@@ -25,8 +25,11 @@ pub struct FileIndex {
     pub definitions: Vec<Definition>,
     pub imports: Vec<Import>,
     /// The distinct identifiers in the file, sorted; [`Occurrence::name`] indexes it.
+    /// (Not serialized: the store packs it separately.)
+    #[serde(skip)]
     pub names: Vec<String>,
     /// Every identifier occurrence, in source order (compact: tens of millions fit).
+    #[serde(skip)]
     pub occurrences: Vec<Occurrence>,
     pub complexity: Complexity,
     pub todos: Vec<Todo>,

@@ -4,11 +4,12 @@
 //! block nesting, decisions) and syntax errors.
 
 use std::cell::RefCell;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::OnceLock;
 
 use tree_sitter::{Node, Parser, Tree};
 
-use crate::lang::{Cx, Lang, Spec};
+use crate::lang::{Cx, Lang};
 use crate::model::{Complexity, FileIndex, Occurrence, SyntaxError, Todo};
 
 /// Files larger than this are recorded but not parsed.
@@ -70,7 +71,7 @@ pub fn index_file(path: &str, content: &[u8]) -> FileIndex {
         };
         lang.extract(&tree, &mut cx);
     }
-    generic(lang.spec(), tree.root_node(), content, &mut out);
+    generic(lang, tree.root_node(), content, &mut out);
     out
 }
 
@@ -81,10 +82,11 @@ fn line_count(content: &[u8]) -> u32 {
 }
 
 struct Walk<'s> {
-    spec: &'static Spec,
+    flags: &'static [u8],
     src: &'s [u8],
     defs: HashSet<(u32, u32)>,
-    names: BTreeMap<String, Vec<(u32, u32, bool)>>,
+    /// Occurrences by name, borrowed from the source (no allocation per occurrence).
+    names: HashMap<&'s str, Vec<Spot>>,
     code_lines: Vec<bool>,
     todos: Vec<Todo>,
     errors: Vec<SyntaxError>,
@@ -92,24 +94,74 @@ struct Walk<'s> {
     max_depth: u32,
 }
 
-fn generic(spec: &'static Spec, root: Node<'_>, src: &[u8], out: &mut FileIndex) {
+/// Where an identifier occurs: line, column, and whether it names a definition.
+type Spot = (u32, u32, bool);
+
+const IDENT: u8 = 1;
+const COMMENT: u8 = 2;
+const DECISION: u8 = 4;
+const BLOCK: u8 = 8;
+
+/// Per language, the [`Spec`] as flags indexed by node kind id, so the walk compares
+/// numbers rather than kind names at every node.
+fn kind_flags(lang: Lang) -> &'static [u8] {
+    static TABLES: OnceLock<Vec<Vec<u8>>> = OnceLock::new();
+    let tables = TABLES.get_or_init(|| {
+        Lang::ALL
+            .iter()
+            .map(|l| {
+                let grammar = l.grammar();
+                let spec = l.spec();
+                (0..grammar.node_kind_count() as u16)
+                    .map(|id| {
+                        let Some(kind) = grammar.node_kind_for_id(id) else {
+                            return 0;
+                        };
+                        let named = grammar.node_kind_is_named(id);
+                        let mut f = 0;
+                        if named && spec.identifiers.contains(&kind) {
+                            f |= IDENT;
+                        }
+                        if spec.comments.contains(&kind) {
+                            f |= COMMENT;
+                        }
+                        if spec.decisions.contains(&kind) {
+                            f |= DECISION;
+                        }
+                        if spec.blocks.contains(&kind) {
+                            f |= BLOCK;
+                        }
+                        f
+                    })
+                    .collect()
+            })
+            .collect()
+    });
+    let i = Lang::ALL.iter().position(|l| *l == lang).unwrap_or(0);
+    &tables[i]
+}
+
+fn generic(lang: Lang, root: Node<'_>, src: &[u8], out: &mut FileIndex) {
     let mut w = Walk {
-        spec,
+        flags: kind_flags(lang),
         src,
         defs: out.definitions.iter().map(|d| (d.line, d.column)).collect(),
-        names: BTreeMap::new(),
+        names: HashMap::new(),
         code_lines: vec![false; out.lines as usize + 2],
         todos: Vec::new(),
         errors: Vec::new(),
         decisions: 0,
         max_depth: 0,
     };
-    w.visit(root, 0);
-    // Names sorted (BTreeMap order), occurrences in source order.
-    let mut occurrences = Vec::new();
-    out.names = Vec::with_capacity(w.names.len());
-    for (i, (name, occ)) in std::mem::take(&mut w.names).into_iter().enumerate() {
-        out.names.push(name);
+    w.walk(root);
+    // Names sorted, occurrences in source order.
+    let mut names: Vec<(&str, Vec<Spot>)> = std::mem::take(&mut w.names).into_iter().collect();
+    names.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    let total: usize = names.iter().map(|(_, v)| v.len()).sum();
+    let mut occurrences = Vec::with_capacity(total);
+    out.names = Vec::with_capacity(names.len());
+    for (i, (name, occ)) in names.into_iter().enumerate() {
+        out.names.push(name.to_string());
         for (line, column, is_definition) in occ {
             occurrences.push(Occurrence {
                 name: i as u32,
@@ -119,7 +171,7 @@ fn generic(spec: &'static Spec, root: Node<'_>, src: &[u8], out: &mut FileIndex)
             });
         }
     }
-    occurrences.sort_by_key(|o| (o.line, o.column));
+    occurrences.sort_unstable_by_key(|o| (o.line, o.column));
     out.occurrences = occurrences;
     let loc = w.code_lines.iter().filter(|&&c| c).count() as u32;
     out.complexity = Complexity::scored(loc, w.max_depth, 1 + w.decisions);
@@ -127,18 +179,50 @@ fn generic(spec: &'static Spec, root: Node<'_>, src: &[u8], out: &mut FileIndex)
     out.errors = w.errors;
 }
 
-impl Walk<'_> {
-    fn visit(&mut self, node: Node<'_>, depth: u32) {
-        let kind = node.kind();
-        if self.spec.comments.contains(&kind) {
+impl<'s> Walk<'s> {
+    /// One pre-order pass with a single cursor (a cursor per node costs an allocation).
+    fn walk(&mut self, root: Node<'_>) {
+        let mut cursor = root.walk();
+        // Block depth at each tree level on the way down.
+        let mut depths: Vec<u32> = vec![0];
+        loop {
+            let node = cursor.node();
+            let depth = *depths.last().unwrap_or(&0);
+            let descend = self.visit(node, depth);
+            if descend.is_some() && cursor.goto_first_child() {
+                depths.push(descend.unwrap_or(depth));
+                continue;
+            }
+            // Next sibling, or up until there is one.
+            loop {
+                if cursor.goto_next_sibling() {
+                    break;
+                }
+                if !cursor.goto_parent() {
+                    return;
+                }
+                depths.pop();
+            }
+        }
+    }
+
+    /// Record what `node` itself says; `Some(depth)` to descend into it with that block
+    /// depth, `None` to skip its subtree.
+    fn visit(&mut self, node: Node<'_>, depth: u32) -> Option<u32> {
+        let flags = self
+            .flags
+            .get(node.kind_id() as usize)
+            .copied()
+            .unwrap_or(0);
+        if flags & COMMENT != 0 {
             self.comment(node);
-            return;
+            return None;
         }
         if node.is_error() || node.is_missing() {
             if self.errors.len() < MAX_ERRORS {
                 let (s, e) = (node.start_position(), node.end_position());
                 let message = if node.is_missing() {
-                    format!("missing `{kind}`")
+                    format!("missing `{}`", node.kind())
                 } else {
                     let text = String::from_utf8_lossy(&self.src[node.byte_range()]);
                     let first: String =
@@ -154,16 +238,15 @@ impl Walk<'_> {
                 });
             }
             if node.is_missing() {
-                return;
+                return None;
             }
         }
-        if self.spec.decisions.contains(&kind) {
+        if flags & DECISION != 0 {
             self.decisions += 1;
         }
-        let depth = if self.spec.blocks.contains(&kind) {
-            let d = depth + 1;
-            self.max_depth = self.max_depth.max(d);
-            d
+        let depth = if flags & BLOCK != 0 {
+            self.max_depth = self.max_depth.max(depth + 1);
+            depth + 1
         } else {
             depth
         };
@@ -174,24 +257,21 @@ impl Walk<'_> {
                     *slot = true;
                 }
             }
-            if node.is_named() && self.spec.identifiers.contains(&kind) {
-                let text = &self.src[node.byte_range()];
-                if let Ok(name) = std::str::from_utf8(text) {
+            if flags & IDENT != 0 && node.is_named() {
+                let src: &'s [u8] = self.src;
+                if let Ok(name) = std::str::from_utf8(&src[node.byte_range()]) {
                     let line = s as u32 + 1;
                     let column = node.start_position().column as u32;
                     let def = self.defs.contains(&(line, column));
                     self.names
-                        .entry(name.to_string())
+                        .entry(name)
                         .or_default()
                         .push((line, column, def));
                 }
             }
-            return;
+            return None;
         }
-        let mut c = node.walk();
-        for child in node.children(&mut c) {
-            self.visit(child, depth);
-        }
+        Some(depth)
     }
 
     /// TODO, FIXME, HACK, XXX, BUG and NOTE markers, one per comment line.

@@ -10,8 +10,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::FileIndex;
 
-/// Bump when [`FileIndex`] or an extractor changes what it records.
-pub const SCHEMA_VERSION: &str = "ultra-index-1";
+/// Bump when [`FileIndex`], an extractor or the encoding changes.
+pub const SCHEMA_VERSION: &str = "ultra-index-2";
 
 const META: TableDefinition<&str, &str> = TableDefinition::new("meta");
 const FILES: TableDefinition<&str, &[u8]> = TableDefinition::new("files");
@@ -86,25 +86,29 @@ impl Store {
         let mut out = Vec::new();
         for entry in table.iter().map_err(db_err)? {
             let (_, v) = entry.map_err(db_err)?;
-            if let Ok(s) = serde_json::from_slice::<Stored>(v.value()) {
+            if let Some(s) = decode(v.value()) {
                 out.push(s);
             }
         }
         Ok(out)
     }
 
-    /// Write `upserts` and drop `removes`, in one transaction.
-    pub fn save(&self, upserts: &[Stored], removes: &[String]) -> Result<(), StoreError> {
+    /// Write `upserts` (size, mtime, record) and drop `removes`, in one transaction.
+    pub fn save(
+        &self,
+        upserts: &[(u64, u128, &FileIndex)],
+        removes: &[String],
+    ) -> Result<(), StoreError> {
         if upserts.is_empty() && removes.is_empty() {
             return Ok(());
         }
         let txn = self.db.begin_write().map_err(db_err)?;
         {
             let mut table = txn.open_table(FILES).map_err(db_err)?;
-            for s in upserts {
-                let bytes = serde_json::to_vec(s).map_err(db_err)?;
+            for (len, mtime, record) in upserts {
+                let bytes = encode(*len, *mtime, record).map_err(db_err)?;
                 table
-                    .insert(s.record.path.as_str(), bytes.as_slice())
+                    .insert(record.path.as_str(), bytes.as_slice())
                     .map_err(db_err)?;
             }
             for p in removes {
@@ -115,9 +119,83 @@ impl Store {
     }
 }
 
+/// Identifier occurrences are most of a record: they are stored packed (names, then
+/// 12 bytes per occurrence) after the rest of the record as JSON.
+fn encode(len: u64, mtime_ns: u128, record: &FileIndex) -> Result<Vec<u8>, serde_json::Error> {
+    #[derive(Serialize)]
+    struct Head<'a> {
+        len: u64,
+        mtime_ns: u128,
+        record: &'a FileIndex,
+    }
+    let json = serde_json::to_vec(&Head {
+        len,
+        mtime_ns,
+        record,
+    })?;
+    let (names, occ) = (&record.names, &record.occurrences);
+    let mut out = Vec::with_capacity(json.len() + occ.len() * 12 + names.len() * 12 + 12);
+    out.extend_from_slice(&(json.len() as u32).to_le_bytes());
+    out.extend_from_slice(&json);
+    out.extend_from_slice(&(names.len() as u32).to_le_bytes());
+    for n in names {
+        out.extend_from_slice(&(n.len() as u32).to_le_bytes());
+        out.extend_from_slice(n.as_bytes());
+    }
+    out.extend_from_slice(&(occ.len() as u32).to_le_bytes());
+    for o in occ {
+        out.extend_from_slice(&o.name.to_le_bytes());
+        out.extend_from_slice(&o.line.to_le_bytes());
+        let col = o.column & 0x7fff_ffff | if o.is_definition { 0x8000_0000 } else { 0 };
+        out.extend_from_slice(&col.to_le_bytes());
+    }
+    Ok(out)
+}
+
+/// The inverse of [`encode`]; `None` for anything malformed.
+fn decode(bytes: &[u8]) -> Option<Stored> {
+    let mut at = 0usize;
+    let u32_at = |at: &mut usize| -> Option<u32> {
+        let b = bytes.get(*at..*at + 4)?;
+        *at += 4;
+        Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    };
+    let json_len = u32_at(&mut at)? as usize;
+    let json = bytes.get(at..at + json_len)?;
+    at += json_len;
+    let mut s: Stored = serde_json::from_slice(json).ok()?;
+    let n = u32_at(&mut at)? as usize;
+    let mut names = Vec::with_capacity(n.min(1 << 20));
+    for _ in 0..n {
+        let len = u32_at(&mut at)? as usize;
+        let name = std::str::from_utf8(bytes.get(at..at + len)?).ok()?;
+        at += len;
+        names.push(name.to_string());
+    }
+    let n = u32_at(&mut at)? as usize;
+    let mut occ = Vec::with_capacity(n.min(1 << 24));
+    for _ in 0..n {
+        let name = u32_at(&mut at)?;
+        let line = u32_at(&mut at)?;
+        let col = u32_at(&mut at)?;
+        if name as usize >= names.len() {
+            return None;
+        }
+        occ.push(crate::model::Occurrence {
+            name,
+            line,
+            column: col & 0x7fff_ffff,
+            is_definition: col & 0x8000_0000 != 0,
+        });
+    }
+    s.record.names = names;
+    s.record.occurrences = occ;
+    Some(s)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{Store, Stored};
+    use super::Store;
     use crate::index_file;
 
     #[test]
@@ -127,20 +205,13 @@ mod tests {
         let record = index_file("a.rs", b"pub fn f() {}\n");
         {
             let s = Store::open(&path).expect("open");
-            s.save(
-                &[Stored {
-                    len: 14,
-                    mtime_ns: 7,
-                    record: record.clone(),
-                }],
-                &[],
-            )
-            .expect("save");
+            s.save(&[(14, 7, &record)], &[]).expect("save");
         }
         let s = Store::open(&path).expect("reopen");
         let loaded = s.load().expect("load");
         assert_eq!(loaded.len(), 1);
         assert_eq!(loaded[0].record, record);
+        assert_eq!(loaded[0].record.occurrences.len(), 1);
         assert_eq!((loaded[0].len, loaded[0].mtime_ns), (14, 7));
         s.save(&[], &["a.rs".to_string()]).expect("remove");
         assert!(s.load().expect("load").is_empty());

@@ -17,7 +17,7 @@ use std::sync::{Mutex, RwLock};
 use schemars::JsonSchema;
 use serde::Serialize;
 use ultra_index::build::{self, Progress};
-use ultra_index::store::{Store, Stored};
+use ultra_index::store::Store;
 use ultra_index::{Index, index_file};
 use ultra_workspace::{Root, Workspace};
 
@@ -207,24 +207,25 @@ impl CodeIndex {
             let mut idx = self.write();
             let mut stamps = self.stamps.lock().unwrap_or_else(|p| p.into_inner());
             for (record, content) in batch {
-                if let Some(s) = stamps_for.get(&record.path) {
-                    stamps.insert(record.path.clone(), *s);
-                    // go.mod's module path is read from its content, which is not stored.
-                    if !record.path.ends_with("go.mod") {
-                        stored.push(Stored {
-                            len: s.len,
-                            mtime_ns: s.mtime_ns,
-                            record: record.clone(),
-                        });
-                    }
-                }
-                if record.path.ends_with("go.mod") {
-                    idx.set_go_module(&record.path, &String::from_utf8_lossy(&content));
+                let path = record.path.clone();
+                if path.ends_with("go.mod") {
+                    // Its module path is read from its content, which is not stored.
+                    idx.set_go_module(&path, &String::from_utf8_lossy(&content));
                 }
                 idx.upsert(record);
+                if let Some(s) = stamps_for.get(&path) {
+                    stamps.insert(path.clone(), *s);
+                    if !path.ends_with("go.mod")
+                        && let Some(r) = idx.get(&path)
+                    {
+                        stored.push((s.len, s.mtime_ns, r));
+                    }
+                }
             }
         }
-        self.persist(&stored, &[]);
+        let refs: Vec<(u64, u128, &ultra_index::FileIndex)> =
+            stored.iter().map(|(l, m, r)| (*l, *m, &**r)).collect();
+        self.persist(&refs, &[]);
     }
 
     /// Load the stored records once, before the first refresh: files whose stamp still
@@ -256,7 +257,7 @@ impl CodeIndex {
 
     /// Write changes through to the store, when there is one. A failure only costs a
     /// reparse at the next start.
-    fn persist(&self, upserts: &[Stored], removes: &[String]) {
+    fn persist(&self, upserts: &[(u64, u128, &ultra_index::FileIndex)], removes: &[String]) {
         let slot = self.store.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(Some(store)) = slot.as_ref() {
             let _ = store.save(upserts, removes);
