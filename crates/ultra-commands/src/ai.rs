@@ -42,6 +42,19 @@ pub struct FileContext {
     pub hash: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<CommandError>,
+    /// The file's definitions from the code index (name, kind, line; methods as
+    /// `Type.method`), for source files of a known language.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub symbols: Vec<SymbolSummary>,
+}
+
+/// One definition in a file's context.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SymbolSummary {
+    pub name: String,
+    pub kind: ultra_index::DefKind,
+    pub line: u32,
 }
 
 /// Result of `ultra.ai.getContext`.
@@ -60,14 +73,14 @@ static GET_CONTEXT: CommandSpec = CommandSpec::new(
     "ultra.ai.getContext",
     "AI: Get Context for Files",
     "AI",
-    "Get files' content plus the guidelines and rules validators will enforce on them, before editing. Unreadable files are reported per file, not as a failure.",
+    "Get files' content and symbols (from the code index) plus the guidelines and rules validators will enforce on them, before editing. Unreadable files are reported per file, not as a failure.",
 )
 .read_only()
 .examples(&[Example {
     description: "Context for one file",
     args: r#"{"paths": ["src/app.ts", "missing.ts"]}"#,
     files: &[("src/app.ts", "const x = 1;\n")],
-    expect: Some(r#"{"files": [{"path": "src/app.ts", "content": "const x = 1;\n"}, {"path": "missing.ts", "content": null}]}"#),
+    expect: Some(r#"{"files": [{"path": "src/app.ts", "content": "const x = 1;\n", "symbols": [{"name": "x", "kind": "const", "line": 1}]}, {"path": "missing.ts", "content": null}]}"#),
     ..Example::EMPTY
 }]);
 
@@ -104,6 +117,7 @@ impl Command<Services> for GetContext {
                             truncated,
                             hash: s.hash,
                             error: None,
+                            symbols: Vec::new(),
                         });
                     }
                     Err(e) => files.push(FileContext {
@@ -113,7 +127,29 @@ impl Command<Services> for GetContext {
                         truncated: false,
                         hash: None,
                         error: Some(e.into()),
+                        symbols: Vec::new(),
                     }),
+                }
+            }
+        }
+        // Symbols from the index (the files asked about are indexed first).
+        if rels.iter().any(|p| ultra_index::Lang::of_path(p).is_some()) {
+            let (code, _) = cx.services.code(&rels);
+            let idx = code.read();
+            for f in files.iter_mut().filter(|f| f.content.is_some()) {
+                if let Some(rec) = idx.get(&f.path) {
+                    f.symbols = rec
+                        .definitions
+                        .iter()
+                        .map(|d| SymbolSummary {
+                            name: match &d.container {
+                                Some(c) => format!("{c}.{}", d.name),
+                                None => d.name.clone(),
+                            },
+                            kind: d.kind,
+                            line: d.line,
+                        })
+                        .collect();
                 }
             }
         }

@@ -95,6 +95,39 @@ impl Services {
         })
     }
 
+    /// Build the index in the background (`ultra serve` does at start), announcing progress
+    /// and readiness on `events`; answers meanwhile are marked `warming`, and the files
+    /// they ask about are indexed first.
+    pub fn warm_up(
+        self: &Arc<Self>,
+        events: ultra_core::events::EventBus,
+    ) -> std::thread::JoinHandle<()> {
+        let me = self.clone();
+        std::thread::spawn(move || {
+            let start = std::time::Instant::now();
+            let mut last = std::time::Instant::now();
+            let (_, state) = me.index_now(false, &mut |p| {
+                if last.elapsed().as_millis() >= 250 || p.done == p.total {
+                    last = std::time::Instant::now();
+                    events.emit(
+                        ultra_protocol::event::names::INDEX_PROGRESS,
+                        serde_json::json!({ "done": p.done, "total": p.total, "bytes": p.bytes }),
+                        None,
+                    );
+                }
+            });
+            events.emit(
+                ultra_protocol::event::names::INDEX_READY,
+                serde_json::json!({
+                    "files": state.files,
+                    "skipped": state.skipped,
+                    "seconds": start.elapsed().as_secs_f64(),
+                }),
+                None,
+            );
+        })
+    }
+
     /// Index the workspace now (from scratch when `cold`), reporting progress: `ultra index`.
     pub fn index_now(
         &self,

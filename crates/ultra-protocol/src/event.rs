@@ -21,6 +21,10 @@ pub mod names {
     pub const CONFIRMATION_RESOLVED: &str = "confirmation.resolved";
     /// An agent reported progress.
     pub const PROGRESS: &str = "ai.progress";
+    /// The code index is being built: `{done, total, bytes}`.
+    pub const INDEX_PROGRESS: &str = "index.progress";
+    /// The code index caught up with the workspace: `{files, skipped, seconds}`.
+    pub const INDEX_READY: &str = "index.ready";
 }
 
 /// One pushed event.

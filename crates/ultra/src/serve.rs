@@ -61,6 +61,8 @@ pub fn run(root: &Path, socket: Option<PathBuf>, no_prompt: bool) -> ExitCode {
                 None
             }
         };
+        // The code index builds in the background; answers meanwhile say `warming`.
+        let _warm = exec.services().warm_up(exec.events().clone());
         eprintln!(
             "ultra {} serving {}",
             env!("CARGO_PKG_VERSION"),

@@ -311,3 +311,39 @@ fn grep_code_ranks_symbols() {
         "{d}"
     );
 }
+
+/// A reindex announces its progress and readiness to subscribers; a server warms the index
+/// up by itself, and an answer meanwhile is right for the file asked about, whatever the
+/// rest of the tree's state.
+#[test]
+fn progress_events_and_warm_up() {
+    let ws = fixture();
+    for i in 0..400 {
+        ws.write(
+            &format!("gen/m{i:03}.ts"),
+            &format!("export function f{i}() {{ return {i}; }}\n"),
+        );
+    }
+    let _server = ws.serve();
+    let mut c = ws.agent("bot");
+    // The warm-up may still be running: the file asked about is indexed first.
+    let d = c.ok(
+        "code.getFunction",
+        json!({"path": "gen/m399.ts", "name": "f399"}),
+    );
+    assert_eq!(d["lineStart"], 1, "{d}");
+    assert!(
+        ["ready", "warming"].contains(&d["index"]["state"].as_str().unwrap()),
+        "{d}"
+    );
+
+    let mut sub = ws.agent("watcher");
+    sub.ok("subscribe", json!({"events": ["index.*"]}));
+    let r = c.ok("code.reindex", json!({"cold": true}));
+    assert_eq!(r["parsed"], 413, "{r}");
+    assert_eq!(r["index"]["state"], "ready");
+    let progress = sub.wait_event(|e| e["method"] == "index.progress");
+    assert_eq!(progress["params"]["data"]["total"], 413, "{progress}");
+    let ready = sub.wait_event(|e| e["method"] == "index.ready");
+    assert_eq!(ready["params"]["data"]["files"], 413, "{ready}");
+}

@@ -113,7 +113,23 @@ impl CodeIndex {
         first: &[String],
         on_progress: &mut dyn FnMut(Progress),
     ) -> IndexState {
-        let _one = self.refreshing.lock().unwrap_or_else(|p| p.into_inner());
+        // While a big (re)index is under way, do not wait for it: index the files asked
+        // about now and answer from what is there, marked `warming`.
+        let _one = match self.refreshing.try_lock() {
+            Ok(g) => g,
+            Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+            Err(std::sync::TryLockError::WouldBlock) => {
+                if self
+                    .warming
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .is_some()
+                {
+                    return self.index_these(root, ws, first);
+                }
+                self.refreshing.lock().unwrap_or_else(|p| p.into_inner())
+            }
+        };
         self.load_store();
         let allow = |rel: &str| {
             root.lexical(rel)
@@ -262,6 +278,29 @@ impl CodeIndex {
         if let Some(Some(store)) = slot.as_ref() {
             let _ = store.save(upserts, removes);
         }
+    }
+
+    /// During a warm-up: index just `paths` (from their buffers or the disk) and report
+    /// the index as warming.
+    fn index_these(&self, root: &Root, ws: &Mutex<Workspace>, paths: &[String]) -> IndexState {
+        for p in paths {
+            let Ok(rel) = root.lexical(p) else { continue };
+            if root.check_readable(&rel, false).is_err() {
+                continue;
+            }
+            let text = {
+                let ws = ws.lock().unwrap_or_else(|e| e.into_inner());
+                crate::util::current_text(&ws, &rel)
+            };
+            if let Some(text) = text {
+                let hash = ultra_index::passes::hash(text.as_bytes());
+                if !self.read().is_current(p, &hash) {
+                    let record = index_file(p, text.as_bytes());
+                    self.write().upsert(record);
+                }
+            }
+        }
+        self.state()
     }
 
     /// Index open buffers from their text (what an agent just edited, saved or not).

@@ -32,6 +32,7 @@ pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
     r.register(GetDependents)?;
     r.register(GetComplexity)?;
     r.register(GetTodos)?;
+    r.register(Reindex)?;
     Ok(())
 }
 
@@ -1320,6 +1321,83 @@ impl Command<Services> for GetTodos {
             },
             todos,
             text,
+            index: state,
+        })
+    }
+}
+
+// ---------------------------------------------------------------- reindex
+
+/// Arguments of `code.reindex`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ReindexArgs {
+    /// Forget the stored index and parse every file again.
+    #[serde(default)]
+    pub cold: bool,
+}
+
+/// Result of `code.reindex`.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Reindexed {
+    /// Files parsed by this call.
+    pub parsed: usize,
+    pub seconds: f64,
+    pub index: IndexState,
+}
+
+/// `code.reindex`.
+pub struct Reindex;
+
+static REINDEX: CommandSpec = CommandSpec::new(
+    "code.reindex",
+    "Code: Reindex",
+    "Code",
+    "Bring the code index up to date now (or rebuild it with `cold`), announcing `index.progress` and `index.ready` events. Queries do this for themselves; this is for warming up ahead of time.",
+)
+.read_only()
+.long()
+.examples(&[Example {
+    description: "Rebuild from scratch",
+    args: r#"{"cold": true}"#,
+    files: FIXTURE,
+    expect: Some(r#"{"parsed": 2, "index": {"files": 2, "state": "ready"}}"#),
+    ..Example::EMPTY
+}]);
+
+impl Command<Services> for Reindex {
+    type Args = ReindexArgs;
+    type Output = Reindexed;
+    fn spec(&self) -> &'static CommandSpec {
+        &REINDEX
+    }
+    fn run(&self, cx: &mut Cx<'_, Services>, a: ReindexArgs) -> Result<Reindexed, CommandError> {
+        use ultra_protocol::event::names;
+        let start = std::time::Instant::now();
+        let mut parsed = 0;
+        let events = cx.events;
+        let mut last = std::time::Instant::now();
+        let (_, state) = cx.services.index_now(a.cold, &mut |p| {
+            parsed = p.done;
+            if last.elapsed().as_millis() >= 100 || p.done == p.total {
+                last = std::time::Instant::now();
+                events.emit(
+                    names::INDEX_PROGRESS,
+                    json!({ "done": p.done, "total": p.total, "bytes": p.bytes }),
+                    None,
+                );
+            }
+        });
+        let seconds = start.elapsed().as_secs_f64();
+        events.emit(
+            names::INDEX_READY,
+            json!({ "files": state.files, "skipped": state.skipped, "seconds": seconds }),
+            None,
+        );
+        Ok(Reindexed {
+            parsed,
+            seconds,
             index: state,
         })
     }
