@@ -95,6 +95,12 @@ impl Services {
         })
     }
 
+    /// Watch the workspace for the code index, so refreshes need not walk the tree; the
+    /// watcher runs until the returned handle is dropped.
+    pub fn watch_index(&self) -> Result<notify::RecommendedWatcher, notify::Error> {
+        self.code.watch()
+    }
+
     /// Build the index in the background (`ultra serve` does at start), announcing progress
     /// and readiness on `events`; answers meanwhile are marked `warming`, and the files
     /// they ask about are indexed first.

@@ -52,7 +52,24 @@ pub struct Progress {
 /// [`SKIP_DIRS`] are left out, symlinks are not followed, and `allow` (the workspace's
 /// protected paths) has the last word.
 pub fn walk(root: &Path, allow: &(dyn Fn(&str) -> bool + Sync)) -> Vec<Found> {
-    let mut b = ignore::WalkBuilder::new(root);
+    walk_under(root, "", allow)
+}
+
+/// [`walk`] of the directory `dir` (relative to `root`; "" for all of it), paths still
+/// relative to `root`.
+pub fn walk_under(root: &Path, dir: &str, allow: &(dyn Fn(&str) -> bool + Sync)) -> Vec<Found> {
+    if dir
+        .split('/')
+        .any(|c| SKIP_DIRS.contains(&c) || (c.starts_with('.') && c.len() > 1))
+    {
+        return Vec::new();
+    }
+    let start = if dir.is_empty() {
+        root.to_path_buf()
+    } else {
+        root.join(dir)
+    };
+    let mut b = ignore::WalkBuilder::new(&start);
     b.follow_links(false)
         .require_git(false)
         .sort_by_file_name(|a, b| a.cmp(b))
@@ -89,6 +106,24 @@ pub fn walk(root: &Path, allow: &(dyn Fn(&str) -> bool + Sync)) -> Vec<Found> {
         });
     }
     out
+}
+
+/// Whether a single changed file would be indexed by a walk: a known language (or
+/// `go.mod`), nothing hidden or in [`SKIP_DIRS`] on its path, and not ignored by the
+/// workspace's top-level `.gitignore` (`ignored`).
+pub fn indexable(rel: &str, ignored: &ignore::gitignore::Gitignore) -> bool {
+    let name = rel.rsplit('/').next().unwrap_or(rel);
+    (Lang::of_path(rel).is_some() || name == "go.mod")
+        && !rel
+            .split('/')
+            .any(|c| SKIP_DIRS.contains(&c) || (c.starts_with('.') && c.len() > 1))
+        && !ignored.matched_path_or_any_parents(rel, false).is_ignore()
+}
+
+/// The workspace's top-level `.gitignore` as a matcher (empty when there is none).
+pub fn root_gitignore(root: &Path) -> ignore::gitignore::Gitignore {
+    let (gi, _) = ignore::gitignore::Gitignore::new(root.join(".gitignore"));
+    gi
 }
 
 /// Index `files` on `threads` threads, files in `first` before the rest; `on_record` gets

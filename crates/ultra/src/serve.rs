@@ -61,7 +61,15 @@ pub fn run(root: &Path, socket: Option<PathBuf>, no_prompt: bool) -> ExitCode {
                 None
             }
         };
-        // The code index builds in the background; answers meanwhile say `warming`.
+        // The code index follows file-system events, and builds in the background;
+        // answers meanwhile say `warming`.
+        let _index_watch = match exec.services().watch_index() {
+            Ok(w) => Some(w),
+            Err(e) => {
+                eprintln!("  code index: no file watching ({e}); each query walks the tree");
+                None
+            }
+        };
         let _warm = exec.services().warm_up(exec.events().clone());
         eprintln!(
             "ultra {} serving {}",

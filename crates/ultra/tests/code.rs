@@ -220,7 +220,7 @@ fn dependency_graph_complexity_todos_structure() {
 #[test]
 fn the_index_follows_edits_renames_and_deletes() {
     let ws = fixture();
-    let _server = ws.serve();
+    let server = ws.serve();
     let mut c = ws.agent("bot");
     let d = c.ok("code.findDefinition", json!({"symbol": "add"}));
     assert_eq!(d["definitions"][0]["path"], "rs/src/lib.rs");
@@ -230,6 +230,12 @@ fn the_index_follows_edits_renames_and_deletes() {
         "rs/src/lib.rs",
         "mod net;\npub fn plus(a: i32, b: i32) -> i32 {\n    a + b\n}\n",
     );
+    // The server learns of disk changes from the file watcher, within moments.
+    common::wait_until("the watcher to report the edit", || {
+        c.call("code.findDefinition", json!({"symbol": "plus"}))
+            .get("result")
+            .is_some()
+    });
     let e = c.err("code.findDefinition", json!({"symbol": "add"}));
     assert_eq!(e["data"]["code"], "SYMBOL_NOT_FOUND", "{e}");
     assert_eq!(
@@ -248,12 +254,37 @@ fn the_index_follows_edits_renames_and_deletes() {
 
     // Rename and delete.
     std::fs::rename(ws.path("py/app/views.py"), ws.path("py/app/pages.py")).unwrap();
+    common::wait_until("the rename", || {
+        c.ok("code.findDefinition", json!({"symbol": "show"}))["definitions"][0]["path"]
+            == "py/app/pages.py"
+    });
     let d = c.ok("code.findDefinition", json!({"symbol": "show"}));
-    assert_eq!(d["definitions"][0]["path"], "py/app/pages.py", "{d}");
+    assert_eq!(d["definitions"].as_array().unwrap().len(), 1, "{d}");
     std::fs::remove_file(ws.path("web/src/f.ts")).unwrap();
+    common::wait_until("the delete", || {
+        c.ok("code.getDependents", json!({"path": "web/src/db.ts"}))["totalDependents"] == 5
+    });
     let d = c.ok("code.getDependents", json!({"path": "web/src/db.ts"}));
-    assert_eq!(d["totalDependents"], 5, "{d}");
-    assert_eq!(d["isHub"], false);
+    assert_eq!(d["isHub"], false, "{d}");
+    // A new directory of files moved in at once.
+    std::fs::create_dir_all(ws.path("tmp-new/pkg")).unwrap();
+    std::fs::write(
+        ws.path("tmp-new/pkg/late.py"),
+        "def arrived_late():\n    pass\n",
+    )
+    .unwrap();
+    std::fs::rename(ws.path("tmp-new/pkg"), ws.path("py/pkg")).unwrap();
+    common::wait_until("the moved-in directory", || {
+        c.call("code.findDefinition", json!({"symbol": "arrived_late"}))
+            .get("result")
+            .is_some()
+    });
+    // All of this came through the file watcher, not a walk per query.
+    assert!(
+        !server.stderr().contains("no file watching"),
+        "{}",
+        server.stderr()
+    );
 }
 
 /// The index persists between runs: a second run on an unchanged tree parses nothing, a

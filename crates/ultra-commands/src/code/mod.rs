@@ -73,6 +73,18 @@ pub struct CodeIndex {
     refreshing: Mutex<()>,
     skipped: Mutex<usize>,
     warming: Mutex<Option<(usize, usize)>>,
+    /// Paths a file-system watcher reported since the last refresh; `None` when no watcher
+    /// runs. `rescan` asks for a full walk (events were lost).
+    changes: Mutex<Option<Changes>>,
+    /// A full walk has been done: from then on a watcher's reports suffice.
+    walked: std::sync::atomic::AtomicBool,
+}
+
+/// What a watcher reported.
+#[derive(Default)]
+struct Changes {
+    paths: std::collections::HashSet<String>,
+    rescan: bool,
 }
 
 impl CodeIndex {
@@ -87,7 +99,108 @@ impl CodeIndex {
             refreshing: Mutex::new(()),
             skipped: Mutex::new(0),
             warming: Mutex::new(None),
+            changes: Mutex::new(None),
+            walked: std::sync::atomic::AtomicBool::new(false),
         }
+    }
+
+    /// Watch the workspace (recursively, inotify): from now on a refresh looks only at the
+    /// paths the watcher reported instead of walking the tree. Fails when the OS refuses
+    /// (e.g. the inotify watch limit); refreshes then keep walking.
+    pub fn watch(self: &std::sync::Arc<Self>) -> Result<notify::RecommendedWatcher, notify::Error> {
+        use notify::Watcher;
+        let me = std::sync::Arc::downgrade(self);
+        let root = self.root.clone();
+        *self.changes.lock().unwrap_or_else(|p| p.into_inner()) = Some(Changes {
+            rescan: true,
+            ..Changes::default()
+        });
+        let mut watcher =
+            notify::recommended_watcher(move |res: notify::Result<notify::Event>| {
+                let Some(me) = me.upgrade() else { return };
+                let mut slot = me.changes.lock().unwrap_or_else(|p| p.into_inner());
+                let Some(changes) = slot.as_mut() else { return };
+                match res {
+                    Ok(ev) => {
+                        if ev.need_rescan() {
+                            changes.rescan = true;
+                        }
+                        for p in ev.paths {
+                            if let Some(rel) = p.strip_prefix(&root).ok().and_then(|r| r.to_str())
+                                && !rel.is_empty()
+                                && changes.paths.len() < 100_000
+                            {
+                                changes.paths.insert(rel.to_string());
+                            } else if changes.paths.len() >= 100_000 {
+                                changes.rescan = true;
+                            }
+                        }
+                    }
+                    Err(_) => changes.rescan = true,
+                }
+            })?;
+        if let Err(e) = watcher.watch(&self.root, notify::RecursiveMode::Recursive) {
+            *self.changes.lock().unwrap_or_else(|p| p.into_inner()) = None;
+            return Err(e);
+        }
+        Ok(watcher)
+    }
+
+    /// The watcher's report since the last refresh, when it can stand in for a walk.
+    fn take_changes(&self) -> Option<std::collections::HashSet<String>> {
+        let mut slot = self.changes.lock().unwrap_or_else(|p| p.into_inner());
+        let changes = slot.as_mut()?;
+        let report = std::mem::take(changes);
+        if report.rescan || !self.walked.load(std::sync::atomic::Ordering::SeqCst) {
+            return None;
+        }
+        Some(report.paths)
+    }
+
+    /// The files to look at for reported `paths` (a directory stands for what is under
+    /// it), and the indexed files they say are gone.
+    fn targeted(
+        &self,
+        paths: std::collections::HashSet<String>,
+        allow: &(dyn Fn(&str) -> bool + Sync),
+    ) -> (Vec<build::Found>, Vec<String>) {
+        let ignored = build::root_gitignore(&self.root);
+        let mut found = Vec::new();
+        let mut gone = Vec::new();
+        let idx = self.read();
+        for p in paths {
+            let abs = self.root.join(&p);
+            match std::fs::symlink_metadata(&abs) {
+                Ok(m) if m.is_dir() => {
+                    let under = build::walk_under(&self.root, &p, allow);
+                    let seen: std::collections::HashSet<&str> =
+                        under.iter().map(|f| f.path.as_str()).collect();
+                    gone.extend(
+                        idx.files_under(&p)
+                            .map(|f| f.path.clone())
+                            .filter(|q| !seen.contains(q.as_str())),
+                    );
+                    found.extend(under);
+                }
+                Ok(m) if m.is_file() && build::indexable(&p, &ignored) && allow(&p) => {
+                    found.push(build::Found {
+                        len: m.len(),
+                        path: p,
+                        abs,
+                    });
+                }
+                _ => {
+                    // Gone (or no longer indexable): the file, or what was under it.
+                    gone.extend(idx.files_under(&p).map(|f| f.path.clone()));
+                }
+            }
+        }
+        gone.sort();
+        gone.dedup();
+        // A file may be reported itself and through its directory.
+        found.sort_by(|a, b| a.path.cmp(&b.path));
+        found.dedup_by(|a, b| a.path == b.path);
+        (found, gone)
     }
 
     /// Read access to the index.
@@ -135,27 +248,37 @@ impl CodeIndex {
             root.lexical(rel)
                 .is_ok_and(|r| root.check_readable(&r, false).is_ok())
         };
-        let found = build::walk(&self.root, &allow);
+        // With a watcher, look only at what it reported (and the files asked about);
+        // without one, or after it lost events, walk the whole tree.
+        let (found, gone) = match self.take_changes() {
+            Some(mut paths) => {
+                paths.extend(first.iter().cloned());
+                self.targeted(paths, &allow)
+            }
+            None => {
+                let found = build::walk(&self.root, &allow);
+                let seen: std::collections::HashSet<&str> =
+                    found.iter().map(|f| f.path.as_str()).collect();
+                let gone: Vec<String> = {
+                    let idx = self.read();
+                    idx.files()
+                        .map(|f| f.path.clone())
+                        .filter(|p| !seen.contains(p.as_str()))
+                        .collect()
+                };
+                (found, gone)
+            }
+        };
         let mut changed = Vec::new();
-        let mut seen = std::collections::HashSet::with_capacity(found.len());
         {
             let stamps = self.stamps.lock().unwrap_or_else(|p| p.into_inner());
             for f in found {
-                seen.insert(f.path.clone());
                 let stamp = Stamp::of(&f.abs);
                 if stamp.is_none() || stamps.get(&f.path) != stamp.as_ref() {
                     changed.push(f);
                 }
             }
         }
-        // Deleted files.
-        let gone: Vec<String> = {
-            let idx = self.read();
-            idx.files()
-                .map(|f| f.path.clone())
-                .filter(|p| !seen.contains(p))
-                .collect()
-        };
         let mut refreshed = gone.len();
         if !gone.is_empty() {
             let mut idx = self.write();
@@ -203,6 +326,7 @@ impl CodeIndex {
             refreshed += total;
         }
         refreshed += self.index_buffers(ws);
+        self.walked.store(true, std::sync::atomic::Ordering::SeqCst);
         let idx = self.read();
         IndexState {
             state: "ready".into(),
@@ -344,6 +468,9 @@ impl CodeIndex {
             .unwrap_or_else(|p| p.into_inner())
             .clear();
         *self.skipped.lock().unwrap_or_else(|p| p.into_inner()) = 0;
+        // The next refresh walks everything.
+        self.walked
+            .store(false, std::sync::atomic::Ordering::SeqCst);
     }
 
     /// The state without refreshing.
