@@ -5,6 +5,8 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
 use std::sync::Arc;
 
 use ultra_shell::run::fs::ShellFs;
@@ -41,20 +43,7 @@ impl Ws {
     }
 
     fn run(&mut self, script: &str) -> (String, String, i32) {
-        let parsed = ultra_shell::parse(script).unwrap();
-        let (mut out, mut err) = (Vec::new(), Vec::new());
-        let status = self.shell.run(
-            &parsed,
-            &mut self.env,
-            &mut std::io::empty(),
-            &mut out,
-            &mut err,
-        );
-        (
-            String::from_utf8(out).unwrap(),
-            String::from_utf8(err).unwrap(),
-            status,
-        )
+        common::run_in(&self.shell, &mut self.env, script)
     }
 
     fn exists(&self, rel: &str) -> bool {

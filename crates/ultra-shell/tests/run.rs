@@ -3,6 +3,8 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
 use std::sync::Arc;
 
 use ultra_shell::run::fs::ShellFs;
@@ -34,20 +36,7 @@ impl Ws {
 
     /// Run a script; (stdout, stderr, status).
     fn run(&mut self, script: &str) -> (String, String, i32) {
-        let parsed = ultra_shell::parse(script).unwrap();
-        let (mut out, mut err) = (Vec::new(), Vec::new());
-        let status = self.shell.run(
-            &parsed,
-            &mut self.env,
-            &mut std::io::empty(),
-            &mut out,
-            &mut err,
-        );
-        (
-            String::from_utf8(out).unwrap(),
-            String::from_utf8(err).unwrap(),
-            status,
-        )
+        common::run_in(&self.shell, &mut self.env, script)
     }
 
     fn read(&self, rel: &str) -> String {

@@ -47,6 +47,14 @@ fn resolve(cx: &Cx<'_, Services>, path: &str) -> Result<RelPath, CommandError> {
     Ok(ws.resolve_read(path, is_human(cx))?)
 }
 
+/// A directory or file to limit an answer to ("" for everything).
+fn scope(cx: &Cx<'_, Services>, path: Option<&str>) -> Result<String, CommandError> {
+    Ok(match path {
+        Some(p) if !p.is_empty() && p != "." => resolve(cx, p)?.as_str().to_string(),
+        _ => String::new(),
+    })
+}
+
 /// The text of a workspace file as the agent sees it (the buffer when open).
 fn text_of(cx: &Cx<'_, Services>, rel: &RelPath) -> Option<String> {
     let ws = cx.services.ws();
@@ -616,10 +624,7 @@ impl Command<Services> for FindReferences {
         cx: &mut Cx<'_, Services>,
         a: FindReferencesArgs,
     ) -> Result<References, CommandError> {
-        let under = match &a.path {
-            Some(p) if !p.is_empty() && p != "." => resolve(cx, p)?.as_str().to_string(),
-            _ => String::new(),
-        };
+        let under = scope(cx, a.path.as_deref())?;
         let (code, state) = cx.services.code(&[]);
         let files: Vec<std::sync::Arc<FileIndex>> = code
             .read()
@@ -1128,10 +1133,7 @@ impl Command<Services> for GetComplexity {
         cx: &mut Cx<'_, Services>,
         a: GetComplexityArgs,
     ) -> Result<ComplexityReport, CommandError> {
-        let under = match &a.path {
-            Some(p) if !p.is_empty() && p != "." => resolve(cx, p)?.as_str().to_string(),
-            _ => String::new(),
-        };
+        let under = scope(cx, a.path.as_deref())?;
         let (code, state) = cx.services.code(&[]);
         let idx = code.read();
         let mut all: Vec<FileComplexity> = idx
@@ -1266,10 +1268,7 @@ impl Command<Services> for GetTodos {
         &GET_TODOS
     }
     fn run(&self, cx: &mut Cx<'_, Services>, a: GetTodosArgs) -> Result<Todos, CommandError> {
-        let under = match &a.path {
-            Some(p) if !p.is_empty() && p != "." => resolve(cx, p)?.as_str().to_string(),
-            _ => String::new(),
-        };
+        let under = scope(cx, a.path.as_deref())?;
         let kind = a.kind.as_deref().map(str::to_uppercase);
         if let Some(k) = &kind
             && !["TODO", "FIXME", "HACK", "XXX", "BUG", "NOTE"].contains(&k.as_str())

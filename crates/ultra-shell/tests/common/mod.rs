@@ -70,20 +70,7 @@ impl Ws {
 
     /// Run a script; (stdout, stderr, status).
     pub fn run(&mut self, script: &str) -> (String, String, i32) {
-        let parsed = ultra_shell::parse(script).unwrap();
-        let (mut out, mut err) = (Vec::new(), Vec::new());
-        let status = self.shell.run(
-            &parsed,
-            &mut self.env,
-            &mut std::io::empty(),
-            &mut out,
-            &mut err,
-        );
-        (
-            String::from_utf8_lossy(&out).into_owned(),
-            String::from_utf8_lossy(&err).into_owned(),
-            status,
-        )
+        run_in(&self.shell, &mut self.env, script)
     }
 
     /// The same script under real bash and GNU tools; (stdout, status).
@@ -128,4 +115,16 @@ pub fn differential(ws: &mut Ws, cases: &[&str]) {
         cases.len(),
         failures.join("\n")
     );
+}
+
+/// Run a script with `shell` in session `env`; (stdout, stderr, status).
+pub fn run_in(shell: &Shell, env: &mut Env, script: &str) -> (String, String, i32) {
+    let parsed = ultra_shell::parse(script).unwrap();
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let status = shell.run(&parsed, env, &mut std::io::empty(), &mut out, &mut err);
+    (
+        String::from_utf8_lossy(&out).into_owned(),
+        String::from_utf8_lossy(&err).into_owned(),
+        status,
+    )
 }
