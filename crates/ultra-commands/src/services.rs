@@ -53,6 +53,28 @@ pub struct Services {
     pub config: Config,
 }
 
+/// Where the code index persists, from config `index`.
+fn store_at(root: &Path, cfg: &ultra_core::config::IndexConfig) -> crate::code::StoreAt {
+    use ultra_core::config::IndexBackend;
+    match cfg.backend {
+        IndexBackend::Redb => crate::code::StoreAt::Redb(crate::state_dir(root).join("index.redb")),
+        IndexBackend::None => crate::code::StoreAt::Nowhere,
+        IndexBackend::Redis => {
+            let hash = blake3::hash(root.as_os_str().as_encoded_bytes()).to_hex();
+            crate::code::StoreAt::Redis {
+                url: cfg
+                    .redis_url
+                    .clone()
+                    .unwrap_or_else(|| "redis://127.0.0.1:6379/".to_string()),
+                namespace: cfg
+                    .namespace
+                    .clone()
+                    .unwrap_or_else(|| format!("ultra:index:{}", &hash[..16])),
+            }
+        }
+    }
+}
+
 impl Services {
     /// Open the workspace at `root`.
     pub fn open(root: &Path, config: &Config) -> Result<Services, BuildError> {
@@ -68,7 +90,7 @@ impl Services {
         Ok(Services {
             code: Arc::new(crate::code::CodeIndex::new(
                 ws.root().path().to_path_buf(),
-                Some(crate::state_dir(ws.root().path()).join("index.redb")),
+                store_at(ws.root().path(), &config.index),
             )),
             root: ws.root().path().to_path_buf(),
             workspace: Arc::new(Mutex::new(ws)),

@@ -53,6 +53,35 @@ pub struct Config {
     pub logging: LoggingConfig,
     #[serde(default)]
     pub security: SecurityConfig,
+    #[serde(default)]
+    pub index: IndexConfig,
+}
+
+/// `index` section: where the code index persists.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct IndexConfig {
+    /// `redb` (default: an embedded file in Ultra's state directory), `redis` (shared by
+    /// every server configured with the same URL and namespace), or `none`.
+    #[serde(default)]
+    pub backend: IndexBackend,
+    /// For `redis`: the server, e.g. `redis://127.0.0.1:6379/0`.
+    #[serde(default)]
+    pub redis_url: Option<String>,
+    /// For `redis`: the key prefix shared by the servers of one workspace (default: a hash
+    /// of the workspace path).
+    #[serde(default)]
+    pub namespace: Option<String>,
+}
+
+/// Where the code index persists.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum IndexBackend {
+    #[default]
+    Redb,
+    Redis,
+    None,
 }
 
 fn default_port() -> u16 {

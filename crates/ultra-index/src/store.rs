@@ -1,11 +1,13 @@
-//! The index on disk (redb): one entry per file, with the size and modification time it
-//! was indexed at, so a restart on an unchanged tree loads instead of parsing. A schema
-//! version guards the format: a store of another version is thrown away and rebuilt (the
-//! index can always be rebuilt from the files).
+//! The index kept between runs: one entry per file, with the size and modification time it
+//! was indexed at, so a restart on an unchanged tree loads instead of parsing. Two backends:
+//! [`Redb`], an embedded file (the default), and [`Redis`], a server several Ultra servers
+//! can share. A schema version guards the format: entries of another version are thrown
+//! away (the index can always be rebuilt from the files).
 
 use std::path::Path;
 
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
+use redis::ConnectionLike;
 use serde::{Deserialize, Serialize};
 
 use crate::model::FileIndex;
@@ -35,15 +37,29 @@ fn db_err(e: impl std::fmt::Display) -> StoreError {
     StoreError::Db(e.to_string())
 }
 
-/// The on-disk index.
-pub struct Store {
+/// Where records persist.
+pub trait Store: Send + Sync {
+    /// Every stored file. Entries that do not decode are skipped (they will be reindexed).
+    fn load(&self) -> Result<Vec<Stored>, StoreError>;
+    /// Write `upserts` (size, mtime, record) and drop `removes`, atomically.
+    fn save(
+        &self,
+        upserts: &[(u64, u128, &FileIndex)],
+        removes: &[String],
+    ) -> Result<(), StoreError>;
+    /// Drop every entry.
+    fn clear(&self) -> Result<(), StoreError>;
+}
+
+/// The embedded store: one redb file.
+pub struct Redb {
     db: Database,
 }
 
-impl Store {
+impl Redb {
     /// Open (or create) the store at `path`; one of another schema version, or one that
     /// cannot be read, is replaced by an empty one.
-    pub fn open(path: &Path) -> Result<Store, StoreError> {
+    pub fn open(path: &Path) -> Result<Redb, StoreError> {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(db_err)?;
         }
@@ -69,7 +85,7 @@ impl Store {
                 db
             }
         };
-        Ok(Store { db })
+        Ok(Redb { db })
     }
 
     fn version(db: &Database) -> Option<String> {
@@ -78,9 +94,17 @@ impl Store {
         let v = meta.get("schema").ok()??;
         Some(v.value().to_string())
     }
+}
 
-    /// Every stored file. Entries that do not decode are skipped (they will be reindexed).
-    pub fn load(&self) -> Result<Vec<Stored>, StoreError> {
+impl Store for Redb {
+    fn clear(&self) -> Result<(), StoreError> {
+        let txn = self.db.begin_write().map_err(db_err)?;
+        txn.delete_table(FILES).map_err(db_err)?;
+        txn.open_table(FILES).map_err(db_err)?;
+        txn.commit().map_err(db_err)
+    }
+
+    fn load(&self) -> Result<Vec<Stored>, StoreError> {
         let txn = self.db.begin_read().map_err(db_err)?;
         let table = txn.open_table(FILES).map_err(db_err)?;
         let mut out = Vec::new();
@@ -93,8 +117,7 @@ impl Store {
         Ok(out)
     }
 
-    /// Write `upserts` (size, mtime, record) and drop `removes`, in one transaction.
-    pub fn save(
+    fn save(
         &self,
         upserts: &[(u64, u128, &FileIndex)],
         removes: &[String],
@@ -116,6 +139,131 @@ impl Store {
             }
         }
         txn.commit().map_err(db_err)
+    }
+}
+
+/// The shared store: a Redis server. Keys are `<namespace>:schema` and
+/// `<namespace>:file:<path>`; a save is one MULTI/EXEC transaction.
+pub struct Redis {
+    client: redis::Client,
+    conn: std::sync::Mutex<redis::Connection>,
+    prefix: String,
+}
+
+impl Redis {
+    /// Connect to `url` under `namespace`; entries of another schema version are deleted.
+    pub fn open(url: &str, namespace: &str) -> Result<Redis, StoreError> {
+        let client = redis::Client::open(url).map_err(db_err)?;
+        let mut conn = client
+            .get_connection_with_timeout(std::time::Duration::from_secs(5))
+            .map_err(db_err)?;
+        let prefix = format!("{namespace}:");
+        let schema_key = format!("{prefix}schema");
+        let current: Option<String> = redis::cmd("GET")
+            .arg(&schema_key)
+            .query(&mut conn)
+            .map_err(db_err)?;
+        if current.as_deref() != Some(SCHEMA_VERSION) {
+            for chunk in scan_keys(&mut conn, &format!("{prefix}file:*"))?.chunks(500) {
+                redis::cmd("DEL")
+                    .arg(chunk)
+                    .query::<()>(&mut conn)
+                    .map_err(db_err)?;
+            }
+            redis::cmd("SET")
+                .arg(&schema_key)
+                .arg(SCHEMA_VERSION)
+                .query::<()>(&mut conn)
+                .map_err(db_err)?;
+        }
+        Ok(Redis {
+            client,
+            conn: std::sync::Mutex::new(conn),
+            prefix,
+        })
+    }
+
+    fn conn(&self) -> Result<std::sync::MutexGuard<'_, redis::Connection>, StoreError> {
+        let mut guard = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        // Reconnect once if the server dropped us.
+        if !guard.is_open() {
+            *guard = self.client.get_connection().map_err(db_err)?;
+        }
+        Ok(guard)
+    }
+}
+
+/// Every key matching `pattern` (SCAN, so a big keyspace does not block the server).
+fn scan_keys(conn: &mut redis::Connection, pattern: &str) -> Result<Vec<String>, StoreError> {
+    let mut cursor: u64 = 0;
+    let mut keys = Vec::new();
+    loop {
+        let (next, batch): (u64, Vec<String>) = redis::cmd("SCAN")
+            .arg(cursor)
+            .arg("MATCH")
+            .arg(pattern)
+            .arg("COUNT")
+            .arg(1000)
+            .query(conn)
+            .map_err(db_err)?;
+        keys.extend(batch);
+        if next == 0 {
+            return Ok(keys);
+        }
+        cursor = next;
+    }
+}
+
+impl Store for Redis {
+    fn clear(&self) -> Result<(), StoreError> {
+        let mut conn = self.conn()?;
+        for chunk in scan_keys(&mut conn, &format!("{}file:*", self.prefix))?.chunks(500) {
+            redis::cmd("DEL")
+                .arg(chunk)
+                .query::<()>(&mut *conn)
+                .map_err(db_err)?;
+        }
+        Ok(())
+    }
+
+    fn load(&self) -> Result<Vec<Stored>, StoreError> {
+        let mut conn = self.conn()?;
+        let keys = scan_keys(&mut conn, &format!("{}file:*", self.prefix))?;
+        let mut out = Vec::with_capacity(keys.len());
+        for chunk in keys.chunks(256) {
+            let values: Vec<Option<Vec<u8>>> = redis::cmd("MGET")
+                .arg(chunk)
+                .query(&mut *conn)
+                .map_err(db_err)?;
+            out.extend(values.into_iter().flatten().filter_map(|v| decode(&v)));
+        }
+        Ok(out)
+    }
+
+    fn save(
+        &self,
+        upserts: &[(u64, u128, &FileIndex)],
+        removes: &[String],
+    ) -> Result<(), StoreError> {
+        if upserts.is_empty() && removes.is_empty() {
+            return Ok(());
+        }
+        let mut pipe = redis::pipe();
+        pipe.atomic();
+        for (len, mtime, record) in upserts {
+            let bytes = encode(*len, *mtime, record).map_err(db_err)?;
+            pipe.cmd("SET")
+                .arg(format!("{}file:{}", self.prefix, record.path))
+                .arg(bytes)
+                .ignore();
+        }
+        for p in removes {
+            pipe.cmd("DEL")
+                .arg(format!("{}file:{p}", self.prefix))
+                .ignore();
+        }
+        let mut conn = self.conn()?;
+        pipe.query::<()>(&mut *conn).map_err(db_err)
     }
 }
 
@@ -195,7 +343,7 @@ fn decode(bytes: &[u8]) -> Option<Stored> {
 
 #[cfg(test)]
 mod tests {
-    use super::Store;
+    use super::{Redb, Store};
     use crate::index_file;
 
     #[test]
@@ -204,10 +352,10 @@ mod tests {
         let path = dir.path().join("idx.redb");
         let record = index_file("a.rs", b"pub fn f() {}\n");
         {
-            let s = Store::open(&path).expect("open");
+            let s = Redb::open(&path).expect("open");
             s.save(&[(14, 7, &record)], &[]).expect("save");
         }
-        let s = Store::open(&path).expect("reopen");
+        let s = Redb::open(&path).expect("reopen");
         let loaded = s.load().expect("load");
         assert_eq!(loaded.len(), 1);
         assert_eq!(loaded[0].record, record);
@@ -226,7 +374,7 @@ mod tests {
             }
             txn.commit().expect("commit");
         }
-        let s = Store::open(&path).expect("rebuilt");
+        let s = Redb::open(&path).expect("rebuilt");
         assert!(s.load().expect("load").is_empty());
     }
 }

@@ -378,3 +378,91 @@ fn progress_events_and_warm_up() {
     let ready = sub.wait_event(|e| e["method"] == "index.ready");
     assert_eq!(ready["params"]["data"]["files"], 413, "{ready}");
 }
+
+/// A real `redis-server` on a free port, stopped when dropped.
+struct RedisServer {
+    child: std::process::Child,
+    port: u16,
+}
+
+impl RedisServer {
+    fn start() -> RedisServer {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let child = std::process::Command::new("redis-server")
+            .args([
+                "--port",
+                &port.to_string(),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ])
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .expect("redis-server is installed (.ci/run installs it)");
+        common::wait_until("redis-server to listen", || {
+            std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+        });
+        RedisServer { child, port }
+    }
+}
+
+impl Drop for RedisServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// With `index.backend: redis`, servers share one index: a process with its own state
+/// directory (another machine, say) finds everything indexed and parses nothing; when
+/// Redis is down the index still answers, from memory, and says why it has no store.
+#[test]
+fn redis_backend_shares_the_index() {
+    let redis = RedisServer::start();
+    let ws = fixture();
+    ws.config(json!({"index": {
+        "backend": "redis",
+        "redisUrl": format!("redis://127.0.0.1:{}/", redis.port),
+        "namespace": "ultra-test"
+    }}));
+    let first = data(&ws, "code.findDefinition", json!({"symbol": "User"}));
+    assert_eq!(first["index"]["refreshed"], 13, "{first}");
+    assert!(first["index"].get("storeError").is_none(), "{first}");
+    let other_state = tempfile::tempdir().unwrap();
+    let out = ws.cli_with(
+        &[
+            "-c",
+            "code.findDefinition",
+            "-a",
+            r#"{"symbol": "User"}"#,
+            "--json",
+        ],
+        |c| {
+            c.env("XDG_STATE_HOME", other_state.path());
+        },
+    );
+    let second = &out.json()[0]["data"];
+    assert_eq!(second["index"]["refreshed"], 0, "{second}");
+    assert_eq!(second["definitions"], first["definitions"]);
+    // A cold reindex empties the shared entries and writes them again.
+    let r = data(&ws, "code.reindex", json!({"cold": true}));
+    assert_eq!(r["parsed"], 13, "{r}");
+
+    drop(redis);
+    let d = data(&ws, "code.findDefinition", json!({"symbol": "User"}));
+    assert_eq!(d["definitions"], first["definitions"]);
+    assert!(
+        d["index"]["storeError"]
+            .as_str()
+            .unwrap()
+            .contains("index store"),
+        "{d}"
+    );
+}

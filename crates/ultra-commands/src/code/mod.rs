@@ -17,7 +17,7 @@ use std::sync::{Mutex, RwLock};
 use schemars::JsonSchema;
 use serde::Serialize;
 use ultra_index::build::{self, Progress};
-use ultra_index::store::Store;
+use ultra_index::store::{Redb, Redis, Store};
 use ultra_index::{Index, index_file};
 use ultra_workspace::{Root, Workspace};
 
@@ -36,6 +36,20 @@ pub struct IndexState {
     /// While warming: files done of total.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub progress: Option<(usize, usize)>,
+    /// Why the configured store is not in use (the index then lives in memory only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub store_error: Option<String>,
+}
+
+/// Where the index persists (config `index.backend`).
+#[derive(Debug, Clone)]
+pub enum StoreAt {
+    /// An embedded redb file.
+    Redb(PathBuf),
+    /// A Redis server, shared by every server with the same URL and namespace.
+    Redis { url: String, namespace: String },
+    /// Nowhere: every process parses afresh.
+    Nowhere,
 }
 
 /// What was on disk when a file was indexed.
@@ -64,9 +78,11 @@ impl Stamp {
 pub struct CodeIndex {
     root: PathBuf,
     /// Where records persist; opened on first use (`None` inside: unavailable, e.g. held
-    /// by a running server).
-    store_path: Option<PathBuf>,
-    store: Mutex<Option<Option<Store>>>,
+    /// by a running server, or a Redis server that does not answer).
+    store_at: StoreAt,
+    store: Mutex<Option<Option<Box<dyn Store>>>>,
+    /// Why the store could not be used, for answers.
+    store_error: Mutex<Option<String>>,
     index: RwLock<Index>,
     stamps: Mutex<HashMap<String, Stamp>>,
     /// Serialises refreshes (a second caller waits, then finds little to do).
@@ -89,11 +105,12 @@ struct Changes {
 
 impl CodeIndex {
     /// An empty index of the workspace at `root`.
-    pub fn new(root: PathBuf, store_path: Option<PathBuf>) -> CodeIndex {
+    pub fn new(root: PathBuf, store_at: StoreAt) -> CodeIndex {
         CodeIndex {
             root,
-            store_path,
+            store_at,
             store: Mutex::new(None),
+            store_error: Mutex::new(None),
             index: RwLock::new(Index::new()),
             stamps: Mutex::new(HashMap::new()),
             refreshing: Mutex::new(()),
@@ -334,7 +351,15 @@ impl CodeIndex {
             skipped: *self.skipped.lock().unwrap_or_else(|p| p.into_inner()),
             refreshed,
             progress: None,
+            store_error: self.store_error(),
         }
+    }
+
+    fn store_error(&self) -> Option<String> {
+        self.store_error
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     fn apply(
@@ -368,6 +393,27 @@ impl CodeIndex {
         self.persist(&refs, &[]);
     }
 
+    /// Open the configured store; a failure is remembered for answers and the index runs
+    /// without one.
+    fn open_store(&self) -> Option<Box<dyn Store>> {
+        let opened: Result<Box<dyn Store>, String> = match &self.store_at {
+            StoreAt::Nowhere => return None,
+            StoreAt::Redb(path) => Redb::open(path)
+                .map(|s| Box::new(s) as Box<dyn Store>)
+                .map_err(|e| e.to_string()),
+            StoreAt::Redis { url, namespace } => Redis::open(url, namespace)
+                .map(|s| Box::new(s) as Box<dyn Store>)
+                .map_err(|e| e.to_string()),
+        };
+        match opened {
+            Ok(s) => Some(s),
+            Err(e) => {
+                *self.store_error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+                None
+            }
+        }
+    }
+
     /// Load the stored records once, before the first refresh: files whose stamp still
     /// matches are not parsed again.
     fn load_store(&self) {
@@ -375,7 +421,7 @@ impl CodeIndex {
         if slot.is_some() {
             return;
         }
-        let store = self.store_path.as_ref().and_then(|p| Store::open(p).ok());
+        let store = self.open_store();
         if let Some(s) = &store
             && let Ok(records) = s.load()
         {
@@ -458,9 +504,14 @@ impl CodeIndex {
     /// Forget everything, on disk too, so the next refresh parses every file.
     pub fn clear(&self) {
         let _one = self.refreshing.lock().unwrap_or_else(|p| p.into_inner());
-        *self.store.lock().unwrap_or_else(|p| p.into_inner()) = None;
-        if let Some(p) = &self.store_path {
-            let _ = std::fs::remove_file(p);
+        {
+            let mut slot = self.store.lock().unwrap_or_else(|p| p.into_inner());
+            if slot.is_none() {
+                *slot = Some(self.open_store());
+            }
+            if let Some(Some(store)) = slot.as_ref() {
+                let _ = store.clear();
+            }
         }
         *self.write() = Index::new();
         self.stamps
@@ -488,6 +539,7 @@ impl CodeIndex {
             skipped: *self.skipped.lock().unwrap_or_else(|p| p.into_inner()),
             refreshed: 0,
             progress: warming,
+            store_error: self.store_error(),
         }
     }
 }
