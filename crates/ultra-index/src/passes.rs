@@ -7,7 +7,8 @@ use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::OnceLock;
 
-use tree_sitter::{Node, Parser, Tree};
+pub use tree_sitter::Tree;
+use tree_sitter::{Node, Parser};
 
 use crate::lang::{Cx, Lang};
 use crate::model::{Complexity, FileIndex, Occurrence, SyntaxError, Todo};
@@ -28,8 +29,9 @@ pub fn hash(content: &[u8]) -> String {
     blake3::hash(content).to_hex().to_string()
 }
 
-/// Parse `content` as `lang`.
-pub fn parse(lang: Lang, content: &[u8]) -> Option<Tree> {
+/// Parse `content` as `lang`; with `old` (the previous tree, already told of the edit
+/// with `Tree::edit`) tree-sitter reuses what did not change.
+pub fn parse(lang: Lang, content: &[u8], old: Option<&Tree>) -> Option<Tree> {
     PARSERS.with(|p| {
         let mut parsers = p.borrow_mut();
         let parser = parsers.entry(lang.as_str()).or_insert_with(|| {
@@ -38,13 +40,24 @@ pub fn parse(lang: Lang, content: &[u8]) -> Option<Tree> {
             let _ = parser.set_language(&lang.grammar());
             parser
         });
-        parser.parse(content, None)
+        parser.parse(content, old)
     })
 }
 
 /// Index one file. Files of no known language, binary files (a NUL byte) and files over
 /// [`MAX_PARSE_BYTES`] get only their hash and size.
 pub fn index_file(path: &str, content: &[u8]) -> FileIndex {
+    index_incremental(path, content, None).0
+}
+
+/// [`index_file`] for text that changed since `prev` (the old text and its tree): the edit
+/// is found by comparing the two and the old tree is reused, so a small edit to a big file
+/// reparses only around it. Returns the tree for the next edit.
+pub fn index_incremental(
+    path: &str,
+    content: &[u8],
+    prev: Option<(&[u8], &Tree)>,
+) -> (FileIndex, Option<Tree>) {
     let mut out = FileIndex {
         path: path.to_string(),
         lang: Lang::of_path(path),
@@ -54,14 +67,19 @@ pub fn index_file(path: &str, content: &[u8]) -> FileIndex {
         ..FileIndex::default()
     };
     let Some(lang) = out.lang else {
-        return out;
+        return (out, None);
     };
     if content.len() > MAX_PARSE_BYTES || content.contains(&0) {
         out.lang = None;
-        return out;
+        return (out, None);
     }
-    let Some(tree) = parse(lang, content) else {
-        return out;
+    let old = prev.map(|(old_text, old_tree)| {
+        let mut tree = old_tree.clone();
+        tree.edit(&edit_between(old_text, content));
+        tree
+    });
+    let Some(tree) = parse(lang, content, old.as_ref()) else {
+        return (out, None);
     };
     {
         let mut cx = Cx {
@@ -72,7 +90,39 @@ pub fn index_file(path: &str, content: &[u8]) -> FileIndex {
         lang.extract(&tree, &mut cx);
     }
     generic(lang, tree.root_node(), content, &mut out);
-    out
+    (out, Some(tree))
+}
+
+/// The single edit that turns `old` into `new`: the bytes between their common prefix and
+/// common suffix.
+fn edit_between(old: &[u8], new: &[u8]) -> tree_sitter::InputEdit {
+    let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+    let max_suffix = old.len().min(new.len()) - prefix;
+    let suffix = old
+        .iter()
+        .rev()
+        .zip(new.iter().rev())
+        .take(max_suffix)
+        .take_while(|(a, b)| a == b)
+        .count();
+    let point = |text: &[u8], at: usize| {
+        let before = &text[..at];
+        let row = before.iter().filter(|&&b| b == b'\n').count();
+        let col = at
+            - before
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |i| i + 1);
+        tree_sitter::Point::new(row, col)
+    };
+    tree_sitter::InputEdit {
+        start_byte: prefix,
+        old_end_byte: old.len() - suffix,
+        new_end_byte: new.len() - suffix,
+        start_position: point(old, prefix),
+        old_end_position: point(old, old.len() - suffix),
+        new_end_position: point(new, new.len() - suffix),
+    }
 }
 
 fn line_count(content: &[u8]) -> u32 {
@@ -359,7 +409,50 @@ fn line_text(src: &[u8], line: u32) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::marker;
+    use super::{index_file, index_incremental, marker};
+
+    /// Reparsing with the previous tree gives exactly the record a full parse gives, edit
+    /// after edit (inserts, deletes, replacements, at the start, middle and end, across
+    /// lines and multi-byte characters).
+    #[test]
+    fn incremental_matches_full() {
+        let mut text = String::from(
+            "/// Doc.\npub fn a(x: u32) -> u32 { x + 1 }\n\nstruct S { f: i32 }\nimpl S { fn m(&self) -> i32 { self.f } }\n// TODO: é later\n",
+        );
+        let (_, mut tree) = index_incremental("lib.rs", text.as_bytes(), None);
+        let edits: [(f64, usize, &str); 8] = [
+            (0.5, 0, "fn b() {}\n"),
+            (0.0, 0, "// head\n"),
+            (1.0, 0, "\nconst C: u8 = 1;\n"),
+            (0.3, 5, ""),
+            (0.7, 3, "é{"),
+            (0.6, 0, "}"),
+            (0.2, 12, "pub struct T;\n"),
+            (0.9, 2, "zz"),
+        ];
+        for (frac, del, ins) in edits {
+            let mut at = (text.len() as f64 * frac) as usize;
+            while !text.is_char_boundary(at) {
+                at -= 1;
+            }
+            let mut end = (at + del).min(text.len());
+            while !text.is_char_boundary(end) {
+                end += 1;
+            }
+            let prev = text.clone();
+            text.replace_range(at..end, ins);
+            let (inc, next) = index_incremental(
+                "lib.rs",
+                text.as_bytes(),
+                tree.as_ref().map(|t| (prev.as_bytes(), t)),
+            );
+            let full = index_file("lib.rs", text.as_bytes());
+            assert_eq!(inc, full, "after editing at {at}: {text:?}");
+            assert_eq!(inc.occurrences, full.occurrences);
+            assert_eq!(inc.names, full.names);
+            tree = next;
+        }
+    }
 
     #[test]
     fn markers() {

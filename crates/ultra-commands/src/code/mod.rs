@@ -94,6 +94,8 @@ pub struct CodeIndex {
     changes: Mutex<Option<Changes>>,
     /// A full walk has been done: from then on a watcher's reports suffice.
     walked: std::sync::atomic::AtomicBool,
+    /// Open buffers' last indexed text and tree, for incremental reparses.
+    trees: Mutex<HashMap<String, (String, ultra_index::passes::Tree)>>,
 }
 
 /// What a watcher reported.
@@ -118,6 +120,7 @@ impl CodeIndex {
             warming: Mutex::new(None),
             changes: Mutex::new(None),
             walked: std::sync::atomic::AtomicBool::new(false),
+            trees: Mutex::new(HashMap::new()),
         }
     }
 
@@ -483,12 +486,26 @@ impl CodeIndex {
                 .collect()
         };
         let mut n = 0;
+        let mut trees = self.trees.lock().unwrap_or_else(|p| p.into_inner());
+        // Trees are kept only for open buffers.
+        trees.retain(|p, _| texts.iter().any(|(q, _)| q == p));
         for (path, text) in texts {
             let hash = ultra_index::passes::hash(text.as_bytes());
             if self.read().is_current(&path, &hash) {
                 continue;
             }
-            let record = index_file(&path, text.as_bytes());
+            // Typing in a buffer reparses only around the edit.
+            let prev = trees.get(&path).map(|(t, tree)| (t.as_bytes(), tree));
+            let (record, tree) =
+                ultra_index::passes::index_incremental(&path, text.as_bytes(), prev);
+            match tree {
+                Some(tree) => {
+                    trees.insert(path.clone(), (text, tree));
+                }
+                None => {
+                    trees.remove(&path);
+                }
+            }
             self.write().upsert(record);
             // The disk stamp no longer describes the indexed content; the next refresh
             // looks at the file again.

@@ -254,25 +254,38 @@ impl<'a> Cx<'a> {
     /// The doc comment just above `node`: consecutive comment siblings ending on the line
     /// before it, with comment markers removed.
     pub fn doc_above(&self, node: Node<'_>) -> Option<String> {
-        let comments = self.lang.spec().comments;
+        // Read the source lines above, not sibling nodes: `prev_sibling` scans from the
+        // parent's first child, which made documenting every item of a big file quadratic.
+        let python = self.lang == Lang::Python;
         let mut lines = Vec::new();
-        let mut cur = node.prev_sibling();
-        let mut expect = line(node);
-        while let Some(c) = cur {
-            if !comments.contains(&c.kind()) || end_line(c) + 1 < expect {
+        let mut in_block = false;
+        for l in self.lines_above(node) {
+            let is_comment = if in_block {
+                if l.starts_with("/*") {
+                    in_block = false;
+                }
+                true
+            } else if python {
+                l.starts_with('#')
+            } else if l.starts_with("//") || (l.starts_with("/*") && l.ends_with("*/")) {
+                true
+            } else if l.ends_with("*/") {
+                in_block = true;
+                true
+            } else {
+                false
+            };
+            if !is_comment || l.is_empty() {
                 break;
             }
-            lines.push(self.text(c));
-            expect = line(c);
-            cur = c.prev_sibling();
+            lines.push(l);
         }
         if lines.is_empty() {
             return None;
         }
         lines.reverse();
         let text: Vec<String> = lines
-            .join("\n")
-            .lines()
+            .iter()
             .map(|l| {
                 l.trim()
                     .trim_start_matches("///")
@@ -289,6 +302,28 @@ impl<'a> Cx<'a> {
             .filter(|l| !l.is_empty())
             .collect();
         (!text.is_empty()).then(|| text.join("\n"))
+    }
+
+    /// The source lines above `node`'s first line, nearest first, trimmed.
+    pub fn lines_above(&self, node: Node<'_>) -> impl Iterator<Item = &'a str> + 'a {
+        let src: &'a [u8] = self.src;
+        let start = node.start_byte().min(src.len());
+        let mut end = src[..start]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        std::iter::from_fn(move || {
+            if end == 0 {
+                return None;
+            }
+            let nl = end - 1;
+            let begin = src[..nl]
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |i| i + 1);
+            end = begin;
+            Some(std::str::from_utf8(&src[begin..nl]).unwrap_or("").trim())
+        })
     }
 
     /// The first line of `node`'s text up to its body (`{` or `:`), for signatures.

@@ -114,35 +114,58 @@ fn items(node: Node<'_>, cx: &mut Cx<'_>, impls: &mut Vec<Impl>, mods: &mut Vec<
     }
 }
 
-/// The `///` (or `/** */`) doc comment above an item, skipping its attributes.
+/// The `///` (or `/** */`) doc comment above an item, skipping its attributes and blank
+/// lines (rustdoc attaches a doc comment across them).
 fn doc(cx: &Cx<'_>, node: Node<'_>) -> Option<String> {
-    let mut lines = Vec::new();
-    let mut cur = node.prev_sibling();
-    while let Some(c) = cur {
-        match c.kind() {
-            "attribute_item" => {}
-            "line_comment" => {
-                let t = cx.text(c);
-                match t.strip_prefix("///") {
-                    Some(rest) if !rest.starts_with('/') => lines.push(rest.trim().to_string()),
-                    _ => break,
+    let mut lines: Vec<String> = Vec::new();
+    let mut block: Vec<&str> = Vec::new();
+    let mut in_block = false;
+    for l in cx.lines_above(node) {
+        if in_block {
+            block.push(l);
+            if l.starts_with("/*") {
+                in_block = false;
+                // A `/** ... */` doc block (not `/*` or `/***`).
+                let is_doc = l.starts_with("/**") && !l.starts_with("/***");
+                if !is_doc {
+                    break;
+                }
+                for b in block.drain(..) {
+                    let t = b
+                        .trim_start_matches("/**")
+                        .trim_end_matches("*/")
+                        .trim()
+                        .trim_start_matches('*')
+                        .trim();
+                    lines.push(t.to_string());
                 }
             }
-            "block_comment" => {
-                let t = cx.text(c);
-                match t.strip_prefix("/**") {
-                    Some(rest) if !rest.starts_with('*') => {
-                        let inner = rest.trim_end_matches("*/");
-                        for l in inner.lines().rev() {
-                            lines.push(l.trim().trim_start_matches('*').trim().to_string());
-                        }
-                    }
-                    _ => break,
-                }
-            }
-            _ => break,
+            continue;
         }
-        cur = c.prev_sibling();
+        if l.is_empty() || (l.starts_with("#[") && l.ends_with(']')) {
+            continue;
+        }
+        if let Some(rest) = l.strip_prefix("///") {
+            if rest.starts_with('/') {
+                break;
+            }
+            lines.push(rest.trim().to_string());
+            continue;
+        }
+        if l.ends_with("*/") {
+            if l.starts_with("/**") && !l.starts_with("/***") {
+                let inner = l.trim_start_matches("/**").trim_end_matches("*/").trim();
+                lines.push(inner.to_string());
+                continue;
+            }
+            if l.starts_with("/*") {
+                break;
+            }
+            in_block = true;
+            block.push(l);
+            continue;
+        }
+        break;
     }
     lines.reverse();
     let text: Vec<String> = lines.into_iter().filter(|l| !l.is_empty()).collect();
