@@ -9,6 +9,8 @@ Cases, each run --runs times interleaved, medians reported:
   cold   `ultra index --cold` (parse everything: symbols, references, imports, complexity,
          TODOs, written to the store) against `ctags -R` (tags only)
   warm   `ultra index` on the unchanged tree (the persisted index is loaded, nothing parsed)
+  refs   `find_references` for a common identifier through a running `ultra serve` (index
+         warm in memory) against `rg -w -n` for the same word over the same files
 
 Usage: python3 bench/index_bench.py [--runs 3] [--markdown FILE]
 Needs: target/release/ultra, universal-ctags, GNU time; bench/shell_bench.py's vendor/.
@@ -78,12 +80,54 @@ def timed(argv, env=None):
     return dt, (rss[-1] if rss else 0) / 1024, p.stdout.decode()
 
 
+REF_WORD = "new"
+
+
+def find_references(env, runs):
+    """Median time of one `code.findReferences` call on a warm server, and of `rg -w`."""
+    sys.path.insert(0, HERE)
+    from rpc_bench import JsonLineClient  # the same raw NDJSON client as the RPC bench
+    sock = os.path.join(env["XDG_STATE_HOME"], "bench.sock")
+    proc = subprocess.Popen([ULTRA, "serve", "--root", CORPUS, "--socket", sock, "--no-prompt"],
+                            env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + 120
+        while not os.path.exists(sock):
+            if time.time() > deadline:
+                raise SystemExit("ultra serve did not start")
+            time.sleep(0.05)
+        c = JsonLineClient(sock)
+        params = {"symbol": REF_WORD, "limit": 1000000, "contextLines": 0}
+        c.call("code.reindex", {})  # wait for the warm-up to finish
+        times, count = [], 0
+        for _ in range(runs):
+            t0 = time.perf_counter()
+            r = c.call("code.findReferences", params)
+            times.append(time.perf_counter() - t0)
+            count = r["totalReferences"]
+        c.close()
+    finally:
+        proc.terminate()
+        proc.wait()
+    rg_times, rg_count = [], 0
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        # The same files the index covers: its nine languages, .gitignore respected.
+        types = [a for t in ["rust", "py", "js", "ts", "go", "java", "c", "cpp"] for a in ("-t", t)]
+        out = subprocess.run(["rg", "-w", "-n", "--no-heading", *types, REF_WORD, "."], cwd=CORPUS,
+                             capture_output=True)
+        rg_times.append(time.perf_counter() - t0)
+        rg_count = out.stdout.count(b"\n")
+    return {"ultra": statistics.median(times), "ultra_count": count,
+            "rg": statistics.median(rg_times), "rg_count": rg_count}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--markdown")
     a = ap.parse_args()
-    for tool in ["ctags", "/usr/bin/time"]:
+    for tool in ["ctags", "rg", "/usr/bin/time"]:
         if not shutil.which(tool):
             raise SystemExit(f"{tool} is missing (bench/setup.sh installs it)")
     if not os.access(ULTRA, os.X_OK):
@@ -101,6 +145,7 @@ def main():
         summary = json.loads(out)
         results["ctags -R"].append(timed(["ctags", "-R", f"--languages={LANGS}", "-f", tags, "."])[:2])
         results["ultra warm"].append(timed([ULTRA, "--root", CORPUS, "index", "--json-summary"], env)[:2])
+    refs = find_references(env, a.runs)
     shutil.rmtree(state, ignore_errors=True)
     med = {k: statistics.median(t for t, _ in v) for k, v in results.items()}
     mem = {k: max(m for _, m in v) for k, v in results.items()}
@@ -116,6 +161,10 @@ def main():
     lines += ["", f"Ultra's cold index also produced {summary['definitions']} definitions, "
               f"{summary['references']} references and {summary['imports']} imports "
               f"({summary['dependencyEdges']} resolved to workspace files)."]
+    lines += ["", f"`find_references {REF_WORD}` through the server, median of {a.runs}: "
+              f"{refs['ultra'] * 1e3:.0f} ms for {refs['ultra_count']} references (code only) against "
+              f"`rg -w -n {REF_WORD}` {refs['rg'] * 1e3:.0f} ms for {refs['rg_count']} matching lines "
+              f"(comments and strings too): **{refs['ultra'] / refs['rg']:.2f}×**."]
     report = "\n".join(lines) + "\n"
     print(report)
     if a.markdown:

@@ -141,6 +141,8 @@ impl CodeIndex {
                 let mut slot = me.changes.lock().unwrap_or_else(|p| p.into_inner());
                 let Some(changes) = slot.as_mut() else { return };
                 match res {
+                    // Reads (ours too: answers read files for context) change nothing.
+                    Ok(ev) if matches!(ev.kind, notify::EventKind::Access(_)) => {}
                     Ok(ev) => {
                         if ev.need_rescan() {
                             changes.rescan = true;

@@ -89,13 +89,41 @@ fn numbered(text: &str, start: u32, end: u32) -> String {
 
 /// `radius` lines around 1-based `line`, as `N: text`.
 fn context(text: &str, line: u32, radius: u32) -> Vec<String> {
-    let lo = line.saturating_sub(radius).max(1);
-    text.lines()
-        .enumerate()
-        .map(|(i, l)| (i as u32 + 1, l))
-        .filter(|(n, _)| *n >= lo && *n <= line + radius)
-        .map(|(n, l)| format!("{n}: {l}"))
-        .collect()
+    LineIndex::new(text.to_string()).context(line, radius)
+}
+
+/// A file's text with its line starts, so many context lookups in one file cost what
+/// they show rather than a scan from the top each.
+struct LineIndex {
+    text: String,
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    fn new(text: String) -> LineIndex {
+        let mut starts = vec![0];
+        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        LineIndex { text, starts }
+    }
+
+    /// 1-based line `n` without its line ending.
+    fn line(&self, n: u32) -> Option<&str> {
+        let i = (n as usize).checked_sub(1)?;
+        let start = *self.starts.get(i)?;
+        if start >= self.text.len() && i > 0 {
+            return None;
+        }
+        let end = self.starts.get(i + 1).map_or(self.text.len(), |e| e - 1);
+        Some(self.text[start..end.max(start)].trim_end_matches('\r'))
+    }
+
+    /// `radius` lines around 1-based `line`, as `N: text`.
+    fn context(&self, line: u32, radius: u32) -> Vec<String> {
+        let lo = line.saturating_sub(radius).max(1);
+        (lo..=line + radius)
+            .filter_map(|n| self.line(n).map(|l| format!("{n}: {l}")))
+            .collect()
+    }
 }
 
 fn not_indexed(path: &str) -> CommandError {
@@ -647,13 +675,14 @@ impl Command<Services> for FindReferences {
         );
         let radius = a.context_lines.unwrap_or(1).min(10);
         let mut references = Vec::new();
-        let mut texts: std::collections::HashMap<String, String> = std::collections::HashMap::new();
+        let mut texts: std::collections::HashMap<String, LineIndex> =
+            std::collections::HashMap::new();
         for (path, r) in all.into_iter().skip(start).take(limit) {
             let text = texts
                 .entry(path.clone())
-                .or_insert_with(|| text_at(cx, &path));
+                .or_insert_with(|| LineIndex::new(text_at(cx, &path)));
             references.push(ReferenceInfo {
-                context: context(text, r.line, radius),
+                context: text.context(r.line, radius),
                 path,
                 line: r.line,
                 column: r.column,
