@@ -1,7 +1,7 @@
 //! Binding the socket and accepting connections.
 //!
-//! [`Server::bind`] prepares the runtime directory, clears a stale socket of ours, and binds
-//! with `umask(0o177)` so the socket is born 0600. [`Server::run`] accepts connections,
+//! [`Server::bind`] prepares the runtime directory (ours, 0700), clears a stale socket of
+//! ours, binds and makes the socket 0600. [`Server::run`] accepts connections,
 //! drops peers whose uid is not ours, caps the number of connections, and hands each one
 //! to its own task (see `conn.rs`). On shutdown the socket file is removed, but only if it
 //! is still the one we created.
@@ -265,17 +265,18 @@ async fn clear_stale_socket(path: &Path) -> Result<(), IpcError> {
     }
 }
 
-/// Bind with `umask(0o177)` so the socket inode is created 0600: there is no window
-/// between bind and chmod in which another user could connect.
+/// Bind, then make the socket 0600. There is no window in which another user could
+/// connect: the socket lives in a directory [`ensure_runtime_dir`] has checked is ours and
+/// 0700, so nobody else can reach it to begin with. (A process-wide `umask` around the bind
+/// would also give other threads' new files and directories that mask meanwhile: a
+/// directory created 0600 cannot even be entered.)
 fn bind_private(path: &Path) -> Result<std::os::unix::net::UnixListener, IpcError> {
-    // SAFETY: umask only swaps the process's file-creation mask; it cannot fail. The mask is
-    // process-wide, so files created by other threads during this bind also get at most
-    // 0600, which errs on the safe side; it is restored right after.
-    let old = unsafe { libc::umask(0o177) };
-    let bound = std::os::unix::net::UnixListener::bind(path);
-    // SAFETY: as above; puts the previous mask back.
-    unsafe { libc::umask(old) };
-    bound.map_err(|e| IpcError::io("cannot bind socket", path, e))
+    use std::os::unix::fs::PermissionsExt;
+    let listener = std::os::unix::net::UnixListener::bind(path)
+        .map_err(|e| IpcError::io("cannot bind socket", path, e))?;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
+        .map_err(|e| IpcError::io("cannot restrict socket", path, e))?;
+    Ok(listener)
 }
 
 /// SO_PEERCRED check: only our own uid may talk to us. Anyone else is dropped without a
