@@ -209,6 +209,17 @@ fn dependency_graph_complexity_todos_structure() {
     assert_eq!(d["summary"]["byType"]["TODO"], 1);
     let d = data(&ws, "code.getTodos", json!({"path": "py", "type": "fixme"}));
     assert_eq!(d["todos"][0]["text"], "persist", "{d}");
+    // Paged: the summary counts everything, the page says where to go on.
+    let d = data(&ws, "code.getTodos", json!({"limit": 1}));
+    assert_eq!(
+        (d["todos"].as_array().unwrap().len(), &d["nextCursor"]),
+        (1, &json!(1)),
+        "{d}"
+    );
+    assert_eq!(d["summary"]["total"], 3);
+    let d = data(&ws, "code.getTodos", json!({"limit": 5, "cursor": 1}));
+    assert_eq!(d["todos"][0]["type"], "HACK", "{d}");
+    assert!(d["nextCursor"].is_null());
 
     let d = data(&ws, "code.getStructure", json!({"path": "rs"}));
     assert_eq!(

@@ -1242,6 +1242,10 @@ pub struct GetTodosArgs {
     /// Only this kind: TODO, FIXME, HACK, XXX, BUG or NOTE (any case).
     #[serde(rename = "type")]
     pub kind: Option<String>,
+    /// Most TODOs returned (default 200); the summary always counts them all.
+    pub limit: Option<usize>,
+    /// Skip this many (from a previous answer's `nextCursor`).
+    pub cursor: Option<usize>,
 }
 
 /// One TODO.
@@ -1266,6 +1270,8 @@ pub struct TodoSummary {
 #[serde(rename_all = "camelCase")]
 pub struct Todos {
     pub todos: Vec<TodoInfo>,
+    /// Pass as `cursor` for the next page.
+    pub next_cursor: Option<usize>,
     pub summary: TodoSummary,
     pub text: String,
     pub index: IndexState,
@@ -1325,12 +1331,17 @@ impl Command<Services> for GetTodos {
         for t in &todos {
             *by_type.entry(t.todo.kind.clone()).or_insert(0) += 1;
         }
-        let mut text = format!("Found {} TODO comments:\n", todos.len());
-        for (i, t) in todos.iter().enumerate().take(200) {
+        let total = todos.len();
+        let start = a.cursor.unwrap_or(0).min(total);
+        let limit = a.limit.unwrap_or(200).clamp(1, 10_000);
+        let todos: Vec<TodoInfo> = todos.into_iter().skip(start).take(limit).collect();
+        let next_cursor = (start + todos.len() < total).then_some(start + todos.len());
+        let mut text = format!("Found {total} TODO comments:\n");
+        for (i, t) in todos.iter().enumerate() {
             let _ = write!(
                 text,
                 "\n{}. {}:{}\n   Type: {}\n   Text: {}\n   Context: {}\n",
-                i + 1,
+                start + i + 1,
                 t.path,
                 t.todo.line,
                 t.todo.kind,
@@ -1338,16 +1349,17 @@ impl Command<Services> for GetTodos {
                 t.todo.context
             );
         }
-        let _ = write!(text, "\nSummary:\n  Total: {}\n  By type:\n", todos.len());
+        if let Some(n) = next_cursor {
+            let _ = writeln!(text, "\n[{} more: pass cursor {n}]", total - n);
+        }
+        let _ = write!(text, "\nSummary:\n  Total: {total}\n  By type:\n");
         for (k, n) in &by_type {
             let _ = writeln!(text, "    {k}: {n}");
         }
         Ok(Todos {
-            summary: TodoSummary {
-                total: todos.len(),
-                by_type,
-            },
+            summary: TodoSummary { total, by_type },
             todos,
+            next_cursor,
             text,
             index: state,
         })
