@@ -123,13 +123,7 @@ impl<P: Promoted> Command<Services> for Tool<P> {
     }
 
     fn annotations(&self, args: &P::Args) -> Annotations {
-        let risk = self.command.risk(args);
-        Annotations {
-            read_only: !risk.writes,
-            destructive: risk.destructive,
-            idempotent: !risk.writes,
-            open_world: false,
-        }
+        crate::shell::risk_annotations(self.command.risk(args))
     }
 
     fn run(&self, cx: &mut Cx<'_, Services>, args: P::Args) -> Result<RunOutput, CommandError> {

@@ -300,12 +300,7 @@ impl Command<Services> for Run {
                 .with_details(json!({ "code": e.code(), "line": pos.line, "column": pos.column, "offset": pos.offset }))
                 .with_suggestion("quote the word, or use only the supported syntax (no $(...), subshells, if/for, &)")
         })?;
-        let session = args
-            .session
-            .clone()
-            .or_else(|| cx.source.session_id.clone())
-            .or_else(|| cx.source.agent_id.clone())
-            .unwrap_or_else(|| "default".to_string());
+        let session = session_id(cx, args.session.as_deref());
         let mut env = cx.services.take_shell_session(&session);
         let (fs, hook) = crate::shell_writes::shell_fs(cx);
         let shell = Shell::new(fs).with_commands(crate::promoted::shell_commands());
@@ -389,6 +384,25 @@ mod tests {
     }
 }
 
+/// A command's declared risk as policy annotations.
+pub(crate) fn risk_annotations(risk: ultra_shell::run::Risk) -> Annotations {
+    Annotations {
+        read_only: !risk.writes,
+        destructive: risk.destructive,
+        idempotent: !risk.writes,
+        open_world: false,
+    }
+}
+
+/// The shell session a call uses: the one named, else the caller's session or agent id.
+fn session_id(cx: &Cx<'_, Services>, named: Option<&str>) -> String {
+    named
+        .map(str::to_string)
+        .or_else(|| cx.source.session_id.clone())
+        .or_else(|| cx.source.agent_id.clone())
+        .unwrap_or_else(|| "default".to_string())
+}
+
 /// The standard fixture built-in examples run on.
 pub(crate) const FIXTURE: &[(&str, &str)] =
     &[("f.txt", "b\na\nc\n"), ("src/main.rs", "fn main() {}\n")];
@@ -469,22 +483,11 @@ impl Command<Services> for BuiltinCommand {
     }
 
     fn annotations(&self, args: &BuiltinArgs) -> Annotations {
-        let risk = self.builtin.risk(&args.args);
-        Annotations {
-            read_only: !risk.writes,
-            destructive: risk.destructive,
-            idempotent: !risk.writes,
-            open_world: false,
-        }
+        risk_annotations(self.builtin.risk(&args.args))
     }
 
     fn run(&self, cx: &mut Cx<'_, Services>, args: BuiltinArgs) -> Result<RunOutput, CommandError> {
-        let session = args
-            .session
-            .clone()
-            .or_else(|| cx.source.session_id.clone())
-            .or_else(|| cx.source.agent_id.clone())
-            .unwrap_or_else(|| "default".to_string());
+        let session = session_id(cx, args.session.as_deref());
         let env = cx.services.take_shell_session(&session);
         let (fs, hook) = crate::shell_writes::shell_fs(cx);
         let cap = args.max_output.unwrap_or(DEFAULT_MAX_OUTPUT).min(16 << 20);
