@@ -532,6 +532,25 @@ impl Root {
         bytes: &[u8],
         mode: u32,
     ) -> Result<String, WsError> {
+        let (tmp, mut f) = self
+            .open_temp(dir, name, mode)
+            .map_err(|(tmp, e)| WsError::io("write", &tmp, e))?;
+        let res = f.write_all(bytes).and_then(|_| f.sync_all());
+        if let Err(e) = res {
+            let _ = dir.remove_file(&tmp);
+            return Err(WsError::io("write", &tmp, e));
+        }
+        Ok(tmp)
+    }
+
+    /// A fresh temp file next to `name` in `dir` (`.<name>.ultra-tmp.<pid>.<n>`, which
+    /// the sweep recognises), never following a link; its name, or the name and the error.
+    fn open_temp(
+        &self,
+        dir: &Dir,
+        name: &str,
+        mode: u32,
+    ) -> Result<(String, cap_std::fs::File), (String, std::io::Error)> {
         let n = self.tmp_counter.fetch_add(1, Ordering::Relaxed);
         let tmp = format!(
             ".{}.ultra-tmp.{}.{n}",
@@ -543,15 +562,10 @@ impl Root {
             .create_new(true)
             .mode(mode)
             .custom_flags(libc::O_NOFOLLOW);
-        let mut f = dir
-            .open_with(&tmp, &opts)
-            .map_err(|e| WsError::io("write", &tmp, e))?;
-        let res = f.write_all(bytes).and_then(|_| f.sync_all());
-        if let Err(e) = res {
-            let _ = dir.remove_file(&tmp);
-            return Err(WsError::io("write", &tmp, e));
+        match dir.open_with(&tmp, &opts) {
+            Ok(f) => Ok((tmp, f)),
+            Err(e) => Err((tmp, e)),
         }
-        Ok(tmp)
     }
 
     fn fsync_dir(dir: &Dir, path: &str) -> Result<(), WsError> {
@@ -963,21 +977,10 @@ impl Root {
             Ok(m) => m.permissions().mode() & 0o7777,
             Err(_) => 0o644,
         };
-        let n = self.tmp_counter.fetch_add(1, Ordering::Relaxed);
-        let tmp = format!(
-            ".{}.ultra-tmp.{}.{n}",
-            name.chars().take(100).collect::<String>(),
-            std::process::id()
-        );
-        let mut opts = OpenOptions::new();
-        opts.write(true)
-            .create_new(true)
-            .mode(mode)
-            .custom_flags(libc::O_NOFOLLOW);
-        let file = dir
-            .open_with(&tmp, &opts)
-            .map_err(|e| WsError::io("write", rel.as_str(), e))?
-            .into_std();
+        let (tmp, file) = self
+            .open_temp(&dir, name, mode)
+            .map_err(|(_, e)| WsError::io("write", rel.as_str(), e))?;
+        let file = file.into_std();
         Ok(AtomicFile {
             dir,
             tmp,

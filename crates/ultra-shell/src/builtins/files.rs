@@ -245,9 +245,6 @@ impl Builtin for Ls {
 pub struct Mkdir;
 
 impl Builtin for Mkdir {
-    fn risk(&self, _args: &[String]) -> Risk {
-        Risk::WRITE
-    }
     fn max_risk(&self) -> Risk {
         Risk::WRITE
     }
@@ -310,9 +307,6 @@ impl Builtin for Mkdir {
 pub struct Touch;
 
 impl Builtin for Touch {
-    fn risk(&self, _args: &[String]) -> Risk {
-        Risk::WRITE
-    }
     fn max_risk(&self) -> Risk {
         Risk::WRITE
     }
@@ -377,9 +371,6 @@ fn refused_operand(p: &str) -> Option<&'static str> {
 pub struct Rm;
 
 impl Builtin for Rm {
-    fn risk(&self, _args: &[String]) -> Risk {
-        Risk::OVERWRITE
-    }
     fn max_risk(&self) -> Risk {
         Risk::OVERWRITE
     }
@@ -466,9 +457,6 @@ impl Builtin for Rm {
 pub struct Rmdir;
 
 impl Builtin for Rmdir {
-    fn risk(&self, _args: &[String]) -> Risk {
-        Risk::OVERWRITE
-    }
     fn max_risk(&self) -> Risk {
         Risk::OVERWRITE
     }
@@ -602,9 +590,6 @@ impl Cp {
 }
 
 impl Builtin for Cp {
-    fn risk(&self, _args: &[String]) -> Risk {
-        Risk::WRITE
-    }
     fn max_risk(&self) -> Risk {
         Risk::WRITE
     }
@@ -688,9 +673,6 @@ impl Builtin for Cp {
 pub struct Mv;
 
 impl Builtin for Mv {
-    fn risk(&self, _args: &[String]) -> Risk {
-        Risk::OVERWRITE
-    }
     fn max_risk(&self) -> Risk {
         Risk::OVERWRITE
     }
@@ -882,9 +864,6 @@ enum TeeOut {
 }
 
 impl Builtin for Tee {
-    fn risk(&self, _args: &[String]) -> Risk {
-        Risk::WRITE
-    }
     fn max_risk(&self) -> Risk {
         Risk::WRITE
     }

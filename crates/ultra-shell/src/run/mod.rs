@@ -82,9 +82,10 @@ pub trait Builtin: Send + Sync {
     fn example(&self) -> Example;
     /// Run with `args` (without the command name).
     fn run(&self, args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32;
-    /// What a call with these arguments may do to files, for policy.
+    /// What a call with these arguments may do to files, for policy (by default, the
+    /// command's most: most commands do the same whatever their arguments).
     fn risk(&self, _args: &[String]) -> Risk {
-        Risk::READ
+        self.max_risk()
     }
     /// The most any call may do (for arguments not known before the script runs).
     fn max_risk(&self) -> Risk {
