@@ -22,10 +22,14 @@ fn main() {
         }
     };
     let lines = text.lines().count();
+    // `REINDEX_ONLY=incremental` skips the full-reparse pass (for profiling).
+    let only_incremental = std::env::var("REINDEX_ONLY").is_ok_and(|v| v == "incremental");
     for incremental in [false, true] {
+        if only_incremental && !incremental {
+            continue;
+        }
         let mut times = Vec::new();
-        let (_, mut tree) = ultra_index::passes::index_incremental(&path, text.as_bytes(), None);
-        let mut prev = text.clone();
+        let (_, mut state) = ultra_index::passes::index_incremental(&path, text.as_bytes(), None);
         for i in 0..300 {
             // One line changes: a digit typed in the middle of the file.
             let at = text.len() / 2;
@@ -35,17 +39,12 @@ fn main() {
                 .unwrap_or(0);
             text.insert_str(at, &format!("{}", i % 10));
             let t = Instant::now();
-            let old = if incremental {
-                tree.as_ref().map(|t| (prev.as_bytes(), t))
-            } else {
-                None
-            };
+            let old = if incremental { state.take() } else { None };
             let (record, next) =
                 ultra_index::passes::index_incremental(&path, text.as_bytes(), old);
             times.push(t.elapsed().as_secs_f64() * 1e3);
             std::hint::black_box(record);
-            tree = next;
-            prev = text.clone();
+            state = next;
         }
         times.sort_by(f64::total_cmp);
         let p = |q: f64| times[((times.len() - 1) as f64 * q) as usize];

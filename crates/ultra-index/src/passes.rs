@@ -1,23 +1,19 @@
-//! Indexing one file: parse, let the language extract symbols and imports, then the passes
-//! that are the same for every language, in one walk of the tree: identifier occurrences
-//! (flagged when they name a definition), TODO-style comments, complexity (lines of code,
-//! block nesting, decisions) and syntax errors.
+//! Indexing one file: parse, let the language extract symbols and imports, then run the
+//! passes that are the same for every language ([`crate::generic`]). Open buffers keep an
+//! [`Incremental`] state so that each edit reparses and rewalks only around itself.
 
 use std::cell::RefCell;
-use std::collections::{BTreeMap, HashMap, HashSet};
-use std::sync::OnceLock;
+use std::collections::BTreeMap;
 
+use tree_sitter::Parser;
 pub use tree_sitter::Tree;
-use tree_sitter::{Node, Parser};
 
+use crate::generic::{DefSpots, Generic};
 use crate::lang::{Cx, Lang};
-use crate::model::{Complexity, FileIndex, Occurrence, SyntaxError, Todo};
+use crate::model::FileIndex;
 
 /// Files larger than this are recorded but not parsed.
 pub const MAX_PARSE_BYTES: usize = 4 << 20;
-
-/// Most syntax errors recorded per file.
-const MAX_ERRORS: usize = 100;
 
 thread_local! {
     /// One parser per thread and language: creating one costs more than a small file's parse.
@@ -44,21 +40,90 @@ pub fn parse(lang: Lang, content: &[u8], old: Option<&Tree>) -> Option<Tree> {
     })
 }
 
+/// What reindexing an open buffer keeps between edits: the text and tree last indexed,
+/// and the generic passes' results by row.
+pub struct Incremental {
+    text: Vec<u8>,
+    tree: Tree,
+    generic: Generic,
+}
+
+impl std::fmt::Debug for Incremental {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Incremental")
+            .field("bytes", &self.text.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// How many incremental reindexes walked only the edited rows, and how many walked the
+/// whole tree (for tests and benchmarks).
+#[doc(hidden)]
+pub fn incremental_counts() -> (u64, u64) {
+    use std::sync::atomic::Ordering;
+    let [a, b] = &crate::generic::UPDATES;
+    (a.load(Ordering::Relaxed), b.load(Ordering::Relaxed))
+}
+
 /// Index one file. Files of no known language, binary files (a NUL byte) and files over
 /// [`MAX_PARSE_BYTES`] get only their hash and size.
 pub fn index_file(path: &str, content: &[u8]) -> FileIndex {
-    index_incremental(path, content, None).0
+    let mut out = FileIndex::default();
+    if let Some((tree, lang)) = begin(path, content, None, &mut out) {
+        let generic = Generic::full(lang, &tree, content, &def_spots(&out));
+        finish(&mut out, generic);
+    }
+    out
 }
 
-/// [`index_file`] for text that changed since `prev` (the old text and its tree): the edit
-/// is found by comparing the two and the old tree is reused, so a small edit to a big file
-/// reparses only around it. Returns the tree for the next edit.
+/// [`index_file`] for text that changed since `prev` was taken: the edit is found by
+/// comparing the texts, the old tree is reused so that only the edited region is
+/// reparsed, and only the rows it touched are walked again. Returns the state for the
+/// next edit (none for files that are not parsed).
 pub fn index_incremental(
     path: &str,
     content: &[u8],
-    prev: Option<(&[u8], &Tree)>,
-) -> (FileIndex, Option<Tree>) {
-    let mut out = FileIndex {
+    prev: Option<Incremental>,
+) -> (FileIndex, Option<Incremental>) {
+    let mut out = FileIndex::default();
+    let old = prev.map(|p| {
+        let edit = edit_between(&p.text, content);
+        let mut tree = p.tree;
+        tree.edit(&edit);
+        (tree, edit, p.generic)
+    });
+    let Some((tree, lang)) = begin(path, content, old.as_ref().map(|o| &o.0), &mut out) else {
+        return (out, None);
+    };
+    let defs = def_spots(&out);
+    let generic = match old {
+        Some((old_tree, edit, generic)) => {
+            generic.update(lang, &old_tree, &tree, &edit, content, &defs)
+        }
+        None => Generic::full(lang, &tree, content, &defs),
+    };
+    out.names = generic.names.clone();
+    out.occurrences = generic.occurrences.clone();
+    out.todos = generic.todos.clone();
+    out.errors = generic.errors.clone();
+    out.complexity = generic.complexity();
+    let state = Incremental {
+        text: content.to_vec(),
+        tree,
+        generic,
+    };
+    (out, Some(state))
+}
+
+/// Fill the record's header, parse, and run the language's extractor; `None` for files
+/// that are not parsed.
+fn begin(
+    path: &str,
+    content: &[u8],
+    old: Option<&Tree>,
+    out: &mut FileIndex,
+) -> Option<(Tree, Lang)> {
+    *out = FileIndex {
         path: path.to_string(),
         lang: Lang::of_path(path),
         hash: hash(content),
@@ -66,31 +131,31 @@ pub fn index_incremental(
         lines: line_count(content),
         ..FileIndex::default()
     };
-    let Some(lang) = out.lang else {
-        return (out, None);
-    };
+    let lang = out.lang?;
     if content.len() > MAX_PARSE_BYTES || content.contains(&0) {
         out.lang = None;
-        return (out, None);
+        return None;
     }
-    let old = prev.map(|(old_text, old_tree)| {
-        let mut tree = old_tree.clone();
-        tree.edit(&edit_between(old_text, content));
-        tree
-    });
-    let Some(tree) = parse(lang, content, old.as_ref()) else {
-        return (out, None);
+    let tree = parse(lang, content, old)?;
+    let mut cx = Cx {
+        src: content,
+        out,
+        lang,
     };
-    {
-        let mut cx = Cx {
-            src: content,
-            out: &mut out,
-            lang,
-        };
-        lang.extract(&tree, &mut cx);
-    }
-    generic(lang, tree.root_node(), content, &mut out);
-    (out, Some(tree))
+    lang.extract(&tree, &mut cx);
+    Some((tree, lang))
+}
+
+fn def_spots(out: &FileIndex) -> DefSpots {
+    out.definitions.iter().map(|d| (d.line, d.column)).collect()
+}
+
+fn finish(out: &mut FileIndex, generic: Generic) {
+    out.complexity = generic.complexity();
+    out.names = generic.names;
+    out.occurrences = generic.occurrences;
+    out.todos = generic.todos;
+    out.errors = generic.errors;
 }
 
 /// The single edit that turns `old` into `new`: the bytes between their common prefix and
@@ -131,285 +196,9 @@ fn line_count(content: &[u8]) -> u32 {
     (n + last) as u32
 }
 
-struct Walk<'s> {
-    flags: &'static [u8],
-    src: &'s [u8],
-    defs: HashSet<(u32, u32)>,
-    /// Occurrences by name, borrowed from the source (no allocation per occurrence).
-    names: HashMap<&'s str, Vec<Spot>>,
-    code_lines: Vec<bool>,
-    todos: Vec<Todo>,
-    errors: Vec<SyntaxError>,
-    decisions: u32,
-    max_depth: u32,
-}
-
-/// Where an identifier occurs: line, column, and whether it names a definition.
-type Spot = (u32, u32, bool);
-
-const IDENT: u8 = 1;
-const COMMENT: u8 = 2;
-const DECISION: u8 = 4;
-const BLOCK: u8 = 8;
-
-/// Per language, the [`Spec`] as flags indexed by node kind id, so the walk compares
-/// numbers rather than kind names at every node.
-fn kind_flags(lang: Lang) -> &'static [u8] {
-    static TABLES: OnceLock<Vec<Vec<u8>>> = OnceLock::new();
-    let tables = TABLES.get_or_init(|| {
-        Lang::ALL
-            .iter()
-            .map(|l| {
-                let grammar = l.grammar();
-                let spec = l.spec();
-                (0..grammar.node_kind_count() as u16)
-                    .map(|id| {
-                        let Some(kind) = grammar.node_kind_for_id(id) else {
-                            return 0;
-                        };
-                        let named = grammar.node_kind_is_named(id);
-                        let mut f = 0;
-                        if named && spec.identifiers.contains(&kind) {
-                            f |= IDENT;
-                        }
-                        if spec.comments.contains(&kind) {
-                            f |= COMMENT;
-                        }
-                        if spec.decisions.contains(&kind) {
-                            f |= DECISION;
-                        }
-                        if spec.blocks.contains(&kind) {
-                            f |= BLOCK;
-                        }
-                        f
-                    })
-                    .collect()
-            })
-            .collect()
-    });
-    let i = Lang::ALL.iter().position(|l| *l == lang).unwrap_or(0);
-    &tables[i]
-}
-
-fn generic(lang: Lang, root: Node<'_>, src: &[u8], out: &mut FileIndex) {
-    let mut w = Walk {
-        flags: kind_flags(lang),
-        src,
-        defs: out.definitions.iter().map(|d| (d.line, d.column)).collect(),
-        names: HashMap::new(),
-        code_lines: vec![false; out.lines as usize + 2],
-        todos: Vec::new(),
-        errors: Vec::new(),
-        decisions: 0,
-        max_depth: 0,
-    };
-    w.walk(root);
-    // Names sorted, occurrences in source order.
-    let mut names: Vec<(&str, Vec<Spot>)> = std::mem::take(&mut w.names).into_iter().collect();
-    names.sort_unstable_by(|a, b| a.0.cmp(b.0));
-    let total: usize = names.iter().map(|(_, v)| v.len()).sum();
-    let mut occurrences = Vec::with_capacity(total);
-    out.names = Vec::with_capacity(names.len());
-    for (i, (name, occ)) in names.into_iter().enumerate() {
-        out.names.push(name.to_string());
-        for (line, column, is_definition) in occ {
-            occurrences.push(Occurrence {
-                name: i as u32,
-                line,
-                column,
-                is_definition,
-            });
-        }
-    }
-    occurrences.sort_unstable_by_key(|o| (o.line, o.column));
-    out.occurrences = occurrences;
-    let loc = w.code_lines.iter().filter(|&&c| c).count() as u32;
-    out.complexity = Complexity::scored(loc, w.max_depth, 1 + w.decisions);
-    out.todos = w.todos;
-    out.errors = w.errors;
-}
-
-impl<'s> Walk<'s> {
-    /// One pre-order pass with a single cursor (a cursor per node costs an allocation).
-    fn walk(&mut self, root: Node<'_>) {
-        let mut cursor = root.walk();
-        // Block depth at each tree level on the way down.
-        let mut depths: Vec<u32> = vec![0];
-        loop {
-            let node = cursor.node();
-            let depth = *depths.last().unwrap_or(&0);
-            let descend = self.visit(node, depth);
-            if descend.is_some() && cursor.goto_first_child() {
-                depths.push(descend.unwrap_or(depth));
-                continue;
-            }
-            // Next sibling, or up until there is one.
-            loop {
-                if cursor.goto_next_sibling() {
-                    break;
-                }
-                if !cursor.goto_parent() {
-                    return;
-                }
-                depths.pop();
-            }
-        }
-    }
-
-    /// Record what `node` itself says; `Some(depth)` to descend into it with that block
-    /// depth, `None` to skip its subtree.
-    fn visit(&mut self, node: Node<'_>, depth: u32) -> Option<u32> {
-        let flags = self
-            .flags
-            .get(node.kind_id() as usize)
-            .copied()
-            .unwrap_or(0);
-        if flags & COMMENT != 0 {
-            self.comment(node);
-            return None;
-        }
-        if node.is_error() || node.is_missing() {
-            if self.errors.len() < MAX_ERRORS {
-                let (s, e) = (node.start_position(), node.end_position());
-                let message = if node.is_missing() {
-                    format!("missing `{}`", node.kind())
-                } else {
-                    let text = String::from_utf8_lossy(&self.src[node.byte_range()]);
-                    let first: String =
-                        text.lines().next().unwrap_or("").chars().take(40).collect();
-                    format!("syntax error near `{first}`")
-                };
-                self.errors.push(SyntaxError {
-                    line: s.row as u32 + 1,
-                    column: s.column as u32,
-                    end_line: e.row as u32 + 1,
-                    end_column: e.column as u32,
-                    message,
-                });
-            }
-            if node.is_missing() {
-                return None;
-            }
-        }
-        if flags & DECISION != 0 {
-            self.decisions += 1;
-        }
-        let depth = if flags & BLOCK != 0 {
-            self.max_depth = self.max_depth.max(depth + 1);
-            depth + 1
-        } else {
-            depth
-        };
-        if node.child_count() == 0 {
-            let (s, e) = (node.start_position().row, node.end_position().row);
-            for l in s..=e {
-                if let Some(slot) = self.code_lines.get_mut(l + 1) {
-                    *slot = true;
-                }
-            }
-            if flags & IDENT != 0 && node.is_named() {
-                let src: &'s [u8] = self.src;
-                if let Ok(name) = std::str::from_utf8(&src[node.byte_range()]) {
-                    let line = s as u32 + 1;
-                    let column = node.start_position().column as u32;
-                    let def = self.defs.contains(&(line, column));
-                    self.names
-                        .entry(name)
-                        .or_default()
-                        .push((line, column, def));
-                }
-            }
-            return None;
-        }
-        Some(depth)
-    }
-
-    /// TODO, FIXME, HACK, XXX, BUG and NOTE markers, one per comment line.
-    fn comment(&mut self, node: Node<'_>) {
-        let text = String::from_utf8_lossy(&self.src[node.byte_range()]);
-        let first_line = node.start_position().row as u32 + 1;
-        for (i, l) in text.lines().enumerate() {
-            if let Some((kind, rest)) = marker(l) {
-                let line = first_line + i as u32;
-                let context = line_text(self.src, line).trim().to_string();
-                self.todos.push(Todo {
-                    line,
-                    kind: kind.to_string(),
-                    text: rest,
-                    context,
-                });
-            }
-        }
-    }
-}
-
-const MARKERS: [&str; 6] = ["TODO", "FIXME", "HACK", "XXX", "BUG", "NOTE"];
-
-/// The marker in a comment line and the text after it (`TODO(ana): x` → `TODO`, `x`).
-fn marker(line: &str) -> Option<(&'static str, String)> {
-    let bytes = line.as_bytes();
-    for m in MARKERS {
-        let mut from = 0;
-        while let Some(i) = line[from..].find(m).map(|i| i + from) {
-            let before_ok =
-                i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_');
-            let after = &line[i + m.len()..];
-            let after_ok = after
-                .chars()
-                .next()
-                .is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
-            if before_ok && after_ok {
-                let mut rest = after;
-                if rest.starts_with('(')
-                    && let Some(end) = rest.find(')')
-                {
-                    rest = &rest[end + 1..];
-                }
-                let rest = rest
-                    .trim_start()
-                    .trim_start_matches([':', '-', '!'])
-                    .trim()
-                    .trim_end_matches("*/")
-                    .trim()
-                    .to_string();
-                return Some((m, rest));
-            }
-            from = i + m.len();
-        }
-    }
-    None
-}
-
-/// The text of 1-based `line`.
-fn line_text(src: &[u8], line: u32) -> String {
-    let mut n = 1;
-    let mut start = 0;
-    for (i, &b) in src.iter().enumerate() {
-        if n == line {
-            start = i;
-            break;
-        }
-        if b == b'\n' {
-            n += 1;
-            if n == line {
-                start = i + 1;
-                break;
-            }
-        }
-    }
-    if n != line {
-        return String::new();
-    }
-    let end = src[start..]
-        .iter()
-        .position(|&b| b == b'\n')
-        .map_or(src.len(), |p| start + p);
-    String::from_utf8_lossy(&src[start..end]).into_owned()
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{index_file, index_incremental, marker};
+    use super::{Generic, def_spots, finish, index_file, index_incremental};
 
     /// Reparsing with the previous tree gives exactly the record a full parse gives, edit
     /// after edit (inserts, deletes, replacements, at the start, middle and end, across
@@ -419,7 +208,7 @@ mod tests {
         let mut text = String::from(
             "/// Doc.\npub fn a(x: u32) -> u32 { x + 1 }\n\nstruct S { f: i32 }\nimpl S { fn m(&self) -> i32 { self.f } }\n// TODO: é later\n",
         );
-        let (_, mut tree) = index_incremental("lib.rs", text.as_bytes(), None);
+        let (_, mut state) = index_incremental("lib.rs", text.as_bytes(), None);
         let edits: [(f64, usize, &str); 8] = [
             (0.5, 0, "fn b() {}\n"),
             (0.0, 0, "// head\n"),
@@ -439,34 +228,199 @@ mod tests {
             while !text.is_char_boundary(end) {
                 end += 1;
             }
-            let prev = text.clone();
             text.replace_range(at..end, ins);
-            let (inc, next) = index_incremental(
-                "lib.rs",
-                text.as_bytes(),
-                tree.as_ref().map(|t| (prev.as_bytes(), t)),
-            );
+            let (inc, next) = index_incremental("lib.rs", text.as_bytes(), state);
             let full = index_file("lib.rs", text.as_bytes());
             assert_eq!(inc, full, "after editing at {at}: {text:?}");
             assert_eq!(inc.occurrences, full.occurrences);
             assert_eq!(inc.names, full.names);
-            tree = next;
+            state = next;
         }
     }
 
+    /// A small deterministic generator (xorshift64*), so a failure reproduces.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        }
+
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n.max(1) as u64) as usize
+        }
+    }
+
+    const SNIPPETS: &[&str] = &[
+        "x",
+        "7",
+        " ",
+        "\n",
+        "\n\n",
+        "\r\n",
+        "{",
+        "}",
+        "(",
+        ")",
+        "[",
+        ";",
+        "\"",
+        "'",
+        "`",
+        "/*",
+        "*/",
+        "// TODO: later\n",
+        "# FIXME: py\n",
+        "/* NOTE: block\n   XXX: two */",
+        "é",
+        "    ",
+        "foo",
+        "new_name",
+        "if a && b { c }",
+        "fn g(a: u32) -> u32 { a }\n",
+        "def h(self, x):\n    return x\n",
+        "function k(a) { return a || 1; }\n",
+        "class K { int m() { return 1; } }\n",
+        "func (r *R) M() int { return 1 }\n",
+        "int f(int a) { if (a) { return 1; } return 0; }\n",
+        "'''doc'''",
+        "\"\"\"",
+        "#include \"x.h\"\n",
+        "import os\n",
+    ];
+
+    fn fixtures() -> Vec<(String, String)> {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        let mut out = Vec::new();
+        let mut stack = vec![root.clone()];
+        while let Some(dir) = stack.pop() {
+            for e in std::fs::read_dir(&dir).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    stack.push(p);
+                } else if let Ok(text) = std::fs::read_to_string(&p) {
+                    let rel = p.strip_prefix(&root).unwrap().to_string_lossy().to_string();
+                    if crate::Lang::of_path(&rel).is_some() {
+                        out.push((rel, text));
+                    }
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
+    fn boundary(text: &str, mut at: usize) -> usize {
+        at = at.min(text.len());
+        while !text.is_char_boundary(at) {
+            at -= 1;
+        }
+        at
+    }
+
     #[test]
-    fn markers() {
-        assert_eq!(
-            marker("// TODO: write it"),
-            Some(("TODO", "write it".into()))
+    fn random_edits_rewalk_only_their_rows_and_agree_with_a_full_walk() {
+        let files = fixtures();
+        assert!(files.len() >= 9, "fixtures: {}", files.len());
+        let (fast_before, _) = super::incremental_counts();
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let mut edits = 0;
+        for (path, original) in &files {
+            // Bigger files too: the fixture twice over.
+            for copies in [1, 2] {
+                let start = original.repeat(copies);
+                let mut text = start.clone();
+                let (_, mut state) = index_incremental(path, text.as_bytes(), None);
+                for round in 0..60 {
+                    if round % 30 == 29 {
+                        // A big change: back to the start.
+                        text = start.clone();
+                    } else {
+                        let at = boundary(&text, rng.below(text.len() + 1));
+                        let del = if rng.below(3) == 0 { rng.below(12) } else { 0 };
+                        let end = boundary(&text, at + del).max(at);
+                        let ins = if rng.below(5) == 0 {
+                            ""
+                        } else {
+                            SNIPPETS[rng.below(SNIPPETS.len())]
+                        };
+                        text.replace_range(at..end, ins);
+                    }
+                    let (inc, next) = index_incremental(path, text.as_bytes(), state);
+                    // The same tree walked whole must give the same results. (A fresh parse
+                    // can differ where there are syntax errors: tree-sitter's error recovery
+                    // depends on the trees it reuses, as in every editor using it.)
+                    let mut full = inc.clone();
+                    if let Some(next) = &next {
+                        let lang = inc.lang.unwrap();
+                        let g = Generic::full(lang, &next.tree, text.as_bytes(), &def_spots(&inc));
+                        finish(&mut full, g);
+                    }
+                    let fresh = index_file(path, text.as_bytes());
+                    if fresh.errors.is_empty() {
+                        assert_eq!(inc.errors, fresh.errors, "{path}: {text}");
+                        assert_eq!(inc, fresh, "{path} after edit {round}: {text}");
+                        assert_eq!(inc.occurrences, fresh.occurrences, "{path}: {text}");
+                        assert_eq!(inc.names, fresh.names, "{path}: {text}");
+                    }
+                    if inc != full || inc.occurrences != full.occurrences || inc.names != full.names
+                    {
+                        let d = |a: &dyn std::fmt::Debug, b: &dyn std::fmt::Debug| {
+                            format!("{a:?}") == format!("{b:?}")
+                        };
+                        let first_diff = |a: Vec<String>, b: Vec<String>| {
+                            let i = (0..a.len().max(b.len()))
+                                .find(|&i| a.get(i) != b.get(i))
+                                .unwrap_or(0);
+                            format!("at {i}: {:?} vs {:?}", a.get(i), b.get(i))
+                        };
+                        let occ = |r: &crate::FileIndex| {
+                            r.occurrences
+                                .iter()
+                                .map(|o| {
+                                    format!(
+                                        "{} {}:{} {}",
+                                        r.names[o.name as usize], o.line, o.column, o.is_definition
+                                    )
+                                })
+                                .collect::<Vec<_>>()
+                        };
+                        let errs = |r: &crate::FileIndex| {
+                            r.errors
+                                .iter()
+                                .map(|e| format!("{e:?}"))
+                                .collect::<Vec<_>>()
+                        };
+                        eprintln!(
+                            "occurrences {}\nerrors {}",
+                            first_diff(occ(&inc), occ(&full)),
+                            first_diff(errs(&inc), errs(&full))
+                        );
+                        panic!(
+                            "{path} x{copies}, edit {round}: records differ (occurrences same: {}, names same: {}, todos same: {}, errors same: {}, complexity {:?} vs {:?})\n{text}",
+                            d(&inc.occurrences, &full.occurrences),
+                            d(&inc.names, &full.names),
+                            d(&inc.todos, &full.todos),
+                            d(&inc.errors, &full.errors),
+                            inc.complexity,
+                            full.complexity,
+                        );
+                    }
+                    state = next;
+                    edits += 1;
+                }
+            }
+        }
+        let (fast_after, _) = super::incremental_counts();
+        let fast = fast_after - fast_before;
+        eprintln!("{fast} of {edits} edits rewalked only their rows");
+        // Most edits must take the fast path (other tests run in parallel and only add to it).
+        assert!(
+            fast * 2 > edits,
+            "only {fast} of {edits} edits rewalked just their rows"
         );
-        assert_eq!(
-            marker("# FIXME(ana) - later"),
-            Some(("FIXME", "later".into()))
-        );
-        assert_eq!(marker("/* HACK */"), Some(("HACK", String::new())));
-        assert_eq!(marker("// TODOS are fine"), None);
-        assert_eq!(marker("// a NOTEBOOK"), None);
-        assert_eq!(marker("// see BUG: 12"), Some(("BUG", "12".into())));
     }
 }

@@ -95,7 +95,7 @@ pub struct CodeIndex {
     /// A full walk has been done: from then on a watcher's reports suffice.
     walked: std::sync::atomic::AtomicBool,
     /// Open buffers' last indexed text and tree, for incremental reparses.
-    trees: Mutex<HashMap<String, (String, ultra_index::passes::Tree)>>,
+    trees: Mutex<HashMap<String, ultra_index::passes::Incremental>>,
 }
 
 /// What a watcher reported.
@@ -497,16 +497,11 @@ impl CodeIndex {
                 continue;
             }
             // Typing in a buffer reparses only around the edit.
-            let prev = trees.get(&path).map(|(t, tree)| (t.as_bytes(), tree));
-            let (record, tree) =
+            let prev = trees.remove(&path);
+            let (record, state) =
                 ultra_index::passes::index_incremental(&path, text.as_bytes(), prev);
-            match tree {
-                Some(tree) => {
-                    trees.insert(path.clone(), (text, tree));
-                }
-                None => {
-                    trees.remove(&path);
-                }
+            if let Some(state) = state {
+                trees.insert(path.clone(), state);
             }
             self.write().upsert(record);
             // The disk stamp no longer describes the indexed content; the next refresh
