@@ -8,7 +8,6 @@
 //! update falls back to a full walk where it could not be sure (errors spanning the edit,
 //! the error cap reached).
 
-use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -25,7 +24,7 @@ const MAX_ERRORS: usize = 100;
 pub(crate) static UPDATES: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
 
 /// Where definitions' names are, as `(line, column)`: occurrences there are flagged.
-pub(crate) type DefSpots = HashSet<(u32, u32)>;
+pub(crate) type DefSpots = foldhash::HashSet<(u32, u32)>;
 
 /// The generic passes' results for one file.
 #[derive(Debug, Clone, Default)]
@@ -424,7 +423,7 @@ struct Walk<'s> {
     b1: usize,
     /// Distinct identifiers in order of first occurrence; `occ` refers to them.
     distinct: Vec<&'s str>,
-    ids: HashMap<&'s str, u32>,
+    ids: foldhash::HashMap<&'s str, u32>,
     /// `(distinct id, line, column)`, in source order.
     occ: Vec<(u32, u32, u32)>,
     /// Facts for rows `r0..`.
@@ -453,7 +452,7 @@ impl<'s> Walk<'s> {
             b0,
             b1,
             distinct: Vec::new(),
-            ids: HashMap::new(),
+            ids: foldhash::HashMap::default(),
             occ: Vec::new(),
             rows: vec![RowFacts::default(); rows],
             todos: Vec::new(),

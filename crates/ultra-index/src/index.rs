@@ -2,7 +2,7 @@
 //! kept up to date as files are added, changed and removed (definitions by name, files by
 //! identifier), and the dependency graph derived on demand and cached per generation.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
 
 use crate::lang::Lang;
@@ -55,7 +55,7 @@ pub struct Index {
     /// Definition name → (file, index) pairs. (Files containing an identifier are found
     /// by a binary search of each file's sorted names instead of a map of every name: that
     /// map would be the biggest thing in memory.)
-    defs: HashMap<String, Vec<(Arc<str>, usize)>>,
+    defs: foldhash::HashMap<String, Vec<(Arc<str>, usize)>>,
     /// Directories holding a `go.mod`, with their module path.
     go_modules: BTreeMap<String, String>,
     generation: u64,

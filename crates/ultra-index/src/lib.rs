@@ -11,6 +11,7 @@
 //! loads instead of parsing.
 
 pub mod build;
+mod codec;
 mod generic;
 pub mod index;
 pub mod lang;

@@ -8,18 +8,18 @@ use std::path::Path;
 
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
 use redis::ConnectionLike;
-use serde::{Deserialize, Serialize};
 
+use crate::codec;
 use crate::model::FileIndex;
 
 /// Bump when [`FileIndex`], an extractor or the encoding changes.
-pub const SCHEMA_VERSION: &str = "ultra-index-2";
+pub const SCHEMA_VERSION: &str = "ultra-index-3";
 
 const META: TableDefinition<&str, &str> = TableDefinition::new("meta");
 const FILES: TableDefinition<&str, &[u8]> = TableDefinition::new("files");
 
 /// A stored file: its record and what the disk said when it was indexed.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone)]
 pub struct Stored {
     pub len: u64,
     pub mtime_ns: u128,
@@ -39,8 +39,17 @@ fn db_err(e: impl std::fmt::Display) -> StoreError {
 
 /// Where records persist.
 pub trait Store: Send + Sync {
-    /// Every stored file. Entries that do not decode are skipped (they will be reindexed).
-    fn load(&self) -> Result<Vec<Stored>, StoreError>;
+    /// Every stored file, in batches handed to `sink` on the calling thread while the rest
+    /// are still being read and decoded. Entries that do not decode are skipped (they will
+    /// be reindexed).
+    fn load(&self, sink: &mut dyn FnMut(Vec<Stored>)) -> Result<(), StoreError>;
+
+    /// [`Store::load`] into one list.
+    fn load_all(&self) -> Result<Vec<Stored>, StoreError> {
+        let mut all = Vec::new();
+        self.load(&mut |batch| all.extend(batch))?;
+        Ok(all)
+    }
     /// Write `upserts` (size, mtime, record) and drop `removes`, atomically.
     fn save(
         &self,
@@ -104,17 +113,19 @@ impl Store for Redb {
         txn.commit().map_err(db_err)
     }
 
-    fn load(&self) -> Result<Vec<Stored>, StoreError> {
-        let txn = self.db.begin_read().map_err(db_err)?;
-        let table = txn.open_table(FILES).map_err(db_err)?;
-        let mut out = Vec::new();
-        for entry in table.iter().map_err(db_err)? {
-            let (_, v) = entry.map_err(db_err)?;
-            if let Some(s) = decode(v.value()) {
-                out.push(s);
-            }
-        }
-        Ok(out)
+    fn load(&self, sink: &mut dyn FnMut(Vec<Stored>)) -> Result<(), StoreError> {
+        pipeline(
+            |emit| {
+                let txn = self.db.begin_read().map_err(db_err)?;
+                let table = txn.open_table(FILES).map_err(db_err)?;
+                for entry in table.iter().map_err(db_err)? {
+                    let (_, v) = entry.map_err(db_err)?;
+                    emit(v.value().to_vec());
+                }
+                Ok(())
+            },
+            sink,
+        )
     }
 
     fn save(
@@ -129,7 +140,7 @@ impl Store for Redb {
         {
             let mut table = txn.open_table(FILES).map_err(db_err)?;
             for (len, mtime, record) in upserts {
-                let bytes = encode(*len, *mtime, record).map_err(db_err)?;
+                let bytes = codec::encode_parts(*len, *mtime, record);
                 table
                     .insert(record.path.as_str(), bytes.as_slice())
                     .map_err(db_err)?;
@@ -226,18 +237,22 @@ impl Store for Redis {
         Ok(())
     }
 
-    fn load(&self) -> Result<Vec<Stored>, StoreError> {
-        let mut conn = self.conn()?;
-        let keys = scan_keys(&mut conn, &format!("{}file:*", self.prefix))?;
-        let mut out = Vec::with_capacity(keys.len());
-        for chunk in keys.chunks(256) {
-            let values: Vec<Option<Vec<u8>>> = redis::cmd("MGET")
-                .arg(chunk)
-                .query(&mut *conn)
-                .map_err(db_err)?;
-            out.extend(values.into_iter().flatten().filter_map(|v| decode(&v)));
-        }
-        Ok(out)
+    fn load(&self, sink: &mut dyn FnMut(Vec<Stored>)) -> Result<(), StoreError> {
+        pipeline(
+            |emit| {
+                let mut conn = self.conn()?;
+                let keys = scan_keys(&mut conn, &format!("{}file:*", self.prefix))?;
+                for chunk in keys.chunks(256) {
+                    let values: Vec<Option<Vec<u8>>> = redis::cmd("MGET")
+                        .arg(chunk)
+                        .query(&mut *conn)
+                        .map_err(db_err)?;
+                    values.into_iter().flatten().for_each(&mut *emit);
+                }
+                Ok(())
+            },
+            sink,
+        )
     }
 
     fn save(
@@ -251,7 +266,7 @@ impl Store for Redis {
         let mut pipe = redis::pipe();
         pipe.atomic();
         for (len, mtime, record) in upserts {
-            let bytes = encode(*len, *mtime, record).map_err(db_err)?;
+            let bytes = codec::encode_parts(*len, *mtime, record);
             pipe.cmd("SET")
                 .arg(format!("{}file:{}", self.prefix, record.path))
                 .arg(bytes)
@@ -267,78 +282,57 @@ impl Store for Redis {
     }
 }
 
-/// Identifier occurrences are most of a record: they are stored packed (names, then
-/// 12 bytes per occurrence) after the rest of the record as JSON.
-fn encode(len: u64, mtime_ns: u128, record: &FileIndex) -> Result<Vec<u8>, serde_json::Error> {
-    #[derive(Serialize)]
-    struct Head<'a> {
-        len: u64,
-        mtime_ns: u128,
-        record: &'a FileIndex,
-    }
-    let json = serde_json::to_vec(&Head {
-        len,
-        mtime_ns,
-        record,
-    })?;
-    let (names, occ) = (&record.names, &record.occurrences);
-    let mut out = Vec::with_capacity(json.len() + occ.len() * 12 + names.len() * 12 + 12);
-    out.extend_from_slice(&(json.len() as u32).to_le_bytes());
-    out.extend_from_slice(&json);
-    out.extend_from_slice(&(names.len() as u32).to_le_bytes());
-    for n in names {
-        out.extend_from_slice(&(n.len() as u32).to_le_bytes());
-        out.extend_from_slice(n.as_bytes());
-    }
-    out.extend_from_slice(&(occ.len() as u32).to_le_bytes());
-    for o in occ {
-        out.extend_from_slice(&o.name.to_le_bytes());
-        out.extend_from_slice(&o.line.to_le_bytes());
-        let col = o.column & 0x7fff_ffff | if o.is_definition { 0x8000_0000 } else { 0 };
-        out.extend_from_slice(&col.to_le_bytes());
-    }
-    Ok(out)
-}
+/// Entries per batch between the reader, the decoders and the sink.
+const BATCH: usize = 64;
 
-/// The inverse of [`encode`]; `None` for anything malformed.
-fn decode(bytes: &[u8]) -> Option<Stored> {
-    let mut at = 0usize;
-    let u32_at = |at: &mut usize| -> Option<u32> {
-        let b = bytes.get(*at..*at + 4)?;
-        *at += 4;
-        Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-    };
-    let json_len = u32_at(&mut at)? as usize;
-    let json = bytes.get(at..at + json_len)?;
-    at += json_len;
-    let mut s: Stored = serde_json::from_slice(json).ok()?;
-    let n = u32_at(&mut at)? as usize;
-    let mut names = Vec::with_capacity(n.min(1 << 20));
-    for _ in 0..n {
-        let len = u32_at(&mut at)? as usize;
-        let name = std::str::from_utf8(bytes.get(at..at + len)?).ok()?;
-        at += len;
-        names.push(name.to_string());
-    }
-    let n = u32_at(&mut at)? as usize;
-    let mut occ = Vec::with_capacity(n.min(1 << 24));
-    for _ in 0..n {
-        let name = u32_at(&mut at)?;
-        let line = u32_at(&mut at)?;
-        let col = u32_at(&mut at)?;
-        if name as usize >= names.len() {
-            return None;
-        }
-        occ.push(crate::model::Occurrence {
-            name,
-            line,
-            column: col & 0x7fff_ffff,
-            is_definition: col & 0x8000_0000 != 0,
+/// Read entries on one thread (`read` calls `emit` with each), decode them on every core,
+/// and hand decoded batches to `sink` on this thread as they come: a warm start's reading,
+/// decoding and indexing overlap.
+fn pipeline(
+    read: impl FnOnce(&mut dyn FnMut(Vec<u8>)) -> Result<(), StoreError> + Send,
+    sink: &mut dyn FnMut(Vec<Stored>),
+) -> Result<(), StoreError> {
+    use std::sync::{Mutex, mpsc};
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let (raw_tx, raw_rx) = mpsc::sync_channel::<Vec<Vec<u8>>>(threads * 4);
+    let raw_rx = Mutex::new(raw_rx);
+    let (out_tx, out_rx) = mpsc::channel::<Vec<Stored>>();
+    std::thread::scope(|s| {
+        let reader = s.spawn(move || {
+            let mut chunk = Vec::with_capacity(BATCH);
+            let result = read(&mut |v| {
+                chunk.push(v);
+                if chunk.len() >= BATCH {
+                    let _ = raw_tx.send(std::mem::replace(&mut chunk, Vec::with_capacity(BATCH)));
+                }
+            });
+            if !chunk.is_empty() {
+                let _ = raw_tx.send(chunk);
+            }
+            result
         });
-    }
-    s.record.names = names;
-    s.record.occurrences = occ;
-    Some(s)
+        for _ in 0..threads {
+            let (raw_rx, out_tx) = (&raw_rx, out_tx.clone());
+            s.spawn(move || {
+                loop {
+                    let next = raw_rx.lock().unwrap_or_else(|p| p.into_inner()).recv();
+                    let Ok(chunk) = next else { break };
+                    let decoded: Vec<Stored> =
+                        chunk.iter().filter_map(|b| codec::decode(b)).collect();
+                    if out_tx.send(decoded).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(out_tx);
+        for batch in out_rx {
+            sink(batch);
+        }
+        reader
+            .join()
+            .unwrap_or_else(|_| Err(StoreError::Db("the store reader failed".into())))
+    })
 }
 
 #[cfg(test)]
@@ -356,13 +350,13 @@ mod tests {
             s.save(&[(14, 7, &record)], &[]).expect("save");
         }
         let s = Redb::open(&path).expect("reopen");
-        let loaded = s.load().expect("load");
+        let loaded = s.load_all().expect("load");
         assert_eq!(loaded.len(), 1);
         assert_eq!(loaded[0].record, record);
         assert_eq!(loaded[0].record.occurrences.len(), 1);
         assert_eq!((loaded[0].len, loaded[0].mtime_ns), (14, 7));
         s.save(&[], &["a.rs".to_string()]).expect("remove");
-        assert!(s.load().expect("load").is_empty());
+        assert!(s.load_all().expect("load").is_empty());
         drop(s);
         // Another schema: thrown away.
         {
@@ -375,6 +369,6 @@ mod tests {
             txn.commit().expect("commit");
         }
         let s = Redb::open(&path).expect("rebuilt");
-        assert!(s.load().expect("load").is_empty());
+        assert!(s.load_all().expect("load").is_empty());
     }
 }

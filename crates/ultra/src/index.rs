@@ -57,6 +57,8 @@ pub fn run(root: &std::path::Path, cold: bool, json: bool) -> ExitCode {
     }
     let graph = idx.graph();
     let edges: usize = graph.deps.values().map(Vec::len).sum();
+    drop(graph);
+    drop(idx);
     let mb = parsed.bytes as f64 / 1e6;
     if json {
         println!(
@@ -81,5 +83,6 @@ pub fn run(root: &std::path::Path, cold: bool, json: bool) -> ExitCode {
             "{symbols} definitions, {refs} references, {imports} imports ({edges} resolved to workspace files)"
         );
     }
+    code.forget_at_exit();
     ExitCode::SUCCESS
 }

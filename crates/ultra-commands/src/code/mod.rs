@@ -265,32 +265,41 @@ impl CodeIndex {
                 self.refreshing.lock().unwrap_or_else(|p| p.into_inner())
             }
         };
-        self.load_store();
         let allow = |rel: &str| {
             root.lexical(rel)
                 .is_ok_and(|r| root.check_readable(&r, false).is_ok())
         };
         // With a watcher, look only at what it reported (and the files asked about);
-        // without one, or after it lost events, walk the whole tree.
-        let (found, gone) = match self.take_changes() {
-            Some(mut paths) => {
-                paths.extend(first.iter().cloned());
-                self.targeted(paths, &allow)
+        // without one, or after it lost events, walk the whole tree, while the stored
+        // records load.
+        let changes = self.take_changes();
+        let (found, gone) = std::thread::scope(|s| {
+            let walk = changes
+                .is_none()
+                .then(|| s.spawn(|| build::walk(&self.root, &allow)));
+            self.load_store();
+            match (changes, walk) {
+                (Some(mut paths), _) => {
+                    paths.extend(first.iter().cloned());
+                    self.targeted(paths, &allow)
+                }
+                (None, walk) => {
+                    let found = walk
+                        .and_then(|w| w.join().ok())
+                        .unwrap_or_else(|| build::walk(&self.root, &allow));
+                    let seen: std::collections::HashSet<&str> =
+                        found.iter().map(|f| f.path.as_str()).collect();
+                    let gone: Vec<String> = {
+                        let idx = self.read();
+                        idx.files()
+                            .map(|f| f.path.clone())
+                            .filter(|p| !seen.contains(p.as_str()))
+                            .collect()
+                    };
+                    (found, gone)
+                }
             }
-            None => {
-                let found = build::walk(&self.root, &allow);
-                let seen: std::collections::HashSet<&str> =
-                    found.iter().map(|f| f.path.as_str()).collect();
-                let gone: Vec<String> = {
-                    let idx = self.read();
-                    idx.files()
-                        .map(|f| f.path.clone())
-                        .filter(|p| !seen.contains(p.as_str()))
-                        .collect()
-                };
-                (found, gone)
-            }
-        };
+        });
         let mut changed = Vec::new();
         {
             let stamps = self.stamps.lock().unwrap_or_else(|p| p.into_inner());
@@ -427,20 +436,23 @@ impl CodeIndex {
             return;
         }
         let store = self.open_store();
-        if let Some(s) = &store
-            && let Ok(records) = s.load()
-        {
-            let mut idx = self.write();
-            let mut stamps = self.stamps.lock().unwrap_or_else(|p| p.into_inner());
-            for r in records {
-                stamps.insert(
-                    r.record.path.clone(),
-                    Stamp {
-                        len: r.len,
-                        mtime_ns: r.mtime_ns,
-                    },
-                );
-                idx.upsert(r.record);
+        if let Some(s) = &store {
+            let loaded = s.load(&mut |batch| {
+                let mut idx = self.write();
+                let mut stamps = self.stamps.lock().unwrap_or_else(|p| p.into_inner());
+                for r in batch {
+                    stamps.insert(
+                        r.record.path.clone(),
+                        Stamp {
+                            len: r.len,
+                            mtime_ns: r.mtime_ns,
+                        },
+                    );
+                    idx.upsert(r.record);
+                }
+            });
+            if let Err(e) = loaded {
+                *self.store_error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e.to_string());
             }
         }
         *slot = Some(store);
@@ -513,6 +525,13 @@ impl CodeIndex {
             n += 1;
         }
         n
+    }
+
+    /// For a process about to exit: leave the in-memory index to the operating system
+    /// instead of freeing it piece by piece (its millions of small allocations take
+    /// longer to free than a warm start takes to load them). The store is untouched.
+    pub fn forget_at_exit(&self) {
+        std::mem::forget(std::mem::replace(&mut *self.write(), Index::new()));
     }
 
     /// Forget everything, on disk too, so the next refresh parses every file.
