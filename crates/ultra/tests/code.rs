@@ -477,3 +477,69 @@ fn redis_backend_shares_the_index() {
         "{d}"
     );
 }
+
+#[test]
+fn definitions_page_and_unindexed_files_come_back_whole() {
+    let ws = Ws::new();
+    for i in 0..7 {
+        ws.write(&format!("src/m{i}.rs"), "/// Runs.\npub fn run() {}\n");
+    }
+    ws.write("tool.rb", "def run\n  puts 1\nend\n");
+    let first = data(&ws, "find_definition", json!({"symbol": "run", "limit": 3}));
+    assert_eq!(first["total"], 7, "{first}");
+    assert_eq!(first["nextCursor"], 3, "{first}");
+    let paths: Vec<&str> = first["definitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths, ["src/m0.rs", "src/m1.rs", "src/m2.rs"]);
+    assert!(
+        first["text"]
+            .as_str()
+            .unwrap()
+            .contains("[4 more: pass cursor 3]"),
+        "{first}"
+    );
+    let last = data(
+        &ws,
+        "find_definition",
+        json!({"symbol": "run", "limit": 3, "cursor": 6}),
+    );
+    assert_eq!(last["definitions"][0]["path"], "src/m6.rs", "{last}");
+    assert_eq!(
+        last["definitions"][0]["context"][1], "2: pub fn run() {}",
+        "{last}"
+    );
+    assert!(last["nextCursor"].is_null(), "{last}");
+
+    // Seed 001: a file that is not indexed falls back to the whole file.
+    let f = data(
+        &ws,
+        "get_function",
+        json!({"path": "tool.rb", "name": "run"}),
+    );
+    assert_eq!(
+        f["code"], "     1\tdef run\n     2\t  puts 1\n     3\tend\n",
+        "{f}"
+    );
+    assert!(
+        f["fallback"].as_str().unwrap().contains("not indexed"),
+        "{f}"
+    );
+    // An indexed file still answers with the function, or lists what there is.
+    let f = data(
+        &ws,
+        "get_function",
+        json!({"path": "src/m0.rs", "name": "run"}),
+    );
+    assert!(f["fallback"].is_null(), "{f}");
+    assert_eq!(f["lineStart"], 2, "{f}");
+    let v = call(
+        &ws,
+        "get_function",
+        json!({"path": "missing.rb", "name": "run"}),
+    );
+    assert_eq!(v["success"], false, "{v}");
+}

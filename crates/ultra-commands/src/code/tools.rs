@@ -87,11 +87,6 @@ fn numbered(text: &str, start: u32, end: u32) -> String {
     out
 }
 
-/// `radius` lines around 1-based `line`, as `N: text`.
-fn context(text: &str, line: u32, radius: u32) -> Vec<String> {
-    LineIndex::new(text.to_string()).context(line, radius)
-}
-
 /// A file's text with its line starts, so many context lookups in one file cost what
 /// they show rather than a scan from the top each.
 struct LineIndex {
@@ -249,8 +244,16 @@ pub struct FunctionInfo {
     pub function: ultra_index::Function,
     /// The source with line numbers.
     pub code: String,
+    /// Set when the file is not indexed (a language the index does not parse, or a file
+    /// too big to parse): then `code` is the whole file (seed 001), up to
+    /// [`FALLBACK_LINES`] lines.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<String>,
     pub index: IndexState,
 }
+
+/// Most lines `get_function` returns when it falls back to the whole file.
+pub const FALLBACK_LINES: u32 = 2_000;
 
 /// `get_function`.
 pub struct GetFunction;
@@ -259,7 +262,7 @@ static GET_FUNCTION: CommandSpec = CommandSpec::new(
     "code.getFunction",
     "Code: Get Function",
     "Code",
-    "Get one function's source (numbered) and metadata: params, async, exported, return type. Methods are `Class.method`; `const f = () => ...` counts. If it is not found, the error lists the file's functions.",
+    "Get one function's source (numbered) and metadata: params, async, exported, return type. Methods are `Class.method`; `const f = () => ...` counts. If it is not found, the error lists the file's functions. A file the index does not parse (another language, or too big) comes back whole (up to 2,000 lines) with `fallback` saying why.",
 )
 .tool_name("get_function")
 .read_only()
@@ -278,6 +281,13 @@ static GET_FUNCTION: CommandSpec = CommandSpec::new(
         error: Some("SYMBOL_NOT_FOUND"),
         ..Example::EMPTY
     },
+    Example {
+        description: "A file in a language the index does not parse comes back whole",
+        args: r#"{"path": "lib/tool.rb", "name": "run"}"#,
+        files: &[("lib/tool.rb", "def run\n  puts 1\nend\n")],
+        expect: Some(r#"{"name": "run", "lineStart": 1, "lineEnd": 3, "code": "     1\tdef run\n     2\t  puts 1\n     3\tend\n"}"#),
+        ..Example::EMPTY
+    },
 ]);
 
 impl Command<Services> for GetFunction {
@@ -293,10 +303,34 @@ impl Command<Services> for GetFunction {
     ) -> Result<FunctionInfo, CommandError> {
         let rel = resolve(cx, &a.path)?;
         let (code, state) = cx.services.code(&[rel.as_str().to_string()]);
-        let file = code
-            .read()
-            .get(rel.as_str())
-            .ok_or_else(|| not_indexed(&a.path))?;
+        let file = code.read().get(rel.as_str());
+        let Some(file) = file.filter(|f| f.lang.is_some()) else {
+            // Seed 001: a file that is not indexed is read whole.
+            let text = text_of(cx, &rel).ok_or_else(|| not_indexed(&a.path))?;
+            let lines = text.lines().count() as u32;
+            let shown = lines.min(FALLBACK_LINES);
+            let mut why = format!(
+                "{} is not indexed (a language the index does not parse, or too big to parse): the whole file is returned",
+                a.path
+            );
+            if shown < lines {
+                why.push_str(&format!(
+                    ", its first {shown} of {lines} lines; use get_lines for the rest"
+                ));
+            }
+            return Ok(FunctionInfo {
+                function: ultra_index::Function {
+                    name: a.name.clone(),
+                    qualified: a.name,
+                    line_start: 1,
+                    line_end: shown,
+                    ..ultra_index::Function::default()
+                },
+                code: numbered(&text, 1, shown),
+                fallback: Some(why),
+                index: state,
+            });
+        };
         let f = file
             .functions
             .iter()
@@ -329,6 +363,7 @@ impl Command<Services> for GetFunction {
         Ok(FunctionInfo {
             code: numbered(&text, f.line_start, f.line_end),
             function,
+            fallback: None,
             index: state,
         })
     }
@@ -720,6 +755,10 @@ impl Command<Services> for FindReferences {
 pub struct FindDefinitionArgs {
     /// The name (a method may be given as `Class.method`).
     pub symbol: String,
+    /// Most definitions in one answer (default 50, at most 1,000).
+    pub limit: Option<usize>,
+    /// Where to continue: the `nextCursor` of the previous answer.
+    pub cursor: Option<usize>,
 }
 
 /// One definition.
@@ -739,7 +778,12 @@ pub struct DefinitionInfo {
 #[serde(rename_all = "camelCase")]
 pub struct Definitions {
     pub symbol: String,
+    /// This page of definitions, by path and line.
     pub definitions: Vec<DefinitionInfo>,
+    /// Definitions in all pages.
+    pub total: usize,
+    /// Pass as `cursor` for the next page.
+    pub next_cursor: Option<usize>,
     pub text: String,
     pub index: IndexState,
 }
@@ -751,7 +795,7 @@ static FIND_DEFINITION: CommandSpec = CommandSpec::new(
     "code.findDefinition",
     "Code: Find Definition",
     "Code",
-    "Where a symbol is defined: every definition (overloads, re-declarations) with its type and context. Not found: SYMBOL_NOT_FOUND with \"Did you mean?\" suggestions.",
+    "Where a symbol is defined: every definition (overloads, re-declarations) with its type and context, by path and line, paged with `limit`/`cursor`. Not found: SYMBOL_NOT_FOUND with \"Did you mean?\" suggestions.",
 )
 .tool_name("find_definition")
 .read_only()
@@ -788,12 +832,15 @@ impl Command<Services> for FindDefinition {
             Some((c, n)) if !c.is_empty() && !n.is_empty() => (Some(c.to_string()), n.to_string()),
             _ => (None, a.symbol.clone()),
         };
-        let defs: Vec<_> = code
+        let mut defs: Vec<_> = code
             .read()
             .definitions(&name)
             .into_iter()
             .filter(|d| container.is_none() || d.def().container == container)
             .collect();
+        defs.sort_by(|a, b| {
+            (a.file.path.as_str(), a.def().line).cmp(&(b.file.path.as_str(), b.def().line))
+        });
         if defs.is_empty() {
             let idx = code.read();
             let suggestions: Vec<serde_json::Value> = idx
@@ -829,22 +876,34 @@ impl Command<Services> for FindDefinition {
                         .to_string()
                 }));
         }
+        let total = defs.len();
+        let start = a.cursor.unwrap_or(0).min(total);
+        let limit = a.limit.unwrap_or(50).clamp(1, 1_000);
         let mut definitions = Vec::new();
-        for d in defs {
-            let text = text_at(cx, &d.file.path);
+        // One read per file, however many definitions it has.
+        let mut file: Option<(String, LineIndex)> = None;
+        for d in defs.into_iter().skip(start).take(limit) {
+            if file.as_ref().is_none_or(|(p, _)| *p != d.file.path) {
+                let text = text_at(cx, &d.file.path);
+                file = Some((d.file.path.clone(), LineIndex::new(text)));
+            }
+            let lines = file.as_ref().map(|(_, l)| l);
             definitions.push(DefinitionInfo {
                 path: d.file.path.clone(),
                 line: d.def().line,
                 kind: d.def().kind,
                 container: d.def().container.clone(),
-                context: context(&text, d.def().line, 1),
+                context: lines
+                    .map(|l| l.context(d.def().line, 1))
+                    .unwrap_or_default(),
             });
         }
+        let next_cursor = (start + definitions.len() < total).then_some(start + definitions.len());
         let mut text = format!(
             "Symbol: {}\nFound {} definition{}:\n",
             a.symbol,
-            definitions.len(),
-            if definitions.len() == 1 { "" } else { "s" }
+            total,
+            if total == 1 { "" } else { "s" }
         );
         for d in &definitions {
             let kind = serde_json::to_value(d.kind)
@@ -856,9 +915,14 @@ impl Command<Services> for FindDefinition {
                 let _ = writeln!(text, "   {c}");
             }
         }
+        if let Some(n) = next_cursor {
+            let _ = writeln!(text, "\n[{} more: pass cursor {n}]", total - n);
+        }
         Ok(Definitions {
             symbol: a.symbol,
             definitions,
+            total,
+            next_cursor,
             text,
             index: state,
         })
