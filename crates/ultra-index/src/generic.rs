@@ -9,9 +9,8 @@
 //! the error cap reached).
 
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicU64, Ordering};
 
-use tree_sitter::{InputEdit, Node, Tree, TreeCursor};
+use tree_sitter::{InputEdit, Node, Range, Tree, TreeCursor};
 
 use crate::lang::Lang;
 use crate::model::{Complexity, Occurrence, SyntaxError, Todo};
@@ -19,9 +18,11 @@ use crate::model::{Complexity, Occurrence, SyntaxError, Todo};
 /// Most syntax errors recorded per file.
 const MAX_ERRORS: usize = 100;
 
-/// How many updates walked only the edited rows, and how many fell back to a full walk
-/// (tests check the first path is the common one).
-pub(crate) static UPDATES: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
+thread_local! {
+    /// On this thread: updates that walked only the edited rows, and those that fell back
+    /// to a full walk (tests check the first path is the common one).
+    pub(crate) static UPDATES: std::cell::Cell<(u64, u64)> = const { std::cell::Cell::new((0, 0)) };
+}
 
 /// Where definitions' names are, as `(line, column)`: occurrences there are flagged.
 pub(crate) type DefSpots = foldhash::HashSet<(u32, u32)>;
@@ -65,25 +66,25 @@ impl Generic {
         }
     }
 
-    /// The results for `tree` (parsed from `src` reusing `old_tree`, which was given
-    /// `edit`), from `self` (the results for the old text) and a walk of only the rows the
-    /// edit touched.
+    /// The results for `tree` (parsed from `src` reusing the old tree, which was given
+    /// `edit`; `changed` are the ranges whose syntax changed), from `self` (the results
+    /// for the old text) and a walk of only the rows the edit touched.
     pub fn update(
         self,
         lang: Lang,
-        old_tree: &Tree,
+        changed: &[Range],
         tree: &Tree,
         edit: &InputEdit,
         src: &[u8],
         defs: &DefSpots,
     ) -> Generic {
-        match self.rewalk(lang, old_tree, tree, edit, src, defs) {
+        match self.rewalk(lang, changed, tree, edit, src, defs) {
             Some(g) => {
-                UPDATES[0].fetch_add(1, Ordering::Relaxed);
+                UPDATES.with(|u| u.set((u.get().0 + 1, u.get().1)));
                 g
             }
             None => {
-                UPDATES[1].fetch_add(1, Ordering::Relaxed);
+                UPDATES.with(|u| u.set((u.get().0, u.get().1 + 1)));
                 Generic::full(lang, tree, src, defs)
             }
         }
@@ -93,7 +94,7 @@ impl Generic {
     fn rewalk(
         mut self,
         lang: Lang,
-        old_tree: &Tree,
+        changed: &[Range],
         tree: &Tree,
         edit: &InputEdit,
         src: &[u8],
@@ -107,7 +108,7 @@ impl Generic {
         // The rows to walk again: the edit's, where the syntax changed, and all of any
         // token (or comment) at the edges, which may reach past them.
         let (mut r0, mut r1) = (edit.start_position.row, edit.new_end_position.row);
-        for r in old_tree.changed_ranges(tree) {
+        for r in changed {
             r0 = r0.min(r.start_point.row);
             r1 = r1.max(r.end_point.row);
         }

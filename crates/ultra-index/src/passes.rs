@@ -5,12 +5,12 @@
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 
-use tree_sitter::Parser;
 pub use tree_sitter::Tree;
+use tree_sitter::{InputEdit, Parser};
 
 use crate::generic::{DefSpots, Generic};
 use crate::lang::{Cx, Lang};
-use crate::model::FileIndex;
+use crate::model::{Class, Definition, FileIndex, Function, Import};
 
 /// Files larger than this are recorded but not parsed.
 pub const MAX_PARSE_BYTES: usize = 4 << 20;
@@ -41,10 +41,11 @@ pub fn parse(lang: Lang, content: &[u8], old: Option<&Tree>) -> Option<Tree> {
 }
 
 /// What reindexing an open buffer keeps between edits: the text and tree last indexed,
-/// and the generic passes' results by row.
+/// the language's symbols, and the generic passes' results by row.
 pub struct Incremental {
     text: Vec<u8>,
     tree: Tree,
+    symbols: Symbols,
     generic: Generic,
 }
 
@@ -56,20 +57,83 @@ impl std::fmt::Debug for Incremental {
     }
 }
 
-/// How many incremental reindexes walked only the edited rows, and how many walked the
-/// whole tree (for tests and benchmarks).
+/// What a language's extractor produced.
+#[derive(Debug, Clone, Default)]
+struct Symbols {
+    functions: Vec<Function>,
+    classes: Vec<Class>,
+    definitions: Vec<Definition>,
+    imports: Vec<Import>,
+}
+
+impl Symbols {
+    fn of(out: &FileIndex) -> Symbols {
+        Symbols {
+            functions: out.functions.clone(),
+            classes: out.classes.clone(),
+            definitions: out.definitions.clone(),
+            imports: out.imports.clone(),
+        }
+    }
+
+    /// Lines after the edit move by the lines it added or removed.
+    fn shift(mut self, edit: &InputEdit) -> Symbols {
+        let after = edit.old_end_position.row as u32 + 1;
+        let delta = edit.new_end_position.row as i64 - edit.old_end_position.row as i64;
+        let f = |l: &mut u32| {
+            if *l > after {
+                *l = (i64::from(*l) + delta) as u32;
+            }
+        };
+        for x in &mut self.functions {
+            f(&mut x.line_start);
+            f(&mut x.line_end);
+        }
+        for x in &mut self.classes {
+            f(&mut x.line_start);
+            f(&mut x.line_end);
+        }
+        for x in &mut self.definitions {
+            f(&mut x.line);
+            f(&mut x.line_end);
+        }
+        for x in &mut self.imports {
+            f(&mut x.line);
+        }
+        self
+    }
+
+    fn into(self, out: &mut FileIndex) {
+        out.functions = self.functions;
+        out.classes = self.classes;
+        out.definitions = self.definitions;
+        out.imports = self.imports;
+    }
+}
+
+thread_local! {
+    /// Incremental reindexes on this thread that kept the symbols (the edit was inside a
+    /// function body).
+    static SYMBOLS_KEPT: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// On this thread: how many incremental reindexes walked only the edited rows, how many
+/// walked the whole tree, and how many kept the symbols (for tests and benchmarks).
 #[doc(hidden)]
-pub fn incremental_counts() -> (u64, u64) {
-    use std::sync::atomic::Ordering;
-    let [a, b] = &crate::generic::UPDATES;
-    (a.load(Ordering::Relaxed), b.load(Ordering::Relaxed))
+pub fn incremental_counts() -> (u64, u64, u64) {
+    let (rows, full) = crate::generic::UPDATES.with(std::cell::Cell::get);
+    (rows, full, SYMBOLS_KEPT.with(std::cell::Cell::get))
 }
 
 /// Index one file. Files of no known language, binary files (a NUL byte) and files over
 /// [`MAX_PARSE_BYTES`] get only their hash and size.
 pub fn index_file(path: &str, content: &[u8]) -> FileIndex {
-    let mut out = FileIndex::default();
-    if let Some((tree, lang)) = begin(path, content, None, &mut out) {
+    let mut out = header(path, content);
+    let Some(lang) = out.lang else {
+        return out;
+    };
+    if let Some(tree) = parse(lang, content, None) {
+        extract(lang, &tree, content, &mut out);
         let generic = Generic::full(lang, &tree, content, &def_spots(&out));
         finish(&mut out, generic);
     }
@@ -78,29 +142,44 @@ pub fn index_file(path: &str, content: &[u8]) -> FileIndex {
 
 /// [`index_file`] for text that changed since `prev` was taken: the edit is found by
 /// comparing the texts, the old tree is reused so that only the edited region is
-/// reparsed, and only the rows it touched are walked again. Returns the state for the
-/// next edit (none for files that are not parsed).
+/// reparsed, symbols are kept when the edit is inside a function body, and only the rows
+/// it touched are walked again. Returns the state for the next edit (none for files that
+/// are not parsed).
 pub fn index_incremental(
     path: &str,
     content: &[u8],
     prev: Option<Incremental>,
 ) -> (FileIndex, Option<Incremental>) {
-    let mut out = FileIndex::default();
+    let mut out = header(path, content);
+    let Some(lang) = out.lang else {
+        return (out, None);
+    };
     let old = prev.map(|p| {
         let edit = edit_between(&p.text, content);
         let mut tree = p.tree;
         tree.edit(&edit);
-        (tree, edit, p.generic)
+        (tree, edit, p.symbols, p.generic)
     });
-    let Some((tree, lang)) = begin(path, content, old.as_ref().map(|o| &o.0), &mut out) else {
+    let Some(tree) = parse(lang, content, old.as_ref().map(|o| &o.0)) else {
         return (out, None);
     };
-    let defs = def_spots(&out);
     let generic = match old {
-        Some((old_tree, edit, generic)) => {
-            generic.update(lang, &old_tree, &tree, &edit, content, &defs)
+        Some((old_tree, edit, symbols, generic)) => {
+            let changed: Vec<tree_sitter::Range> = old_tree.changed_ranges(&tree).collect();
+            // Around syntax errors tree-sitter's recovery may change more than it reports.
+            let clean = generic.errors.is_empty() && !tree.root_node().has_error();
+            if clean && inside_opaque_body(lang, &tree, &edit, &changed) {
+                SYMBOLS_KEPT.with(|k| k.set(k.get() + 1));
+                symbols.shift(&edit).into(&mut out);
+            } else {
+                extract(lang, &tree, content, &mut out);
+            }
+            generic.update(lang, &changed, &tree, &edit, content, &def_spots(&out))
         }
-        None => Generic::full(lang, &tree, content, &defs),
+        None => {
+            extract(lang, &tree, content, &mut out);
+            Generic::full(lang, &tree, content, &def_spots(&out))
+        }
     };
     out.names = generic.names.clone();
     out.occurrences = generic.occurrences.clone();
@@ -110,20 +189,15 @@ pub fn index_incremental(
     let state = Incremental {
         text: content.to_vec(),
         tree,
+        symbols: Symbols::of(&out),
         generic,
     };
     (out, Some(state))
 }
 
-/// Fill the record's header, parse, and run the language's extractor; `None` for files
-/// that are not parsed.
-fn begin(
-    path: &str,
-    content: &[u8],
-    old: Option<&Tree>,
-    out: &mut FileIndex,
-) -> Option<(Tree, Lang)> {
-    *out = FileIndex {
+/// The record's header; `lang` is `None` for files that are not parsed.
+fn header(path: &str, content: &[u8]) -> FileIndex {
+    let mut out = FileIndex {
         path: path.to_string(),
         lang: Lang::of_path(path),
         hash: hash(content),
@@ -131,19 +205,53 @@ fn begin(
         lines: line_count(content),
         ..FileIndex::default()
     };
-    let lang = out.lang?;
     if content.len() > MAX_PARSE_BYTES || content.contains(&0) {
         out.lang = None;
-        return None;
     }
-    let tree = parse(lang, content, old)?;
+    out
+}
+
+/// Run the language's extractor.
+fn extract(lang: Lang, tree: &Tree, content: &[u8], out: &mut FileIndex) {
     let mut cx = Cx {
         src: content,
         out,
         lang,
     };
-    lang.extract(&tree, &mut cx);
-    Some((tree, lang))
+    lang.extract(tree, &mut cx);
+}
+
+/// Whether the edit, and every change of syntax it made, lies strictly inside the body of
+/// a node whose body the language's extractor never reads (a function's statements), with
+/// the body's end on a later line: then the symbols are the old ones, lines shifted. (Only
+/// asked of trees without syntax errors.)
+fn inside_opaque_body(
+    lang: Lang,
+    tree: &Tree,
+    edit: &InputEdit,
+    changed: &[tree_sitter::Range],
+) -> bool {
+    let opaque = lang.spec().opaque_bodies;
+    if opaque.is_empty() {
+        return false;
+    }
+    let (mut lo, mut hi) = (edit.start_byte, edit.new_end_byte);
+    for r in changed {
+        lo = lo.min(r.start_byte);
+        hi = hi.max(r.end_byte);
+    }
+    let Some(mut node) = tree.root_node().descendant_for_byte_range(lo, hi) else {
+        return false;
+    };
+    while let Some(parent) = node.parent() {
+        if opaque.contains(&parent.kind()) && parent.child_by_field_name("body") == Some(node) {
+            return lo > node.start_byte()
+                && hi < node.end_byte()
+                && node.end_position().row > edit.new_end_position.row;
+        }
+        node = parent;
+    }
+    false
 }
 
 fn def_spots(out: &FileIndex) -> DefSpots {
@@ -198,7 +306,7 @@ fn line_count(content: &[u8]) -> u32 {
 
 #[cfg(test)]
 mod tests {
-    use super::{Generic, def_spots, finish, index_file, index_incremental};
+    use super::{Generic, def_spots, extract, finish, header, index_file, index_incremental};
 
     /// Reparsing with the previous tree gives exactly the record a full parse gives, edit
     /// after edit (inserts, deletes, replacements, at the start, middle and end, across
@@ -235,6 +343,60 @@ mod tests {
             assert_eq!(inc.occurrences, full.occurrences);
             assert_eq!(inc.names, full.names);
             state = next;
+        }
+    }
+
+    /// Typing in a function body keeps the symbols (lines below shifted), in each language
+    /// whose extractor never reads bodies; the record equals a fresh index every time.
+    #[test]
+    fn typing_in_a_body_keeps_the_symbols() {
+        let cases = [
+            (
+                "a.rs",
+                "/// A.\npub fn a(x: u32) -> u32 {\n    let y = x;\n    y\n}\n\nstruct S;\nimpl S {\n    fn m(&self) {}\n}\n",
+                "let y = x",
+            ),
+            (
+                "a.go",
+                "package a\n\nfunc A(x int) int {\n\ty := x\n\treturn y\n}\n\ntype T struct{}\n\nfunc (t T) M() {}\n",
+                "y := x",
+            ),
+            (
+                "A.java",
+                "class A {\n  int a(int x) {\n    int y = x;\n    return y;\n  }\n  void b() {}\n}\n",
+                "int y = x",
+            ),
+            (
+                "a.c",
+                "int a(int x) {\n    int y = x;\n    return y;\n}\n\nstatic void b(void) {}\n",
+                "int y = x",
+            ),
+        ];
+        for (path, text, anchor) in cases {
+            let mut text = text.to_string();
+            let (_, mut state) = index_incremental(path, text.as_bytes(), None);
+            let (_, _, kept_before) = super::incremental_counts();
+            // Typing after the anchor, and new lines before its line.
+            for (i, typed) in ["1", "\n", " + 2", "\n\n", "4"].iter().enumerate() {
+                let mut at = text.find(anchor).unwrap();
+                if typed.starts_with('\n') {
+                    at = text[..at].rfind('\n').unwrap() + 1;
+                } else {
+                    at += anchor.len();
+                }
+                text.insert_str(at, typed);
+                let (inc, next) = index_incremental(path, text.as_bytes(), state);
+                let fresh = index_file(path, text.as_bytes());
+                assert!(fresh.errors.is_empty(), "{path}: {:?}", fresh.errors);
+                assert_eq!(inc, fresh, "{path} after {i}: {text}");
+                state = next;
+            }
+            let (_, _, kept_after) = super::incremental_counts();
+            assert_eq!(
+                kept_after - kept_before,
+                5,
+                "{path}: symbols were extracted again"
+            );
         }
     }
 
@@ -325,7 +487,7 @@ mod tests {
     fn random_edits_rewalk_only_their_rows_and_agree_with_a_full_walk() {
         let files = fixtures();
         assert!(files.len() >= 9, "fixtures: {}", files.len());
-        let (fast_before, _) = super::incremental_counts();
+        let (fast_before, _, kept_before) = super::incremental_counts();
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
         let mut edits = 0;
         for (path, original) in &files {
@@ -335,28 +497,32 @@ mod tests {
                 let mut text = start.clone();
                 let (_, mut state) = index_incremental(path, text.as_bytes(), None);
                 for round in 0..60 {
-                    if round % 30 == 29 {
+                    if round % 12 == 11 {
                         // A big change: back to the start.
                         text = start.clone();
                     } else {
                         let at = boundary(&text, rng.below(text.len() + 1));
                         let del = if rng.below(3) == 0 { rng.below(12) } else { 0 };
-                        let end = boundary(&text, at + del).max(at);
-                        let ins = if rng.below(5) == 0 {
-                            ""
-                        } else {
-                            SNIPPETS[rng.below(SNIPPETS.len())]
+                        // Mostly typing that keeps the syntax (as people type most of the
+                        // time), else anything.
+                        let ins = match rng.below(10) {
+                            0 => "",
+                            1..=5 => ["x", "7", " ", "\n", "_b", "\n\n"][rng.below(6)],
+                            _ => SNIPPETS[rng.below(SNIPPETS.len())],
                         };
+                        let del = if ins.len() == 1 { 0 } else { del };
+                        let end = boundary(&text, at + del).max(at);
                         text.replace_range(at..end, ins);
                     }
                     let (inc, next) = index_incremental(path, text.as_bytes(), state);
                     // The same tree walked whole must give the same results. (A fresh parse
                     // can differ where there are syntax errors: tree-sitter's error recovery
                     // depends on the trees it reuses, as in every editor using it.)
-                    let mut full = inc.clone();
+                    let mut full = header(path, text.as_bytes());
                     if let Some(next) = &next {
                         let lang = inc.lang.unwrap();
-                        let g = Generic::full(lang, &next.tree, text.as_bytes(), &def_spots(&inc));
+                        extract(lang, &next.tree, text.as_bytes(), &mut full);
+                        let g = Generic::full(lang, &next.tree, text.as_bytes(), &def_spots(&full));
                         finish(&mut full, g);
                     }
                     let fresh = index_file(path, text.as_bytes());
@@ -414,9 +580,11 @@ mod tests {
                 }
             }
         }
-        let (fast_after, _) = super::incremental_counts();
+        let (fast_after, _, kept_after) = super::incremental_counts();
         let fast = fast_after - fast_before;
-        eprintln!("{fast} of {edits} edits rewalked only their rows");
+        let kept = kept_after - kept_before;
+        eprintln!("{fast} of {edits} edits rewalked only their rows, {kept} kept the symbols");
+        assert!(kept > 0, "no edit kept the symbols");
         // Most edits must take the fast path (other tests run in parallel and only add to it).
         assert!(
             fast * 2 > edits,

@@ -30,6 +30,7 @@ pub(crate) static SPEC: Spec = Spec {
         "field_declaration_list",
         "declaration_list",
     ],
+    opaque_bodies: &["function_definition"],
 };
 
 /// A function or method declared without a body: recorded at the end unless the same file

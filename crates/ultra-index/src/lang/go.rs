@@ -23,6 +23,7 @@ pub(crate) static SPEC: Spec = Spec {
         "||",
     ],
     blocks: &["block"],
+    opaque_bodies: &["function_declaration", "method_declaration"],
 };
 
 /// Functions, classes, definitions and imports.

@@ -27,6 +27,11 @@ pub(crate) static SPEC: Spec = Spec {
         "enum_body",
         "constructor_body",
     ],
+    opaque_bodies: &[
+        "method_declaration",
+        "constructor_declaration",
+        "compact_constructor_declaration",
+    ],
 };
 
 /// Functions, classes, definitions and imports.

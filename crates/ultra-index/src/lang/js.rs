@@ -36,6 +36,8 @@ pub(crate) static SPEC: Spec = Spec {
         "object_type",
         "interface_body",
     ],
+    // Imports are found anywhere in the tree, so no body is opaque.
+    opaque_bodies: &[],
 };
 
 /// What the walk learns on the way that only applies at the end.

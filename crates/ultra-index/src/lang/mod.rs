@@ -129,6 +129,10 @@ pub(crate) struct Spec {
     pub decisions: &'static [&'static str],
     /// Block nodes; nesting depth counts them.
     pub blocks: &'static [&'static str],
+    /// Nodes whose `body` the extractor never looks into (what a function is does not
+    /// depend on the statements in it): an edit inside one leaves the symbols as they
+    /// were, lines shifted.
+    pub opaque_bodies: &'static [&'static str],
 }
 
 /// What a language extractor writes into, with helpers for the common steps.

@@ -24,6 +24,8 @@ pub(crate) static SPEC: Spec = Spec {
         "if_clause",
     ],
     blocks: &["block"],
+    // Imports are found anywhere in the tree, so no body is opaque.
+    opaque_bodies: &[],
 };
 
 /// Functions, classes, definitions and imports.

@@ -24,6 +24,7 @@ pub(crate) static SPEC: Spec = Spec {
         "field_declaration_list",
         "match_block",
     ],
+    opaque_bodies: &["function_item"],
 };
 
 /// Methods found in an `impl` block, merged into the type's [`Class`] at the end when the
