@@ -47,6 +47,9 @@ pub struct Config {
     pub token: Option<String>,
     #[serde(default)]
     pub allowed_origins: Vec<String>,
+    /// WebSocket sessions with no message for this many seconds are closed.
+    #[serde(default = "default_session_idle")]
+    pub session_idle_seconds: u64,
     #[serde(default)]
     pub rate_limit: RateLimitConfig,
     #[serde(default)]
@@ -203,6 +206,10 @@ fn default_rps() -> u32 {
     100
 }
 
+fn default_session_idle() -> u64 {
+    3600
+}
+
 impl Default for RateLimitConfig {
     fn default() -> Self {
         RateLimitConfig {
@@ -323,7 +330,8 @@ impl Config {
         let path = root.join(CONFIG_FILE);
         match std::fs::read_to_string(&path) {
             Ok(text) => Config::parse(&text, CONFIG_FILE),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Config::default()),
+            // No file: every key at its documented default (serde's, not `Default`'s zeros).
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Config::parse("{}", CONFIG_FILE),
             Err(source) => Err(ConfigError::Read {
                 path: path.display().to_string(),
                 source,

@@ -367,7 +367,7 @@ impl<S: Host> Conn<S> {
             // A registered `api.info` command (if the command set defines one) wins; the
             // transport only fills in when nobody did.
             "api.info" if !self.exec.registry().has("api.info") => Ok(self.api_info()),
-            _ => rpc_outcome(
+            _ => Response::outcome(
                 self.exec
                     .execute(&method, params, self.identity.source())
                     .await,
@@ -758,53 +758,6 @@ fn args_or_empty(args: Option<Value>) -> Value {
     }
 }
 
-/// Map a command's result onto JSON-RPC: `result` is the data itself; warnings ride along
-/// as `result._warnings` when the data is an object. A failure becomes an `error` whose
-/// `data` is the structured error, with the agent feedback (and warnings) added.
-fn rpc_outcome(result: CommandResult) -> Result<Value, ErrorObject> {
-    let CommandResult {
-        success,
-        data,
-        error,
-        warnings,
-        feedback,
-    } = result;
-    if success {
-        let mut data = data.unwrap_or_else(|| Value::Object(Map::new()));
-        if !warnings.is_empty()
-            && let Value::Object(map) = &mut data
-        {
-            map.insert(
-                "_warnings".into(),
-                serde_json::to_value(&warnings).unwrap_or(Value::Null),
-            );
-        }
-        return Ok(data);
-    }
-    let error = error.unwrap_or_else(|| {
-        CommandError::new(
-            ErrorCode::InternalError,
-            "the command failed without saying why",
-        )
-    });
-    let mut obj = ErrorObject::from(error);
-    if let Some(Value::Object(map)) = obj.data.as_mut() {
-        if let Some(fb) = feedback {
-            map.insert(
-                "feedback".into(),
-                serde_json::to_value(&fb).unwrap_or(Value::Null),
-            );
-        }
-        if !warnings.is_empty() {
-            map.insert(
-                "warnings".into(),
-                serde_json::to_value(&warnings).unwrap_or(Value::Null),
-            );
-        }
-    }
-    Err(obj)
-}
-
 fn envelope_ok(id: Value, result: IpcResult) -> IpcResponse {
     IpcResponse {
         id,
@@ -867,11 +820,11 @@ mod tests {
             message: "m".into(),
             location: None,
         });
-        let v = rpc_outcome(ok).unwrap();
+        let v = Response::outcome(ok).unwrap();
         assert_eq!(v["_warnings"][0]["code"], "W");
         let mut bad = CommandResult::err(CommandError::new(ErrorCode::FileNotFound, "nope"));
         bad.feedback = Some(Default::default());
-        let e = rpc_outcome(bad).unwrap_err();
+        let e = Response::outcome(bad).unwrap_err();
         assert_eq!(e.code, -32002);
         let data = e.data.unwrap();
         assert_eq!(data["code"], "FILE_NOT_FOUND");

@@ -6,7 +6,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::{CommandError, ErrorCode};
+use serde_json::Map;
+
+use crate::{CommandError, CommandResult, ErrorCode};
 
 /// A request id: a number, a string, or null.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -139,6 +141,53 @@ impl Response {
             result: None,
             error: Some(error.into()),
         }
+    }
+
+    /// Map a command's result onto JSON-RPC: `result` is the data itself; warnings ride along
+    /// as `result._warnings` when the data is an object. A failure becomes an `error` whose
+    /// `data` is the structured error, with the agent feedback (and warnings) added.
+    pub fn outcome(result: CommandResult) -> Result<Value, ErrorObject> {
+        let CommandResult {
+            success,
+            data,
+            error,
+            warnings,
+            feedback,
+        } = result;
+        if success {
+            let mut data = data.unwrap_or_else(|| Value::Object(Map::new()));
+            if !warnings.is_empty()
+                && let Value::Object(map) = &mut data
+            {
+                map.insert(
+                    "_warnings".into(),
+                    serde_json::to_value(&warnings).unwrap_or(Value::Null),
+                );
+            }
+            return Ok(data);
+        }
+        let error = error.unwrap_or_else(|| {
+            CommandError::new(
+                ErrorCode::InternalError,
+                "the command failed without saying why",
+            )
+        });
+        let mut obj = ErrorObject::from(error);
+        if let Some(Value::Object(map)) = obj.data.as_mut() {
+            if let Some(fb) = feedback {
+                map.insert(
+                    "feedback".into(),
+                    serde_json::to_value(&fb).unwrap_or(Value::Null),
+                );
+            }
+            if !warnings.is_empty() {
+                map.insert(
+                    "warnings".into(),
+                    serde_json::to_value(&warnings).unwrap_or(Value::Null),
+                );
+            }
+        }
+        Err(obj)
     }
 }
 

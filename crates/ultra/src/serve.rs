@@ -47,6 +47,13 @@ pub fn run(root: &Path, socket: Option<PathBuf>, no_prompt: bool) -> ExitCode {
                 return ExitCode::from(1);
             }
         };
+        let ws = match bind_ws(&exec, &config, root).await {
+            Ok(ws) => ws,
+            Err(e) => {
+                eprintln!("ultra: {e}");
+                return ExitCode::from(1);
+            }
+        };
         let prompts = !no_prompt && std::io::stdin().is_terminal();
         let swept = exec.services().ws().root().sweep_temp_files(200_000);
         if swept > 0 {
@@ -77,6 +84,14 @@ pub fn run(root: &Path, socket: Option<PathBuf>, no_prompt: bool) -> ExitCode {
             exec.services().root_path().display()
         );
         eprintln!("  socket: {}", socket.display());
+        if let Some((ws, _)) = &ws
+            && let Some(addr) = ws.local_addr()
+        {
+            eprintln!("  websocket: ws://{addr}");
+        }
+        if let Some((_, token)) = &ws {
+            eprintln!("  websocket token: {token}");
+        }
         if let Some(p) = exec.audit().path() {
             eprintln!("  audit log: {}", p.display());
         }
@@ -92,7 +107,16 @@ pub fn run(root: &Path, socket: Option<PathBuf>, no_prompt: bool) -> ExitCode {
         println!("ready {}", socket.display());
         let _ = std::io::stdout().flush();
         let _prompter = prompts.then(|| spawn_prompter(exec.clone()));
-        let stop = async {
+        let stopping = tokio_util::sync::CancellationToken::new();
+        if let Some((ws, _)) = ws {
+            let stop = stopping.clone().cancelled_owned();
+            tokio::spawn(async move {
+                if let Err(e) = ws.run_until(stop).await {
+                    eprintln!("ultra: {e}");
+                }
+            });
+        }
+        let stop = async move {
             let mut term =
                 match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
                     Ok(s) => s,
@@ -102,6 +126,7 @@ pub fn run(root: &Path, socket: Option<PathBuf>, no_prompt: bool) -> ExitCode {
                 _ = tokio::signal::ctrl_c() => {}
                 _ = term.recv() => {}
             }
+            stopping.cancel();
         };
         match server.run_until(stop).await {
             Ok(()) => {
@@ -114,6 +139,53 @@ pub fn run(root: &Path, socket: Option<PathBuf>, no_prompt: bool) -> ExitCode {
             }
         }
     })
+}
+
+/// The WebSocket server of seed 003, unless `enabled` is false, and where its token comes
+/// from (for the start-up message; never the token itself). With the default settings a
+/// port already in use only turns it off, with a warning; when the config asks for it, it is
+/// an error.
+async fn bind_ws(
+    exec: &Arc<Executor<Services>>,
+    config: &Config,
+    root: &Path,
+) -> Result<Option<(ultra_ws::WsServer<Services>, String)>, String> {
+    if config.enabled == Some(false) {
+        return Ok(None);
+    }
+    let env = std::env::var("ULTRA_TOKEN").ok();
+    let token = ultra_ws::Token::resolve(
+        config.token.as_deref(),
+        env.as_deref(),
+        &ultra_commands::state_dir(root),
+    )
+    .map_err(|e| e.to_string())?;
+    let said = match &token.source {
+        ultra_ws::TokenSource::Config => "from ultra.config.json".to_string(),
+        ultra_ws::TokenSource::Env => "from ULTRA_TOKEN".to_string(),
+        ultra_ws::TokenSource::File(p) => format!("in {}", p.display()),
+    };
+    let opts = ultra_ws::Options {
+        host: config.host.clone(),
+        port: config.port,
+        token,
+        allowed_origins: config.allowed_origins.clone(),
+        requests_per_second: config
+            .rate_limit
+            .enabled
+            .then_some(config.rate_limit.requests_per_second),
+        max_message_bytes: config.ipc.max_line_bytes,
+        max_batch: config.ipc.max_batch,
+        idle_timeout: std::time::Duration::from_secs(config.session_idle_seconds.max(1)),
+    };
+    match ultra_ws::WsServer::bind(exec.clone(), opts).await {
+        Ok(ws) => Ok(Some((ws, said))),
+        Err(e) if config.enabled.is_none() => {
+            eprintln!("  websocket off: {e}");
+            Ok(None)
+        }
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 /// Answer confirmations from this process's terminal: each `confirmation.requested` event

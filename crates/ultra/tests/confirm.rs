@@ -90,7 +90,7 @@ impl PtyServer {
             master,
             screen,
         };
-        s.wait_for("ready ", 1);
+        s.wait_for("\nready ", 1);
         assert!(
             s.screen().contains("confirmations: asked here"),
             "the server did not see a terminal:\n{}",

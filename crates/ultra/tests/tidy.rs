@@ -50,6 +50,7 @@ fn crate_graph_points_down() {
             ][..],
         ),
         ("ultra-ipc", &["ultra-protocol", "ultra-core"][..]),
+        ("ultra-ws", &["ultra-protocol", "ultra-core"][..]),
         (
             "ultra",
             &[
@@ -57,6 +58,7 @@ fn crate_graph_points_down() {
                 "ultra-core",
                 "ultra-commands",
                 "ultra-ipc",
+                "ultra-ws",
                 "ultra-shell",
                 "ultra-workspace",
                 "ultra-index",

@@ -1,0 +1,317 @@
+//! One WebSocket connection: the challenge, authentication, then JSON-RPC requests into
+//! the executor, with a rate limit, a batch limit and an idle timeout.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::extract::ws::{CloseFrame, Message, WebSocket};
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use ultra_core::Host;
+use ultra_protocol::jsonrpc::{ErrorObject, Id, Notification, Request, Response};
+use ultra_protocol::{CommandError, ErrorCode, Source, SourceKind};
+
+use crate::{AUTH_DEADLINE, Shared, auth, refuse};
+
+/// Close code for a policy violation (RFC 6455 §7.4.1).
+const POLICY: u16 = 1008;
+
+/// A token bucket: `rate` requests a second, bursts up to `rate`.
+struct Bucket {
+    rate: f64,
+    tokens: f64,
+    at: Instant,
+}
+
+impl Bucket {
+    fn new(rate: u32) -> Bucket {
+        Bucket {
+            rate: f64::from(rate.max(1)),
+            tokens: f64::from(rate.max(1)),
+            at: Instant::now(),
+        }
+    }
+
+    /// Take `n` tokens if there are that many.
+    fn take(&mut self, n: f64) -> bool {
+        let now = Instant::now();
+        self.tokens =
+            (self.tokens + now.duration_since(self.at).as_secs_f64() * self.rate).min(self.rate);
+        self.at = now;
+        if self.tokens >= n {
+            self.tokens -= n;
+            true
+        } else {
+            false
+        }
+    }
+}
+
+struct Conn<S: Host> {
+    shared: Arc<Shared<S>>,
+    peer: SocketAddr,
+    nonce: String,
+    /// Set once authenticated.
+    session: Option<String>,
+    bucket: Option<Bucket>,
+}
+
+/// What to do after a message.
+enum Next {
+    Reply(Option<String>),
+    /// Send this, then close.
+    Close(String, &'static str),
+}
+
+pub(crate) async fn serve<S: Host>(socket: WebSocket, shared: Arc<Shared<S>>, peer: SocketAddr) {
+    let (mut tx, mut rx) = socket.split();
+    let Ok(nonce) = auth::random_hex(16) else {
+        return;
+    };
+    let challenge = Notification::new("auth.challenge", json!({ "nonce": nonce }));
+    if tx
+        .send(Message::Text(to_text(&challenge).into()))
+        .await
+        .is_err()
+    {
+        return;
+    }
+    let bucket = shared.opts.requests_per_second.map(Bucket::new);
+    let idle = shared.opts.idle_timeout;
+    let mut conn = Conn {
+        shared,
+        peer,
+        nonce,
+        session: None,
+        bucket,
+    };
+    let opened = Instant::now();
+    loop {
+        // Before authentication the deadline is short; after it, the idle timeout.
+        let wait = match conn.session {
+            None => AUTH_DEADLINE.saturating_sub(opened.elapsed()),
+            Some(_) => idle,
+        };
+        let msg = match tokio::time::timeout(wait, rx.next()).await {
+            Err(_) => {
+                let why = if conn.session.is_none() {
+                    "authentication timed out"
+                } else {
+                    "session idle for too long"
+                };
+                let _ = tx.send(close(why)).await;
+                return;
+            }
+            Ok(None | Some(Err(_))) => return,
+            Ok(Some(Ok(m))) => m,
+        };
+        let next = match msg {
+            Message::Text(t) => conn.handle(t.as_str()).await,
+            Message::Binary(_) => Next::Reply(Some(to_text(&Response::error(
+                Id::Null,
+                CommandError::new(
+                    ErrorCode::InvalidRequest,
+                    "binary messages are not JSON-RPC",
+                )
+                .with_suggestion("send each request as a text message"),
+            )))),
+            Message::Close(_) => return,
+            // Pings are answered by the library.
+            _ => Next::Reply(None),
+        };
+        match next {
+            Next::Reply(None) => {}
+            Next::Reply(Some(text)) => {
+                if tx.send(Message::Text(text.into())).await.is_err() {
+                    return;
+                }
+            }
+            Next::Close(text, why) => {
+                let _ = tx.send(Message::Text(text.into())).await;
+                let _ = tx.send(close(why)).await;
+                return;
+            }
+        }
+    }
+}
+
+fn close(reason: &'static str) -> Message {
+    Message::Close(Some(CloseFrame {
+        code: POLICY,
+        reason: reason.into(),
+    }))
+}
+
+fn to_text<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_string(value).unwrap_or_else(|_| {
+        r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"unserializable reply"}}"#
+            .to_string()
+    })
+}
+
+impl<S: Host> Conn<S> {
+    fn source(&self) -> Source {
+        Source {
+            session_id: self.session.clone(),
+            ..Source::new(SourceKind::Ai)
+        }
+    }
+
+    async fn handle(&mut self, text: &str) -> Next {
+        let value: Value = match serde_json::from_str(text) {
+            Ok(v) => v,
+            Err(e) => {
+                refuse(&self.shared, "(parse)", ErrorCode::ParseError);
+                let err = CommandError::new(ErrorCode::ParseError, format!("invalid JSON: {e}"))
+                    .with_suggestion(
+                        "send one JSON-RPC 2.0 request (or a batch array) per message",
+                    );
+                return Next::Reply(Some(to_text(&Response::error(Id::Null, err))));
+            }
+        };
+        if self.session.is_none() {
+            return self.authenticate(value).await;
+        }
+        let cost = match &value {
+            Value::Array(items) => items.len().max(1) as f64,
+            _ => 1.0,
+        };
+        if let Some(b) = &mut self.bucket
+            && !b.take(cost)
+        {
+            refuse(&self.shared, "(rate)", ErrorCode::RateLimited);
+            let id = value
+                .get("id")
+                .and_then(|i| serde_json::from_value(i.clone()).ok())
+                .unwrap_or(Id::Null);
+            let err = CommandError::new(ErrorCode::RateLimited, "too many requests")
+                .with_details(json!({ "requestsPerSecond": b.rate }))
+                .with_suggestion("slow down; requests are limited per connection");
+            return Next::Reply(Some(to_text(&Response::error(id, err))));
+        }
+        match value {
+            Value::Array(items) => self.batch(items).await,
+            single => Next::Reply(self.single(single).await.map(|r| to_text(&r))),
+        }
+    }
+
+    /// Before authentication: only `auth.authenticate`, once; a failure closes.
+    async fn authenticate(&mut self, value: Value) -> Next {
+        let req = match Request::from_value(value) {
+            Ok(r) => r,
+            Err(resp) => {
+                refuse(&self.shared, "(request)", ErrorCode::InvalidRequest);
+                return Next::Reply(Some(to_text(&*resp)));
+            }
+        };
+        let id = req.id.clone().unwrap_or(Id::Null);
+        if req.method != "auth.authenticate" {
+            refuse(&self.shared, &req.method, ErrorCode::Unauthorized);
+            let err = CommandError::new(
+                ErrorCode::Unauthorized,
+                format!("`{}` before authentication", req.method),
+            )
+            .with_suggestion("answer the auth.challenge first: auth.authenticate {token, nonce}");
+            return Next::Reply(Some(to_text(&Response::error(id, err))));
+        }
+        let p = &req.params;
+        let nonce_ok = p.get("nonce").and_then(Value::as_str) == Some(self.nonce.as_str());
+        let token = &self.shared.opts.token;
+        let secret_ok = match (p.get("token"), p.get("signature")) {
+            (Some(Value::String(t)), _) => token.matches(t),
+            (_, Some(Value::String(s))) => token.signed(&self.nonce, s),
+            _ => false,
+        };
+        if nonce_ok && secret_ok {
+            let Ok(session) = auth::random_hex(16) else {
+                return Next::Close(String::new(), "no randomness");
+            };
+            let session = format!("session-{session}");
+            self.shared.backoff.succeed(self.peer.ip());
+            self.session = Some(session.clone());
+            self.shared.exec.audit().record(
+                &self.source(),
+                "auth.authenticate",
+                &Value::Null,
+                "ok",
+                0,
+            );
+            let result = json!({ "authenticated": true, "sessionId": session });
+            return Next::Reply(Some(to_text(&Response::result(id, result))));
+        }
+        refuse(&self.shared, "auth.authenticate", ErrorCode::Unauthorized);
+        let wait = self.shared.backoff.fail(self.peer.ip());
+        tokio::time::sleep(wait).await;
+        let why = if nonce_ok {
+            "wrong token"
+        } else {
+            "the nonce is not the one this connection was sent"
+        };
+        let err = CommandError::new(ErrorCode::Unauthorized, format!("authentication failed: {why}"))
+            .with_details(json!({ "authenticated": false }))
+            .with_suggestion("use the token from ultra.config.json, ULTRA_TOKEN, or the token file `ultra serve` printed");
+        Next::Close(to_text(&Response::error(id, err)), "authentication failed")
+    }
+
+    async fn batch(&mut self, items: Vec<Value>) -> Next {
+        let max = self.shared.opts.max_batch;
+        if items.is_empty() || items.len() > max {
+            refuse(&self.shared, "(batch)", ErrorCode::InvalidRequest);
+            let err = if items.is_empty() {
+                CommandError::new(ErrorCode::InvalidRequest, "empty batch")
+            } else {
+                CommandError::new(
+                    ErrorCode::TooLarge,
+                    format!(
+                        "batch of {} requests exceeds the limit of {max}",
+                        items.len()
+                    ),
+                )
+                .with_details(json!({ "maxBatch": max }))
+                .with_suggestion("split the batch")
+            };
+            return Next::Reply(Some(to_text(&Response::error(Id::Null, err))));
+        }
+        let mut replies = Vec::new();
+        // In order: later calls may depend on earlier ones.
+        for item in items {
+            if let Some(r) = self.single(item).await {
+                replies.push(r);
+            }
+        }
+        // A batch of notifications gets no reply (JSON-RPC 2.0 §6).
+        Next::Reply((!replies.is_empty()).then(|| to_text(&replies)))
+    }
+
+    async fn single(&mut self, value: Value) -> Option<Response> {
+        let req = match Request::from_value(value) {
+            Ok(r) => r,
+            Err(resp) => {
+                refuse(&self.shared, "(request)", ErrorCode::InvalidRequest);
+                return Some(*resp);
+            }
+        };
+        let Request { id, method, params } = req;
+        let outcome: Result<Value, ErrorObject> = if method == "auth.authenticate" {
+            Ok(json!({ "authenticated": true, "sessionId": self.session }))
+        } else {
+            Response::outcome(
+                self.shared
+                    .exec
+                    .execute(&method, params, self.source())
+                    .await,
+            )
+        };
+        let id = id?;
+        Some(match outcome {
+            Ok(result) => Response::result(id, result),
+            Err(error) => Response {
+                jsonrpc: "2.0".into(),
+                id,
+                result: None,
+                error: Some(error),
+            },
+        })
+    }
+}

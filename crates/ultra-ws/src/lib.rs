@@ -1,0 +1,197 @@
+//! Ultra's WebSocket transport (seed 003): `ws://127.0.0.1:19876` by default, JSON-RPC 2.0
+//! (single calls, batches, notifications) over text messages, into the same registry and
+//! executor as every other surface.
+//!
+//! Before the upgrade the `Host` and `Origin` headers are checked ([`guard`]). After it the
+//! server sends `auth.challenge` with a fresh nonce; the client answers `auth.authenticate
+//! {token, nonce}` (or `{signature, nonce}`, see [`auth::Token::signed`]) and gets
+//! `{authenticated, sessionId}`. Nothing else is served before that, a failed attempt closes
+//! the connection (after a delay that grows with the peer's failures), and a connection
+//! that does not authenticate within [`AUTH_DEADLINE`] is closed. Messages and frames are
+//! bounded, each connection is rate-limited (answering -32007), and an idle session
+//! expires. Every request is audited: by the executor when it runs, here when refused.
+//!
+//! Like `ultra-ipc`, the crate is generic over [`ultra_core::Host`].
+
+pub mod auth;
+mod conn;
+pub mod guard;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::ws::WebSocketUpgrade;
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
+use axum::extract::{ConnectInfo, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use ultra_core::{Executor, Host};
+use ultra_protocol::{ErrorCode, Source, SourceKind};
+
+pub use auth::{Token, TokenSource};
+
+/// How long a new connection has to authenticate.
+pub const AUTH_DEADLINE: Duration = Duration::from_secs(10);
+
+/// Why the WebSocket server could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum WsError {
+    /// The listen address could not be bound.
+    #[error(
+        "cannot listen on {addr}: {reason} (is another server using the port? set `port` in ultra.config.json)"
+    )]
+    Bind {
+        /// host:port.
+        addr: String,
+        /// The system's reason.
+        reason: String,
+    },
+    /// The token file or its directory is unusable.
+    #[error("websocket token at {path}: {reason}")]
+    Token {
+        /// The file or directory.
+        path: std::path::PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The system's random source failed.
+    #[error("no randomness for tokens and nonces: {0}")]
+    Random(String),
+    /// The server stopped with an I/O error.
+    #[error("websocket server: {0}")]
+    Io(String),
+}
+
+/// What the server needs to know (from `ultra.config.json`'s seed 003 keys).
+#[derive(Debug)]
+pub struct Options {
+    /// Listen host (`host`, default `127.0.0.1`).
+    pub host: String,
+    /// Listen port (`port`, default 19876; 0 picks a free one).
+    pub port: u16,
+    /// The shared secret.
+    pub token: Token,
+    /// `allowedOrigins`: browser origins that may connect.
+    pub allowed_origins: Vec<String>,
+    /// `rateLimit.requestsPerSecond` per connection; `None` when rate limiting is off.
+    pub requests_per_second: Option<u32>,
+    /// Largest message (and frame) accepted, in bytes.
+    pub max_message_bytes: usize,
+    /// Most requests in one batch.
+    pub max_batch: usize,
+    /// A session with no message for this long is closed.
+    pub idle_timeout: Duration,
+}
+
+/// What every connection shares.
+pub(crate) struct Shared<S: Host> {
+    pub exec: Arc<Executor<S>>,
+    pub opts: Options,
+    pub backoff: auth::Backoff,
+}
+
+/// A bound WebSocket server.
+pub struct WsServer<S: Host> {
+    listener: tokio::net::TcpListener,
+    shared: Arc<Shared<S>>,
+}
+
+impl<S: Host> WsServer<S> {
+    /// Bind `opts.host:opts.port`.
+    pub async fn bind(exec: Arc<Executor<S>>, opts: Options) -> Result<WsServer<S>, WsError> {
+        let addr = format!("{}:{}", opts.host, opts.port);
+        let listener = tokio::net::TcpListener::bind(&addr)
+            .await
+            .map_err(|e| WsError::Bind {
+                addr: addr.clone(),
+                reason: e.to_string(),
+            })?;
+        Ok(WsServer {
+            listener,
+            shared: Arc::new(Shared {
+                exec,
+                opts,
+                backoff: auth::Backoff::default(),
+            }),
+        })
+    }
+
+    /// The bound address (with the port chosen when 0 was asked for).
+    pub fn local_addr(&self) -> Option<SocketAddr> {
+        self.listener.local_addr().ok()
+    }
+
+    /// Serve until `stop` completes.
+    pub async fn run_until(
+        self,
+        stop: impl std::future::Future<Output = ()> + Send + 'static,
+    ) -> Result<(), WsError> {
+        let app = Router::new()
+            .route("/", get(upgrade::<S>))
+            .with_state(self.shared);
+        axum::serve(
+            self.listener,
+            app.into_make_service_with_connect_info::<SocketAddr>(),
+        )
+        .with_graceful_shutdown(stop)
+        .await
+        .map_err(|e| WsError::Io(e.to_string()))
+    }
+}
+
+/// `GET /`: the checks that must pass before a connection is upgraded.
+async fn upgrade<S: Host>(
+    State(shared): State<Arc<Shared<S>>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
+) -> Response {
+    let text = |h: header::HeaderName| headers.get(h).and_then(|v| v.to_str().ok());
+    let listen_host = shared.opts.host.as_str();
+    let extra: &[&str] = if guard::host_allowed(Some(listen_host), &[]) || listen_host.is_empty() {
+        &[]
+    } else {
+        std::slice::from_ref(&listen_host)
+    };
+    if !guard::host_allowed(text(header::HOST), extra) {
+        refuse(&shared, "(ws host)", ErrorCode::Unauthorized);
+        return (
+            StatusCode::FORBIDDEN,
+            "Host not allowed: connect to localhost or 127.0.0.1",
+        )
+            .into_response();
+    }
+    if !guard::origin_allowed(text(header::ORIGIN), &shared.opts.allowed_origins) {
+        refuse(&shared, "(ws origin)", ErrorCode::Unauthorized);
+        return (
+            StatusCode::FORBIDDEN,
+            "Origin not allowed: add it to allowedOrigins in ultra.config.json",
+        )
+            .into_response();
+    }
+    let Ok(ws) = ws else {
+        return (
+            StatusCode::UPGRADE_REQUIRED,
+            "this is Ultra's WebSocket endpoint (seed 003): connect with a WebSocket client",
+        )
+            .into_response();
+    };
+    let limit = shared.opts.max_message_bytes;
+    ws.max_message_size(limit)
+        .max_frame_size(limit)
+        .on_upgrade(move |socket| conn::serve(socket, shared, peer))
+}
+
+/// Audit a request refused before it reached the executor.
+pub(crate) fn refuse<S: Host>(shared: &Shared<S>, what: &str, code: ErrorCode) {
+    shared.exec.audit().record(
+        &Source::new(SourceKind::Ai),
+        what,
+        &serde_json::Value::Null,
+        code.as_str(),
+        0,
+    );
+}

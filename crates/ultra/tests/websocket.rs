@@ -1,0 +1,341 @@
+//! Seed 003's WebSocket transport through the real binary: `ultra serve` with a WebSocket on
+//! a free port, a tokio-tungstenite client doing the seed's authentication flow, JSON-RPC
+//! calls and batches into the registry, and the attacks of security.md §4 that apply to a
+//! WebSocket: wrong or replayed secrets, calls before authentication, foreign `Host` and
+//! `Origin` headers, floods, malformed and oversized messages.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::time::Duration;
+
+use common::Ws;
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::{Error as WsErr, Message};
+
+const TOKEN: &str = "test-token-0123456789abcdef0123456789abcdef";
+
+type Stream =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// A workspace whose server listens on a free port with a known token.
+fn workspace(extra: Value) -> Ws {
+    let ws = Ws::new();
+    let mut cfg = json!({"port": 0, "token": TOKEN});
+    if let (Value::Object(c), Value::Object(e)) = (&mut cfg, extra) {
+        c.extend(e);
+    }
+    ws.config(cfg);
+    ws.write("src/app.ts", "export const a = 1;\n");
+    ws
+}
+
+/// The `ws://` URL the server printed.
+fn url(server: &common::Server) -> String {
+    let err = server.wait_stderr("websocket: ws://");
+    let line = err
+        .lines()
+        .find(|l| l.contains("websocket: ws://"))
+        .unwrap();
+    line.split("websocket: ").nth(1).unwrap().trim().to_string()
+}
+
+async fn open(url: &str, headers: &[(&str, &str)]) -> Result<Stream, WsErr> {
+    let mut req = url.into_client_request().unwrap();
+    for (k, v) in headers {
+        let name = tokio_tungstenite::tungstenite::http::HeaderName::from_bytes(k.as_bytes())
+            .expect("header name");
+        req.headers_mut()
+            .insert(name, v.parse().expect("header value"));
+    }
+    tokio_tungstenite::connect_async(req).await.map(|(s, _)| s)
+}
+
+async fn recv(s: &mut Stream) -> Option<Value> {
+    loop {
+        match tokio::time::timeout(Duration::from_secs(10), s.next()).await {
+            Ok(Some(Ok(Message::Text(t)))) => return Some(serde_json::from_str(&t).unwrap()),
+            Ok(Some(Ok(Message::Close(_)))) | Ok(None) | Ok(Some(Err(_))) => return None,
+            Ok(Some(Ok(_))) => continue,
+            Err(_) => panic!("no message within 10 s"),
+        }
+    }
+}
+
+async fn send(s: &mut Stream, v: Value) {
+    s.send(Message::Text(v.to_string().into())).await.unwrap();
+}
+
+/// Connect and read the challenge's nonce.
+async fn challenged(url: &str) -> (Stream, String) {
+    let mut s = open(url, &[]).await.unwrap();
+    let challenge = recv(&mut s).await.unwrap();
+    assert_eq!(challenge["method"], "auth.challenge", "{challenge}");
+    let nonce = challenge["params"]["nonce"].as_str().unwrap().to_string();
+    assert!(nonce.len() >= 32, "{nonce}");
+    (s, nonce)
+}
+
+async fn authenticated(url: &str) -> Stream {
+    let (mut s, nonce) = challenged(url).await;
+    send(
+        &mut s,
+        json!({"jsonrpc": "2.0", "id": "auth-1", "method": "auth.authenticate",
+               "params": {"token": TOKEN, "nonce": nonce}}),
+    )
+    .await;
+    let r = recv(&mut s).await.unwrap();
+    assert_eq!(r["result"]["authenticated"], true, "{r}");
+    s
+}
+
+fn rt() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn the_seed_flow_authenticates_then_serves_the_registry() {
+    let ws = workspace(json!({}));
+    let server = ws.serve();
+    let url = url(&server);
+    assert!(
+        server
+            .stderr()
+            .contains("websocket token: from ultra.config.json"),
+        "{}",
+        server.stderr()
+    );
+    assert!(
+        !server.stderr().contains(TOKEN),
+        "the token is never printed"
+    );
+    rt().block_on(async {
+        let (mut s, nonce) = challenged(&url).await;
+        // Nothing but auth.authenticate before authenticating; the connection stays open.
+        send(&mut s, json!({"jsonrpc": "2.0", "id": 1, "method": "editor.getContent",
+                            "params": {"path": "src/app.ts"}}))
+        .await;
+        let r = recv(&mut s).await.unwrap();
+        assert_eq!(r["error"]["code"], -32001, "{r}");
+        assert_eq!(r["id"], 1);
+        send(
+            &mut s,
+            json!({"jsonrpc": "2.0", "id": "auth-1", "method": "auth.authenticate",
+                   "params": {"token": TOKEN, "nonce": nonce}}),
+        )
+        .await;
+        let r = recv(&mut s).await.unwrap();
+        assert_eq!(r["id"], "auth-1");
+        assert_eq!(r["result"]["authenticated"], true, "{r}");
+        assert!(r["result"]["sessionId"].as_str().unwrap().starts_with("session-"));
+
+        // The seed's own calls: result is the command's data.
+        send(&mut s, json!({"jsonrpc": "2.0", "id": 2, "method": "editor.getContent",
+                            "params": {"path": "src/app.ts"}}))
+        .await;
+        let r = recv(&mut s).await.unwrap();
+        assert_eq!(r["result"]["content"], "export const a = 1;\n", "{r}");
+        // Errors carry the seed's numbers and the structured error.
+        send(&mut s, json!({"jsonrpc": "2.0", "id": 3, "method": "editor.getContent",
+                            "params": {"path": "missing.ts"}}))
+        .await;
+        let r = recv(&mut s).await.unwrap();
+        assert_eq!(r["error"]["code"], -32002, "{r}");
+        assert_eq!(r["error"]["data"]["code"], "FILE_NOT_FOUND", "{r}");
+        // Paths outside the workspace are denied.
+        send(&mut s, json!({"jsonrpc": "2.0", "id": 4, "method": "fs.readFile",
+                            "params": {"path": "../outside.txt"}}))
+        .await;
+        let r = recv(&mut s).await.unwrap();
+        assert_eq!(r["error"]["code"], -32003, "{r}");
+        // A batch with a notification in it: replies for the two calls only, in order.
+        send(
+            &mut s,
+            json!([
+                {"jsonrpc": "2.0", "id": "a", "method": "editor.getContent", "params": {"path": "src/app.ts"}},
+                {"jsonrpc": "2.0", "method": "editor.getContent", "params": {"path": "src/app.ts"}},
+                {"jsonrpc": "2.0", "id": "b", "method": "no.such.method", "params": {}}
+            ]),
+        )
+        .await;
+        let r = recv(&mut s).await.unwrap();
+        let replies = r.as_array().unwrap();
+        assert_eq!(replies.len(), 2, "{r}");
+        assert_eq!(replies[0]["id"], "a");
+        assert_eq!(replies[1]["id"], "b");
+        assert_eq!(replies[1]["error"]["code"], -32601, "{r}");
+        // Bad JSON is a parse error, and the connection goes on.
+        s.send(Message::Text("{not json".into())).await.unwrap();
+        let r = recv(&mut s).await.unwrap();
+        assert_eq!(r["error"]["code"], -32700, "{r}");
+        send(&mut s, json!({"jsonrpc": "2.0", "id": 5, "method": "editor.getContent",
+                            "params": {"path": "src/app.ts"}}))
+        .await;
+        assert_eq!(recv(&mut s).await.unwrap()["id"], 5);
+    });
+    // Every request is audited with the session; the token never is.
+    let audit = ws.audit_text();
+    assert!(audit.contains("editor.getContent"), "{audit}");
+    assert!(audit.contains("session-"), "{audit}");
+    assert!(!audit.contains(TOKEN));
+}
+
+#[test]
+fn wrong_secrets_close_the_connection() {
+    let ws = workspace(json!({}));
+    let server = ws.serve();
+    let url = url(&server);
+    rt().block_on(async {
+        // A wrong token.
+        let (mut s, nonce) = challenged(&url).await;
+        send(
+            &mut s,
+            json!({"jsonrpc": "2.0", "id": 1, "method": "auth.authenticate",
+                            "params": {"token": "guess", "nonce": nonce}}),
+        )
+        .await;
+        let r = recv(&mut s).await.unwrap();
+        assert_eq!(r["error"]["code"], -32001, "{r}");
+        assert!(recv(&mut s).await.is_none(), "closed after a failure");
+
+        // The right token with another connection's nonce (a replay).
+        let (_, old_nonce) = challenged(&url).await;
+        let (mut s, _) = challenged(&url).await;
+        send(
+            &mut s,
+            json!({"jsonrpc": "2.0", "id": 1, "method": "auth.authenticate",
+                            "params": {"token": TOKEN, "nonce": old_nonce}}),
+        )
+        .await;
+        let r = recv(&mut s).await.unwrap();
+        assert_eq!(r["error"]["code"], -32001, "{r}");
+        assert!(recv(&mut s).await.is_none());
+
+        // Failures from one peer make it wait longer each time.
+        let mut waits = Vec::new();
+        for _ in 0..3 {
+            let (mut s, nonce) = challenged(&url).await;
+            let t = std::time::Instant::now();
+            send(
+                &mut s,
+                json!({"jsonrpc": "2.0", "id": 1, "method": "auth.authenticate",
+                                "params": {"token": "guess", "nonce": nonce}}),
+            )
+            .await;
+            recv(&mut s).await.unwrap();
+            waits.push(t.elapsed());
+        }
+        assert!(
+            waits[2] > waits[0] && waits[2] >= Duration::from_millis(700),
+            "{waits:?}"
+        );
+
+        // A MAC of the nonce instead of the token.
+        let (mut s, nonce) = challenged(&url).await;
+        let key = blake3_key();
+        let mac = keyed(&key, &nonce);
+        send(
+            &mut s,
+            json!({"jsonrpc": "2.0", "id": 1, "method": "auth.authenticate",
+                            "params": {"signature": mac, "nonce": nonce}}),
+        )
+        .await;
+        let r = recv(&mut s).await.unwrap();
+        assert_eq!(r["result"]["authenticated"], true, "{r}");
+    });
+    let audit = ws.audit_text();
+    assert!(audit.contains("UNAUTHORIZED"), "{audit}");
+    assert!(!audit.contains(TOKEN));
+}
+
+/// BLAKE3 keyed hash of `msg` under the hash of the token (what `signature` is), using
+/// the `ultra-ws` crate's own definition through the binary-independent token type.
+fn blake3_key() -> ultra_ws::Token {
+    ultra_ws::Token::fixed(TOKEN, ultra_ws::TokenSource::Config)
+}
+
+fn keyed(token: &ultra_ws::Token, nonce: &str) -> String {
+    token.mac(nonce).to_hex().to_string()
+}
+
+#[test]
+fn foreign_hosts_and_origins_are_refused_before_the_upgrade() {
+    let ws = workspace(json!({"allowedOrigins": ["http://localhost:3000"]}));
+    let server = ws.serve();
+    let url = url(&server);
+    let port = url.rsplit(':').next().unwrap().to_string();
+    rt().block_on(async {
+        // DNS rebinding: a page on evil.example resolving to 127.0.0.1.
+        let host = format!("evil.example:{port}");
+        match open(&url, &[("host", &host)]).await {
+            Err(WsErr::Http(resp)) => assert_eq!(resp.status(), 403),
+            other => panic!("expected 403, got {:?}", other.map(|_| ())),
+        }
+        // Cross-site WebSocket hijacking.
+        match open(&url, &[("origin", "https://evil.example")]).await {
+            Err(WsErr::Http(resp)) => assert_eq!(resp.status(), 403),
+            other => panic!("expected 403, got {:?}", other.map(|_| ())),
+        }
+        match open(&url, &[("origin", "null")]).await {
+            Err(WsErr::Http(resp)) => assert_eq!(resp.status(), 403),
+            other => panic!("expected 403, got {:?}", other.map(|_| ())),
+        }
+        // An allowed origin, localhost by name, and no origin at all (not a browser).
+        let mut s = open(&url, &[("origin", "http://localhost:3000")])
+            .await
+            .unwrap();
+        assert_eq!(recv(&mut s).await.unwrap()["method"], "auth.challenge");
+        let local = format!("localhost:{port}");
+        let mut s = open(&url, &[("host", &local)]).await.unwrap();
+        assert_eq!(recv(&mut s).await.unwrap()["method"], "auth.challenge");
+    });
+    assert!(ws.audit_text().contains("(ws origin)"));
+}
+
+#[test]
+fn floods_and_oversized_messages_are_bounded() {
+    let ws =
+        workspace(json!({"rateLimit": {"requestsPerSecond": 5}, "ipc": {"maxLineBytes": 65536}}));
+    let server = ws.serve();
+    let url = url(&server);
+    rt().block_on(async {
+        let mut s = authenticated(&url).await;
+        for i in 0..30 {
+            send(
+                &mut s,
+                json!({"jsonrpc": "2.0", "id": i, "method": "editor.getContent",
+                                "params": {"path": "src/app.ts"}}),
+            )
+            .await;
+        }
+        let mut limited = 0;
+        for _ in 0..30 {
+            let r = recv(&mut s).await.unwrap();
+            if r["error"]["code"] == -32007 {
+                limited += 1;
+            }
+        }
+        assert!(limited >= 20, "{limited} of 30 were rate limited");
+        // A message over the limit ends the connection; the server stays up.
+        let big = "x".repeat(200_000);
+        let _ = s.send(Message::Text(big.into())).await;
+        assert!(
+            recv(&mut s).await.is_none(),
+            "closed after an oversized message"
+        );
+        let mut s = authenticated(&url).await;
+        send(
+            &mut s,
+            json!({"jsonrpc": "2.0", "id": 1, "method": "editor.getContent",
+                            "params": {"path": "src/app.ts"}}),
+        )
+        .await;
+        assert_eq!(recv(&mut s).await.unwrap()["id"], 1);
+    });
+}
