@@ -126,5 +126,6 @@ pub fn build(root: &Path, config: Config) -> Result<Arc<Executor<Services>>, Bui
         validators,
         audit,
         events: EventBus::default(),
+        security: ultra_core::security::SecurityGate::new(&config.security),
     })))
 }

@@ -20,6 +20,7 @@ use crate::confirm::{Confirmations, Decision as Answer, PendingInfo};
 use crate::events::EventBus;
 use crate::policy::{Decision, PolicyConfig};
 use crate::registry::Registry;
+use crate::security::SecurityGate;
 use crate::validator::{FileReader, ValidationContext, Validators};
 
 /// What the executor needs from the services: enough to build a validation context.
@@ -66,6 +67,7 @@ pub struct Executor<S: Host> {
     events: EventBus,
     confirmations: Confirmations,
     approvers: AtomicUsize,
+    security: SecurityGate,
 }
 
 /// Parts an executor is built from.
@@ -76,6 +78,8 @@ pub struct ExecutorParts<S: Host> {
     pub validators: Validators,
     pub audit: AuditLog,
     pub events: EventBus,
+    /// Seed 003's `security` settings.
+    pub security: SecurityGate,
 }
 
 /// Keeps an approver registered while alive; see [`Executor::attach_approver`].
@@ -99,6 +103,7 @@ impl<S: Host> Executor<S> {
             events: parts.events,
             confirmations: Confirmations::default(),
             approvers: AtomicUsize::new(0),
+            security: parts.security,
         }
     }
 
@@ -205,6 +210,9 @@ impl<S: Host> Executor<S> {
             return (Some(spec.id), CommandResult::err(err));
         }
 
+        if let Err(err) = self.security.check(spec, source.kind) {
+            return (Some(spec.id), CommandResult::err(err));
+        }
         let annotations = command.annotations(&*parsed);
         let (decision, rule) = self.policy.decide(spec.id, source.kind, &annotations);
         match decision {

@@ -16,6 +16,7 @@ pub mod executor;
 pub mod policy;
 pub mod registry;
 pub mod schema;
+pub mod security;
 pub mod validator;
 
 pub use command::{Command, CommandSpec, Cx, Example, FileOperation, FileOperationKind};

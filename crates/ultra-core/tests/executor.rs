@@ -222,6 +222,7 @@ fn executor(
         validators,
         audit,
         events: EventBus::default(),
+        security: Default::default(),
     }))
 }
 

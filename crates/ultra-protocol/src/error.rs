@@ -57,6 +57,11 @@ error_codes! {
     Unauthorized = ("UNAUTHORIZED", -32001, true),
     /// The caller's source kind may not run this command.
     SourceNotAllowed = ("SOURCE_NOT_ALLOWED", -32001, true),
+    /// The security settings do not allow agents this command (terminals, command
+    /// execution, `restrictedCommands`).
+    AccessDenied = ("ACCESS_DENIED", -32001, true),
+    /// The security settings do not allow agents to touch files.
+    FileAccessDenied = ("FILE_ACCESS_DENIED", -32003, true),
     /// The file or directory does not exist.
     FileNotFound = ("FILE_NOT_FOUND", -32002, true),
     /// The path resolves outside the workspace root.

@@ -339,3 +339,55 @@ fn floods_and_oversized_messages_are_bounded() {
         assert_eq!(recv(&mut s).await.unwrap()["id"], 1);
     });
 }
+
+#[test]
+fn security_settings_bound_what_agents_may_do() {
+    let ws = workspace(json!({"security": {
+        "allowFileSystemAccess": false,
+        "restrictedCommands": ["ultra.listCommands"]
+    }}));
+    let server = ws.serve();
+    let url = url(&server);
+    rt().block_on(async {
+        let mut s = authenticated(&url).await;
+        send(
+            &mut s,
+            json!({"jsonrpc": "2.0", "id": 1, "method": "editor.getContent",
+                            "params": {"path": "src/app.ts"}}),
+        )
+        .await;
+        let r = recv(&mut s).await.unwrap();
+        assert_eq!(r["error"]["code"], -32003, "{r}");
+        assert_eq!(r["error"]["data"]["code"], "FILE_ACCESS_DENIED", "{r}");
+        send(
+            &mut s,
+            json!({"jsonrpc": "2.0", "id": 2, "method": "ultra.listCommands", "params": {}}),
+        )
+        .await;
+        let r = recv(&mut s).await.unwrap();
+        assert_eq!(r["error"]["code"], -32001, "{r}");
+        assert_eq!(r["error"]["data"]["code"], "ACCESS_DENIED", "{r}");
+        // What the settings do not name still works.
+        send(
+            &mut s,
+            json!({"jsonrpc": "2.0", "id": 3, "method": "ultra.getWorkspaceInfo", "params": {}}),
+        )
+        .await;
+        let r = recv(&mut s).await.unwrap();
+        assert!(r["result"].is_object(), "{r}");
+    });
+    // The same settings hold on the socket.
+    let out = ws.cli(&[
+        "-c",
+        "fs.readFile",
+        "-a",
+        r#"{"path": "src/app.ts"}"#,
+        "--json",
+    ]);
+    assert!(
+        out.stdout().contains("FILE_ACCESS_DENIED"),
+        "{}",
+        out.stdout()
+    );
+    assert!(ws.audit_text().contains("FILE_ACCESS_DENIED"));
+}

@@ -151,6 +151,7 @@ pub fn executor(events: EventBus) -> Executor<TestHost> {
         validators: Default::default(),
         audit: AuditLog::disabled(),
         events,
+        security: Default::default(),
     })
 }
 
