@@ -7,6 +7,7 @@
 
 pub mod ai;
 pub mod code;
+pub mod command_api;
 pub mod confirm;
 pub mod edit;
 pub mod editor_api;
@@ -56,6 +57,7 @@ pub fn register_all(r: &mut Registry<Services>) -> Result<(), RegistryError> {
     ai::register(r)?;
     code::tools::register(r)?;
     code::state::register(r)?;
+    command_api::register(r)?;
     confirm::register(r)?;
     edit::register(r)?;
     editor_api::register(r)?;

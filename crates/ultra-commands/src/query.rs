@@ -383,6 +383,10 @@ impl Command<Services> for GetOpenFiles {
 #[serde(rename_all = "camelCase")]
 pub struct WorkspaceInfo {
     pub root: String,
+    /// Seed 003's `state.getWorkspace`: the workspace folders (one, the root).
+    pub folders: Vec<String>,
+    /// The root directory's name.
+    pub name: String,
     pub open_file_count: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub active_file: Option<String>,
@@ -401,8 +405,9 @@ static GET_WORKSPACE_INFO: CommandSpec = CommandSpec::new(
     "ultra.getWorkspaceInfo",
     "Get Workspace Info",
     "Query",
-    "The workspace root, open files, active file, API level, loaded validators and where the audit log is.",
+    "The workspace root, open files, active file, API level, loaded validators and where the audit log is; as seed 003's `state.getWorkspace`, its folders and name.",
 )
+.aliases(&["state.getWorkspace"])
 .read_only()
 .examples(&[Example { description: "Describe the workspace", args: "{}", expect: Some(r#"{"openFileCount": 0, "apiLevel": 1}"#), ..Example::EMPTY }]);
 
@@ -416,8 +421,14 @@ impl Command<Services> for GetWorkspaceInfo {
 
     fn run(&self, cx: &mut Cx<'_, Services>, _: NoArgs) -> Result<WorkspaceInfo, CommandError> {
         let ws = cx.services.ws();
+        let root = cx.services.root_path();
         Ok(WorkspaceInfo {
-            root: cx.services.root_path().display().to_string(),
+            root: root.display().to_string(),
+            folders: vec![root.display().to_string()],
+            name: root
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
             open_file_count: ws.buffers().count(),
             active_file: ws.active().map(|p| p.to_string()),
             api_level: ultra_protocol::API_LEVEL,

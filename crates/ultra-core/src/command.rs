@@ -47,6 +47,10 @@ pub struct CommandSpec {
     /// May run for a long time (scripts, big I/O): the executor lets its worker thread's
     /// other tasks move elsewhere first, so it cannot stall other connections.
     pub long: bool,
+    /// Its handler only names another command to run (`{command, args}`, seed 003's
+    /// `command.execute`): the executor runs that one, through every check, and answers
+    /// `{result}` with its data.
+    pub forwards: bool,
 }
 
 impl CommandSpec {
@@ -76,12 +80,19 @@ impl CommandSpec {
             aliases: &[],
             sources: None,
             long: false,
+            forwards: false,
         }
     }
 
     /// Mark as possibly long-running.
     pub const fn long(mut self) -> Self {
         self.long = true;
+        self
+    }
+
+    /// Mark it as forwarding (see [`CommandSpec::forwards`]).
+    pub const fn forwards(mut self) -> Self {
+        self.forwards = true;
         self
     }
 

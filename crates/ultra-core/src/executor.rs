@@ -147,19 +147,71 @@ impl<S: Host> Executor<S> {
 
     /// Run one command.
     pub async fn execute(&self, name: &str, args: Value, source: Source) -> CommandResult {
-        let started = Instant::now();
-        let (id, result) = self.execute_inner(name, &args, &source).await;
-        let duration = started.elapsed().as_micros();
-        let outcome = match &result.error {
-            None => "ok",
-            Some(e) => e.code.as_str(),
+        self.execute_at(name, args, source, 0).await
+    }
+
+    /// [`Executor::execute`], `depth` forwards deep (a forwarding command runs the one it
+    /// names here, so that one meets every check too).
+    fn execute_at<'a>(
+        &'a self,
+        name: &'a str,
+        args: Value,
+        source: Source,
+        depth: u8,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = CommandResult> + Send + 'a>> {
+        Box::pin(async move {
+            let started = Instant::now();
+            let (id, mut result) = self.execute_inner(name, &args, &source).await;
+            let forwards = id
+                .and_then(|id| self.registry.entry(id))
+                .is_some_and(|e| e.command.spec().forwards);
+            if forwards && result.success {
+                result = self.forward(result, &source, depth).await;
+            }
+            let duration = started.elapsed().as_micros();
+            let outcome = match &result.error {
+                None => "ok",
+                Some(e) => e.code.as_str(),
+            };
+            self.audit
+                .record(&source, id.unwrap_or(name), &args, outcome, duration);
+            self.events.emit_with(names::COMMAND_EXECUTED, Some(&source), || {
+                json!({ "command": id.unwrap_or(name), "success": result.success, "outcome": outcome, "durationUs": duration as u64 })
+            });
+            result
+        })
+    }
+
+    /// Run what a forwarding command named (`{command, args}` in its data).
+    async fn forward(&self, named: CommandResult, source: &Source, depth: u8) -> CommandResult {
+        const MAX_DEPTH: u8 = 4;
+        let data = named.data.unwrap_or(Value::Null);
+        let Some(target) = data.get("command").and_then(Value::as_str) else {
+            return CommandResult::err(CommandError::new(
+                ErrorCode::InternalError,
+                "a forwarding command named no command",
+            ));
         };
-        self.audit
-            .record(&source, id.unwrap_or(name), &args, outcome, duration);
-        self.events.emit_with(names::COMMAND_EXECUTED, Some(&source), || {
-            json!({ "command": id.unwrap_or(name), "success": result.success, "outcome": outcome, "durationUs": duration as u64 })
-        });
-        result
+        if depth >= MAX_DEPTH {
+            return CommandResult::err(
+                CommandError::new(
+                    ErrorCode::InvalidArguments,
+                    format!("commands forwarding to commands more than {MAX_DEPTH} deep"),
+                )
+                .with_suggestion("call the command itself"),
+            );
+        }
+        let args = data.get("args").cloned().unwrap_or(Value::Null);
+        let inner = self
+            .execute_at(target, args, source.clone(), depth + 1)
+            .await;
+        if !inner.success {
+            return inner;
+        }
+        let mut out = CommandResult::ok(json!({ "result": inner.data.unwrap_or(Value::Null) }));
+        out.warnings = inner.warnings;
+        out.feedback = inner.feedback;
+        out
     }
 
     async fn execute_inner(

@@ -391,3 +391,82 @@ fn security_settings_bound_what_agents_may_do() {
     );
     assert!(ws.audit_text().contains("FILE_ACCESS_DENIED"));
 }
+
+#[test]
+fn command_methods_and_the_workspace() {
+    let ws = workspace(json!({}));
+    let server = ws.serve();
+    let url = url(&server);
+    rt().block_on(async {
+        let mut s = authenticated(&url).await;
+        send(
+            &mut s,
+            json!({"jsonrpc": "2.0", "id": 1, "method": "command.execute",
+                            "params": {"command": "get_lines", "args": [{"path": "src/app.ts"}]}}),
+        )
+        .await;
+        let r = recv(&mut s).await.unwrap();
+        assert!(
+            r["result"]["result"]["text"]
+                .as_str()
+                .unwrap()
+                .contains("export const a"),
+            "{r}"
+        );
+        send(
+            &mut s,
+            json!({"jsonrpc": "2.0", "id": 2, "method": "command.list",
+                            "params": {"filter": "terminal"}}),
+        )
+        .await;
+        let r = recv(&mut s).await.unwrap();
+        assert!(r["result"]["commands"].is_array(), "{r}");
+        send(
+            &mut s,
+            json!({"jsonrpc": "2.0", "id": 3, "method": "state.getWorkspace", "params": {}}),
+        )
+        .await;
+        let r = recv(&mut s).await.unwrap();
+        assert_eq!(r["result"]["name"], "root", "{r}");
+        assert_eq!(r["result"]["folders"].as_array().unwrap().len(), 1, "{r}");
+        // A forwarded command meets its own checks: bad arguments are its error.
+        send(
+            &mut s,
+            json!({"jsonrpc": "2.0", "id": 4, "method": "command.execute",
+                            "params": {"command": "editor.getContent", "args": [{"nope": 1}]}}),
+        )
+        .await;
+        let r = recv(&mut s).await.unwrap();
+        assert_eq!(r["error"]["data"]["code"], "INVALID_ARGUMENTS", "{r}");
+    });
+    let audit = ws.audit_text();
+    assert!(
+        audit.contains("command.execute") && audit.contains("code.getLines"),
+        "{audit}"
+    );
+}
+
+/// Seed 003 §10's Python client, unchanged, against `ultra serve` (the `websockets`
+/// package is installed by `.ci/run`).
+#[test]
+fn the_seeds_python_client_works_unchanged() {
+    let ws = workspace(json!({}));
+    let server = ws.serve();
+    let url = url(&server);
+    let port = url.rsplit(':').next().unwrap().to_string();
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/seed003/client.py");
+    let out = std::process::Command::new("python3")
+        .arg(&script)
+        .arg(&port)
+        .arg(TOKEN)
+        .output()
+        .expect("python3 runs (the `websockets` package is installed by .ci/run)");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "{text}");
+    assert!(text.trim_end().ends_with("ok"), "{text}");
+    assert_eq!(ws.read("src/app.ts"), "export const a = 2;\n");
+}

@@ -1,0 +1,104 @@
+"""Seed 003 §10's Python client, as the seed gives it, driven against `ultra serve`.
+
+Usage: client.py PORT TOKEN. Exits 0 when every step answered as the seed says; prints
+what it did. The class below is the seed's own (only its imports are shared with the
+driver); the acceptance test is that it works unchanged.
+"""
+
+import asyncio
+import websockets
+import json
+import uuid
+import sys
+
+class VSCodeAgentClient:
+    def __init__(self, host='localhost', port=19876, token=''):
+        self.uri = f'ws://{host}:{port}'
+        self.token = token
+        self.ws = None
+        self.pending = {}
+        
+    async def connect(self):
+        self.ws = await websockets.connect(self.uri)
+        # Wait for auth challenge
+        challenge = json.loads(await self.ws.recv())
+        nonce = challenge['params']['nonce']
+        
+        # Authenticate
+        await self._send('auth.authenticate', {
+            'token': self.token,
+            'nonce': nonce
+        })
+        
+    async def _send(self, method, params=None):
+        request_id = str(uuid.uuid4())
+        message = {
+            'jsonrpc': '2.0',
+            'id': request_id,
+            'method': method,
+            'params': params or {}
+        }
+        await self.ws.send(json.dumps(message))
+        
+        # Wait for response
+        while True:
+            response = json.loads(await self.ws.recv())
+            if response.get('id') == request_id:
+                if 'error' in response:
+                    raise Exception(response['error']['message'])
+                return response.get('result')
+    
+    async def open_file(self, path, preview=False):
+        return await self._send('editor.openFile', {
+            'path': path,
+            'preview': preview
+        })
+    
+    async def get_content(self, path):
+        result = await self._send('editor.getContent', {'path': path})
+        return result['content']
+    
+    async def set_content(self, path, content):
+        return await self._send('editor.setContent', {
+            'path': path,
+            'content': content
+        })
+    
+    async def execute_command(self, command, args=None):
+        return await self._send('command.execute', {
+            'command': command,
+            'args': args or []
+        })
+
+
+async def main(port, token):
+    client = VSCodeAgentClient(port=port, token=token)
+    await client.connect()
+    opened = await client.open_file('src/app.ts')
+    print('opened', opened)
+    content = await client.get_content('src/app.ts')
+    assert content == 'export const a = 1;\n', content
+    await client.set_content('src/app.ts', 'export const a = 2;\n')
+    assert await client.get_content('src/app.ts') == 'export const a = 2;\n'
+    saved = await client.execute_command('editor.save', [{'path': 'src/app.ts'}])
+    print('saved', saved)
+    listed = await client.execute_command('command.list', [{'filter': 'editor.save'}])
+    assert 'editor.save' in listed['result']['commands'], listed
+    try:
+        await client.get_content('missing.ts')
+        raise AssertionError('a missing file must fail')
+    except Exception as e:
+        print('missing file:', e)
+        assert 'missing.ts' in str(e)
+    # A client with the wrong token is refused.
+    bad = VSCodeAgentClient(port=port, token='wrong')
+    try:
+        await bad.connect()
+        raise AssertionError('a wrong token must fail')
+    except Exception as e:
+        print('wrong token:', e)
+    print('ok')
+
+
+if __name__ == '__main__':
+    asyncio.run(main(int(sys.argv[1]), sys.argv[2]))
