@@ -20,6 +20,7 @@ pub mod selection;
 mod services;
 pub mod shell;
 mod shell_writes;
+pub mod terminal;
 mod util;
 pub mod watch;
 
@@ -67,6 +68,7 @@ pub fn register_all(r: &mut Registry<Services>) -> Result<(), RegistryError> {
     query::register(r)?;
     selection::register(r)?;
     shell::register(r)?;
+    terminal::register(r)?;
     Ok(())
 }
 

@@ -49,6 +49,8 @@ pub struct Services {
     shell_sessions: Mutex<std::collections::HashMap<String, ultra_shell::run::Env>>,
     /// The code index (seed 001).
     code: Arc<crate::code::CodeIndex>,
+    /// Terminals (seed 003).
+    terminals: crate::terminal::Terminals,
     /// The loaded configuration.
     pub config: Config,
 }
@@ -96,6 +98,7 @@ impl Services {
             workspace: Arc::new(Mutex::new(ws)),
             shell_root,
             shell_sessions: Mutex::new(std::collections::HashMap::new()),
+            terminals: crate::terminal::Terminals::default(),
             config: config.clone(),
         })
     }
@@ -171,6 +174,11 @@ impl Services {
         (&self.code, state)
     }
 
+    /// The terminals (seed 003).
+    pub fn terminals(&self) -> &crate::terminal::Terminals {
+        &self.terminals
+    }
+
     /// The shell's handle on the root.
     pub fn shell_root(&self) -> &Arc<ultra_workspace::Root> {
         &self.shell_root
@@ -223,6 +231,10 @@ impl Services {
 impl Host for Services {
     fn workspace_root(&self) -> PathBuf {
         self.root.clone()
+    }
+
+    fn session_closed(&self, session: &str) {
+        self.terminals.end_session(session);
     }
 
     fn active_file(&self) -> Option<String> {

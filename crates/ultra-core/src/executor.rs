@@ -38,6 +38,9 @@ pub trait Host: Send + Sync + 'static {
     fn entry_path(&self, _user: &str) -> Option<String> {
         None
     }
+    /// A transport's session ended (a WebSocket closed): release what it held (its
+    /// terminals).
+    fn session_closed(&self, _session: &str) {}
 }
 
 /// Run a handler. A long one (a shell pipeline, big I/O) on a multi-thread runtime first

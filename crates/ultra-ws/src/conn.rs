@@ -8,9 +8,10 @@ use std::time::Instant;
 use axum::extract::ws::{CloseFrame, Message, WebSocket};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
+use tokio::sync::broadcast;
 use ultra_core::Host;
 use ultra_protocol::jsonrpc::{ErrorObject, Id, Notification, Request, Response};
-use ultra_protocol::{CommandError, ErrorCode, Source, SourceKind};
+use ultra_protocol::{CommandError, ErrorCode, Event, Source, SourceKind};
 
 use crate::{AUTH_DEADLINE, Shared, auth, refuse};
 
@@ -65,7 +66,7 @@ enum Next {
 }
 
 pub(crate) async fn serve<S: Host>(socket: WebSocket, shared: Arc<Shared<S>>, peer: SocketAddr) {
-    let (mut tx, mut rx) = socket.split();
+    let (mut tx, rx) = socket.split();
     let Ok(nonce) = auth::random_hex(16) else {
         return;
     };
@@ -78,7 +79,6 @@ pub(crate) async fn serve<S: Host>(socket: WebSocket, shared: Arc<Shared<S>>, pe
         return;
     }
     let bucket = shared.opts.requests_per_second.map(Bucket::new);
-    let idle = shared.opts.idle_timeout;
     let mut conn = Conn {
         shared,
         peer,
@@ -86,53 +86,111 @@ pub(crate) async fn serve<S: Host>(socket: WebSocket, shared: Arc<Shared<S>>, pe
         session: None,
         bucket,
     };
-    let opened = Instant::now();
-    loop {
-        // Before authentication the deadline is short; after it, the idle timeout.
-        let wait = match conn.session {
-            None => AUTH_DEADLINE.saturating_sub(opened.elapsed()),
-            Some(_) => idle,
-        };
-        let msg = match tokio::time::timeout(wait, rx.next()).await {
-            Err(_) => {
-                let why = if conn.session.is_none() {
-                    "authentication timed out"
-                } else {
-                    "session idle for too long"
-                };
-                let _ = tx.send(close(why)).await;
-                return;
+    conn.run(tx, rx).await;
+    // Whatever the session held (its terminals) goes with it.
+    if let Some(session) = &conn.session {
+        conn.shared.exec.services().session_closed(session);
+    }
+}
+
+type Tx = futures_util::stream::SplitSink<WebSocket, Message>;
+type Rx = futures_util::stream::SplitStream<WebSocket>;
+
+/// The next event, or never when not subscribed (yet).
+async fn next_event(events: &mut Option<broadcast::Receiver<Event>>) -> Option<Event> {
+    match events {
+        None => std::future::pending().await,
+        Some(rx) => loop {
+            match rx.recv().await {
+                Ok(e) => return Some(e),
+                Err(broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(broadcast::error::RecvError::Closed) => return None,
             }
-            Ok(None | Some(Err(_))) => return,
-            Ok(Some(Ok(m))) => m,
-        };
-        let next = match msg {
-            Message::Text(t) => conn.handle(t.as_str()).await,
-            Message::Binary(_) => Next::Reply(Some(to_text(&Response::error(
-                Id::Null,
-                CommandError::new(
-                    ErrorCode::InvalidRequest,
-                    "binary messages are not JSON-RPC",
-                )
-                .with_suggestion("send each request as a text message"),
-            )))),
-            Message::Close(_) => return,
-            // Pings are answered by the library.
-            _ => Next::Reply(None),
-        };
-        match next {
-            Next::Reply(None) => {}
-            Next::Reply(Some(text)) => {
-                if tx.send(Message::Text(text.into())).await.is_err() {
+        },
+    }
+}
+
+impl<S: Host> Conn<S> {
+    async fn run(&mut self, mut tx: Tx, mut rx: Rx) {
+        let idle = self.shared.opts.idle_timeout;
+        let opened = Instant::now();
+        let mut events: Option<broadcast::Receiver<Event>> = None;
+        loop {
+            // Before authentication the deadline is short; after it, the idle timeout.
+            let wait = match self.session {
+                None => AUTH_DEADLINE.saturating_sub(opened.elapsed()),
+                Some(_) => idle,
+            };
+            let msg = tokio::select! {
+                m = tokio::time::timeout(wait, rx.next()) => m,
+                e = next_event(&mut events) => {
+                    match e {
+                        Some(e) if self.owns(&e) => {
+                            let note = Notification::new(e.event, e.data);
+                            if tx.send(Message::Text(to_text(&note).into())).await.is_err() {
+                                return;
+                            }
+                        }
+                        Some(_) => {}
+                        None => events = None,
+                    }
+                    continue;
+                }
+            };
+            let msg = match msg {
+                Err(_) => {
+                    let why = if self.session.is_none() {
+                        "authentication timed out"
+                    } else {
+                        "session idle for too long"
+                    };
+                    let _ = tx.send(close(why)).await;
+                    return;
+                }
+                Ok(None | Some(Err(_))) => return,
+                Ok(Some(Ok(m))) => m,
+            };
+            let next = match msg {
+                Message::Text(t) => self.handle(t.as_str()).await,
+                Message::Binary(_) => Next::Reply(Some(to_text(&Response::error(
+                    Id::Null,
+                    CommandError::new(
+                        ErrorCode::InvalidRequest,
+                        "binary messages are not JSON-RPC",
+                    )
+                    .with_suggestion("send each request as a text message"),
+                )))),
+                Message::Close(_) => return,
+                // Pings are answered by the library.
+                _ => Next::Reply(None),
+            };
+            // From authentication on, this session's notifications (terminal output) are
+            // pushed; subscribing before any terminal exists loses none of its output.
+            if self.session.is_some() && events.is_none() {
+                events = Some(self.shared.exec.events().subscribe());
+            }
+            match next {
+                Next::Reply(None) => {}
+                Next::Reply(Some(text)) => {
+                    if tx.send(Message::Text(text.into())).await.is_err() {
+                        return;
+                    }
+                }
+                Next::Close(text, why) => {
+                    let _ = tx.send(Message::Text(text.into())).await;
+                    let _ = tx.send(close(why)).await;
                     return;
                 }
             }
-            Next::Close(text, why) => {
-                let _ = tx.send(Message::Text(text.into())).await;
-                let _ = tx.send(close(why)).await;
-                return;
-            }
         }
+    }
+
+    /// Whether an event is this session's to receive: terminal output and closings of
+    /// terminals it created.
+    fn owns(&self, e: &Event) -> bool {
+        e.event.starts_with("terminal.")
+            && self.session.is_some()
+            && e.source.as_ref().and_then(|s| s.session_id.as_ref()) == self.session.as_ref()
     }
 }
 

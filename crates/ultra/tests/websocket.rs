@@ -470,3 +470,131 @@ fn the_seeds_python_client_works_unchanged() {
     assert!(text.trim_end().ends_with("ok"), "{text}");
     assert_eq!(ws.read("src/app.ts"), "export const a = 2;\n");
 }
+
+/// Send a call and return its reply, passing over notifications (kept in `notes`).
+async fn call(
+    s: &mut Stream,
+    id: i64,
+    method: &str,
+    params: Value,
+    notes: &mut Vec<Value>,
+) -> Value {
+    send(
+        s,
+        json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
+    )
+    .await;
+    loop {
+        let m = recv(s).await.expect("a reply");
+        if m.get("id") == Some(&json!(id)) {
+            return m;
+        }
+        notes.push(m);
+    }
+}
+
+/// Terminal output pushed so far, joined.
+fn pushed(notes: &[Value]) -> String {
+    notes
+        .iter()
+        .filter(|n| n["method"] == "terminal.output")
+        .map(|n| n["params"]["data"].as_str().unwrap_or(""))
+        .collect()
+}
+
+fn alive(pid: i64) -> bool {
+    // Signal 0 checks existence; a zombie is gone for our purposes.
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    !stat.is_empty() && !stat.contains(") Z ")
+}
+
+fn wait_gone(pid: i64) {
+    let start = std::time::Instant::now();
+    while alive(pid) {
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "process {pid} still runs"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn terminals_stream_output_exit_codes_and_die_with_their_session() {
+    let ws = workspace(json!({}));
+    std::fs::create_dir_all(ws.path("sub")).unwrap();
+    let mut cmd = ws.command();
+    cmd.arg("serve")
+        .arg("--socket")
+        .arg(&ws.sock)
+        .env("ULTRA_TEST_SECRET", "hunter2")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let server = common::Server::spawn(cmd, ws.sock.clone());
+    let url = url(&server);
+    rt().block_on(async {
+        let mut s = authenticated(&url).await;
+        let mut notes = Vec::new();
+        let r = call(&mut s, 1, "terminal.create", json!({"name": "t", "cwd": "sub", "env": {"MY_VAR": "mine"}}), &mut notes).await;
+        let id = r["result"]["terminalId"].as_str().unwrap().to_string();
+        // Output streams as notifications; the environment is scrubbed but ours is there.
+        call(&mut s, 2, "terminal.sendText", json!({"terminalId": id, "text": "echo out-$((6*7)) [$ULTRA_TEST_SECRET] [$MY_VAR] $(basename $PWD)"}), &mut notes).await;
+        let r = call(&mut s, 3, "terminal.wait", json!({"terminalId": id, "until": {"output": "out-42"}, "since": 0, "timeoutMs": 10000}), &mut notes).await;
+        assert_eq!(r["result"]["matched"], true, "{r}");
+        let line = r["result"]["data"].as_str().unwrap();
+        assert!(line.contains("out-42 [] [mine] sub"), "{line}");
+        // A long-running command: its output arrives while it runs.
+        call(&mut s, 4, "terminal.sendText", json!({"terminalId": id, "text": "for i in 1 2 3; do echo tick$i; sleep 0.2; done"}), &mut notes).await;
+        let r = call(&mut s, 5, "terminal.wait", json!({"terminalId": id, "until": {"output": "tick3"}, "timeoutMs": 10000}), &mut notes).await;
+        assert_eq!(r["result"]["matched"], true, "{r}");
+        // A wait that times out says so.
+        let r = call(&mut s, 6, "terminal.wait", json!({"terminalId": id, "until": {"output": "never-printed"}, "timeoutMs": 200}), &mut notes).await;
+        assert_eq!(r["result"]["timedOut"], true, "{r}");
+        // Notifications carried the output too (they may trail the replies a little).
+        let start = std::time::Instant::now();
+        while !pushed(&notes).contains("tick2") {
+            assert!(start.elapsed() < Duration::from_secs(5), "{notes:?}");
+            if let Ok(Some(m)) = tokio::time::timeout(Duration::from_millis(200), recv(&mut s)).await {
+                notes.push(m);
+            }
+        }
+        assert!(pushed(&notes).contains("out-42"));
+        // The exit code, and output that stays readable after the end.
+        call(&mut s, 7, "terminal.sendText", json!({"terminalId": id, "text": "exit 3"}), &mut notes).await;
+        let r = call(&mut s, 8, "terminal.wait", json!({"terminalId": id, "until": "exit", "timeoutMs": 10000}), &mut notes).await;
+        assert_eq!(r["result"]["exitCode"], 3, "{r}");
+        let r = call(&mut s, 9, "terminal.read", json!({"terminalId": id}), &mut notes).await;
+        assert!(r["result"]["data"].as_str().unwrap().contains("tick3"), "{r}");
+        assert_eq!(r["result"]["exited"], true);
+        let r = call(&mut s, 10, "terminal.sendText", json!({"terminalId": id, "text": "echo late"}), &mut notes).await;
+        assert_eq!(r["error"]["code"], -32004, "{r}");
+        let r = call(&mut s, 11, "terminal.read", json!({"terminalId": "term-999"}), &mut notes).await;
+        assert_eq!(r["error"]["code"], -32004, "{r}");
+
+        // Dispose kills the whole process group, background children included.
+        let r = call(&mut s, 12, "terminal.create", json!({}), &mut notes).await;
+        let id2 = r["result"]["terminalId"].as_str().unwrap().to_string();
+        call(&mut s, 13, "terminal.sendText", json!({"terminalId": id2, "text": "sleep 1000 & echo bg=$!"}), &mut notes).await;
+        let r = call(&mut s, 14, "terminal.wait", json!({"terminalId": id2, "until": {"output": "bg=[0-9]+"}, "since": 0, "timeoutMs": 10000}), &mut notes).await;
+        let data = r["result"]["data"].as_str().unwrap().to_string();
+        let bg: i64 = data.split("bg=").last().unwrap().split_whitespace().next().unwrap().parse().unwrap();
+        assert!(alive(bg));
+        let r = call(&mut s, 15, "terminal.list", json!({}), &mut notes).await;
+        assert_eq!(r["result"]["terminals"].as_array().unwrap().len(), 2, "{r}");
+        let r = call(&mut s, 16, "terminal.dispose", json!({"terminalId": id2}), &mut notes).await;
+        assert_eq!(r["result"]["success"], true, "{r}");
+        wait_gone(bg);
+
+        // Closing the connection kills what its terminals run.
+        let r = call(&mut s, 17, "terminal.create", json!({}), &mut notes).await;
+        let id3 = r["result"]["terminalId"].as_str().unwrap().to_string();
+        call(&mut s, 18, "terminal.sendText", json!({"terminalId": id3, "text": "sleep 1000 & echo bg=$!"}), &mut notes).await;
+        let r = call(&mut s, 19, "terminal.wait", json!({"terminalId": id3, "until": {"output": "bg=[0-9]+"}, "since": 0, "timeoutMs": 10000}), &mut notes).await;
+        let data = r["result"]["data"].as_str().unwrap().to_string();
+        let bg: i64 = data.split("bg=").last().unwrap().split_whitespace().next().unwrap().parse().unwrap();
+        assert!(alive(bg));
+        drop(s);
+        wait_gone(bg);
+    });
+}

@@ -69,6 +69,23 @@ class VSCodeAgentClient:
             'command': command,
             'args': args or []
         })
+    
+    async def run_terminal_command(self, command, cwd=None):
+        # Create terminal
+        result = await self._send('terminal.create', {
+            'name': 'Agent Terminal',
+            'cwd': cwd
+        })
+        terminal_id = result['terminalId']
+        
+        # Send command
+        await self._send('terminal.sendText', {
+            'terminalId': terminal_id,
+            'text': command,
+            'addNewLine': True
+        })
+        
+        return terminal_id
 
 
 async def main(port, token):
@@ -90,6 +107,11 @@ async def main(port, token):
     except Exception as e:
         print('missing file:', e)
         assert 'missing.ts' in str(e)
+    # The seed's terminal flow, then the output read back (the pull API).
+    terminal_id = await client.run_terminal_command('echo from-$((40+2))', cwd='src')
+    waited = await client._send('terminal.wait', {
+        'terminalId': terminal_id, 'until': {'output': 'from-42'}, 'since': 0, 'timeoutMs': 10000})
+    assert waited['matched'], waited
     # A client with the wrong token is refused.
     bad = VSCodeAgentClient(port=port, token='wrong')
     try:
