@@ -16,6 +16,7 @@ pub mod fs_api;
 pub mod navigation;
 pub mod promoted;
 pub mod query;
+pub mod search_api;
 pub mod selection;
 mod services;
 pub mod shell;
@@ -66,6 +67,7 @@ pub fn register_all(r: &mut Registry<Services>) -> Result<(), RegistryError> {
     fs_api::register(r)?;
     navigation::register(r)?;
     query::register(r)?;
+    search_api::register(r)?;
     selection::register(r)?;
     shell::register(r)?;
     terminal::register(r)?;

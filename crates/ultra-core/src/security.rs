@@ -8,8 +8,9 @@ use crate::command::CommandSpec;
 use crate::config::SecurityConfig;
 
 /// Categories whose commands read or write workspace files.
-const FILE_CATEGORIES: [&str; 8] = [
+const FILE_CATEGORIES: [&str; 9] = [
     "Code",
+    "Search",
     "Editor",
     "File System",
     "Shell",

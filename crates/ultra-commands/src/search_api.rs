@@ -1,0 +1,305 @@
+//! Seed 003's `search.findInFiles`: a gitignore-aware search of the workspace on every core,
+//! reading files through the confined root (open buffers' unsaved text included), with
+//! the seed's `SearchOptions` and match ranges in the caller's position encoding.
+
+use std::io::Read;
+
+use globset::{Glob, GlobMatcher};
+use regex::bytes::Regex;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use ultra_core::command::{CommandSpec, Example};
+use ultra_core::registry::RegistryError;
+use ultra_core::{Command, Cx, Registry};
+use ultra_protocol::{CommandError, ErrorCode, Position, PositionEncoding, Range};
+
+use crate::Services;
+
+/// Register the search methods.
+pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
+    r.register(FindInFiles)?;
+    Ok(())
+}
+
+/// Default and largest number of matches in one answer.
+const DEFAULT_MAX: usize = 2_000;
+const MAX_MAX: usize = 100_000;
+/// Longest preview line.
+const PREVIEW_CHARS: usize = 200;
+
+/// Seed 003's `SearchOptions`.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct SearchOptions {
+    /// Only files whose workspace path matches this glob (`src/**/*.ts`, `*.rs`).
+    pub include: Option<String>,
+    /// Leave out files whose path matches this glob.
+    pub exclude: Option<String>,
+    /// Most matches returned (default 2,000, at most 100,000).
+    pub max_results: Option<usize>,
+    /// The query is a regular expression (default: literal text).
+    #[serde(default)]
+    pub use_regex: bool,
+    /// Match case (default: ignore it).
+    #[serde(default)]
+    pub case_sensitive: bool,
+    /// Match whole words only.
+    #[serde(default)]
+    pub whole_word: bool,
+}
+
+/// Arguments of `search.findInFiles`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct FindArgs {
+    pub query: String,
+    #[serde(default)]
+    pub options: SearchOptions,
+}
+
+/// One match.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Match {
+    /// 0-based, in the caller's position encoding.
+    pub range: Range,
+    /// The matching line (trimmed to 200 characters).
+    pub preview: String,
+}
+
+/// The matches in one file.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SearchResult {
+    pub path: String,
+    pub matches: Vec<Match>,
+}
+
+/// What `search.findInFiles` found.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Found {
+    /// Files in path order.
+    pub results: Vec<SearchResult>,
+    /// Matches returned.
+    pub count: usize,
+    /// More matched than `maxResults`.
+    pub truncated: bool,
+}
+
+/// `search.findInFiles`.
+pub struct FindInFiles;
+
+static FIND: CommandSpec = CommandSpec::new(
+    "search.findInFiles",
+    "Find in Files",
+    "Search",
+    "Search the workspace's files (gitignore-aware; open buffers as edited) for text or a regex, with include/exclude globs, case and whole-word options; matches with 0-based ranges and a preview, in path order, capped by maxResults.",
+)
+.read_only()
+.examples(&[
+    Example {
+        description: "A word, case-insensitive",
+        args: r#"{"query": "todo", "options": {"include": "*.ts"}}"#,
+        files: &[("src/a.ts", "// TODO: x\nconst todo = 1;\n"), ("notes.md", "todo\n")],
+        expect: Some(r#"{"count": 2, "results": [{"path": "src/a.ts"}]}"#),
+        ..Example::EMPTY
+    },
+    Example {
+        description: "A bad regex is an argument error",
+        args: r#"{"query": "(", "options": {"useRegex": true}}"#,
+        error: Some("INVALID_ARGUMENTS"),
+        ..Example::EMPTY
+    },
+]);
+
+impl Command<Services> for FindInFiles {
+    type Args = FindArgs;
+    type Output = Found;
+
+    fn spec(&self) -> &'static CommandSpec {
+        &FIND
+    }
+
+    fn run(&self, cx: &mut Cx<'_, Services>, a: FindArgs) -> Result<Found, CommandError> {
+        if a.query.is_empty() {
+            return Err(CommandError::new(
+                ErrorCode::InvalidArguments,
+                "empty query",
+            ));
+        }
+        let o = &a.options;
+        let mut pattern = if o.use_regex {
+            a.query.clone()
+        } else {
+            regex::escape(&a.query)
+        };
+        if o.whole_word {
+            pattern = format!(r"\b(?:{pattern})\b");
+        }
+        let re = regex::bytes::RegexBuilder::new(&pattern)
+            .case_insensitive(!o.case_sensitive)
+            .multi_line(true)
+            .size_limit(1 << 24)
+            .build()
+            .map_err(|e| {
+                CommandError::new(ErrorCode::InvalidArguments, format!("query: {e}"))
+                    .with_suggestion(
+                        "escape regex characters, or search literal text (useRegex: false)",
+                    )
+            })?;
+        let glob = |g: &Option<String>, what: &str| -> Result<Option<GlobMatcher>, CommandError> {
+            g.as_deref()
+                .filter(|g| !g.is_empty())
+                .map(|g| {
+                    // A glob without a slash matches a file name anywhere.
+                    let g = if g.contains('/') {
+                        g.to_string()
+                    } else {
+                        format!("**/{g}")
+                    };
+                    Glob::new(&g).map(|g| g.compile_matcher()).map_err(|e| {
+                        CommandError::new(ErrorCode::InvalidArguments, format!("{what}: {e}"))
+                    })
+                })
+                .transpose()
+        };
+        let include = glob(&o.include, "include")?;
+        let exclude = glob(&o.exclude, "exclude")?;
+        let max = o.max_results.unwrap_or(DEFAULT_MAX).clamp(1, MAX_MAX);
+        let enc = cx.source.encoding();
+
+        // Open buffers answer with their text; everything else is read from disk.
+        let (root, buffers) = {
+            let ws = cx.services.ws();
+            let buffers: std::collections::HashMap<String, String> = ws
+                .buffers()
+                .map(|b| (b.path.as_str().to_string(), b.rope.to_string()))
+                .collect();
+            (cx.services.shell_root().clone(), buffers)
+        };
+        let mut paths: Vec<String> = ultra_index::build::walk(root.path(), &|rel: &str| {
+            root.lexical(rel)
+                .is_ok_and(|r| root.check_readable(&r, false).is_ok())
+        })
+        .into_iter()
+        .map(|f| f.path)
+        .filter(|p| include.as_ref().is_none_or(|g| g.is_match(p)))
+        .filter(|p| exclude.as_ref().is_none_or(|g| !g.is_match(p)))
+        .collect();
+        paths.sort();
+
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let chunk = paths.len().div_ceil(threads).max(1);
+        let per_file: Vec<Vec<SearchResult>> = std::thread::scope(|s| {
+            let handles: Vec<_> = paths
+                .chunks(chunk)
+                .map(|part| {
+                    let (re, root, buffers) = (&re, &root, &buffers);
+                    s.spawn(move || {
+                        let mut out = Vec::new();
+                        let mut found = 0;
+                        for p in part {
+                            if found > max {
+                                break;
+                            }
+                            let text = match buffers.get(p) {
+                                Some(t) => t.as_bytes().to_vec(),
+                                None => match read(root, p) {
+                                    Some(b) => b,
+                                    None => continue,
+                                },
+                            };
+                            let matches = search(re, &text, enc, max - found.min(max) + 1);
+                            if !matches.is_empty() {
+                                found += matches.len();
+                                out.push(SearchResult {
+                                    path: p.clone(),
+                                    matches,
+                                });
+                            }
+                        }
+                        out
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_default())
+                .collect()
+        });
+        let mut results = Vec::new();
+        let mut count = 0;
+        let mut truncated = false;
+        for mut r in per_file.into_iter().flatten() {
+            if count + r.matches.len() > max {
+                r.matches.truncate(max - count);
+                truncated = true;
+            }
+            count += r.matches.len();
+            if !r.matches.is_empty() {
+                results.push(r);
+            }
+            if truncated {
+                break;
+            }
+        }
+        Ok(Found {
+            results,
+            count,
+            truncated,
+        })
+    }
+}
+
+/// A workspace file's bytes through the confined root; `None` for binary or unreadable
+/// files.
+fn read(root: &ultra_workspace::Root, path: &str) -> Option<Vec<u8>> {
+    let rel = root.lexical(path).ok()?;
+    let mut f = root.open_file(&rel).ok()?;
+    let mut bytes = Vec::new();
+    f.read_to_end(&mut bytes).ok()?;
+    let head = &bytes[..bytes.len().min(8192)];
+    (!head.contains(&0)).then_some(bytes)
+}
+
+/// Up to `max` matches of `re` in `text`, each with its line as the preview.
+fn search(re: &Regex, text: &[u8], enc: PositionEncoding, max: usize) -> Vec<Match> {
+    let mut out = Vec::new();
+    let mut line = 0usize;
+    let mut line_start = 0usize;
+    let mut scanned = 0usize;
+    for m in re.find_iter(text) {
+        if out.len() >= max {
+            break;
+        }
+        // Count the newlines between the last match and this one.
+        for i in memchr::memchr_iter(b'\n', &text[scanned..m.start()]) {
+            line += 1;
+            line_start = scanned + i + 1;
+        }
+        scanned = m.start();
+        let line_end =
+            memchr::memchr(b'\n', &text[line_start..]).map_or(text.len(), |i| line_start + i);
+        let line_text = String::from_utf8_lossy(&text[line_start..line_end]);
+        let lt = line_text.trim_end_matches('\r');
+        let col = |byte: usize| units(&text[line_start..byte.min(line_end)], enc);
+        let end = m.end().min(line_end);
+        out.push(Match {
+            range: Range::new(
+                Position::new(line as u32, col(m.start())),
+                Position::new(line as u32, col(end)),
+            ),
+            preview: lt.chars().take(PREVIEW_CHARS).collect(),
+        });
+    }
+    out
+}
+
+/// The length of `bytes` (UTF-8) in `enc`'s units.
+fn units(bytes: &[u8], enc: PositionEncoding) -> u32 {
+    let s = String::from_utf8_lossy(bytes);
+    (match enc {
+        PositionEncoding::Utf8 => bytes.len(),
+        PositionEncoding::Utf16 => s.chars().map(char::len_utf16).sum(),
+        PositionEncoding::Utf32 => s.chars().count(),
+    }) as u32
+}
