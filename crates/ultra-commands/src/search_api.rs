@@ -18,6 +18,7 @@ use crate::Services;
 /// Register the search methods.
 pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
     r.register(FindInFiles)?;
+    r.register(FindAndReplace)?;
     Ok(())
 }
 
@@ -64,6 +65,10 @@ pub struct Match {
     pub range: Range,
     /// The matching line (trimmed to 200 characters).
     pub preview: String,
+    /// Exactly what matched (for replacements).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub text: Vec<u8>,
 }
 
 /// The matches in one file.
@@ -120,134 +125,148 @@ impl Command<Services> for FindInFiles {
     }
 
     fn run(&self, cx: &mut Cx<'_, Services>, a: FindArgs) -> Result<Found, CommandError> {
-        if a.query.is_empty() {
-            return Err(CommandError::new(
-                ErrorCode::InvalidArguments,
-                "empty query",
-            ));
-        }
-        let o = &a.options;
-        let mut pattern = if o.use_regex {
-            a.query.clone()
-        } else {
-            regex::escape(&a.query)
-        };
-        if o.whole_word {
-            pattern = format!(r"\b(?:{pattern})\b");
-        }
-        let re = regex::bytes::RegexBuilder::new(&pattern)
-            .case_insensitive(!o.case_sensitive)
-            .multi_line(true)
-            .size_limit(1 << 24)
-            .build()
-            .map_err(|e| {
-                CommandError::new(ErrorCode::InvalidArguments, format!("query: {e}"))
-                    .with_suggestion(
-                        "escape regex characters, or search literal text (useRegex: false)",
-                    )
-            })?;
-        let glob = |g: &Option<String>, what: &str| -> Result<Option<GlobMatcher>, CommandError> {
-            g.as_deref()
-                .filter(|g| !g.is_empty())
-                .map(|g| {
-                    // A glob without a slash matches a file name anywhere.
-                    let g = if g.contains('/') {
-                        g.to_string()
-                    } else {
-                        format!("**/{g}")
-                    };
-                    Glob::new(&g).map(|g| g.compile_matcher()).map_err(|e| {
-                        CommandError::new(ErrorCode::InvalidArguments, format!("{what}: {e}"))
-                    })
-                })
-                .transpose()
-        };
-        let include = glob(&o.include, "include")?;
-        let exclude = glob(&o.exclude, "exclude")?;
-        let max = o.max_results.unwrap_or(DEFAULT_MAX).clamp(1, MAX_MAX);
-        let enc = cx.source.encoding();
-
-        // Open buffers answer with their text; everything else is read from disk.
-        let (root, buffers) = {
-            let ws = cx.services.ws();
-            let buffers: std::collections::HashMap<String, String> = ws
-                .buffers()
-                .map(|b| (b.path.as_str().to_string(), b.rope.to_string()))
-                .collect();
-            (cx.services.shell_root().clone(), buffers)
-        };
-        let mut paths: Vec<String> = ultra_index::build::walk(root.path(), &|rel: &str| {
-            root.lexical(rel)
-                .is_ok_and(|r| root.check_readable(&r, false).is_ok())
-        })
-        .into_iter()
-        .map(|f| f.path)
-        .filter(|p| include.as_ref().is_none_or(|g| g.is_match(p)))
-        .filter(|p| exclude.as_ref().is_none_or(|g| !g.is_match(p)))
-        .collect();
-        paths.sort();
-
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let chunk = paths.len().div_ceil(threads).max(1);
-        let per_file: Vec<Vec<SearchResult>> = std::thread::scope(|s| {
-            let handles: Vec<_> = paths
-                .chunks(chunk)
-                .map(|part| {
-                    let (re, root, buffers) = (&re, &root, &buffers);
-                    s.spawn(move || {
-                        let mut out = Vec::new();
-                        let mut found = 0;
-                        for p in part {
-                            if found > max {
-                                break;
-                            }
-                            let text = match buffers.get(p) {
-                                Some(t) => t.as_bytes().to_vec(),
-                                None => match read(root, p) {
-                                    Some(b) => b,
-                                    None => continue,
-                                },
-                            };
-                            let matches = search(re, &text, enc, max - found.min(max) + 1);
-                            if !matches.is_empty() {
-                                found += matches.len();
-                                out.push(SearchResult {
-                                    path: p.clone(),
-                                    matches,
-                                });
-                            }
-                        }
-                        out
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().unwrap_or_default())
-                .collect()
-        });
-        let mut results = Vec::new();
-        let mut count = 0;
-        let mut truncated = false;
-        for mut r in per_file.into_iter().flatten() {
-            if count + r.matches.len() > max {
-                r.matches.truncate(max - count);
-                truncated = true;
-            }
-            count += r.matches.len();
-            if !r.matches.is_empty() {
-                results.push(r);
-            }
-            if truncated {
-                break;
-            }
-        }
-        Ok(Found {
-            results,
-            count,
-            truncated,
-        })
+        let (re, _) = compile(&a.query, &a.options)?;
+        find(cx, &re, &a.options, cx.source.encoding())
     }
+}
+
+/// The query as a regex, and whether it was literal text (whose replacement is used as
+/// is rather than expanded).
+fn compile(query: &str, o: &SearchOptions) -> Result<(Regex, bool), CommandError> {
+    if query.is_empty() {
+        return Err(CommandError::new(
+            ErrorCode::InvalidArguments,
+            "empty query",
+        ));
+    }
+    let mut pattern = if o.use_regex {
+        query.to_string()
+    } else {
+        regex::escape(query)
+    };
+    if o.whole_word {
+        pattern = format!(r"\b(?:{pattern})\b");
+    }
+    let re = regex::bytes::RegexBuilder::new(&pattern)
+        .case_insensitive(!o.case_sensitive)
+        .multi_line(true)
+        .size_limit(1 << 24)
+        .build()
+        .map_err(|e| {
+            CommandError::new(ErrorCode::InvalidArguments, format!("query: {e}")).with_suggestion(
+                "escape regex characters, or search literal text (useRegex: false)",
+            )
+        })?;
+    Ok((re, !o.use_regex))
+}
+
+/// Every match of `re` in the files `o` selects, in path order, up to `o.maxResults`.
+fn find(
+    cx: &Cx<'_, Services>,
+    re: &Regex,
+    o: &SearchOptions,
+    enc: PositionEncoding,
+) -> Result<Found, CommandError> {
+    let glob = |g: &Option<String>, what: &str| -> Result<Option<GlobMatcher>, CommandError> {
+        g.as_deref()
+            .filter(|g| !g.is_empty())
+            .map(|g| {
+                // A glob without a slash matches a file name anywhere.
+                let g = if g.contains('/') {
+                    g.to_string()
+                } else {
+                    format!("**/{g}")
+                };
+                Glob::new(&g).map(|g| g.compile_matcher()).map_err(|e| {
+                    CommandError::new(ErrorCode::InvalidArguments, format!("{what}: {e}"))
+                })
+            })
+            .transpose()
+    };
+    let include = glob(&o.include, "include")?;
+    let exclude = glob(&o.exclude, "exclude")?;
+    let max = o.max_results.unwrap_or(DEFAULT_MAX).clamp(1, MAX_MAX);
+
+    // Open buffers answer with their text; everything else is read from disk.
+    let (root, buffers) = {
+        let ws = cx.services.ws();
+        let buffers: std::collections::HashMap<String, String> = ws
+            .buffers()
+            .map(|b| (b.path.as_str().to_string(), b.rope.to_string()))
+            .collect();
+        (cx.services.shell_root().clone(), buffers)
+    };
+    let mut paths: Vec<String> = ultra_index::build::walk(root.path(), &|rel: &str| {
+        root.lexical(rel)
+            .is_ok_and(|r| root.check_readable(&r, false).is_ok())
+    })
+    .into_iter()
+    .map(|f| f.path)
+    .filter(|p| include.as_ref().is_none_or(|g| g.is_match(p)))
+    .filter(|p| exclude.as_ref().is_none_or(|g| !g.is_match(p)))
+    .collect();
+    paths.sort();
+
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let chunk = paths.len().div_ceil(threads).max(1);
+    let per_file: Vec<Vec<SearchResult>> = std::thread::scope(|s| {
+        let handles: Vec<_> = paths
+            .chunks(chunk)
+            .map(|part| {
+                let (root, buffers) = (&root, &buffers);
+                s.spawn(move || {
+                    let mut out = Vec::new();
+                    let mut found = 0;
+                    for p in part {
+                        if found > max {
+                            break;
+                        }
+                        let text = match buffers.get(p) {
+                            Some(t) => t.as_bytes().to_vec(),
+                            None => match read(root, p) {
+                                Some(b) => b,
+                                None => continue,
+                            },
+                        };
+                        let matches = search(re, &text, enc, max - found.min(max) + 1);
+                        if !matches.is_empty() {
+                            found += matches.len();
+                            out.push(SearchResult {
+                                path: p.clone(),
+                                matches,
+                            });
+                        }
+                    }
+                    out
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_default())
+            .collect()
+    });
+    let mut results = Vec::new();
+    let mut count = 0;
+    let mut truncated = false;
+    for mut r in per_file.into_iter().flatten() {
+        if count + r.matches.len() > max {
+            r.matches.truncate(max - count);
+            truncated = true;
+        }
+        count += r.matches.len();
+        if !r.matches.is_empty() {
+            results.push(r);
+        }
+        if truncated {
+            break;
+        }
+    }
+    Ok(Found {
+        results,
+        count,
+        truncated,
+    })
 }
 
 /// A workspace file's bytes through the confined root; `None` for binary or unreadable
@@ -282,13 +301,19 @@ fn search(re: &Regex, text: &[u8], enc: PositionEncoding, max: usize) -> Vec<Mat
         let line_text = String::from_utf8_lossy(&text[line_start..line_end]);
         let lt = line_text.trim_end_matches('\r');
         let col = |byte: usize| units(&text[line_start..byte.min(line_end)], enc);
-        let end = m.end().min(line_end);
+        // A regex match may run over line ends: its end is on a later line.
+        let end = match memchr::memrchr(b'\n', &text[m.start()..m.end()]) {
+            None => Position::new(line as u32, col(m.end())),
+            Some(i) => {
+                let lines = memchr::memchr_iter(b'\n', &text[m.start()..m.end()]).count();
+                let start = m.start() + i + 1;
+                Position::new((line + lines) as u32, units(&text[start..m.end()], enc))
+            }
+        };
         out.push(Match {
-            range: Range::new(
-                Position::new(line as u32, col(m.start())),
-                Position::new(line as u32, col(end)),
-            ),
+            range: Range::new(Position::new(line as u32, col(m.start())), end),
             preview: lt.chars().take(PREVIEW_CHARS).collect(),
+            text: text[m.start()..m.end()].to_vec(),
         });
     }
     out
@@ -302,4 +327,122 @@ fn units(bytes: &[u8], enc: PositionEncoding) -> u32 {
         PositionEncoding::Utf16 => s.chars().map(char::len_utf16).sum(),
         PositionEncoding::Utf32 => s.chars().count(),
     }) as u32
+}
+
+/// Arguments of `search.findAndReplace`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ReplaceArgs {
+    pub query: String,
+    /// The new text; with `useRegex`, `$1` and `${name}` refer to the match's groups.
+    pub replacement: String,
+    #[serde(default)]
+    pub options: SearchOptions,
+}
+
+/// What `search.findAndReplace` did.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Replaced {
+    /// Occurrences replaced.
+    pub count: usize,
+    /// Files changed (and saved).
+    pub files: Vec<String>,
+    /// The transaction, for `ultra.undo {txnId}`: every file is undone together.
+    pub txn_id: Option<u64>,
+}
+
+/// `search.findAndReplace`.
+pub struct FindAndReplace;
+
+static REPLACE: CommandSpec = CommandSpec::new(
+    "search.findAndReplace",
+    "Find and Replace in Files",
+    "Search",
+    "Replace every match of a search (search.findInFiles' options) across the workspace in one atomic transaction (every file or none, undone together), then save; answers the count.",
+)
+.examples(&[Example {
+    description: "Rename across files",
+    args: r#"{"query": "oldName", "replacement": "newName", "options": {"wholeWord": true, "caseSensitive": true}}"#,
+    files: &[
+        ("a.ts", "oldName(); oldNameX();\n"),
+        ("b.ts", "let y = oldName;\n"),
+    ],
+    expect: Some(r#"{"count": 2, "files": ["a.ts", "b.ts"]}"#),
+    ..Example::EMPTY
+}]);
+
+impl Command<Services> for FindAndReplace {
+    type Args = ReplaceArgs;
+    type Output = Replaced;
+
+    fn spec(&self) -> &'static CommandSpec {
+        &REPLACE
+    }
+
+    fn run(&self, cx: &mut Cx<'_, Services>, a: ReplaceArgs) -> Result<Replaced, CommandError> {
+        let (re, literal) = compile(&a.query, &a.options)?;
+        let mut o = a.options;
+        o.max_results = Some(MAX_MAX);
+        // Byte columns, so each edit addresses exactly what matched.
+        let found = find(cx, &re, &o, PositionEncoding::Utf8)?;
+        if found.truncated {
+            return Err(CommandError::new(
+                ErrorCode::TooLarge,
+                format!("more than {MAX_MAX} matches; nothing was replaced"),
+            )
+            .with_suggestion("narrow the search with options.include or a more specific query"));
+        }
+        let mut batch = Vec::new();
+        let mut count = 0;
+        for r in &found.results {
+            let rel = cx.services.ws().root().lexical(&r.path)?;
+            let mut edits = Vec::new();
+            for m in &r.matches {
+                let text = if literal {
+                    a.replacement.clone()
+                } else {
+                    // Groups are expanded against exactly what matched.
+                    match re.captures(&m.text) {
+                        Some(caps) => {
+                            let mut out = Vec::new();
+                            caps.expand(a.replacement.as_bytes(), &mut out);
+                            String::from_utf8_lossy(&out).into_owned()
+                        }
+                        None => a.replacement.clone(),
+                    }
+                };
+                edits.push(ultra_workspace::workspace::EditOp::Range {
+                    range: m.range,
+                    text,
+                    encoding: PositionEncoding::Utf8,
+                });
+                count += 1;
+            }
+            batch.push(ultra_workspace::workspace::FileEdits {
+                path: rel,
+                expected_version: None,
+                expected_hash: None,
+                edits,
+            });
+        }
+        if batch.is_empty() {
+            return Ok(Replaced {
+                count: 0,
+                files: Vec::new(),
+                txn_id: None,
+            });
+        }
+        let outcome = crate::edit::apply_batch(cx, batch)?;
+        let mut files = Vec::new();
+        for f in &outcome.files {
+            crate::file::save_one(cx, Some(&f.path), false)?;
+            files.push(f.path.clone());
+        }
+        Ok(Replaced {
+            count,
+            files,
+            txn_id: Some(outcome.txn_id),
+        })
+    }
 }

@@ -598,3 +598,76 @@ fn terminals_stream_output_exit_codes_and_die_with_their_session() {
         wait_gone(bg);
     });
 }
+
+#[test]
+fn find_and_replace_is_one_transaction_across_files() {
+    let ws = workspace(json!({}));
+    ws.write(
+        "src/b.ts",
+        "import { a } from './app';\nconsole.log(a, a2);\n",
+    );
+    ws.write("docs/n.md", "the a variable\n");
+    let server = ws.serve();
+    let url = url(&server);
+    rt().block_on(async {
+        let mut s = authenticated(&url).await;
+        let mut notes = Vec::new();
+        let r = call(
+            &mut s,
+            1,
+            "search.findAndReplace",
+            json!({
+            "query": r"\b(a)\b", "replacement": "${1}lpha",
+            "options": {"useRegex": true, "caseSensitive": true, "include": "src/**"}}),
+            &mut notes,
+        )
+        .await;
+        assert_eq!(r["result"]["count"], 3, "{r}");
+        assert_eq!(
+            r["result"]["files"],
+            json!(["src/app.ts", "src/b.ts"]),
+            "{r}"
+        );
+        let txn = r["result"]["txnId"].clone();
+        assert_eq!(ws.read("src/app.ts"), "export const alpha = 1;\n");
+        assert_eq!(
+            ws.read("src/b.ts"),
+            "import { alpha } from './app';\nconsole.log(alpha, a2);\n"
+        );
+        assert_eq!(ws.read("docs/n.md"), "the a variable\n", "outside include");
+        // One undo takes back every file.
+        let r = call(&mut s, 2, "ultra.undo", json!({"txnId": txn}), &mut notes).await;
+        assert!(r["result"].is_object(), "{r}");
+        let r = call(
+            &mut s,
+            3,
+            "editor.getContent",
+            json!({"path": "src/b.ts"}),
+            &mut notes,
+        )
+        .await;
+        assert_eq!(
+            r["result"]["content"], "import { a } from './app';\nconsole.log(a, a2);\n",
+            "{r}"
+        );
+        let r = call(
+            &mut s,
+            4,
+            "editor.getContent",
+            json!({"path": "src/app.ts"}),
+            &mut notes,
+        )
+        .await;
+        assert_eq!(r["result"]["content"], "export const a = 1;\n", "{r}");
+        // Nothing matches: nothing changes.
+        let r = call(
+            &mut s,
+            5,
+            "search.findAndReplace",
+            json!({"query": "zzz", "replacement": "y"}),
+            &mut notes,
+        )
+        .await;
+        assert_eq!(r["result"]["count"], 0, "{r}");
+    });
+}
