@@ -65,7 +65,7 @@ pub struct Match {
     pub range: Range,
     /// The matching line (trimmed to 200 characters).
     pub preview: String,
-    /// Exactly what matched (for replacements).
+    /// Exactly what matched (kept for replacements only).
     #[serde(skip)]
     #[schemars(skip)]
     pub text: Vec<u8>,
@@ -126,7 +126,7 @@ impl Command<Services> for FindInFiles {
 
     fn run(&self, cx: &mut Cx<'_, Services>, a: FindArgs) -> Result<Found, CommandError> {
         let (re, _) = compile(&a.query, &a.options)?;
-        find(cx, &re, &a.options, cx.source.encoding())
+        find(cx, &re, &a.options, cx.source.encoding(), false)
     }
 }
 
@@ -160,12 +160,14 @@ fn compile(query: &str, o: &SearchOptions) -> Result<(Regex, bool), CommandError
     Ok((re, !o.use_regex))
 }
 
-/// Every match of `re` in the files `o` selects, in path order, up to `o.maxResults`.
+/// Every match of `re` in the files `o` selects, in path order, up to `o.maxResults`;
+/// with `keep`, each match keeps the exact text it matched (for replacing).
 fn find(
     cx: &Cx<'_, Services>,
     re: &Regex,
     o: &SearchOptions,
     enc: PositionEncoding,
+    keep: bool,
 ) -> Result<Found, CommandError> {
     let glob = |g: &Option<String>, what: &str| -> Result<Option<GlobMatcher>, CommandError> {
         g.as_deref()
@@ -196,56 +198,77 @@ fn find(
             .collect();
         (cx.services.shell_root().clone(), buffers)
     };
-    let mut paths: Vec<String> = ultra_index::build::walk(root.path(), &|rel: &str| {
-        root.lexical(rel)
-            .is_ok_and(|r| root.check_readable(&r, false).is_ok())
-    })
-    .into_iter()
-    .map(|f| f.path)
-    .filter(|p| include.as_ref().is_none_or(|g| g.is_match(p)))
-    .filter(|p| exclude.as_ref().is_none_or(|g| !g.is_match(p)))
-    .collect();
-    paths.sort();
-
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let chunk = paths.len().div_ceil(threads).max(1);
-    let per_file: Vec<Vec<SearchResult>> = std::thread::scope(|s| {
-        let handles: Vec<_> = paths
-            .chunks(chunk)
-            .map(|part| {
-                let (root, buffers) = (&root, &buffers);
-                s.spawn(move || {
-                    let mut out = Vec::new();
-                    let mut found = 0;
-                    for p in part {
-                        if found > max {
-                            break;
-                        }
-                        let text = match buffers.get(p) {
-                            Some(t) => t.as_bytes().to_vec(),
-                            None => match read(root, p) {
-                                Some(b) => b,
-                                None => continue,
-                            },
-                        };
-                        let matches = search(re, &text, enc, max - found.min(max) + 1);
-                        if !matches.is_empty() {
-                            found += matches.len();
-                            out.push(SearchResult {
-                                path: p.clone(),
-                                matches,
-                            });
-                        }
-                    }
-                    out
-                })
+    // Walk and search on every core, as ripgrep does: gitignore-aware, hidden files and
+    // symlinks left out, files opened through the confined root.
+    let found_count = std::sync::atomic::AtomicUsize::new(0);
+    let collected: std::sync::Mutex<Vec<SearchResult>> = std::sync::Mutex::new(Vec::new());
+    let base = root.path().to_path_buf();
+    ignore::WalkBuilder::new(&base)
+        .follow_links(false)
+        .require_git(false)
+        .threads(std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .build_parallel()
+        .run(|| {
+            let (root, buffers, base) = (&root, &buffers, &base);
+            let (include, exclude) = (&include, &exclude);
+            let (found_count, collected) = (&found_count, &collected);
+            Box::new(move |entry| {
+                use std::sync::atomic::Ordering;
+                let Ok(entry) = entry else {
+                    return ignore::WalkState::Continue;
+                };
+                if !entry.file_type().is_some_and(|t| t.is_file()) {
+                    return ignore::WalkState::Continue;
+                }
+                let Some(rel) = entry
+                    .path()
+                    .strip_prefix(base)
+                    .ok()
+                    .and_then(|p| p.to_str())
+                else {
+                    return ignore::WalkState::Continue;
+                };
+                if include.as_ref().is_some_and(|g| !g.is_match(rel))
+                    || exclude.as_ref().is_some_and(|g| g.is_match(rel))
+                {
+                    return ignore::WalkState::Continue;
+                }
+                let Ok(r) = root.lexical(rel) else {
+                    return ignore::WalkState::Continue;
+                };
+                // Protected paths (`.git`, restricted globs) are not searched for agents.
+                if root.check_readable(&r, false).is_err() {
+                    return ignore::WalkState::Continue;
+                }
+                let text = match buffers.get(rel) {
+                    Some(t) => t.as_bytes().to_vec(),
+                    None => match read(root, rel) {
+                        Some(b) => b,
+                        None => return ignore::WalkState::Continue,
+                    },
+                };
+                let matches = search(re, &text, enc, max + 1, keep);
+                if matches.is_empty() {
+                    return ignore::WalkState::Continue;
+                }
+                let total = found_count.fetch_add(matches.len(), Ordering::Relaxed) + matches.len();
+                collected
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .push(SearchResult {
+                        path: rel.to_string(),
+                        matches,
+                    });
+                if total > max {
+                    ignore::WalkState::Quit
+                } else {
+                    ignore::WalkState::Continue
+                }
             })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_default())
-            .collect()
-    });
+        });
+    let mut per_file = collected.into_inner().unwrap_or_else(|p| p.into_inner());
+    per_file.sort_by(|a, b| a.path.cmp(&b.path));
+    let per_file = [per_file];
     let mut results = Vec::new();
     let mut count = 0;
     let mut truncated = false;
@@ -281,7 +304,7 @@ fn read(root: &ultra_workspace::Root, path: &str) -> Option<Vec<u8>> {
 }
 
 /// Up to `max` matches of `re` in `text`, each with its line as the preview.
-fn search(re: &Regex, text: &[u8], enc: PositionEncoding, max: usize) -> Vec<Match> {
+fn search(re: &Regex, text: &[u8], enc: PositionEncoding, max: usize, keep: bool) -> Vec<Match> {
     let mut out = Vec::new();
     let mut line = 0usize;
     let mut line_start = 0usize;
@@ -313,7 +336,11 @@ fn search(re: &Regex, text: &[u8], enc: PositionEncoding, max: usize) -> Vec<Mat
         out.push(Match {
             range: Range::new(Position::new(line as u32, col(m.start())), end),
             preview: lt.chars().take(PREVIEW_CHARS).collect(),
-            text: text[m.start()..m.end()].to_vec(),
+            text: if keep {
+                text[m.start()..m.end()].to_vec()
+            } else {
+                Vec::new()
+            },
         });
     }
     out
@@ -321,11 +348,13 @@ fn search(re: &Regex, text: &[u8], enc: PositionEncoding, max: usize) -> Vec<Mat
 
 /// The length of `bytes` (UTF-8) in `enc`'s units.
 fn units(bytes: &[u8], enc: PositionEncoding) -> u32 {
+    if enc == PositionEncoding::Utf8 || bytes.is_ascii() {
+        return bytes.len() as u32;
+    }
     let s = String::from_utf8_lossy(bytes);
     (match enc {
-        PositionEncoding::Utf8 => bytes.len(),
         PositionEncoding::Utf16 => s.chars().map(char::len_utf16).sum(),
-        PositionEncoding::Utf32 => s.chars().count(),
+        _ => s.chars().count(),
     }) as u32
 }
 
@@ -385,7 +414,7 @@ impl Command<Services> for FindAndReplace {
         let mut o = a.options;
         o.max_results = Some(MAX_MAX);
         // Byte columns, so each edit addresses exactly what matched.
-        let found = find(cx, &re, &o, PositionEncoding::Utf8)?;
+        let found = find(cx, &re, &o, PositionEncoding::Utf8, true)?;
         if found.truncated {
             return Err(CommandError::new(
                 ErrorCode::TooLarge,
