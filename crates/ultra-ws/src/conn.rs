@@ -56,6 +56,9 @@ struct Conn<S: Host> {
     /// Set once authenticated.
     session: Option<String>,
     bucket: Option<Bucket>,
+    /// Events, from the first terminal call on (only terminal events are pushed, and
+    /// listening earlier would wake this connection for every command anyone runs).
+    events: Option<broadcast::Receiver<Event>>,
 }
 
 /// What to do after a message.
@@ -85,6 +88,7 @@ pub(crate) async fn serve<S: Host>(socket: WebSocket, shared: Arc<Shared<S>>, pe
         nonce,
         session: None,
         bucket,
+        events: None,
     };
     conn.run(tx, rx).await;
     // Whatever the session held (its terminals) goes with it.
@@ -114,8 +118,8 @@ impl<S: Host> Conn<S> {
     async fn run(&mut self, mut tx: Tx, mut rx: Rx) {
         let idle = self.shared.opts.idle_timeout;
         let opened = Instant::now();
-        let mut events: Option<broadcast::Receiver<Event>> = None;
         loop {
+            let mut events = self.events.take();
             // Before authentication the deadline is short; after it, the idle timeout.
             let wait = match self.session {
                 None => AUTH_DEADLINE.saturating_sub(opened.elapsed()),
@@ -134,9 +138,11 @@ impl<S: Host> Conn<S> {
                         Some(_) => {}
                         None => events = None,
                     }
+                    self.events = events;
                     continue;
                 }
             };
+            self.events = events;
             let msg = match msg {
                 Err(_) => {
                     let why = if self.session.is_none() {
@@ -164,11 +170,6 @@ impl<S: Host> Conn<S> {
                 // Pings are answered by the library.
                 _ => Next::Reply(None),
             };
-            // From authentication on, this session's notifications (terminal output) are
-            // pushed; subscribing before any terminal exists loses none of its output.
-            if self.session.is_some() && events.is_none() {
-                events = Some(self.shared.exec.events().subscribe());
-            }
             match next {
                 Next::Reply(None) => {}
                 Next::Reply(Some(text)) => {
@@ -351,6 +352,12 @@ impl<S: Host> Conn<S> {
             }
         };
         let Request { id, method, params } = req;
+        // Terminal output is pushed to the session that created the terminal: listen
+        // before the first terminal call runs, so none of its output is missed.
+        if self.events.is_none() && (method.starts_with("terminal.") || method == "command.execute")
+        {
+            self.events = Some(self.shared.exec.events().subscribe());
+        }
         let outcome: Result<Value, ErrorObject> = if method == "auth.authenticate" {
             Ok(json!({ "authenticated": true, "sessionId": self.session }))
         } else {

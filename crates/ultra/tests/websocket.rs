@@ -660,7 +660,14 @@ fn find_and_replace_is_one_transaction_across_files() {
         .await;
         assert_eq!(r["result"]["content"], "export const a = 1;\n", "{r}");
         // Every text file is searched, not only source code.
-        let r = call(&mut s, 6, "search.findInFiles", json!({"query": "variable"}), &mut notes).await;
+        let r = call(
+            &mut s,
+            6,
+            "search.findInFiles",
+            json!({"query": "variable"}),
+            &mut notes,
+        )
+        .await;
         assert_eq!(r["result"]["results"][0]["path"], "docs/n.md", "{r}");
         // Nothing matches: nothing changes.
         let r = call(
