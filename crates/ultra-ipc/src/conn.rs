@@ -373,16 +373,7 @@ impl<S: Host> Conn<S> {
                     .await,
             ),
         };
-        let id = id?;
-        Some(match outcome {
-            Ok(result) => Response::result(id, result),
-            Err(error) => Response {
-                jsonrpc: "2.0".into(),
-                id,
-                result: None,
-                error: Some(error),
-            },
-        })
+        Some(Response::answer(id?, outcome))
     }
 
     fn api_info(&self) -> Value {

@@ -133,6 +133,19 @@ impl Response {
         }
     }
 
+    /// The response carrying `outcome`: its result, or its error object.
+    pub fn answer(id: Id, outcome: Result<Value, ErrorObject>) -> Response {
+        match outcome {
+            Ok(result) => Response::result(id, result),
+            Err(error) => Response {
+                jsonrpc: "2.0".into(),
+                id,
+                result: None,
+                error: Some(error),
+            },
+        }
+    }
+
     /// An error response.
     pub fn error(id: Id, error: CommandError) -> Response {
         Response {

@@ -368,15 +368,6 @@ impl<S: Host> Conn<S> {
                     .await,
             )
         };
-        let id = id?;
-        Some(match outcome {
-            Ok(result) => Response::result(id, result),
-            Err(error) => Response {
-                jsonrpc: "2.0".into(),
-                id,
-                result: None,
-                error: Some(error),
-            },
-        })
+        Some(Response::answer(id?, outcome))
     }
 }
