@@ -20,10 +20,7 @@ pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
 
 const HUMAN_ONLY: &[SourceKind] = &[SourceKind::Human];
 
-/// Arguments of `ultra.confirm.list`.
-#[derive(Debug, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct NoArgs {}
+pub use crate::util::NoArgs;
 
 /// A pending call, as shown to the person asked.
 #[derive(Debug, Serialize, JsonSchema)]

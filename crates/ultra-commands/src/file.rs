@@ -224,10 +224,7 @@ impl Command<Services> for Save {
 
 // ---------------------------------------------------------------- saveAll
 
-/// Arguments of `ultra.saveAll`.
-#[derive(Debug, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct NoArgs {}
+pub use crate::util::NoArgs;
 
 /// Result of `ultra.saveAll`.
 #[derive(Debug, Serialize, JsonSchema)]

@@ -314,10 +314,7 @@ impl Command<Services> for GetSelection {
 
 // ---------------------------------------------------------------- getOpenFiles
 
-/// Arguments of argument-less queries.
-#[derive(Debug, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct NoArgs {}
+pub use crate::util::NoArgs;
 
 /// An open buffer.
 #[derive(Debug, Serialize, JsonSchema)]

@@ -734,10 +734,7 @@ pub struct TerminalList {
     pub terminals: Vec<TerminalInfo>,
 }
 
-/// No arguments.
-#[derive(Debug, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct NoArgs {}
+pub use crate::util::NoArgs;
 
 /// `terminal.list`.
 pub struct List;

@@ -10,6 +10,11 @@ use ultra_workspace::{RelPath, Workspace};
 
 use crate::Services;
 
+/// The arguments of a command that takes none (`{}`; anything else is refused).
+#[derive(Debug, Default, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NoArgs {}
+
 /// Whether the caller is a person (people are not held to restricted paths).
 pub fn is_human(cx: &Cx<'_, Services>) -> bool {
     cx.source.kind == SourceKind::Human
