@@ -854,8 +854,9 @@ static SAVE: CommandSpec = CommandSpec::new(
     "editor.save",
     "Editor: Save",
     "Editor",
-    "Write a buffer (default: the active editor) to disk crash-safely (seed 003; the same handler as ultra.save). STALE_VERSION if the file changed on disk since it was read, unless force.",
+    "Write a buffer (default: the active editor) to disk crash-safely (seed 003; the same handler as ultra.save). STALE_VERSION if the file changed on disk since it was read, unless force. Also answers to VS Code's `workbench.action.files.save`, which seed 003's clients call.",
 )
+.aliases(&["workbench.action.files.save"])
 .idempotent()
 .examples(&[Example {
     description: "Save an edited file",

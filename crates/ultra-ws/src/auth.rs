@@ -10,6 +10,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use hmac::{Hmac, Mac};
+use sha2::Sha256;
+
 use crate::WsError;
 
 /// The file a generated token is kept in, inside the directory given to [`Token::resolve`].
@@ -123,21 +126,40 @@ impl Token {
         blake3::hash(given.as_bytes()) == blake3::hash(self.secret.as_bytes())
     }
 
-    /// Whether `signature` (hex) is the MAC of `nonce` under the token, for clients that
-    /// would rather not send the token itself: BLAKE3 in keyed mode, keyed with the BLAKE3
-    /// hash of the token.
+    /// Whether `signature` (hex) is HMAC-SHA256 of `nonce` keyed with the token, for
+    /// clients that would rather not send the token itself. Python:
+    /// `hmac.new(token.encode(), nonce.encode(), "sha256").hexdigest()`; Node:
+    /// `createHmac("sha256", token).update(nonce).digest("hex")`. Compared in constant time.
     pub fn signed(&self, nonce: &str, signature: &str) -> bool {
-        let Ok(given) = blake3::Hash::from_hex(signature.trim()) else {
+        let Some(given) = from_hex(signature.trim()) else {
             return false;
         };
-        given == self.mac(nonce)
+        self.hmac(nonce).verify_slice(&given).is_ok()
     }
 
-    /// The MAC of `nonce` that [`Token::signed`] accepts.
-    pub fn mac(&self, nonce: &str) -> blake3::Hash {
-        let key = blake3::hash(self.secret.as_bytes());
-        blake3::keyed_hash(key.as_bytes(), nonce.as_bytes())
+    /// The signature of `nonce` that [`Token::signed`] accepts, hex.
+    pub fn mac(&self, nonce: &str) -> String {
+        let bytes = self.hmac(nonce).finalize().into_bytes();
+        bytes.iter().map(|x| format!("{x:02x}")).collect()
     }
+
+    fn hmac(&self, nonce: &str) -> Hmac<Sha256> {
+        // HMAC takes a key of any length.
+        let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(self.secret.as_bytes())
+            .unwrap_or_else(|_| unreachable!("HMAC accepts every key length"));
+        mac.update(nonce.as_bytes());
+        mac
+    }
+}
+
+fn from_hex(s: &str) -> Option<Vec<u8>> {
+    if !s.len().is_multiple_of(2) || !s.is_ascii() {
+        return None;
+    }
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).ok())
+        .collect()
 }
 
 /// `n` random bytes, hex.
@@ -147,33 +169,78 @@ pub(crate) fn random_hex(n: usize) -> Result<String, WsError> {
     Ok(b.iter().map(|x| format!("{x:02x}")).collect())
 }
 
-/// Failed authentications per peer address: each one makes that peer wait longer before
-/// it hears back (up to [`Backoff::MAX`]), so guessing the token over the network is slow.
+/// Failed authentications per peer address. Once a peer has failed, each of its attempts
+/// is answered (success or not) only after a delay that doubles with its failures, up to
+/// [`Backoff::MAX`]; and its attempts are answered one after another, so opening many
+/// connections at once does not guess faster, nor does hanging up early: a quick answer
+/// says nothing. A peer whose queue is already [`Backoff::QUEUE`] long is turned away
+/// without its secret being looked at.
 #[derive(Default)]
 pub(crate) struct Backoff {
-    failures: Mutex<HashMap<IpAddr, (u32, Instant)>>,
+    peers: Mutex<HashMap<IpAddr, Peer>>,
+}
+
+struct Peer {
+    failures: u32,
+    /// Attempts admitted and not yet resolved; each counts as a likely failure.
+    in_flight: u32,
+    last: Instant,
+    /// When the peer's latest admitted attempt will be answered.
+    busy_until: Instant,
 }
 
 impl Backoff {
     const MAX: Duration = Duration::from_secs(5);
+    /// The longest an attempt may wait for its turn.
+    const QUEUE: Duration = Duration::from_secs(30);
     /// A peer's count is forgotten after this long without failures.
     const FORGET: Duration = Duration::from_secs(600);
 
-    /// Record a failure from `peer`; how long to wait before answering it.
-    pub fn fail(&self, peer: IpAddr) -> Duration {
-        let mut map = self.failures.lock().unwrap_or_else(|p| p.into_inner());
-        let now = Instant::now();
-        map.retain(|_, (_, at)| now.duration_since(*at) < Self::FORGET);
-        let entry = map.entry(peer).or_insert((0, now));
-        entry.0 = entry.0.saturating_add(1);
-        entry.1 = now;
-        let ms = 100u64.saturating_mul(1 << entry.0.min(6).saturating_sub(1));
+    fn delay(failures: u32) -> Duration {
+        if failures == 0 {
+            return Duration::ZERO;
+        }
+        let ms = 100u64.saturating_mul(1 << failures.min(7).saturating_sub(1));
         Duration::from_millis(ms).min(Self::MAX)
+    }
+
+    /// Before a secret from `peer` is checked: how long to wait before checking and
+    /// answering it, or `Err(retry_after)` when the peer has too many attempts waiting.
+    pub fn admit(&self, peer: IpAddr) -> Result<Duration, Duration> {
+        let mut map = self.peers.lock().unwrap_or_else(|p| p.into_inner());
+        let now = Instant::now();
+        map.retain(|_, p| now.duration_since(p.last) < Self::FORGET);
+        let Some(p) = map.get_mut(&peer) else {
+            return Ok(Duration::ZERO);
+        };
+        let answer_at = p.busy_until.max(now) + Self::delay(p.failures + p.in_flight);
+        let wait = answer_at.duration_since(now);
+        if wait > Self::QUEUE {
+            return Err(p.busy_until.duration_since(now));
+        }
+        p.busy_until = answer_at;
+        p.in_flight += 1;
+        Ok(wait)
+    }
+
+    /// Record a failure from `peer`.
+    pub fn fail(&self, peer: IpAddr) {
+        let mut map = self.peers.lock().unwrap_or_else(|p| p.into_inner());
+        let now = Instant::now();
+        let p = map.entry(peer).or_insert(Peer {
+            failures: 0,
+            in_flight: 0,
+            last: now,
+            busy_until: now,
+        });
+        p.failures = p.failures.saturating_add(1);
+        p.in_flight = p.in_flight.saturating_sub(1);
+        p.last = now;
     }
 
     /// A success clears the peer's count.
     pub fn succeed(&self, peer: IpAddr) {
-        self.failures
+        self.peers
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .remove(&peer);
@@ -210,20 +277,55 @@ mod tests {
         // A token file others can read is refused.
         std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o644)).expect("chmod");
         assert!(Token::resolve(None, None, &state).is_err());
+        // So is a planted symlink, even to a private file (A4).
+        let elsewhere = dir.path().join("planted");
+        std::fs::write(&elsewhere, "a".repeat(64)).expect("write");
+        std::fs::set_permissions(&elsewhere, std::fs::Permissions::from_mode(0o600))
+            .expect("chmod");
+        std::fs::remove_file(path).expect("rm");
+        std::os::unix::fs::symlink(&elsewhere, path).expect("symlink");
+        assert!(Token::resolve(None, None, &state).is_err());
+        // And a state directory that is a symlink.
+        let linked = dir.path().join("linked");
+        std::os::unix::fs::symlink(&state, &linked).expect("symlink");
+        assert!(Token::resolve(None, None, &linked).is_err());
     }
 
     #[test]
     fn signatures_and_backoff() {
         let t = Token::fixed("secret", TokenSource::Config);
-        let mac = t.mac("nonce-1").to_hex().to_string();
+        // The value Python computes: hmac.new(b"secret", b"nonce-1", "sha256").hexdigest().
+        assert_eq!(
+            t.mac("nonce-1"),
+            "51eb24cbb21c81f432ebe34898ee49d5619702516b8ab13108d7d0d3f31571e1"
+        );
+        let mac = t.mac("nonce-1");
         assert!(t.signed("nonce-1", &mac));
+        assert!(t.signed("nonce-1", &mac.to_uppercase()));
         assert!(!t.signed("nonce-2", &mac));
         assert!(!t.signed("nonce-1", "zz"));
+        assert!(!t.signed("nonce-1", &mac[..62]));
+
         let b = Backoff::default();
         let ip = "127.0.0.1".parse().expect("ip");
-        let waits: Vec<u128> = (0..8).map(|_| b.fail(ip).as_millis()).collect();
-        assert_eq!(waits, [100, 200, 400, 800, 1600, 3200, 3200, 3200]);
+        let ms =
+            |r: Result<std::time::Duration, std::time::Duration>| r.expect("admitted").as_millis();
+        // A fresh peer is answered at once.
+        assert_eq!(ms(b.admit(ip)), 0);
+        b.fail(ip);
+        // Attempts in flight together queue behind each other, each further back.
+        let queued: Vec<u128> = (0..4).map(|_| ms(b.admit(ip))).collect();
+        let gaps: Vec<u128> = queued.windows(2).map(|w| w[1] - w[0]).collect();
+        assert!(
+            queued[0] >= 99 && gaps.windows(2).all(|g| g[1] > g[0]),
+            "{queued:?}"
+        );
+        // Soon the queue is full: turned away unchecked.
+        let admitted = (0..20).take_while(|_| b.admit(ip).is_ok()).count();
+        assert!(admitted < 10, "{admitted}");
+        // Another peer is not slowed by this one.
+        assert_eq!(ms(b.admit("10.0.0.1".parse().expect("ip"))), 0);
         b.succeed(ip);
-        assert_eq!(b.fail(ip).as_millis(), 100);
+        assert_eq!(ms(b.admit(ip)), 0);
     }
 }

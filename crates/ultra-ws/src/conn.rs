@@ -8,7 +8,7 @@ use std::time::Instant;
 use axum::extract::ws::{CloseFrame, Message, WebSocket};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
-use tokio::sync::broadcast;
+use tokio::sync::{Notify, broadcast};
 use ultra_core::Host;
 use ultra_protocol::jsonrpc::{ErrorObject, Id, Notification, Request, Response};
 use ultra_protocol::{CommandError, ErrorCode, Event, Source, SourceKind};
@@ -59,6 +59,8 @@ struct Conn<S: Host> {
     /// Events, from the first terminal call on (only terminal events are pushed, and
     /// listening earlier would wake this connection for every command anyone runs).
     events: Option<broadcast::Receiver<Event>>,
+    /// Its place among the connections waiting to authenticate.
+    waiting: u64,
 }
 
 /// What to do after a message.
@@ -83,6 +85,7 @@ pub(crate) async fn serve<S: Host>(socket: WebSocket, shared: Arc<Shared<S>>, pe
     }
     let bucket = shared.opts.requests_per_second.map(Bucket::new);
     let mut conn = Conn {
+        waiting: shared.waiting.ticket(),
         shared,
         peer,
         nonce,
@@ -90,7 +93,9 @@ pub(crate) async fn serve<S: Host>(socket: WebSocket, shared: Arc<Shared<S>>, pe
         bucket,
         events: None,
     };
-    conn.run(tx, rx).await;
+    let evicted = conn.shared.waiting.join(conn.waiting);
+    conn.run(tx, rx, &evicted).await;
+    conn.shared.waiting.leave(conn.waiting);
     // Whatever the session held (its terminals) goes with it.
     if let Some(session) = &conn.session {
         conn.shared.exec.services().session_closed(session);
@@ -115,7 +120,7 @@ async fn next_event(events: &mut Option<broadcast::Receiver<Event>>) -> Option<E
 }
 
 impl<S: Host> Conn<S> {
-    async fn run(&mut self, mut tx: Tx, mut rx: Rx) {
+    async fn run(&mut self, mut tx: Tx, mut rx: Rx, evicted: &Notify) {
         let idle = self.shared.opts.idle_timeout;
         let opened = Instant::now();
         loop {
@@ -127,6 +132,10 @@ impl<S: Host> Conn<S> {
             };
             let msg = tokio::select! {
                 m = tokio::time::timeout(wait, rx.next()) => m,
+                () = evicted.notified(), if self.session.is_none() => {
+                    let _ = tx.send(close("too many connections waiting to authenticate")).await;
+                    return;
+                }
                 e = next_event(&mut events) => {
                     match e {
                         Some(e) if self.owns(&e) => {
@@ -233,6 +242,10 @@ impl<S: Host> Conn<S> {
             return self.authenticate(value).await;
         }
         let cost = match &value {
+            // An oversized batch is refused whole, before it can drain the bucket.
+            Value::Array(items) if items.len() > self.shared.opts.max_batch => {
+                return self.too_large(items.len());
+            }
             Value::Array(items) => items.len().max(1) as f64,
             _ => 1.0,
         };
@@ -274,6 +287,22 @@ impl<S: Host> Conn<S> {
             .with_suggestion("answer the auth.challenge first: auth.authenticate {token, nonce}");
             return Next::Reply(Some(to_text(&Response::error(id, err))));
         }
+        let peer = self.peer.ip();
+        match self.shared.backoff.admit(peer) {
+            Ok(wait) => tokio::time::sleep(wait).await,
+            Err(retry) => {
+                refuse(&self.shared, "auth.authenticate", ErrorCode::Unauthorized);
+                let err = CommandError::new(
+                    ErrorCode::Unauthorized,
+                    "authentication failed: too many failed attempts from this address",
+                )
+                .with_details(
+                    json!({ "authenticated": false, "retryAfterMs": retry.as_millis() as u64 }),
+                )
+                .with_suggestion("wait, then authenticate once with the right token");
+                return Next::Close(to_text(&Response::error(id, err)), "authentication failed");
+            }
+        }
         let p = &req.params;
         let nonce_ok = p.get("nonce").and_then(Value::as_str) == Some(self.nonce.as_str());
         let token = &self.shared.opts.token;
@@ -287,7 +316,8 @@ impl<S: Host> Conn<S> {
                 return Next::Close(String::new(), "no randomness");
             };
             let session = format!("session-{session}");
-            self.shared.backoff.succeed(self.peer.ip());
+            self.shared.backoff.succeed(peer);
+            self.shared.waiting.leave(self.waiting);
             self.session = Some(session.clone());
             self.shared.exec.audit().record(
                 &self.source(),
@@ -300,8 +330,7 @@ impl<S: Host> Conn<S> {
             return Next::Reply(Some(to_text(&Response::result(id, result))));
         }
         refuse(&self.shared, "auth.authenticate", ErrorCode::Unauthorized);
-        let wait = self.shared.backoff.fail(self.peer.ip());
-        tokio::time::sleep(wait).await;
+        self.shared.backoff.fail(peer);
         let why = if nonce_ok {
             "wrong token"
         } else {
@@ -314,22 +343,10 @@ impl<S: Host> Conn<S> {
     }
 
     async fn batch(&mut self, items: Vec<Value>) -> Next {
-        let max = self.shared.opts.max_batch;
-        if items.is_empty() || items.len() > max {
+        if items.is_empty() {
             refuse(&self.shared, "(batch)", ErrorCode::InvalidRequest);
-            let err = if items.is_empty() {
-                CommandError::new(ErrorCode::InvalidRequest, "empty batch")
-            } else {
-                CommandError::new(
-                    ErrorCode::TooLarge,
-                    format!(
-                        "batch of {} requests exceeds the limit of {max}",
-                        items.len()
-                    ),
-                )
-                .with_details(json!({ "maxBatch": max }))
-                .with_suggestion("split the batch")
-            };
+            let err = CommandError::new(ErrorCode::InvalidRequest, "empty batch")
+                .with_suggestion("send at least one request in a batch");
             return Next::Reply(Some(to_text(&Response::error(Id::Null, err))));
         }
         let mut replies = Vec::new();
@@ -341,6 +358,18 @@ impl<S: Host> Conn<S> {
         }
         // A batch of notifications gets no reply (JSON-RPC 2.0 §6).
         Next::Reply((!replies.is_empty()).then(|| to_text(&replies)))
+    }
+
+    fn too_large(&self, len: usize) -> Next {
+        let max = self.shared.opts.max_batch;
+        refuse(&self.shared, "(batch)", ErrorCode::TooLarge);
+        let err = CommandError::new(
+            ErrorCode::TooLarge,
+            format!("batch of {len} requests exceeds the limit of {max}"),
+        )
+        .with_details(json!({ "maxBatch": max }))
+        .with_suggestion("split the batch");
+        Next::Reply(Some(to_text(&Response::error(Id::Null, err))))
     }
 
     async fn single(&mut self, value: Value) -> Option<Response> {

@@ -16,9 +16,12 @@
 pub mod auth;
 mod conn;
 pub mod guard;
+mod listener;
 
+use std::collections::VecDeque;
 use std::net::SocketAddr;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::Router;
@@ -28,13 +31,18 @@ use axum::extract::{ConnectInfo, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use tokio::sync::Notify;
 use ultra_core::{Executor, Host};
 use ultra_protocol::{ErrorCode, Source, SourceKind};
 
 pub use auth::{Token, TokenSource};
 
-/// How long a new connection has to authenticate.
+/// How long a new connection has to authenticate (and, before that, to send its upgrade
+/// request).
 pub const AUTH_DEADLINE: Duration = Duration::from_secs(10);
+
+/// Most connections waiting to authenticate at once; past it the oldest is closed.
+pub const MAX_WAITING: usize = 256;
 
 /// Why the WebSocket server could not start.
 #[derive(Debug, thiserror::Error)]
@@ -91,11 +99,48 @@ pub(crate) struct Shared<S: Host> {
     pub exec: Arc<Executor<S>>,
     pub opts: Options,
     pub backoff: auth::Backoff,
+    pub waiting: Waiting,
+}
+
+/// Connections that have not authenticated yet, oldest first. When there are
+/// [`MAX_WAITING`], a new one closes the oldest, so sockets that connect and sit idle
+/// cannot crowd out a client that authenticates at once.
+#[derive(Default)]
+pub(crate) struct Waiting {
+    next: AtomicU64,
+    queue: Mutex<VecDeque<(u64, Arc<Notify>)>>,
+}
+
+impl Waiting {
+    /// A fresh id to join with.
+    pub fn ticket(&self) -> u64 {
+        self.next.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Join the queue as `id`: what is notified on eviction.
+    pub fn join(&self, id: u64) -> Arc<Notify> {
+        let mut list = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+        while list.len() >= MAX_WAITING {
+            if let Some((_, oldest)) = list.pop_front() {
+                // Stored as a permit if the connection is not listening at this moment.
+                oldest.notify_one();
+            }
+        }
+        let note = Arc::new(Notify::new());
+        list.push_back((id, note.clone()));
+        note
+    }
+
+    /// Leave the queue (authenticated or gone).
+    pub fn leave(&self, id: u64) {
+        let mut list = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+        list.retain(|(i, _)| *i != id);
+    }
 }
 
 /// A bound WebSocket server.
 pub struct WsServer<S: Host> {
-    listener: tokio::net::TcpListener,
+    listener: listener::Listener,
     shared: Arc<Shared<S>>,
 }
 
@@ -110,18 +155,22 @@ impl<S: Host> WsServer<S> {
                 reason: e.to_string(),
             })?;
         Ok(WsServer {
-            listener,
+            listener: listener::Listener {
+                inner: listener,
+                deadline: AUTH_DEADLINE,
+            },
             shared: Arc::new(Shared {
                 exec,
                 opts,
                 backoff: auth::Backoff::default(),
+                waiting: Waiting::default(),
             }),
         })
     }
 
     /// The bound address (with the port chosen when 0 was asked for).
     pub fn local_addr(&self) -> Option<SocketAddr> {
-        self.listener.local_addr().ok()
+        self.listener.inner.local_addr().ok()
     }
 
     /// Serve until `stop` completes.
@@ -134,7 +183,7 @@ impl<S: Host> WsServer<S> {
             .with_state(self.shared);
         axum::serve(
             self.listener,
-            app.into_make_service_with_connect_info::<SocketAddr>(),
+            app.into_make_service_with_connect_info::<listener::Peer>(),
         )
         .with_graceful_shutdown(stop)
         .await
@@ -145,7 +194,7 @@ impl<S: Host> WsServer<S> {
 /// `GET /`: the checks that must pass before a connection is upgraded.
 async fn upgrade<S: Host>(
     State(shared): State<Arc<Shared<S>>>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ConnectInfo(peer): ConnectInfo<listener::Peer>,
     headers: HeaderMap,
     ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Response {
@@ -179,10 +228,11 @@ async fn upgrade<S: Host>(
         )
             .into_response();
     };
+    peer.upgraded();
     let limit = shared.opts.max_message_bytes;
     ws.max_message_size(limit)
         .max_frame_size(limit)
-        .on_upgrade(move |socket| conn::serve(socket, shared, peer))
+        .on_upgrade(move |socket| conn::serve(socket, shared, peer.addr))
 }
 
 /// Audit a request refused before it reached the executor.

@@ -10,94 +10,10 @@ mod common;
 
 use std::time::Duration;
 
-use common::Ws;
-use futures_util::{SinkExt, StreamExt};
+use common::wsc::*;
+use futures_util::SinkExt;
 use serde_json::{Value, json};
-use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::{Error as WsErr, Message};
-
-const TOKEN: &str = "test-token-0123456789abcdef0123456789abcdef";
-
-type Stream =
-    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
-
-/// A workspace whose server listens on a free port with a known token.
-fn workspace(extra: Value) -> Ws {
-    let ws = Ws::new();
-    let mut cfg = json!({"port": 0, "token": TOKEN});
-    if let (Value::Object(c), Value::Object(e)) = (&mut cfg, extra) {
-        c.extend(e);
-    }
-    ws.config(cfg);
-    ws.write("src/app.ts", "export const a = 1;\n");
-    ws
-}
-
-/// The `ws://` URL the server printed.
-fn url(server: &common::Server) -> String {
-    let err = server.wait_stderr("websocket: ws://");
-    let line = err
-        .lines()
-        .find(|l| l.contains("websocket: ws://"))
-        .unwrap();
-    line.split("websocket: ").nth(1).unwrap().trim().to_string()
-}
-
-async fn open(url: &str, headers: &[(&str, &str)]) -> Result<Stream, WsErr> {
-    let mut req = url.into_client_request().unwrap();
-    for (k, v) in headers {
-        let name = tokio_tungstenite::tungstenite::http::HeaderName::from_bytes(k.as_bytes())
-            .expect("header name");
-        req.headers_mut()
-            .insert(name, v.parse().expect("header value"));
-    }
-    tokio_tungstenite::connect_async(req).await.map(|(s, _)| s)
-}
-
-async fn recv(s: &mut Stream) -> Option<Value> {
-    loop {
-        match tokio::time::timeout(Duration::from_secs(10), s.next()).await {
-            Ok(Some(Ok(Message::Text(t)))) => return Some(serde_json::from_str(&t).unwrap()),
-            Ok(Some(Ok(Message::Close(_)))) | Ok(None) | Ok(Some(Err(_))) => return None,
-            Ok(Some(Ok(_))) => continue,
-            Err(_) => panic!("no message within 10 s"),
-        }
-    }
-}
-
-async fn send(s: &mut Stream, v: Value) {
-    s.send(Message::Text(v.to_string().into())).await.unwrap();
-}
-
-/// Connect and read the challenge's nonce.
-async fn challenged(url: &str) -> (Stream, String) {
-    let mut s = open(url, &[]).await.unwrap();
-    let challenge = recv(&mut s).await.unwrap();
-    assert_eq!(challenge["method"], "auth.challenge", "{challenge}");
-    let nonce = challenge["params"]["nonce"].as_str().unwrap().to_string();
-    assert!(nonce.len() >= 32, "{nonce}");
-    (s, nonce)
-}
-
-async fn authenticated(url: &str) -> Stream {
-    let (mut s, nonce) = challenged(url).await;
-    send(
-        &mut s,
-        json!({"jsonrpc": "2.0", "id": "auth-1", "method": "auth.authenticate",
-               "params": {"token": TOKEN, "nonce": nonce}}),
-    )
-    .await;
-    let r = recv(&mut s).await.unwrap();
-    assert_eq!(r["result"]["authenticated"], true, "{r}");
-    s
-}
-
-fn rt() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap()
-}
 
 #[test]
 fn the_seed_flow_authenticates_then_serves_the_registry() {
@@ -238,8 +154,7 @@ fn wrong_secrets_close_the_connection() {
 
         // A MAC of the nonce instead of the token.
         let (mut s, nonce) = challenged(&url).await;
-        let key = blake3_key();
-        let mac = keyed(&key, &nonce);
+        let mac = signature(&nonce);
         send(
             &mut s,
             json!({"jsonrpc": "2.0", "id": 1, "method": "auth.authenticate",
@@ -254,14 +169,10 @@ fn wrong_secrets_close_the_connection() {
     assert!(!audit.contains(TOKEN));
 }
 
-/// BLAKE3 keyed hash of `msg` under the hash of the token (what `signature` is), using
-/// the `ultra-ws` crate's own definition through the binary-independent token type.
-fn blake3_key() -> ultra_ws::Token {
-    ultra_ws::Token::fixed(TOKEN, ultra_ws::TokenSource::Config)
-}
-
-fn keyed(token: &ultra_ws::Token, nonce: &str) -> String {
-    token.mac(nonce).to_hex().to_string()
+/// HMAC-SHA256 of the nonce keyed with the token, hex (what `signature` is; the unit test
+/// in `ultra-ws` pins it to Python's `hmac`).
+fn signature(nonce: &str) -> String {
+    ultra_ws::Token::fixed(TOKEN, ultra_ws::TokenSource::Config).mac(nonce)
 }
 
 #[test]
@@ -471,26 +382,55 @@ fn the_seeds_python_client_works_unchanged() {
     assert_eq!(ws.read("src/app.ts"), "export const a = 2;\n");
 }
 
-/// Send a call and return its reply, passing over notifications (kept in `notes`).
-async fn call(
-    s: &mut Stream,
-    id: i64,
-    method: &str,
-    params: Value,
-    notes: &mut Vec<Value>,
-) -> Value {
-    send(
-        s,
-        json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
-    )
-    .await;
-    loop {
-        let m = recv(s).await.expect("a reply");
-        if m.get("id") == Some(&json!(id)) {
-            return m;
-        }
-        notes.push(m);
+/// Seed 003 §10's TypeScript client, unchanged, compiled by `tsc` and run by Node against
+/// `ultra serve` on `localhost`, as the seed calls it. Its npm packages come from the
+/// lock file (`npm ci`, run here when `.ci/run` has not).
+#[test]
+fn the_seeds_typescript_client_works_unchanged() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/seed003/ts");
+    if !dir.join("node_modules/.bin/tsc").exists() {
+        let ci = std::process::Command::new("npm")
+            .args(["ci", "--no-audit", "--no-fund"])
+            .current_dir(&dir)
+            .output()
+            .expect("npm runs");
+        assert!(
+            ci.status.success(),
+            "{}",
+            String::from_utf8_lossy(&ci.stderr)
+        );
     }
+    let tsc = std::process::Command::new(dir.join("node_modules/.bin/tsc"))
+        .args(["-p", "."])
+        .current_dir(&dir)
+        .output()
+        .expect("tsc runs");
+    assert!(
+        tsc.status.success(),
+        "{}",
+        String::from_utf8_lossy(&tsc.stdout)
+    );
+
+    let ws = workspace(json!({}));
+    ws.write("src/names.ts", "export const foo = 1;\n");
+    let server = ws.serve();
+    let url = url(&server);
+    let port = url.rsplit(':').next().unwrap().to_string();
+    let file = ws.path("src/names.ts");
+    let out = std::process::Command::new("node")
+        .arg(dir.join("dist/client.js"))
+        .args([&port, TOKEN, file.to_str().unwrap()])
+        .output()
+        .expect("node runs");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "{text}");
+    assert!(text.trim_end().ends_with("ok"), "{text}");
+    // The seed's flow saved through `workbench.action.files.save`.
+    assert_eq!(ws.read("src/names.ts"), "export const bar = 1;\n");
 }
 
 /// Terminal output pushed so far, joined.

@@ -8,6 +8,8 @@
 
 #![allow(dead_code)]
 
+pub mod wsc;
+
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
 use std::os::unix::net::UnixStream;

@@ -10,6 +10,7 @@ import websockets
 import json
 import uuid
 import sys
+import hmac
 
 class VSCodeAgentClient:
     def __init__(self, host='localhost', port=19876, token=''):
@@ -119,6 +120,15 @@ async def main(port, token):
         raise AssertionError('a wrong token must fail')
     except Exception as e:
         print('wrong token:', e)
+    # HMAC-SHA256 of the nonce instead of the token itself, computed by Python's hmac.
+    async with websockets.connect(f'ws://localhost:{port}') as ws:
+        challenge = json.loads(await ws.recv())
+        nonce = challenge['params']['nonce']
+        signature = hmac.new(token.encode(), nonce.encode(), 'sha256').hexdigest()
+        await ws.send(json.dumps({'jsonrpc': '2.0', 'id': 1, 'method': 'auth.authenticate',
+                                  'params': {'signature': signature, 'nonce': nonce}}))
+        reply = json.loads(await ws.recv())
+        assert reply['result']['authenticated'] is True, reply
     print('ok')
 
 
