@@ -51,6 +51,7 @@ impl Bucket {
 
 struct Conn<S: Host> {
     shared: Arc<Shared<S>>,
+    tx: Tx,
     peer: SocketAddr,
     nonce: String,
     /// Set once authenticated.
@@ -85,6 +86,7 @@ pub(crate) async fn serve<S: Host>(socket: WebSocket, shared: Arc<Shared<S>>, pe
     }
     let bucket = shared.opts.requests_per_second.map(Bucket::new);
     let mut conn = Conn {
+        tx,
         waiting: shared.waiting.ticket(),
         shared,
         peer,
@@ -94,7 +96,7 @@ pub(crate) async fn serve<S: Host>(socket: WebSocket, shared: Arc<Shared<S>>, pe
         events: None,
     };
     let evicted = conn.shared.waiting.join(conn.waiting);
-    conn.run(tx, rx, &evicted).await;
+    conn.run(rx, &evicted).await;
     conn.shared.waiting.leave(conn.waiting);
     // Whatever the session held (its terminals) goes with it.
     if let Some(session) = &conn.session {
@@ -120,7 +122,7 @@ async fn next_event(events: &mut Option<broadcast::Receiver<Event>>) -> Option<E
 }
 
 impl<S: Host> Conn<S> {
-    async fn run(&mut self, mut tx: Tx, mut rx: Rx, evicted: &Notify) {
+    async fn run(&mut self, mut rx: Rx, evicted: &Notify) {
         let idle = self.shared.opts.idle_timeout;
         let opened = Instant::now();
         loop {
@@ -133,21 +135,15 @@ impl<S: Host> Conn<S> {
             let msg = tokio::select! {
                 m = tokio::time::timeout(wait, rx.next()) => m,
                 () = evicted.notified(), if self.session.is_none() => {
-                    let _ = tx.send(close("too many connections waiting to authenticate")).await;
+                    let _ = self.tx.send(close("too many connections waiting to authenticate")).await;
                     return;
                 }
                 e = next_event(&mut events) => {
-                    match e {
-                        Some(e) if self.owns(&e) => {
-                            let note = Notification::new(e.event, e.data);
-                            if tx.send(Message::Text(to_text(&note).into())).await.is_err() {
-                                return;
-                            }
-                        }
-                        Some(_) => {}
-                        None => events = None,
-                    }
+                    let open = self.pass_on(e, &mut events).await;
                     self.events = events;
+                    if !open {
+                        return;
+                    }
                     continue;
                 }
             };
@@ -159,7 +155,7 @@ impl<S: Host> Conn<S> {
                     } else {
                         "session idle for too long"
                     };
-                    let _ = tx.send(close(why)).await;
+                    let _ = self.tx.send(close(why)).await;
                     return;
                 }
                 Ok(None | Some(Err(_))) => return,
@@ -182,15 +178,37 @@ impl<S: Host> Conn<S> {
             match next {
                 Next::Reply(None) => {}
                 Next::Reply(Some(text)) => {
-                    if tx.send(Message::Text(text.into())).await.is_err() {
+                    if self.tx.send(Message::Text(text.into())).await.is_err() {
                         return;
                     }
                 }
                 Next::Close(text, why) => {
-                    let _ = tx.send(Message::Text(text.into())).await;
-                    let _ = tx.send(close(why)).await;
+                    let _ = self.tx.send(Message::Text(text.into())).await;
+                    let _ = self.tx.send(close(why)).await;
                     return;
                 }
+            }
+        }
+    }
+
+    /// Push an event to the client if it is this session's; false when the client is gone.
+    async fn pass_on(
+        &mut self,
+        e: Option<Event>,
+        events: &mut Option<broadcast::Receiver<Event>>,
+    ) -> bool {
+        match e {
+            Some(e) if self.owns(&e) => {
+                let note = Notification::new(e.event, e.data);
+                self.tx
+                    .send(Message::Text(to_text(&note).into()))
+                    .await
+                    .is_ok()
+            }
+            Some(_) => true,
+            None => {
+                *events = None;
+                true
             }
         }
     }
@@ -389,13 +407,40 @@ impl<S: Host> Conn<S> {
         }
         let outcome: Result<Value, ErrorObject> = if method == "auth.authenticate" {
             Ok(json!({ "authenticated": true, "sessionId": self.session }))
-        } else {
+        } else if self.events.is_none() {
             Response::outcome(
                 self.shared
                     .exec
                     .execute(&method, params, self.source())
                     .await,
             )
+        } else {
+            // A session with terminals: run the call on its own task and keep pushing
+            // their output meanwhile (a `terminal.wait` may block for minutes).
+            let exec = self.shared.exec.clone();
+            let source = self.source();
+            let mut job = tokio::spawn(async move { exec.execute(&method, params, source).await });
+            let mut events = self.events.take();
+            let done = loop {
+                tokio::select! {
+                    r = &mut job => break r,
+                    e = next_event(&mut events) => {
+                        if !self.pass_on(e, &mut events).await {
+                            job.abort();
+                            self.events = events;
+                            return None;
+                        }
+                    }
+                }
+            };
+            self.events = events;
+            match done {
+                Ok(result) => Response::outcome(result),
+                Err(e) => Err(ErrorObject::from(CommandError::new(
+                    ErrorCode::InternalError,
+                    format!("the command failed: {e}"),
+                ))),
+            }
         };
         Some(Response::answer(id?, outcome))
     }

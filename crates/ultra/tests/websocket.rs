@@ -486,12 +486,16 @@ fn terminals_stream_output_exit_codes_and_die_with_their_session() {
         assert!(line.contains("out-42 [] [mine] sub"), "{line}");
         // A long-running command: its output arrives while it runs.
         call(&mut s, 4, "terminal.sendText", json!({"terminalId": id, "text": "for i in 1 2 3; do echo tick$i; sleep 0.2; done"}), &mut notes).await;
+        let before = notes.len();
         let r = call(&mut s, 5, "terminal.wait", json!({"terminalId": id, "until": {"output": "tick3"}, "timeoutMs": 10000}), &mut notes).await;
         assert_eq!(r["result"]["matched"], true, "{r}");
+        // Pushed while the wait was still blocking, not after its reply.
+        let during = pushed(&notes[before..]);
+        assert!(during.contains("tick1") && during.contains("tick2"), "{during:?}");
         // A wait that times out says so.
         let r = call(&mut s, 6, "terminal.wait", json!({"terminalId": id, "until": {"output": "never-printed"}, "timeoutMs": 200}), &mut notes).await;
         assert_eq!(r["result"]["timedOut"], true, "{r}");
-        // Notifications carried the output too (they may trail the replies a little).
+        // Notifications carried all of the output.
         let start = std::time::Instant::now();
         while !pushed(&notes).contains("tick2") {
             assert!(start.elapsed() < Duration::from_secs(5), "{notes:?}");
