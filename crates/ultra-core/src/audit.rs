@@ -68,7 +68,8 @@ impl AuditLog {
 
     /// The digest recorded for a call's arguments.
     pub fn digest(args: &serde_json::Value) -> String {
-        let bytes = serde_json::to_vec(args).unwrap_or_default();
+        let mut bytes = Vec::new();
+        canonical(args, &mut bytes);
         blake3::hash(&bytes).to_hex()[..32].to_string()
     }
 
@@ -101,5 +102,63 @@ impl AuditLog {
             eprintln!("ultra: audit log write failed ({e}); further entries are dropped");
             *guard = None;
         }
+    }
+}
+
+/// JSON with every object's keys sorted, so that the same arguments give the same digest
+/// whatever order a client wrote them in (objects otherwise keep their order).
+fn canonical(v: &serde_json::Value, out: &mut Vec<u8>) {
+    use serde_json::Value;
+    match v {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            out.push(b'{');
+            for (i, k) in keys.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                let _ = serde_json::to_writer(&mut *out, k);
+                out.push(b':');
+                canonical(&map[k], out);
+            }
+            out.push(b'}');
+        }
+        Value::Array(items) => {
+            out.push(b'[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                canonical(item, out);
+            }
+            out.push(b']');
+        }
+        scalar => {
+            let _ = serde_json::to_writer(&mut *out, scalar);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::AuditLog;
+
+    #[test]
+    fn the_digest_ignores_key_order() {
+        let a = json!({"path": "a.rs", "edits": [{"old": "x", "new": "y"}], "n": 1.5});
+        let b: serde_json::Value = serde_json::from_str(
+            r#"{"n": 1.5, "edits": [{"new": "y", "old": "x"}], "path": "a.rs"}"#,
+        )
+        .expect("json");
+        assert_eq!(AuditLog::digest(&a), AuditLog::digest(&b));
+        assert_ne!(
+            AuditLog::digest(&a),
+            AuditLog::digest(
+                &json!({"path": "b.rs", "edits": [{"old": "x", "new": "y"}], "n": 1.5})
+            )
+        );
     }
 }

@@ -237,7 +237,7 @@ impl<S: Host> Executor<S> {
                 } else {
                     format!(" at {}", first.path)
                 };
-                let info = &entry.info;
+                let info = entry.info();
                 let err = CommandError::new(
                     ErrorCode::InvalidArguments,
                     format!("invalid arguments for {}{at}: {}", spec.id, first.message),
@@ -247,7 +247,7 @@ impl<S: Host> Executor<S> {
                     "issues": issues,
                     "usage": info.usage,
                     "examples": info.examples.iter().map(|e| &e.args).collect::<Vec<_>>(),
-                    "schema": entry.args_schema,
+                    "schema": info.args,
                 }))
                 .with_suggestion(format!("call it as: {}", info.usage));
                 return (Some(spec.id), CommandResult::err(err));

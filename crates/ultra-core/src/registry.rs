@@ -1,7 +1,7 @@
 //! The command registry: one map from id to command, plus aliases and search.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use nucleo_matcher::pattern::{CaseMatching, Normalization, Pattern};
 use nucleo_matcher::{Matcher, Utf32Str};
@@ -24,8 +24,44 @@ pub enum RegistryError {
 
 pub(crate) struct Entry<S> {
     pub(crate) command: SharedCommand<S>,
-    pub(crate) args_schema: Value,
-    pub(crate) info: Arc<CommandInfo>,
+    /// Built on first use: generating every command's schemas took most of a one-shot
+    /// CLI call's start-up, and most calls need none of them.
+    info: OnceLock<CommandInfo>,
+}
+
+impl<S> Entry<S> {
+    /// The command's description with its schemas.
+    pub(crate) fn info(&self) -> &CommandInfo {
+        self.info.get_or_init(|| describe(&*self.command))
+    }
+}
+
+fn describe<S>(command: &dyn crate::command::DynCommand<S>) -> CommandInfo {
+    let spec = command.spec();
+    let args_schema = command.args_schema();
+    CommandInfo {
+        id: spec.id.into(),
+        title: spec.title.into(),
+        category: spec.category.into(),
+        description: spec.description.into(),
+        usage: usage_line(spec.id, &args_schema),
+        args: args_schema,
+        returns: command.result_schema(),
+        examples: spec
+            .examples
+            .iter()
+            .map(|e| ExampleInfo {
+                description: e.description.into(),
+                args: serde_json::from_str(e.args).unwrap_or(Value::Null),
+            })
+            .collect(),
+        keybinding: spec.keybinding.map(Into::into),
+        when: spec.when.map(Into::into),
+        ai_exposed: spec.ai_exposed,
+        annotations: spec.annotations,
+        tool_name: spec.tool_name.map(Into::into),
+        aliases: spec.aliases.iter().map(|a| (*a).to_string()).collect(),
+    }
 }
 
 /// Every command Ultra knows, by id; aliases resolve to ids.
@@ -63,30 +99,6 @@ impl<S: 'static> Registry<S> {
             }
         }
         let shared: SharedCommand<S> = Arc::new(command);
-        let args_schema = shared.args_schema();
-        let info = CommandInfo {
-            id: spec.id.into(),
-            title: spec.title.into(),
-            category: spec.category.into(),
-            description: spec.description.into(),
-            usage: usage_line(spec.id, &args_schema),
-            args: args_schema.clone(),
-            returns: shared.result_schema(),
-            examples: spec
-                .examples
-                .iter()
-                .map(|e| ExampleInfo {
-                    description: e.description.into(),
-                    args: serde_json::from_str(e.args).unwrap_or(Value::Null),
-                })
-                .collect(),
-            keybinding: spec.keybinding.map(Into::into),
-            when: spec.when.map(Into::into),
-            ai_exposed: spec.ai_exposed,
-            annotations: spec.annotations,
-            tool_name: spec.tool_name.map(Into::into),
-            aliases: spec.aliases.iter().map(|a| (*a).to_string()).collect(),
-        };
         for alias in spec.aliases.iter().chain(tool_alias.iter()) {
             self.aliases.insert((*alias).to_string(), spec.id);
         }
@@ -94,8 +106,7 @@ impl<S: 'static> Registry<S> {
             spec.id,
             Entry {
                 command: shared,
-                args_schema,
-                info: Arc::new(info),
+                info: OnceLock::new(),
             },
         );
         Ok(())
@@ -124,7 +135,7 @@ impl<S: 'static> Registry<S> {
 
     /// The description of a command by id or alias.
     pub fn get(&self, name: &str) -> Option<&CommandInfo> {
-        self.entry(name).map(|e| &*e.info)
+        self.entry(name).map(Entry::info)
     }
 
     /// The canonical id a name resolves to.
@@ -139,7 +150,7 @@ impl<S: 'static> Registry<S> {
 
     /// All commands, sorted by id.
     pub fn all(&self) -> impl Iterator<Item = &CommandInfo> {
-        self.entries.values().map(|e| &*e.info)
+        self.entries.values().map(Entry::info)
     }
 
     /// The static specs of every command, sorted by id (examples, annotations, ...).

@@ -140,7 +140,7 @@ pub struct CommandError {
     pub message: String,
     /// Code-specific data (current version and hash, candidate lines, schema issues, ...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub details: Option<serde_json::Value>,
+    pub details: Option<Box<serde_json::Value>>,
     /// What to do instead.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub suggestion: Option<String>,
@@ -169,7 +169,7 @@ impl CommandError {
 
     /// Attach details.
     pub fn with_details(mut self, details: serde_json::Value) -> CommandError {
-        self.details = Some(details);
+        self.details = Some(Box::new(details));
         self
     }
 

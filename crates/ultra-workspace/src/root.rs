@@ -489,6 +489,15 @@ impl Root {
     /// Read a regular file. FIFOs and devices are refused without blocking; hard-linked files
     /// are refused (they may alias files outside the root) unless allowlisted.
     pub fn read(&self, rel: &RelPath) -> Result<(Vec<u8>, Meta), WsError> {
+        let mut buf = Vec::new();
+        let m = self.read_into(rel, &mut buf)?;
+        Ok((buf, m))
+    }
+
+    /// [`Root::read`] into `buf` (cleared first), so that a caller reading many files
+    /// reuses one allocation instead of faulting in fresh pages for each.
+    pub fn read_into(&self, rel: &RelPath, buf: &mut Vec<u8>) -> Result<Meta, WsError> {
+        buf.clear();
         let (file, m) = self.open_regular(rel)?;
         if m.len > self.max_file_bytes {
             return Err(WsError::TooLarge {
@@ -497,10 +506,10 @@ impl Root {
                 limit: self.max_file_bytes,
             });
         }
-        let mut buf = Vec::with_capacity(m.len as usize);
+        buf.reserve(m.len as usize);
         (&file)
             .take(self.max_file_bytes + 1)
-            .read_to_end(&mut buf)
+            .read_to_end(buf)
             .map_err(|e| WsError::io("read", rel.as_str(), e))?;
         if buf.len() as u64 > self.max_file_bytes {
             return Err(WsError::TooLarge {
@@ -509,7 +518,7 @@ impl Root {
                 limit: self.max_file_bytes,
             });
         }
-        Ok((buf, m))
+        Ok(m)
     }
 
     fn parent_dir(&self, parent: &RelPath) -> Result<Dir, WsError> {

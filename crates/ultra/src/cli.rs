@@ -236,7 +236,10 @@ fn in_process(
             .then(|| crate::serve::spawn_prompter(exec.clone()));
         for (id, args) in calls {
             let result = exec.execute(&id, args, source.clone()).await;
-            if !report(&result, json) {
+            let ok = report(&result, json);
+            // A one-shot process leaves freeing a (possibly large) result to the OS.
+            std::mem::forget(result);
+            if !ok {
                 return ExitCode::from(1);
             }
         }
@@ -252,16 +255,11 @@ fn usage_error(message: &str) -> ExitCode {
 /// Print a result; returns whether it succeeded.
 pub fn report(result: &CommandResult, json: bool) -> bool {
     if json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(result).unwrap_or_default()
-        );
+        print_json(result);
     } else if result.success {
         match &result.data {
-            Some(Value::String(s)) => println!("{s}"),
-            Some(v) if !v.is_null() => {
-                println!("{}", serde_json::to_string_pretty(v).unwrap_or_default())
-            }
+            Some(Value::String(s)) => print_text(s),
+            Some(v) if !v.is_null() => print_json(v),
             _ => {}
         }
     }
@@ -269,6 +267,45 @@ pub fn report(result: &CommandResult, json: bool) -> bool {
         print_diagnostics(result);
     }
     result.success
+}
+
+/// JSON on stdout: indented for a person at a terminal, one compact line for a program
+/// (a third of the bytes for an agent to read, and as fast to write as to search).
+pub fn print_json<T: serde::Serialize + ?Sized>(value: &T) {
+    use std::io::{IsTerminal, Write};
+    let stdout = std::io::stdout();
+    let pretty = stdout.is_terminal();
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    let written = if pretty {
+        serde_json::to_writer_pretty(&mut out, value)
+    } else {
+        serde_json::to_writer(&mut out, value)
+    }
+    .map_err(std::io::Error::from)
+    .and_then(|()| out.write_all(b"\n"))
+    .and_then(|()| out.flush());
+    stdout_done(written);
+}
+
+/// Text and a newline on stdout.
+pub fn print_text(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let written = out
+        .write_all(text.as_bytes())
+        .and_then(|()| out.write_all(b"\n"))
+        .and_then(|()| out.flush());
+    stdout_done(written);
+}
+
+/// A reader that went away (`ultra ... | head`) ends the process quietly, as it does the
+/// other tools of a pipeline (status 141, 128 + SIGPIPE); any other failure is said.
+fn stdout_done(written: std::io::Result<()>) {
+    match written {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(141),
+        Err(e) => eprintln!("ultra: cannot write output: {e}"),
+    }
 }
 
 fn print_diagnostics(result: &CommandResult) {
@@ -359,10 +396,7 @@ pub fn list_commands(_root: &Path, query: Option<&str>, json: bool) -> ExitCode 
         None => registry.all().collect(),
     };
     if json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&list).unwrap_or_default()
-        );
+        print_json(&list);
         return ExitCode::SUCCESS;
     }
     let width = list.iter().map(|c| c.id.len()).max().unwrap_or(0);
@@ -373,7 +407,7 @@ pub fn list_commands(_root: &Path, query: Option<&str>, json: bool) -> ExitCode 
             .as_deref()
             .map(|k| format!(" [{k}]"))
             .unwrap_or_default();
-        println!("{:width$}  {}{key}: {summary}", c.id, c.title);
+        print_text(&format!("{:width$}  {}{key}: {summary}", c.id, c.title));
     }
     ExitCode::SUCCESS
 }

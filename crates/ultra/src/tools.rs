@@ -82,7 +82,7 @@ pub fn run(format: &str, all: bool) -> ExitCode {
     }
     match tools(&registry, format, all) {
         Ok(v) => {
-            println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+            crate::cli::print_json(&v);
             ExitCode::SUCCESS
         }
         Err(e) => {

@@ -396,3 +396,27 @@ fn root_is_global_and_c_does_not_mix_with_subcommands() {
     );
     assert!(ws.audit().is_empty(), "nothing ran");
 }
+
+/// `ultra ... | head`: a reader that goes away ends the process quietly with 141 (as it does
+/// GNU tools), not with a panic; JSON for a program is one compact line.
+#[test]
+fn a_closed_pipe_ends_output_quietly() {
+    use std::io::Read;
+    let ws = Ws::new();
+    let mut child = ws
+        .command()
+        .args(["commands", "--json"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 16];
+    stdout.read_exact(&mut first).unwrap();
+    assert_eq!(&first[..2], b"[{", "compact JSON when piped");
+    drop(stdout);
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(141), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
