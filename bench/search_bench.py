@@ -2,7 +2,8 @@
 """search.findInFiles next to ripgrep (issue 6's benchmark), side by side in one run.
 
 Each case runs `ultra -c search.findInFiles` (in process: start, walk, search, JSON out)
-and `rg -n` with the same meaning, interleaved, --runs times; medians and the ratio are
+and `rg -n` with the same meaning, and `rg --json` (ripgrep's structured output, the
+closer equivalent of a JSON answer), interleaved, --runs times; medians and the ratios are
 printed. Corpus: bench/work/index-corpus (built by bench/index_bench.py).
 
 Usage: python3 bench/search_bench.py [--runs 7]
@@ -38,26 +39,29 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=7)
     a = ap.parse_args()
-    print("| case | ultra findInFiles | rg -n | ratio | matches (ultra) | lines (rg) |")
-    print("|---|---|---|---|---|---|")
+    print("| case | ultra findInFiles | rg -n | ratio | rg --json | ratio | matches (ultra) | lines (rg) |")
+    print("|---|---|---|---|---|---|---|---|")
     for name, query, opts, rg in CASES:
         opts = dict(opts, maxResults=100000)
         args = json.dumps({"query": query, "options": opts})
-        u, r = [], []
+        u, r, rj = [], [], []
         count = lines = 0
         for i in range(a.runs + 1):
             tu, out = timed([ULTRA, "--root", ".", "-c", "search.findInFiles", "-a", args, "--json"])
             tr, rout = timed(["rg"] + rg + ["."])
+            tj, _ = timed(["rg", "--json"] + [f for f in rg if f != "-n"] + ["."])
             if i == 0:
                 continue  # warm-up
             u.append(tu)
             r.append(tr)
+            rj.append(tj)
             data = json.loads(out)
             data = data[0] if isinstance(data, list) else data
             count = data["data"]["count"]
             lines = rout.count(b"\n")
-        mu, mr = statistics.median(u), statistics.median(r)
-        print(f"| {name} | {mu*1000:.0f} ms | {mr*1000:.0f} ms | **{mu/mr:.2f}×** | {count} | {lines} |")
+        mu, mr, mj = statistics.median(u), statistics.median(r), statistics.median(rj)
+        print(f"| {name} | {mu*1000:.0f} ms | {mr*1000:.0f} ms | **{mu/mr:.2f}×** "
+              f"| {mj*1000:.0f} ms | {mu/mj:.2f}× | {count} | {lines} |")
 
 
 if __name__ == "__main__":

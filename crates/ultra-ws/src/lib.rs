@@ -232,6 +232,9 @@ async fn upgrade<S: Host>(
     let limit = shared.opts.max_message_bytes;
     ws.max_message_size(limit)
         .max_frame_size(limit)
+        // tungstenite zeroes this much before every socket read (128 KiB by default, a
+        // tenth of the server's time under load); requests are small.
+        .read_buffer_size(16 * 1024)
         .on_upgrade(move |socket| conn::serve(socket, shared, peer.addr))
 }
 
