@@ -58,6 +58,20 @@ pub struct Config {
     pub security: SecurityConfig,
     #[serde(default)]
     pub index: IndexConfig,
+    /// The MCP surface (`ultra mcp`).
+    #[serde(default)]
+    pub mcp: McpConfig,
+}
+
+/// `mcp` section.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct McpConfig {
+    /// Which tools MCP clients see: `default` (the seed tools, `shell` and the promoted
+    /// shell commands), `read-only`, `edit`, `full`, or a comma-separated list of tool
+    /// names. `ultra mcp --profile` overrides it.
+    #[serde(default)]
+    pub profile: Option<String>,
 }
 
 /// `index` section: where the code index persists.

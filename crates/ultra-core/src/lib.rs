@@ -17,6 +17,7 @@ pub mod policy;
 pub mod registry;
 pub mod schema;
 pub mod security;
+pub mod tools;
 pub mod validator;
 
 pub use command::{Command, CommandSpec, Cx, Example, FileOperation, FileOperationKind};

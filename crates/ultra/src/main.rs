@@ -8,6 +8,7 @@
 
 mod cli;
 mod index;
+mod mcp;
 mod root;
 mod serve;
 mod sh;
@@ -104,12 +105,24 @@ enum Sub {
         #[arg(long = "json-summary")]
         json: bool,
     },
+    /// Serve the workspace's tools over MCP on stdin/stdout (for an MCP client that starts
+    /// Ultra as its server).
+    Mcp {
+        /// Which tools: default, read-only, edit, full, or a comma-separated list of tool
+        /// names (default: `mcp.profile` in ultra.config.json, else `default`).
+        #[arg(long, value_name = "PROFILE")]
+        profile: Option<String>,
+    },
     /// Print AI-exposed commands as tool definitions for an LLM client.
     Tools {
         /// mcp, openai or anthropic.
         #[arg(long, default_value = "mcp")]
         format: String,
-        /// Every AI-exposed command, not just those with a tool name.
+        /// Which tools: default (those with a tool name), read-only, edit, full, or a
+        /// comma-separated list of tool names.
+        #[arg(long, value_name = "PROFILE")]
+        profile: Option<String>,
+        /// Every AI-exposed command (`--profile full`).
         #[arg(long)]
         all: bool,
     },
@@ -170,7 +183,12 @@ fn main() -> ExitCode {
         Some(Sub::Serve { socket, no_prompt }) => serve::run(&root, socket, no_prompt),
         Some(Sub::Sh { script }) => sh::run(&root, &script),
         Some(Sub::Index { cold, json }) => index::run(&root, cold, json),
-        Some(Sub::Tools { format, all }) => tools::run(&format, all),
+        Some(Sub::Mcp { profile }) => mcp::run(&root, profile.as_deref()),
+        Some(Sub::Tools {
+            format,
+            profile,
+            all,
+        }) => tools::run(&format, profile.as_deref(), all),
         Some(Sub::Commands { query, json }) => cli::list_commands(&root, query.as_deref(), json),
         None if !cli.command.is_empty() => {
             let opts = cli::Options {

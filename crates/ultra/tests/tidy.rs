@@ -51,6 +51,7 @@ fn crate_graph_points_down() {
         ),
         ("ultra-ipc", &["ultra-protocol", "ultra-core"][..]),
         ("ultra-ws", &["ultra-protocol", "ultra-core"][..]),
+        ("ultra-mcp", &["ultra-protocol", "ultra-core"][..]),
         (
             "ultra",
             &[
@@ -59,6 +60,7 @@ fn crate_graph_points_down() {
                 "ultra-commands",
                 "ultra-ipc",
                 "ultra-ws",
+                "ultra-mcp",
                 "ultra-shell",
                 "ultra-workspace",
                 "ultra-index",

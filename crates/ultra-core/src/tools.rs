@@ -1,0 +1,177 @@
+//! The AI-exposed commands as tool definitions for LLM clients (MCP, OpenAI, Anthropic),
+//! generated from the registry, and the profiles that choose which of them a client sees
+//! (every schema costs a client prompt tokens, so the default list is small).
+
+use serde_json::{Value, json};
+use ultra_protocol::command::CommandInfo;
+
+use crate::Registry;
+
+/// Longest tool description, in bytes.
+pub const DESCRIPTION_BUDGET: usize = 4096;
+
+/// Which commands a client is offered as tools.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Profile {
+    /// The commands that declare a tool name: the seed tools, `shell` and the promoted
+    /// shell commands.
+    #[default]
+    Default,
+    /// Of those, the ones that only read.
+    ReadOnly,
+    /// Of those, all but the ones that reach outside the workspace (`shell`).
+    Edit,
+    /// Every AI-exposed command, under its tool name or its id with `_` for `.`.
+    Full,
+    /// Exactly these tools (by tool name or command id).
+    List(Vec<String>),
+}
+
+impl Profile {
+    /// `default`, `read-only`, `edit`, `full`, or a comma-separated list of tool names.
+    pub fn parse(text: &str) -> Result<Profile, String> {
+        let text = text.trim();
+        Ok(match text {
+            "" | "default" => Profile::Default,
+            "read-only" | "readonly" => Profile::ReadOnly,
+            "edit" => Profile::Edit,
+            "full" | "all" => Profile::Full,
+            list => {
+                let names: Vec<String> = list
+                    .split(',')
+                    .map(|n| n.trim().to_string())
+                    .filter(|n| !n.is_empty())
+                    .collect();
+                if names.is_empty() {
+                    return Err(
+                        "a tool profile is default, read-only, edit, full, or a list of tool names"
+                            .into(),
+                    );
+                }
+                Profile::List(names)
+            }
+        })
+    }
+
+    /// Whether `c` is offered under this profile.
+    pub fn admits(&self, c: &CommandInfo) -> bool {
+        if !c.ai_exposed {
+            return false;
+        }
+        let declared = c.tool_name.is_some();
+        match self {
+            Profile::Default => declared,
+            Profile::ReadOnly => declared && c.annotations.read_only,
+            Profile::Edit => declared && !c.annotations.open_world,
+            Profile::Full => true,
+            Profile::List(names) => names.iter().any(|n| *n == tool_name(c) || *n == c.id),
+        }
+    }
+}
+
+/// The tool name: the declared one, or the id with dots as underscores (tool names must
+/// match `^[a-zA-Z0-9_-]+$`).
+pub fn tool_name(c: &CommandInfo) -> String {
+    c.tool_name
+        .clone()
+        .unwrap_or_else(|| c.id.replace('.', "_"))
+}
+
+/// A tool description: the command's description, then its usage and one example, cut to
+/// `budget` bytes.
+pub fn description(c: &CommandInfo, budget: usize) -> String {
+    let mut d = c.description.clone();
+    d.push_str(&format!("\n\nUsage: {}", c.usage));
+    if let Some(e) = c.examples.first() {
+        d.push_str(&format!("\nExample: {}", e.args));
+    }
+    if d.len() > budget {
+        let mut cut = budget.saturating_sub(1);
+        while !d.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        d.truncate(cut);
+        d.push('…');
+    }
+    d
+}
+
+/// The commands a profile offers, sorted by id.
+pub fn chosen<'a, S: 'static>(
+    registry: &'a Registry<S>,
+    profile: &Profile,
+) -> Vec<&'a CommandInfo> {
+    registry.all().filter(|c| profile.admits(c)).collect()
+}
+
+/// One tool in MCP's shape (`name`, `title`, `description`, `inputSchema`, `annotations`).
+pub fn mcp_tool(c: &CommandInfo) -> Value {
+    json!({
+        "name": tool_name(c),
+        "title": c.title,
+        "description": description(c, DESCRIPTION_BUDGET),
+        "inputSchema": c.args,
+        "annotations": {
+            "title": c.title,
+            "readOnlyHint": c.annotations.read_only,
+            "destructiveHint": c.annotations.destructive,
+            "idempotentHint": c.annotations.idempotent,
+            "openWorldHint": c.annotations.open_world,
+        },
+    })
+}
+
+/// The tool list in one format: `mcp` (`{tools}`), `openai` or `anthropic` (arrays).
+pub fn tools<S: 'static>(
+    registry: &Registry<S>,
+    format: &str,
+    profile: &Profile,
+) -> Result<Value, String> {
+    let list = chosen(registry, profile);
+    let one = |c: &CommandInfo| {
+        let (name, desc, schema) = (
+            tool_name(c),
+            description(c, DESCRIPTION_BUDGET),
+            c.args.clone(),
+        );
+        match format {
+            "openai" => Some(
+                json!({ "type": "function", "function": { "name": name, "description": desc, "parameters": schema } }),
+            ),
+            "anthropic" => {
+                Some(json!({ "name": name, "description": desc, "input_schema": schema }))
+            }
+            "mcp" => Some(mcp_tool(c)),
+            _ => None,
+        }
+    };
+    let items: Option<Vec<Value>> = list.into_iter().map(one).collect();
+    match (format, items) {
+        ("mcp", Some(items)) => Ok(json!({ "tools": items })),
+        (_, Some(items)) => Ok(Value::Array(items)),
+        (other, None) => Err(format!(
+            "--format must be mcp, openai or anthropic, not `{other}`"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Profile;
+
+    #[test]
+    fn profiles_parse() {
+        assert_eq!(
+            Profile::parse("").unwrap_or(Profile::Full),
+            Profile::Default
+        );
+        assert_eq!(Profile::parse("read-only"), Ok(Profile::ReadOnly));
+        assert_eq!(Profile::parse("edit"), Ok(Profile::Edit));
+        assert_eq!(Profile::parse("all"), Ok(Profile::Full));
+        assert_eq!(
+            Profile::parse("get_lines, grep"),
+            Ok(Profile::List(vec!["get_lines".into(), "grep".into()]))
+        );
+        assert!(Profile::parse(",").is_err());
+    }
+}

@@ -1,0 +1,182 @@
+//! Ultra over MCP: every AI-exposed command a [`Profile`] admits is an MCP tool, with the
+//! schema, description and annotations generated from its declaration
+//! (`ultra_core::tools`), and a call runs through the same executor as every other
+//! surface (policy, security settings, validators, audit). Served over stdio by `ultra
+//! mcp`.
+//!
+//! A failed call is a tool result with `isError` and the structured error as JSON (stable
+//! code, message, suggestion, details), so the model reads what to do instead; only an
+//! unknown tool is a protocol error. Generic over [`Host`], like the other transports.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    InitializeRequestParams, InitializeResult, ListToolsResult, PaginatedRequestParams,
+    ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
+use serde_json::{Value, json};
+use ultra_core::tools::{Profile, chosen, mcp_tool, tool_name};
+use ultra_core::{Executor, Host};
+use ultra_protocol::{CommandResult, Source, SourceKind};
+
+/// Why the MCP server stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum McpServeError {
+    /// The transport could not start or failed.
+    #[error("mcp: {0}")]
+    Transport(String),
+}
+
+/// What the server tells a client about itself.
+const INSTRUCTIONS: &str = "Ultra drives this code workspace. Tools read code by line or by symbol (get_lines, get_function, find_definition, ...), search (grep, find_references), edit with content-hash preconditions (apply_edits, replace, write), and run a confined shell (shell). A failed call returns {error: {code, message, suggestion, details}}: follow the suggestion (for STALE_VERSION, re-read the file: details carry the current hash and a diff).";
+
+/// The MCP server: the tools of one profile over one executor.
+pub struct McpServer<S: Host> {
+    exec: Arc<Executor<S>>,
+    tools: Arc<Vec<Tool>>,
+    /// Tool name → command id.
+    ids: Arc<HashMap<String, &'static str>>,
+}
+
+impl<S: Host> Clone for McpServer<S> {
+    fn clone(&self) -> Self {
+        McpServer {
+            exec: self.exec.clone(),
+            tools: self.tools.clone(),
+            ids: self.ids.clone(),
+        }
+    }
+}
+
+impl<S: Host> McpServer<S> {
+    /// The tools `profile` admits from `exec`'s registry.
+    pub fn new(exec: Arc<Executor<S>>, profile: &Profile) -> McpServer<S> {
+        let registry = exec.registry();
+        let mut tools = Vec::new();
+        let mut ids = HashMap::new();
+        for c in chosen(registry, profile) {
+            let Some(id) = registry.resolve(&c.id) else {
+                continue;
+            };
+            // Generated from our own declarations; one that does not fit MCP's shape is
+            // left out rather than offered broken.
+            if let Ok(tool) = serde_json::from_value::<Tool>(mcp_tool(c)) {
+                ids.insert(tool_name(c), id);
+                tools.push(tool);
+            }
+        }
+        McpServer {
+            exec,
+            tools: Arc::new(tools),
+            ids: Arc::new(ids),
+        }
+    }
+
+    /// The tools offered.
+    pub fn tools(&self) -> &[Tool] {
+        &self.tools
+    }
+
+    /// Serve one client over stdin and stdout until it disconnects.
+    pub async fn serve_stdio(self) -> Result<(), McpServeError> {
+        let running = self
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|e| McpServeError::Transport(e.to_string()))?;
+        running
+            .waiting()
+            .await
+            .map_err(|e| McpServeError::Transport(e.to_string()))?;
+        Ok(())
+    }
+
+    /// Run one tool call as `source`.
+    async fn call(&self, id: &str, args: Value, source: Source) -> CallToolResult {
+        let result = self.exec.execute(id, args, source).await;
+        to_tool_result(result)
+    }
+}
+
+/// A command's result as an MCP tool result: the data as JSON text (and as structured
+/// content when it is an object), or the structured error with `isError`.
+fn to_tool_result(result: CommandResult) -> CallToolResult {
+    if result.success {
+        let data = result.data.unwrap_or(Value::Null);
+        let text = match &data {
+            Value::String(s) => s.clone(),
+            other => serde_json::to_string(other).unwrap_or_default(),
+        };
+        let mut out = CallToolResult::success(vec![ContentBlock::text(text)]);
+        if !result.warnings.is_empty() || result.feedback.is_some() {
+            let extra = json!({ "warnings": result.warnings, "feedback": result.feedback });
+            out.content.push(ContentBlock::text(extra.to_string()));
+        }
+        if data.is_object() {
+            out.structured_content = Some(data);
+        }
+        out
+    } else {
+        let mut body = json!({ "error": result.error });
+        if let Some(f) = &result.feedback {
+            body["feedback"] = json!(f);
+        }
+        CallToolResult::error(vec![ContentBlock::text(body.to_string())])
+    }
+}
+
+impl<S: Host> ServerHandler for McpServer<S> {
+    fn get_info(&self) -> ServerConfig {
+        InitializeResult::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("ultra", env!("CARGO_PKG_VERSION")))
+            .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, McpError> {
+        context.peer.set_peer_info(request.clone());
+        self.negotiate_initialize(&request)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        Ok(ListToolsResult::with_all_items(self.tools.to_vec()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.tools.iter().find(|t| t.name == name).cloned()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let Some(id) = self.ids.get(request.name.as_ref()).copied() else {
+            return Err(McpError::invalid_params(
+                format!(
+                    "unknown tool `{}`: tools/list gives the tools this server offers",
+                    request.name
+                ),
+                None,
+            ));
+        };
+        let args = request.arguments.map_or(json!({}), Value::Object);
+        // The client's name from `initialize` attributes its calls (audit, undo by agent).
+        let agent = context.peer.peer_info().map(|p| p.client_info.name.clone());
+        let source = Source {
+            agent_id: agent,
+            ..Source::new(SourceKind::Ai)
+        };
+        Ok(self.call(id, args, source).await.into())
+    }
+}

@@ -1,0 +1,48 @@
+//! `ultra mcp`: the workspace's tools over MCP on stdin and stdout, for an MCP client that
+//! starts Ultra as its server (Claude Code, Cursor, the MCP SDKs). Nothing but MCP goes to
+//! stdout; diagnostics go to stderr.
+
+use std::process::ExitCode;
+
+use ultra_core::Config;
+use ultra_core::tools::Profile;
+use ultra_mcp::McpServer;
+
+/// Serve MCP over stdio until the client disconnects.
+pub fn run(root: &std::path::Path, profile: Option<&str>) -> ExitCode {
+    let fail = |e: &dyn std::fmt::Display| {
+        eprintln!("ultra mcp: {e}");
+        ExitCode::from(2)
+    };
+    let config = match Config::load(root) {
+        Ok(c) => c,
+        Err(e) => return fail(&e),
+    };
+    let profile = match Profile::parse(profile.or(config.mcp.profile.as_deref()).unwrap_or("")) {
+        Ok(p) => p,
+        Err(e) => return fail(&e),
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => return fail(&e),
+    };
+    runtime.block_on(async move {
+        let exec = match ultra_commands::build(root, config) {
+            Ok(e) => e,
+            Err(e) => return fail(&e),
+        };
+        let server = McpServer::new(exec, &profile);
+        eprintln!(
+            "ultra mcp: {} tools on stdio for {}",
+            server.tools().len(),
+            root.display()
+        );
+        match server.serve_stdio().await {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => fail(&e),
+        }
+    })
+}

@@ -1,0 +1,121 @@
+//! MCP through the real binary: the official Python `mcp` SDK (installed by `.ci/run`)
+//! starts `ultra mcp` over stdio, initializes, lists the tools and calls every one of them
+//! on a fixture workspace (`tests/mcp/client.py`).
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use common::Ws;
+
+/// A small TypeScript project the client's calls are written against.
+fn fixture() -> Ws {
+    let ws = Ws::new();
+    std::fs::create_dir_all(ws.path(".git")).unwrap();
+    ws.write(
+        "src/db.ts",
+        "export class Db {\n  query(sql: string): string[] {\n    return [];\n  }\n}\n",
+    );
+    ws.write(
+        "src/service.ts",
+        "import { Db } from \"./db\";\n\n// TODO: cache lookups\nexport class UserService {\n  constructor(private db: Db) {}\n\n  findById(id: string): string[] {\n    if (id === \"\") {\n      return [];\n    }\n    return this.db.query(`select ${id}`);\n  }\n}\n",
+    );
+    ws.write("src/app.ts", "const n = 1;\nexport { n };\n");
+    ws.write("notes.txt", "alpha\nbeta\n");
+    ws
+}
+
+#[test]
+fn the_python_sdk_calls_every_tool_over_stdio() {
+    let ws = fixture();
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/client.py");
+    // The client passes its environment on to the server it starts: the same private
+    // state and runtime directories every test binary run gets.
+    let template = ws.command();
+    let mut cmd = std::process::Command::new("python3");
+    cmd.arg(&script)
+        .arg(template.get_program())
+        .arg(ws.path(""));
+    for (k, v) in template.get_envs() {
+        match v {
+            Some(v) => cmd.env(k, v),
+            None => cmd.env_remove(k),
+        };
+    }
+    let out = common::run_with_deadline(cmd);
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains("\nok\n") || text.trim_end().ends_with("ok"),
+        "{text}"
+    );
+    // The calls did their work: the edit landed, the write waited for a person.
+    assert_eq!(ws.read("src/app.ts"), "const n = 2;\nexport { n };\n");
+    assert_eq!(ws.read("notes.txt"), "alpha\nBETA\n");
+    assert!(!ws.exists("out/new.txt"));
+    // Attributed to the client by its name from `initialize`.
+    let audit = ws.audit_text();
+    assert!(audit.contains("\"agentId\":\"mcp\""), "{audit}");
+}
+
+/// A profile bounds what a client sees and may call: `read-only` lists only tools that
+/// read, and calling one it does not list is a protocol error that runs nothing (raw
+/// JSON-RPC lines on the real binary's stdio).
+#[test]
+fn a_profile_bounds_the_tools_a_client_can_call() {
+    use std::io::{BufRead, BufReader, Write};
+    let ws = fixture();
+    let mut child = ws
+        .command()
+        .args(["mcp", "--profile", "read-only"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut send = |v: serde_json::Value| {
+        writeln!(stdin, "{v}").unwrap();
+        stdin.flush().unwrap();
+    };
+    send(
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}),
+    );
+    let init: serde_json::Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+    assert_eq!(init["result"]["serverInfo"]["name"], "ultra", "{init}");
+    send(serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    send(serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
+    let list: serde_json::Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+    let tools = list["result"]["tools"].as_array().unwrap();
+    assert!(tools.len() >= 10, "{list}");
+    for t in tools {
+        assert_eq!(t["annotations"]["readOnlyHint"], true, "{t}");
+    }
+    assert!(
+        tools
+            .iter()
+            .all(|t| t["name"] != "write" && t["name"] != "shell")
+    );
+    send(
+        serde_json::json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+        "params": {"name": "write", "arguments": {"path": "x.txt", "content": "no"}}}),
+    );
+    let r: serde_json::Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("unknown tool `write`"),
+        "{r}"
+    );
+    drop(stdin);
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status}");
+    assert!(!ws.exists("x.txt"));
+}

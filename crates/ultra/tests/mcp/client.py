@@ -1,0 +1,84 @@
+"""A real MCP client (the official Python `mcp` SDK) against `ultra mcp` over stdio.
+
+Usage: client.py ULTRA_BINARY WORKSPACE_ROOT. Runs initialize, tools/list, and a
+tools/call of every tool offered (each with arguments that fit the fixture workspace the
+Rust test made), then checks an error's shape. Prints `ok` last when every check passed.
+"""
+
+import asyncio
+import json
+import os
+import sys
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+# One call per tool, on the fixture workspace (see crates/ultra/tests/mcp.rs).
+CALLS = {
+    "get_lines": {"path": "src/db.ts", "start": 1, "end": 2},
+    "get_function": {"path": "src/service.ts", "name": "UserService.findById"},
+    "get_class": {"path": "src/service.ts", "name": "UserService"},
+    "get_structure": {"path": "src"},
+    "find_definition": {"symbol": "UserService"},
+    "find_references": {"symbol": "Db"},
+    "get_dependencies": {"path": "src/service.ts"},
+    "get_dependents": {"path": "src/db.ts"},
+    "get_complexity": {"limit": 3},
+    "get_todos": {},
+    "read_file": {"path": "src/app.ts"},
+    "grep": {"pattern": "Db", "paths": ["src"], "recursive": True, "lineNumber": True},
+    "find": {"paths": ["src"], "type": ["f"]},
+    "awk": {"program": "{ n++ } END { print n }", "files": ["notes.txt"]},
+    "sed": {"pattern": "alpha", "replacement": "ALPHA", "files": ["notes.txt"]},
+    "replace": {"file": "notes.txt", "old": "beta", "new": "BETA"},
+    "write": {"path": "out/new.txt", "content": "written\n"},
+    "apply_edits": {"files": [{"path": "src/app.ts", "edits": [{"old": "const n = 1;", "new": "const n = 2;"}]}], "save": True},
+    "shell": {"script": "cat src/*.ts | wc -l"},
+}
+
+# Under the default policy an agent is asked before destructive commands; with no person
+# to answer, the call comes back as CONFIRMATION_REQUIRED with an id a person can approve.
+ASKS = {"write"}
+
+
+async def main(binary, root):
+    params = StdioServerParameters(command=binary, args=["--root", root, "mcp"], env=dict(os.environ))
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            init = await session.initialize()
+            assert init.server_info.name == "ultra", init
+            assert init.capabilities.tools is not None, init
+            listed = await session.list_tools()
+            names = sorted(t.name for t in listed.tools)
+            print("tools:", " ".join(names))
+            uncovered = set(names) - set(CALLS)
+            assert not uncovered, f"no test call for {uncovered}"
+            for t in listed.tools:
+                assert t.input_schema.get("type") == "object", t
+                assert t.description and t.annotations is not None, t
+            for name in names:
+                result = await session.call_tool(name, CALLS[name])
+                text = result.content[0].text if result.content else ""
+                if name in ASKS:
+                    assert result.is_error, (name, text)
+                    body = json.loads(text)
+                    assert body["error"]["code"] == "CONFIRMATION_REQUIRED", (name, text)
+                    print(f"{name}: asks a person first")
+                    continue
+                assert not result.is_error, (name, text)
+                print(f"{name}: ok ({len(text)} chars)")
+            # A structured, actionable error.
+            result = await session.call_tool("get_lines", {"path": "missing.rs"})
+            assert result.is_error
+            body = json.loads(result.content[0].text)
+            assert body["error"]["code"] == "FILE_NOT_FOUND", body
+            # Bad arguments name the problem and show the usage.
+            result = await session.call_tool("get_lines", {"path": 7})
+            body = json.loads(result.content[0].text)
+            assert body["error"]["code"] == "INVALID_ARGUMENTS", body
+            assert "usage" in body["error"]["details"], body
+    print("ok")
+
+
+if __name__ == "__main__":
+    asyncio.run(main(sys.argv[1], sys.argv[2]))
