@@ -15,6 +15,7 @@ pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
     r.register(List)?;
     r.register(Approve)?;
     r.register(Deny)?;
+    r.register(AutoApply)?;
     Ok(())
 }
 
@@ -179,5 +180,69 @@ impl Command<Services> for Deny {
 
     fn run(&self, cx: &mut Cx<'_, Services>, args: IdArgs) -> Result<Resolved, CommandError> {
         resolve(cx, args.id, Decision::Denied)
+    }
+}
+
+/// Arguments of `ultra.confirm.autoApply`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct AutoApplyArgs {
+    /// On or off; omitted, the setting is only reported.
+    pub on: Option<bool>,
+}
+
+/// Whether auto-apply is on.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AutoApplyState {
+    pub auto_apply: bool,
+}
+
+/// `ultra.confirm.autoApply`.
+pub struct AutoApply;
+
+static AUTO_APPLY: CommandSpec = CommandSpec::new(
+    "ultra.confirm.autoApply",
+    "Toggle Auto-Apply",
+    "Confirm",
+    "Seed 001's /auto-apply: while on, calls that would wait for a person by default (agents' edits, creates, deletes and destructive commands) run at once; rules written in ultra.config.json still apply. People only: no agent can turn it on.",
+)
+.only_sources(HUMAN_ONLY)
+.not_ai_exposed()
+.examples(&[
+    Example {
+        description: "Turn it on",
+        args: r#"{"on": true}"#,
+        expect: Some(r#"{"autoApply": true}"#),
+        ..Example::EMPTY
+    },
+    Example {
+        description: "Agents cannot turn it on",
+        args: r#"{"on": true}"#,
+        source: Some(SourceKind::Ai),
+        error: Some("SOURCE_NOT_ALLOWED"),
+        ..Example::EMPTY
+    },
+]);
+
+impl Command<Services> for AutoApply {
+    type Args = AutoApplyArgs;
+    type Output = AutoApplyState;
+
+    fn spec(&self) -> &'static CommandSpec {
+        &AUTO_APPLY
+    }
+
+    fn run(
+        &self,
+        cx: &mut Cx<'_, Services>,
+        args: AutoApplyArgs,
+    ) -> Result<AutoApplyState, CommandError> {
+        if let Some(on) = args.on {
+            cx.confirmations.set_auto_apply(on);
+        }
+        Ok(AutoApplyState {
+            auto_apply: cx.confirmations.auto_apply(),
+        })
     }
 }

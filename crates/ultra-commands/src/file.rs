@@ -339,6 +339,10 @@ impl Command<Services> for CreateFile {
         FileOperation::create(&args.path)
     }
 
+    fn preview(&self, _services: &Services, args: &CreateFileArgs) -> Option<String> {
+        Some(head_of(&args.path, &args.content))
+    }
+
     fn run(
         &self,
         cx: &mut Cx<'_, Services>,
@@ -416,7 +420,7 @@ static DELETE_FILE: CommandSpec = CommandSpec::new(
     "ultra.deleteFile",
     "Delete File",
     "File",
-    "Delete a file. A symlink is removed itself, never its target. An open buffer is closed; unsaved changes block the delete unless force. Destructive: agents are asked first under the default policy.",
+    "Delete a file. A symlink is removed itself, never its target. An open buffer is closed; unsaved changes block the delete unless force. Destructive: agents are asked first under the default policy, shown the content and the files that import it.",
 )
 .destructive()
 .examples(&[Example { description: "Delete a file", args: r#"{"path": "src/app.ts"}"#, files: HELLO, expect: Some(r#"{"path": "src/app.ts", "deleted": true}"#), ..Example::EMPTY }]);
@@ -438,6 +442,25 @@ impl Command<Services> for DeleteFile {
 
     fn file_operation(&self, args: &DeleteFileArgs) -> Option<FileOperation> {
         FileOperation::delete(&args.path)
+    }
+
+    fn preview(&self, services: &Services, args: &DeleteFileArgs) -> Option<String> {
+        let (rel, text) = {
+            let mut ws = services.ws();
+            let rel = ws.resolve_entry(&args.path, false).ok()?;
+            let text = ws.snapshot(&rel).ok()?.rope.to_string();
+            (rel, text)
+        };
+        let mut out = head_of(rel.as_str(), &text);
+        let importers = dependents_of(services, rel.as_str());
+        if !importers.is_empty() {
+            out.push_str(&format!(
+                "Imported by {} file(s), which would break: {}\n",
+                importers.len(),
+                importers.join(", ")
+            ));
+        }
+        Some(out)
     }
 
     fn run(
@@ -659,4 +682,33 @@ pub(crate) fn close_file(
         path: rel.to_string(),
         closed: true,
     })
+}
+
+/// The first lines of `content` and how many there are, for a person deciding on it.
+pub(crate) fn head_of(path: &str, content: &str) -> String {
+    const SHOWN: usize = 20;
+    let total = content.lines().count();
+    let mut out = format!("{path} ({total} lines):\n");
+    for line in content.lines().take(SHOWN) {
+        out.push_str(line);
+        out.push('\n');
+    }
+    if total > SHOWN {
+        out.push_str(&format!("… {} more lines\n", total - SHOWN));
+    }
+    out
+}
+
+/// The files the code index says import `path`.
+pub(crate) fn dependents_of(services: &Services, path: &str) -> Vec<String> {
+    let (code, _) = services.code(&[path.to_string()]);
+    let idx = code.read();
+    let graph = idx.graph();
+    graph
+        .dependents
+        .get(path)
+        .into_iter()
+        .flatten()
+        .map(|p| p.to_string())
+        .collect()
 }

@@ -10,6 +10,7 @@ pub mod code;
 pub mod command_api;
 pub mod confirm;
 pub mod edit;
+pub mod edit_tools;
 pub mod editor_api;
 pub mod file;
 pub mod fs_api;
@@ -62,6 +63,7 @@ pub fn register_all(r: &mut Registry<Services>) -> Result<(), RegistryError> {
     command_api::register(r)?;
     confirm::register(r)?;
     edit::register(r)?;
+    edit_tools::register(r)?;
     editor_api::register(r)?;
     file::register(r)?;
     fs_api::register(r)?;

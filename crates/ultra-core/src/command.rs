@@ -51,6 +51,9 @@ pub struct CommandSpec {
     /// `command.execute`): the executor runs that one, through every check, and answers
     /// `{result}` with its data.
     pub forwards: bool,
+    /// A person confirms every call from an agent (source `ai`) unless policy says otherwise
+    /// or auto-apply is on (seed 001's edit_lines, create_file, delete_file, git_commit).
+    pub confirm: bool,
 }
 
 impl CommandSpec {
@@ -81,7 +84,14 @@ impl CommandSpec {
             sources: None,
             long: false,
             forwards: false,
+            confirm: false,
         }
+    }
+
+    /// Mark it as always confirmed for agents (see [`CommandSpec::confirm`]).
+    pub const fn confirms(mut self) -> Self {
+        self.confirm = true;
+        self
     }
 
     /// Mark as possibly long-running.
@@ -267,6 +277,12 @@ pub trait Command<S>: Send + Sync + 'static {
     fn annotations(&self, _args: &Self::Args) -> Annotations {
         self.spec().annotations
     }
+
+    /// What a person asked to approve this call sees besides its arguments: the diff an
+    /// edit would make, the content a delete would lose.
+    fn preview(&self, _services: &S, _args: &Self::Args) -> Option<String> {
+        None
+    }
 }
 
 /// Everything a handler can reach while it runs.
@@ -389,6 +405,7 @@ pub(crate) trait DynCommand<S>: Send + Sync {
     fn parse(&self, args: Value) -> Result<Box<dyn Any + Send>, Vec<crate::schema::Issue>>;
     fn file_operation(&self, args: &(dyn Any + Send)) -> Option<FileOperation>;
     fn annotations(&self, args: &(dyn Any + Send)) -> Annotations;
+    fn preview(&self, services: &S, args: &(dyn Any + Send)) -> Option<String>;
     fn run(&self, cx: &mut Cx<'_, S>, args: Box<dyn Any + Send>) -> Result<Value, CommandError>;
 }
 
@@ -419,6 +436,11 @@ impl<S, C: Command<S>> DynCommand<S> for C {
             Some(a) => Command::annotations(self, a),
             None => Command::spec(self).annotations,
         }
+    }
+
+    fn preview(&self, services: &S, args: &(dyn Any + Send)) -> Option<String> {
+        args.downcast_ref::<C::Args>()
+            .and_then(|a| Command::preview(self, services, a))
     }
 
     fn run(&self, cx: &mut Cx<'_, S>, args: Box<dyn Any + Send>) -> Result<Value, CommandError> {

@@ -29,6 +29,9 @@ pub struct PendingInfo {
     pub reason: String,
     /// Milliseconds since the epoch after which the call is denied.
     pub expires_at: u128,
+    /// What the call would do, when the command can show it (a diff, content to lose).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preview: Option<String>,
 }
 
 struct Pending {
@@ -40,10 +43,22 @@ struct Pending {
 #[derive(Default)]
 pub struct Confirmations {
     next: AtomicU64,
+    /// Seed 001's auto-apply (see `Executor::set_auto_apply`).
+    auto_apply: std::sync::atomic::AtomicBool,
     pending: Mutex<BTreeMap<String, Pending>>,
 }
 
 impl Confirmations {
+    /// Turn auto-apply on or off.
+    pub fn set_auto_apply(&self, on: bool) {
+        self.auto_apply.store(on, Ordering::SeqCst);
+    }
+
+    /// Whether auto-apply is on.
+    pub fn auto_apply(&self) -> bool {
+        self.auto_apply.load(Ordering::SeqCst)
+    }
+
     /// Park a call; the receiver yields the decision.
     pub fn park(&self, mut info: PendingInfo) -> (String, oneshot::Receiver<Decision>) {
         let id = format!("confirm-{}", self.next.fetch_add(1, Ordering::Relaxed) + 1);

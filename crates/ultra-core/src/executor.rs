@@ -110,6 +110,19 @@ impl<S: Host> Executor<S> {
         }
     }
 
+    /// Turn seed 001's auto-apply on or off: while on, calls that the default policy or a
+    /// command's own `confirm` would put to a person run at once. Rules written in the
+    /// config still apply. Only people may change it (`ultra.confirm.autoApply` is
+    /// human-only; `ultra serve --auto-apply` sets it at start).
+    pub fn set_auto_apply(&self, on: bool) {
+        self.confirmations.set_auto_apply(on);
+    }
+
+    /// Whether auto-apply is on.
+    pub fn auto_apply(&self) -> bool {
+        self.confirmations.auto_apply()
+    }
+
     /// The registry.
     pub fn registry(&self) -> &Registry<S> {
         &self.registry
@@ -269,7 +282,19 @@ impl<S: Host> Executor<S> {
             return (Some(spec.id), CommandResult::err(err));
         }
         let annotations = command.annotations(&*parsed);
-        let (decision, rule) = self.policy.decide(spec.id, source.kind, &annotations);
+        let (mut decision, mut rule) = self.policy.decide(spec.id, source.kind, &annotations);
+        let by_default = rule.starts_with("default policy");
+        if spec.confirm
+            && by_default
+            && source.kind == SourceKind::Ai
+            && decision == Decision::Allow
+        {
+            decision = Decision::Ask;
+            rule = format!("{} is confirmed by a person for agents (seed 001)", spec.id);
+        }
+        if decision == Decision::Ask && (by_default || spec.confirm) && self.auto_apply() {
+            decision = Decision::Allow;
+        }
         match decision {
             Decision::Allow => {}
             Decision::Deny => {
@@ -279,7 +304,8 @@ impl<S: Host> Executor<S> {
                 return (Some(spec.id), CommandResult::err(err));
             }
             Decision::Ask => {
-                if let Err(err) = self.ask(spec.id, args, source, &rule).await {
+                let preview = command.preview(&self.services, &*parsed);
+                if let Err(err) = self.ask(spec.id, args, source, &rule, preview).await {
                     return (Some(spec.id), CommandResult::err(err));
                 }
             }
@@ -419,13 +445,14 @@ impl<S: Host> Executor<S> {
         args: &Value,
         source: &Source,
         rule: &str,
+        preview: Option<String>,
     ) -> Result<(), CommandError> {
         if self.approvers.load(Ordering::SeqCst) == 0 {
             return Err(CommandError::new(
                 ErrorCode::ConfirmationRequired,
                 format!("{id} needs a person's approval ({rule}) and no one is attached to approve it"),
             )
-            .with_details(json!({ "rule": rule }))
+            .with_details(json!({ "rule": rule, "preview": preview }))
             .with_suggestion("run `ultra serve` in a terminal (it prompts there), or allow it in ultra.config.json under policy"));
         }
         let timeout = Duration::from_millis(self.policy.confirm_timeout_ms);
@@ -441,6 +468,7 @@ impl<S: Host> Executor<S> {
             source: source.clone(),
             reason: rule.to_string(),
             expires_at,
+            preview,
         };
         let (cid, rx) = self.confirmations.park(info.clone());
         let mut shown = info;

@@ -118,6 +118,8 @@ error_codes! {
     UndoConflict = ("UNDO_CONFLICT", -32018, true),
     /// A position or range is outside the buffer.
     InvalidPosition = ("INVALID_POSITION", -32602, true),
+    /// A line range that is not in the file.
+    InvalidRange = ("INVALID_RANGE", -32602, true),
     /// No symbol (function, class, definition) has this name; suggestions come with it.
     SymbolNotFound = ("SYMBOL_NOT_FOUND", -32019, true),
     /// A shell script does not parse (or uses syntax the built-in shell does not support).

@@ -89,6 +89,10 @@ enum Sub {
         /// Do not prompt on this terminal for confirmations.
         #[arg(long)]
         no_prompt: bool,
+        /// Run agents' edits, creates, deletes and destructive commands without asking
+        /// (seed 001's auto-apply; rules in ultra.config.json still apply).
+        #[arg(long)]
+        auto_apply: bool,
     },
     /// Run a script in Ultra's built-in shell, in process on the workspace (no `sh`).
     Sh {
@@ -112,6 +116,10 @@ enum Sub {
         /// names (default: `mcp.profile` in ultra.config.json, else `default`).
         #[arg(long, value_name = "PROFILE")]
         profile: Option<String>,
+        /// Run agents' edits, creates, deletes and destructive commands without asking
+        /// (seed 001's auto-apply; rules in ultra.config.json still apply).
+        #[arg(long)]
+        auto_apply: bool,
     },
     /// Print AI-exposed commands as tool definitions for an LLM client.
     Tools {
@@ -180,10 +188,17 @@ fn main() -> ExitCode {
         }
     };
     match cli.sub {
-        Some(Sub::Serve { socket, no_prompt }) => serve::run(&root, socket, no_prompt),
+        Some(Sub::Serve {
+            socket,
+            no_prompt,
+            auto_apply,
+        }) => serve::run(&root, socket, no_prompt, auto_apply),
         Some(Sub::Sh { script }) => sh::run(&root, &script),
         Some(Sub::Index { cold, json }) => index::run(&root, cold, json),
-        Some(Sub::Mcp { profile }) => mcp::run(&root, profile.as_deref()),
+        Some(Sub::Mcp {
+            profile,
+            auto_apply,
+        }) => mcp::run(&root, profile.as_deref(), auto_apply),
         Some(Sub::Tools {
             format,
             profile,

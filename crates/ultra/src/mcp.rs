@@ -9,7 +9,7 @@ use ultra_core::tools::Profile;
 use ultra_mcp::McpServer;
 
 /// Serve MCP over stdio until the client disconnects.
-pub fn run(root: &std::path::Path, profile: Option<&str>) -> ExitCode {
+pub fn run(root: &std::path::Path, profile: Option<&str>, auto_apply: bool) -> ExitCode {
     let fail = |e: &dyn std::fmt::Display| {
         eprintln!("ultra mcp: {e}");
         ExitCode::from(2)
@@ -34,6 +34,9 @@ pub fn run(root: &std::path::Path, profile: Option<&str>) -> ExitCode {
             Ok(e) => e,
             Err(e) => return fail(&e),
         };
+        // No one can answer a confirmation over stdio yet: without auto-apply, calls that
+        // need a person come back as CONFIRMATION_REQUIRED.
+        exec.set_auto_apply(auto_apply);
         let server = McpServer::new(exec, &profile);
         eprintln!(
             "ultra mcp: {} tools on stdio for {}",

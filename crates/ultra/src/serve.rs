@@ -12,7 +12,7 @@ use ultra_protocol::event::names;
 use ultra_protocol::{Source, SourceKind};
 
 /// Run the server until SIGINT or SIGTERM.
-pub fn run(root: &Path, socket: Option<PathBuf>, no_prompt: bool) -> ExitCode {
+pub fn run(root: &Path, socket: Option<PathBuf>, no_prompt: bool, auto_apply: bool) -> ExitCode {
     let config = match Config::load(root) {
         Ok(c) => c,
         Err(e) => {
@@ -39,6 +39,10 @@ pub fn run(root: &Path, socket: Option<PathBuf>, no_prompt: bool) -> ExitCode {
                 return ExitCode::from(2);
             }
         };
+        if auto_apply {
+            exec.set_auto_apply(true);
+            eprintln!("  auto-apply: on (agents' edits, creates and deletes run without asking)");
+        }
         let socket = socket.unwrap_or_else(|| ultra_ipc::resolve_socket_path(root, &config.ipc));
         let server = match ultra_ipc::Server::bind(exec.clone(), &socket, &config.ipc).await {
             Ok(s) => s,
@@ -246,8 +250,17 @@ fn describe(data: &Value) -> String {
         args.push('…');
     }
     let reason = data.get("reason").and_then(Value::as_str).unwrap_or("");
+    // The diff or content the call would change, indented under the question.
+    let preview = data
+        .get("preview")
+        .and_then(Value::as_str)
+        .map(|p| {
+            let lines: Vec<String> = p.lines().take(60).map(|l| format!("    {l}")).collect();
+            format!("{}\n", lines.join("\n"))
+        })
+        .unwrap_or_default();
     format!(
-        "\n{} wants to run {command} {args}\n  ({reason})\nApprove? [y/N] ",
+        "\n{} wants to run {command} {args}\n  ({reason})\n{preview}Approve? [y/N] ",
         who.unwrap_or_else(|| "?".into())
     )
 }

@@ -22,12 +22,12 @@ fn fixture() -> Ws {
     );
     ws.write("src/app.ts", "const n = 1;\nexport { n };\n");
     ws.write("notes.txt", "alpha\nbeta\n");
+    ws.write("old.txt", "stale notes\n");
     ws
 }
 
-#[test]
-fn the_python_sdk_calls_every_tool_over_stdio() {
-    let ws = fixture();
+/// Run the Python client against `ws`; its combined output.
+fn run_client(ws: &Ws, extra: &[&str]) -> String {
     let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/client.py");
     // The client passes its environment on to the server it starts: the same private
     // state and runtime directories every test binary run gets.
@@ -35,7 +35,8 @@ fn the_python_sdk_calls_every_tool_over_stdio() {
     let mut cmd = std::process::Command::new("python3");
     cmd.arg(&script)
         .arg(template.get_program())
-        .arg(ws.path(""));
+        .arg(ws.path(""))
+        .args(extra);
     for (k, v) in template.get_envs() {
         match v {
             Some(v) => cmd.env(k, v),
@@ -50,16 +51,40 @@ fn the_python_sdk_calls_every_tool_over_stdio() {
     );
     assert!(out.status.success(), "{text}");
     assert!(
-        text.contains("\nok\n") || text.trim_end().ends_with("ok"),
+        String::from_utf8_lossy(&out.stdout)
+            .trim_end()
+            .ends_with("ok"),
         "{text}"
     );
+    text
+}
+
+#[test]
+fn the_python_sdk_calls_every_tool_over_stdio() {
+    let ws = fixture();
+    run_client(&ws, &[]);
     // The calls did their work: the edit landed, the write waited for a person.
     assert_eq!(ws.read("src/app.ts"), "const n = 2;\nexport { n };\n");
     assert_eq!(ws.read("notes.txt"), "alpha\nBETA\n");
     assert!(!ws.exists("out/new.txt"));
+    assert!(ws.exists("old.txt") && !ws.exists("src/util/date.ts"));
     // Attributed to the client by its name from `initialize`.
     let audit = ws.audit_text();
     assert!(audit.contains("\"agentId\":\"mcp\""), "{audit}");
+}
+
+/// With `--auto-apply` the calls that would wait for a person run at once.
+#[test]
+fn auto_apply_runs_what_would_be_confirmed() {
+    let ws = fixture();
+    run_client(&ws, &["--auto-apply"]);
+    assert_eq!(ws.read("out/new.txt"), "written\n");
+    assert_eq!(ws.read("src/util/date.ts"), "export const today = 1;\n");
+    assert!(!ws.exists("old.txt"));
+    assert_eq!(
+        ws.read("src/app.ts"),
+        "const n = 2;\nexport { n as total };\n"
+    );
 }
 
 /// A profile bounds what a client sees and may call: `read-only` lists only tools that

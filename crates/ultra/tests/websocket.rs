@@ -485,13 +485,14 @@ fn terminals_stream_output_exit_codes_and_die_with_their_session() {
         let line = r["result"]["data"].as_str().unwrap();
         assert!(line.contains("out-42 [] [mine] sub"), "{line}");
         // A long-running command: its output arrives while it runs.
-        call(&mut s, 4, "terminal.sendText", json!({"terminalId": id, "text": "for i in 1 2 3; do echo tick$i; sleep 0.2; done"}), &mut notes).await;
+        call(&mut s, 4, "terminal.sendText", json!({"terminalId": id, "text": "for i in 1 2 3 4 5; do echo tick$i; sleep 0.3; done"}), &mut notes).await;
         let before = notes.len();
-        let r = call(&mut s, 5, "terminal.wait", json!({"terminalId": id, "until": {"output": "tick3"}, "timeoutMs": 10000}), &mut notes).await;
+        let r = call(&mut s, 5, "terminal.wait", json!({"terminalId": id, "until": {"output": "tick5"}, "timeoutMs": 10000}), &mut notes).await;
         assert_eq!(r["result"]["matched"], true, "{r}");
-        // Pushed while the wait was still blocking, not after its reply.
+        // Pushed while the wait was still blocking, not after its reply (tick3 comes 0.6 s
+        // into the wait, well after the sendText reply).
         let during = pushed(&notes[before..]);
-        assert!(during.contains("tick1") && during.contains("tick2"), "{during:?}");
+        assert!(during.contains("tick3"), "{during:?}");
         // A wait that times out says so.
         let r = call(&mut s, 6, "terminal.wait", json!({"terminalId": id, "until": {"output": "never-printed"}, "timeoutMs": 200}), &mut notes).await;
         assert_eq!(r["result"]["timedOut"], true, "{r}");

@@ -1,8 +1,8 @@
 """A real MCP client (the official Python `mcp` SDK) against `ultra mcp` over stdio.
 
-Usage: client.py ULTRA_BINARY WORKSPACE_ROOT. Runs initialize, tools/list, and a
-tools/call of every tool offered (each with arguments that fit the fixture workspace the
-Rust test made), then checks an error's shape. Prints `ok` last when every check passed.
+Usage: client.py ULTRA_BINARY WORKSPACE_ROOT [--auto-apply]. Runs initialize, tools/list,
+and a tools/call of every tool offered (each with arguments that fit the fixture workspace
+the Rust test made), then checks an error's shape. Prints `ok` last when every check passed.
 """
 
 import asyncio
@@ -32,17 +32,28 @@ CALLS = {
     "sed": {"pattern": "alpha", "replacement": "ALPHA", "files": ["notes.txt"]},
     "replace": {"file": "notes.txt", "old": "beta", "new": "BETA"},
     "write": {"path": "out/new.txt", "content": "written\n"},
+    "edit_lines": {"path": "src/app.ts", "start": 2, "end": 2, "content": "export { n as total };"},
+    "create_file": {"path": "src/util/date.ts", "content": "export const today = 1;\n"},
+    "delete_file": {"path": "old.txt"},
     "apply_edits": {"files": [{"path": "src/app.ts", "edits": [{"old": "const n = 1;", "new": "const n = 2;"}]}], "save": True},
     "shell": {"script": "cat src/*.ts | wc -l"},
 }
 
 # Under the default policy an agent is asked before destructive commands; with no person
 # to answer, the call comes back as CONFIRMATION_REQUIRED with an id a person can approve.
-ASKS = {"write"}
+ASKS = {"write", "edit_lines", "create_file", "delete_file"}
+# What a person asked would see for each.
+PREVIEWS = {
+    "edit_lines": "+export { n as total };",
+    "create_file": "export const today = 1;",
+    "delete_file": "stale notes",
+}
 
 
-async def main(binary, root):
-    params = StdioServerParameters(command=binary, args=["--root", root, "mcp"], env=dict(os.environ))
+async def main(binary, root, auto_apply):
+    args = ["--root", root, "mcp"] + (["--auto-apply"] if auto_apply else [])
+    params = StdioServerParameters(command=binary, args=args, env=dict(os.environ))
+    asks = set() if auto_apply else ASKS
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:
             init = await session.initialize()
@@ -59,10 +70,13 @@ async def main(binary, root):
             for name in names:
                 result = await session.call_tool(name, CALLS[name])
                 text = result.content[0].text if result.content else ""
-                if name in ASKS:
+                if name in asks:
                     assert result.is_error, (name, text)
                     body = json.loads(text)
                     assert body["error"]["code"] == "CONFIRMATION_REQUIRED", (name, text)
+                    if name in PREVIEWS:
+                        preview = body["error"]["details"]["preview"]
+                        assert PREVIEWS[name] in preview, (name, preview)
                     print(f"{name}: asks a person first")
                     continue
                 assert not result.is_error, (name, text)
@@ -81,4 +95,4 @@ async def main(binary, root):
 
 
 if __name__ == "__main__":
-    asyncio.run(main(sys.argv[1], sys.argv[2]))
+    asyncio.run(main(sys.argv[1], sys.argv[2], "--auto-apply" in sys.argv[3:]))

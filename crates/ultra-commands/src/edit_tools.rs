@@ -1,0 +1,360 @@
+//! Seed 001's edit tools: `edit_lines` replaces lines `start..=end` (1-based, inclusive) of a
+//! file and saves it; `create_file` and `delete_file` are `ultra.createFile` (never over an
+//! existing file) and `ultra.deleteFile` under seed 001's names and arguments. A person
+//! confirms every call from an agent, shown the diff or the content (and, for a delete, the
+//! files that import it), unless policy or auto-apply says otherwise. An edit is one undo
+//! entry and reaches the index through the usual events.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use ultra_core::command::{CommandSpec, Example};
+use ultra_core::registry::RegistryError;
+use ultra_core::{Command, Cx, Registry};
+use ultra_protocol::{CommandError, ErrorCode};
+use ultra_workspace::workspace::{EditOp, FileEdits};
+
+use crate::Services;
+use crate::edit::apply_batch;
+use crate::util::is_human;
+
+/// Register `code.editLines`, `code.createFile` and `code.deleteFile`.
+pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
+    r.register(EditLines)?;
+    r.register(CreateFile)?;
+    r.register(DeleteFile)?;
+    Ok(())
+}
+
+/// Arguments of `code.editLines`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct EditLinesArgs {
+    /// Path relative to the workspace root.
+    pub path: String,
+    /// First line to replace, 1-based.
+    pub start: usize,
+    /// Last line to replace, inclusive (`start - 1` inserts before `start` without
+    /// replacing anything).
+    pub end: usize,
+    /// The new lines; empty deletes the range. A final newline is added if missing.
+    pub content: String,
+    /// Fail with STALE_VERSION (with the current hash and a diff) unless the file's
+    /// content hash is still this, e.g. the one `get_lines` or `read_file` returned.
+    pub expected_hash: Option<String>,
+}
+
+/// What `code.editLines` did.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LinesEdited {
+    pub path: String,
+    /// The transaction, for `ultra.undo {txnId}`.
+    pub txn_id: u64,
+    pub lines_removed: usize,
+    pub lines_added: usize,
+    /// Lines in the file now.
+    pub line_count: usize,
+    /// Content hash after the edit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hash: Option<String>,
+    /// A sentence for the model, with the diff.
+    pub output: String,
+}
+
+/// `code.editLines`.
+pub struct EditLines;
+
+static EDIT_LINES: CommandSpec = CommandSpec::new(
+    "code.editLines",
+    "Code: Edit Lines",
+    "Code",
+    "Replace lines start..end (1-based, inclusive) of a file with content and save it (seed 001's edit_lines). Empty content deletes the lines; end = start - 1 inserts before start. Pass expectedHash (from get_lines or read_file) to fail with STALE_VERSION instead of overwriting a change made since you read. A person confirms agents' calls, shown the diff, unless policy or auto-apply says otherwise. One undo entry.",
+)
+.tool_name("edit_lines")
+.confirms()
+.examples(&[
+    Example {
+        description: "Replace one line",
+        args: r#"{"path": "src/config.ts", "start": 2, "end": 2, "content": "  timeout: 5000,"}"#,
+        files: &[("src/config.ts", "export const config = {\n  timeout: 3000,\n};\n")],
+        expect: Some(r#"{"path": "src/config.ts", "linesRemoved": 1, "linesAdded": 1, "lineCount": 3}"#),
+        ..Example::EMPTY
+    },
+    Example {
+        description: "A file changed since it was read is not overwritten",
+        args: r#"{"path": "src/config.ts", "start": 2, "end": 2, "content": "  timeout: 5000,", "expectedHash": "0000"}"#,
+        files: &[("src/config.ts", "export const config = {\n  timeout: 3000,\n};\n")],
+        error: Some("STALE_VERSION"),
+        ..Example::EMPTY
+    },
+    Example {
+        description: "Empty content deletes the lines",
+        args: r#"{"path": "src/config.ts", "start": 2, "end": 2, "content": ""}"#,
+        files: &[("src/config.ts", "export const config = {\n  timeout: 3000,\n};\n")],
+        expect: Some(r#"{"linesRemoved": 1, "linesAdded": 0, "lineCount": 2}"#),
+        ..Example::EMPTY
+    },
+    Example {
+        description: "A range past the end says how long the file is",
+        args: r#"{"path": "src/config.ts", "start": 2, "end": 9, "content": ""}"#,
+        files: &[("src/config.ts", "export const config = {\n  timeout: 3000,\n};\n")],
+        error: Some("INVALID_RANGE"),
+        ..Example::EMPTY
+    },
+]);
+
+/// The content as whole lines.
+fn as_lines(content: &str) -> String {
+    if content.is_empty() || content.ends_with('\n') {
+        content.to_string()
+    } else {
+        format!("{content}\n")
+    }
+}
+
+/// Lines in `text` as people count them (a final newline ends the last line).
+fn count_lines(text: &str) -> usize {
+    if text.is_empty() {
+        0
+    } else {
+        text.lines().count()
+    }
+}
+
+/// Check the range against the file's current text; the text's lines.
+fn check_range(
+    services: &Services,
+    a: &EditLinesArgs,
+    human: bool,
+) -> Result<(ropey::Rope, usize), CommandError> {
+    let mut ws = services.ws();
+    let rel = ws.resolve_write(&a.path, human)?;
+    let snap = ws.snapshot(&rel)?;
+    let total = count_lines(&snap.rope.to_string());
+    if a.start == 0 || a.end + 1 < a.start || a.end > total {
+        return Err(CommandError::new(
+            ErrorCode::InvalidRange,
+            format!(
+                "lines {}-{} are not a range of {} ({total} lines)",
+                a.start, a.end, a.path
+            ),
+        )
+        .with_details(serde_json::json!({ "lineCount": total, "start": a.start, "end": a.end }))
+        .with_suggestion(format!(
+            "lines are 1-based and inclusive, end ≤ {total}; read the file with get_lines first"
+        )));
+    }
+    Ok((snap.rope, total))
+}
+
+/// The file's text with the edit applied.
+fn edited(rope: &ropey::Rope, a: &EditLinesArgs) -> ropey::Rope {
+    let text = rope.to_string();
+    let mut lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let new = as_lines(&a.content);
+    let replacement: Vec<&str> = new.split_inclusive('\n').collect();
+    let start = a.start - 1;
+    let end = a.end.min(lines.len());
+    lines.splice(start..end.max(start), replacement);
+    ropey::Rope::from_str(&lines.concat())
+}
+
+impl Command<Services> for EditLines {
+    type Args = EditLinesArgs;
+    type Output = LinesEdited;
+
+    fn spec(&self) -> &'static CommandSpec {
+        &EDIT_LINES
+    }
+
+    fn preview(&self, services: &Services, a: &EditLinesArgs) -> Option<String> {
+        let (rope, _) = check_range(services, a, false).ok()?;
+        Some(ultra_workspace::workspace::unified_diff(
+            &rope,
+            &edited(&rope, a),
+        ))
+    }
+
+    fn run(
+        &self,
+        cx: &mut Cx<'_, Services>,
+        a: EditLinesArgs,
+    ) -> Result<LinesEdited, CommandError> {
+        let human = is_human(cx);
+        let (before, _) = check_range(cx.services, &a, human)?;
+        let rel = cx.services.ws().resolve_write(&a.path, human)?;
+        let content = as_lines(&a.content);
+        let lines_added = count_lines(&content);
+        let lines_removed = (a.end + 1).saturating_sub(a.start);
+        let outcome = apply_batch(
+            cx,
+            vec![FileEdits {
+                path: rel.clone(),
+                expected_version: None,
+                expected_hash: a.expected_hash.clone(),
+                edits: vec![EditOp::Lines {
+                    start: a.start,
+                    end: a.end,
+                    text: content,
+                }],
+            }],
+        )?;
+        crate::file::save_one(cx, Some(rel.as_str()), false)?;
+        let f = outcome.files.into_iter().next().ok_or_else(|| {
+            CommandError::new(ErrorCode::InternalError, "edit produced no file outcome")
+        })?;
+        let after = cx.services.ws().snapshot(&rel)?;
+        let diff = ultra_workspace::workspace::unified_diff(&before, &after.rope);
+        let line_count = count_lines(&after.rope.to_string());
+        let range = if a.end < a.start {
+            format!("inserted before line {}", a.start)
+        } else if a.start == a.end {
+            format!("line {}", a.start)
+        } else {
+            format!("lines {}-{}", a.start, a.end)
+        };
+        Ok(LinesEdited {
+            path: f.path.clone(),
+            txn_id: outcome.txn_id,
+            lines_removed,
+            lines_added,
+            line_count,
+            hash: f.hash,
+            output: format!(
+                "Edited {} ({range}): {lines_removed} line(s) out, {lines_added} in; saved. Undo with ultra.undo {{\"txnId\": {}}}.\n{diff}",
+                f.path, outcome.txn_id
+            ),
+        })
+    }
+}
+
+/// Arguments of `code.createFile`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct CreateFileArgs {
+    /// Path relative to the workspace root; parent directories are created.
+    pub path: String,
+    /// The file's content.
+    pub content: String,
+}
+
+/// `code.createFile`.
+pub struct CreateFile;
+
+static CREATE_FILE: CommandSpec = CommandSpec::new(
+    "code.createFile",
+    "Code: Create File",
+    "Code",
+    "Create a new file with content, creating parent directories (seed 001's create_file). Fails with FILE_EXISTS if the path exists: edit existing files with edit_lines or apply_edits. A person confirms agents' calls, shown the content, unless policy or auto-apply says otherwise.",
+)
+.tool_name("create_file")
+.confirms()
+.examples(&[Example {
+    description: "Create a file in a new directory",
+    args: r#"{"path": "src/utils/date.ts", "content": "export const today = () => new Date();\n"}"#,
+    expect: Some(r#"{"path": "src/utils/date.ts", "created": true}"#),
+    ..Example::EMPTY
+}]);
+
+impl Command<Services> for CreateFile {
+    type Args = CreateFileArgs;
+    type Output = crate::file::Created;
+
+    fn spec(&self) -> &'static CommandSpec {
+        &CREATE_FILE
+    }
+
+    fn file_operation(&self, args: &CreateFileArgs) -> Option<ultra_core::FileOperation> {
+        ultra_core::FileOperation::create(&args.path)
+    }
+
+    fn preview(&self, _services: &Services, args: &CreateFileArgs) -> Option<String> {
+        Some(crate::file::head_of(&args.path, &args.content))
+    }
+
+    fn run(
+        &self,
+        cx: &mut Cx<'_, Services>,
+        a: CreateFileArgs,
+    ) -> Result<crate::file::Created, CommandError> {
+        crate::file::CreateFile.run(
+            cx,
+            crate::file::CreateFileArgs {
+                path: a.path,
+                content: a.content,
+                overwrite: false,
+                open: false,
+                expected_hash: None,
+            },
+        )
+    }
+}
+
+/// Arguments of `code.deleteFile`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct DeleteFileArgs {
+    /// Path relative to the workspace root.
+    pub path: String,
+}
+
+/// `code.deleteFile`.
+pub struct DeleteFile;
+
+static DELETE_FILE: CommandSpec = CommandSpec::new(
+    "code.deleteFile",
+    "Code: Delete File",
+    "Code",
+    "Delete a file (seed 001's delete_file). It cannot be undone. A person confirms agents' calls, shown the content and the files that import it, unless policy or auto-apply says otherwise.",
+)
+.tool_name("delete_file")
+.destructive()
+.confirms()
+.examples(&[Example {
+    description: "Delete a file",
+    args: r#"{"path": "old.txt"}"#,
+    files: &[("old.txt", "stale\n")],
+    expect: Some(r#"{"path": "old.txt", "deleted": true}"#),
+    ..Example::EMPTY
+}]);
+
+impl Command<Services> for DeleteFile {
+    type Args = DeleteFileArgs;
+    type Output = crate::file::Deleted;
+
+    fn spec(&self) -> &'static CommandSpec {
+        &DELETE_FILE
+    }
+
+    fn file_operation(&self, args: &DeleteFileArgs) -> Option<ultra_core::FileOperation> {
+        ultra_core::FileOperation::delete(&args.path)
+    }
+
+    fn preview(&self, services: &Services, args: &DeleteFileArgs) -> Option<String> {
+        crate::file::DeleteFile.preview(
+            services,
+            &crate::file::DeleteFileArgs {
+                path: args.path.clone(),
+                confirm: None,
+                force: false,
+                expected_hash: None,
+            },
+        )
+    }
+
+    fn run(
+        &self,
+        cx: &mut Cx<'_, Services>,
+        a: DeleteFileArgs,
+    ) -> Result<crate::file::Deleted, CommandError> {
+        crate::file::DeleteFile.run(
+            cx,
+            crate::file::DeleteFileArgs {
+                path: a.path,
+                confirm: None,
+                force: false,
+                expected_hash: None,
+            },
+        )
+    }
+}
