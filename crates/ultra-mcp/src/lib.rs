@@ -2,7 +2,8 @@
 //! schema, description and annotations generated from its declaration
 //! (`ultra_core::tools`), and a call runs through the same executor as every other
 //! surface (policy, security settings, validators, audit). Served over stdio by `ultra
-//! mcp`.
+//! mcp`, and as streamable HTTP at `/mcp` by `ultra serve` ([`http_router`]; the WebSocket
+//! server in front of it checks `Host`, `Origin` and the bearer token).
 //!
 //! A failed call is a tool result with `isError` and the structured error as JSON (stable
 //! code, message, suggestion, details), so the model reads what to do instead; only an
@@ -99,6 +100,25 @@ impl<S: Host> McpServer<S> {
         let result = self.exec.execute(id, args, source).await;
         to_tool_result(result)
     }
+}
+
+/// Streamable HTTP at `/mcp`: one [`McpServer`] per MCP session. `allowed_hosts` is rmcp's
+/// own DNS-rebinding guard (the server in front checks `Host` too); authentication is the
+/// job of the server this router is mounted in.
+pub fn http_router<S: Host>(server: McpServer<S>, allowed_hosts: Vec<String>) -> axum::Router {
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+    use rmcp::transport::streamable_http_server::{
+        StreamableHttpServerConfig, StreamableHttpService,
+    };
+    let config = StreamableHttpServerConfig::default()
+        .with_allowed_hosts(allowed_hosts)
+        .with_max_request_body_bytes(16 << 20);
+    let service = StreamableHttpService::new(
+        move || Ok(server.clone()),
+        Arc::new(LocalSessionManager::default()),
+        config,
+    );
+    axum::Router::new().nest_service("/mcp", service)
 }
 
 /// A command's result as an MCP tool result: the data as JSON text (and as structured

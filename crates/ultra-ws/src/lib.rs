@@ -142,6 +142,9 @@ impl Waiting {
 pub struct WsServer<S: Host> {
     listener: listener::Listener,
     shared: Arc<Shared<S>>,
+    /// HTTP routes served beside the WebSocket behind the same checks plus a bearer token
+    /// (MCP's `/mcp`).
+    mounted: Option<Router>,
 }
 
 impl<S: Host> WsServer<S> {
@@ -165,7 +168,17 @@ impl<S: Host> WsServer<S> {
                 backoff: auth::Backoff::default(),
                 waiting: Waiting::default(),
             }),
+            mounted: None,
         })
+    }
+
+    /// Serve `routes` beside the WebSocket. Each request must pass the `Host` and `Origin`
+    /// checks and carry `Authorization: Bearer <token>` (the WebSocket's token, compared in
+    /// constant time, with the same back-off after failures); anything else is 401 (or
+    /// 403) before it reaches the routes.
+    pub fn mount(mut self, routes: Router) -> Self {
+        self.mounted = Some(routes);
+        self
     }
 
     /// The bound address (with the port chosen when 0 was asked for).
@@ -178,9 +191,15 @@ impl<S: Host> WsServer<S> {
         self,
         stop: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> Result<(), WsError> {
-        let app = Router::new()
+        let mut app = Router::new()
             .route("/", get(upgrade::<S>))
-            .with_state(self.shared);
+            .with_state(self.shared.clone());
+        if let Some(routes) = self.mounted {
+            app = app.merge(routes.layer(axum::middleware::from_fn_with_state(
+                self.shared,
+                bearer::<S>,
+            )));
+        }
         axum::serve(
             self.listener,
             app.into_make_service_with_connect_info::<listener::Peer>(),
@@ -199,13 +218,7 @@ async fn upgrade<S: Host>(
     ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Response {
     let text = |h: header::HeaderName| headers.get(h).and_then(|v| v.to_str().ok());
-    let listen_host = shared.opts.host.as_str();
-    let extra: &[&str] = if guard::host_allowed(Some(listen_host), &[]) || listen_host.is_empty() {
-        &[]
-    } else {
-        std::slice::from_ref(&listen_host)
-    };
-    if !guard::host_allowed(text(header::HOST), extra) {
+    if !host_ok(&shared, text(header::HOST)) {
         refuse(&shared, "(ws host)", ErrorCode::Unauthorized);
         return (
             StatusCode::FORBIDDEN,
@@ -236,6 +249,69 @@ async fn upgrade<S: Host>(
         // tenth of the server's time under load); requests are small.
         .read_buffer_size(16 * 1024)
         .on_upgrade(move |socket| conn::serve(socket, shared, peer.addr))
+}
+
+/// In front of mounted routes: `Host` and `Origin` as for the WebSocket, then the bearer
+/// token. A request that passes may keep its connection open (server-sent events).
+async fn bearer<S: Host>(
+    State(shared): State<Arc<Shared<S>>>,
+    ConnectInfo(peer): ConnectInfo<listener::Peer>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let headers = request.headers();
+    let text = |h: header::HeaderName| headers.get(h).and_then(|v| v.to_str().ok());
+    if !host_ok(&shared, text(header::HOST)) {
+        refuse(&shared, "(http host)", ErrorCode::Unauthorized);
+        return (StatusCode::FORBIDDEN, "Host not allowed").into_response();
+    }
+    if !guard::origin_allowed(text(header::ORIGIN), &shared.opts.allowed_origins) {
+        refuse(&shared, "(http origin)", ErrorCode::Unauthorized);
+        return (StatusCode::FORBIDDEN, "Origin not allowed").into_response();
+    }
+    let given = text(header::AUTHORIZATION)
+        .and_then(|v| {
+            v.strip_prefix("Bearer ")
+                .or_else(|| v.strip_prefix("bearer "))
+        })
+        .map(str::trim);
+    let ip = peer.addr.ip();
+    let ok = match given {
+        Some(t) => match shared.backoff.admit(ip) {
+            Ok(wait) => {
+                tokio::time::sleep(wait).await;
+                shared.opts.token.matches(t)
+            }
+            Err(_) => false,
+        },
+        None => false,
+    };
+    if !ok {
+        if given.is_some() {
+            shared.backoff.fail(ip);
+        }
+        refuse(&shared, "(http auth)", ErrorCode::Unauthorized);
+        return (
+            StatusCode::UNAUTHORIZED,
+            [(header::WWW_AUTHENTICATE, "Bearer realm=\"ultra\"")],
+            "send Authorization: Bearer <token>, the token `ultra serve` uses for its WebSocket",
+        )
+            .into_response();
+    }
+    shared.backoff.succeed(ip);
+    peer.upgraded();
+    next.run(request).await
+}
+
+/// The `Host` check of [`upgrade`]: loopback names, or the configured host.
+fn host_ok<S: Host>(shared: &Shared<S>, host: Option<&str>) -> bool {
+    let listen_host = shared.opts.host.as_str();
+    let extra: &[&str] = if guard::host_allowed(Some(listen_host), &[]) || listen_host.is_empty() {
+        &[]
+    } else {
+        std::slice::from_ref(&listen_host)
+    };
+    guard::host_allowed(host, extra)
 }
 
 /// Audit a request refused before it reached the executor.

@@ -92,6 +92,7 @@ pub fn run(root: &Path, socket: Option<PathBuf>, no_prompt: bool, auto_apply: bo
             && let Some(addr) = ws.local_addr()
         {
             eprintln!("  websocket: ws://{addr}");
+            eprintln!("  mcp: http://{addr}/mcp (Authorization: Bearer <websocket token>)");
         }
         if let Some((_, token)) = &ws {
             eprintln!("  websocket token: {token}");
@@ -182,8 +183,25 @@ async fn bind_ws(
         max_batch: config.ipc.max_batch,
         idle_timeout: std::time::Duration::from_secs(config.session_idle_seconds.max(1)),
     };
+    let profile = ultra_core::tools::Profile::parse(config.mcp.profile.as_deref().unwrap_or(""))
+        .map_err(|e| format!("mcp.profile: {e}"))?;
+    let mut hosts: Vec<String> = ["localhost", "127.0.0.1", "::1", "[::1]"]
+        .iter()
+        .map(|h| h.to_string())
+        .collect();
+    if !config.host.is_empty() && !hosts.contains(&config.host) {
+        hosts.push(config.host.clone());
+    }
     match ultra_ws::WsServer::bind(exec.clone(), opts).await {
-        Ok(ws) => Ok(Some((ws, said))),
+        // MCP's streamable HTTP rides on the same listener, behind the same checks and the
+        // token as a bearer.
+        Ok(ws) => Ok(Some((
+            ws.mount(ultra_mcp::http_router(
+                ultra_mcp::McpServer::new(exec.clone(), &profile),
+                hosts,
+            )),
+            said,
+        ))),
         Err(e) if config.enabled.is_none() => {
             eprintln!("  websocket off: {e}");
             Ok(None)

@@ -144,3 +144,103 @@ fn a_profile_bounds_the_tools_a_client_can_call() {
     assert!(status.success(), "{status}");
     assert!(!ws.exists("x.txt"));
 }
+
+const TOKEN: &str = "mcp-token-0123456789abcdef0123456789abcdef";
+
+/// The `/mcp` URL `ultra serve` printed.
+fn mcp_url(server: &common::Server) -> String {
+    let err = server.wait_stderr("mcp: http://");
+    let line = err.lines().find(|l| l.contains("mcp: http://")).unwrap();
+    line.split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .unwrap()
+        .to_string()
+}
+
+/// A raw HTTP request; the status line.
+fn status(addr: &str, request: &str) -> String {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(std::time::Duration::from_secs(5)))
+        .unwrap();
+    s.write_all(request.as_bytes()).unwrap();
+    let mut buf = [0u8; 512];
+    let n = s.read(&mut buf).unwrap_or(0);
+    String::from_utf8_lossy(&buf[..n])
+        .lines()
+        .next()
+        .unwrap_or("")
+        .to_string()
+}
+
+/// Streamable HTTP at `/mcp` under `ultra serve`: the Python SDK with the bearer token calls
+/// every tool; without it, or with a wrong one, or with only a session id, the answer is
+/// 401 before anything runs (security.md A6); a foreign `Host` or `Origin` is 403.
+#[test]
+fn streamable_http_needs_the_bearer_token() {
+    let ws = fixture();
+    ws.config(serde_json::json!({"port": 0, "token": TOKEN}));
+    let server = ws.serve();
+    let url = mcp_url(&server);
+    let addr = url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_string();
+
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
+    let post = |extra: &str| {
+        format!(
+            "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\n{extra}Content-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+    };
+    assert!(status(&addr, &post("")).contains("401"));
+    assert!(status(&addr, &post("Authorization: Bearer wrong\r\n")).contains("401"));
+    assert!(
+        status(
+            &addr,
+            &post("Mcp-Session-Id: c815941f-db7d-4dd7-957c-23ad106be5bd\r\n")
+        )
+        .contains("401")
+    );
+    let bearer = format!("Authorization: Bearer {TOKEN}\r\n");
+    assert!(
+        status(
+            &addr,
+            &post(&format!("{bearer}Origin: https://evil.example\r\n"))
+        )
+        .contains("403")
+    );
+    let foreign = format!(
+        "POST /mcp HTTP/1.1\r\nHost: evil.example\r\n{bearer}Content-Type: application/json\r\n\
+         Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    assert!(status(&addr, &foreign).contains("403"));
+    assert!(status(&addr, &post(&bearer)).contains("200"));
+
+    // The real client, end to end.
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/client.py");
+    let out = common::run_with_deadline({
+        let mut cmd = std::process::Command::new("python3");
+        cmd.arg(&script).args(["--http", &url, TOKEN]);
+        cmd
+    });
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "{text}");
+    assert!(
+        String::from_utf8_lossy(&out.stdout)
+            .trim_end()
+            .ends_with("ok"),
+        "{text}"
+    );
+    assert_eq!(ws.read("src/app.ts"), "const n = 2;\nexport { n };\n");
+    let audit = ws.audit_text();
+    assert!(audit.contains("(http auth)"), "{audit}");
+    assert!(!audit.contains(TOKEN));
+}

@@ -2,7 +2,8 @@
 //! one) per attack, against the real `ultra serve`: A1-A3 and A5 (secrets), O2-O4 (hosts,
 //! origins, cross-site requests) and R1-R3 (resources). A4 (planted token files) is a unit
 //! test in `ultra-ws` (`auth.rs`) and, for the Unix socket, `socket.rs`; O1 is
-//! `websocket.rs`'s `foreign_hosts_and_origins_are_refused_before_the_upgrade`.
+//! `websocket.rs`'s `foreign_hosts_and_origins_are_refused_before_the_upgrade`; A6 (MCP over
+//! HTTP without a bearer token) is `mcp.rs`'s `streamable_http_needs_the_bearer_token`.
 
 #![allow(clippy::unwrap_used)]
 

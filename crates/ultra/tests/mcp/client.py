@@ -1,17 +1,21 @@
 """A real MCP client (the official Python `mcp` SDK) against `ultra mcp` over stdio.
 
-Usage: client.py ULTRA_BINARY WORKSPACE_ROOT [--auto-apply]. Runs initialize, tools/list,
-and a tools/call of every tool offered (each with arguments that fit the fixture workspace
-the Rust test made), then checks an error's shape. Prints `ok` last when every check passed.
+Usage: client.py ULTRA_BINARY WORKSPACE_ROOT [--auto-apply]   (stdio: starts `ultra mcp`)
+       client.py --http URL TOKEN                            (streamable HTTP, bearer token)
+Runs initialize, tools/list, and a tools/call of every tool offered (each with arguments
+that fit the fixture workspace the Rust test made), then checks an error's shape. Prints
+`ok` last when every check passed.
 """
 
 import asyncio
+import contextlib
 import json
 import os
 import sys
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
 
 # One call per tool, on the fixture workspace (see crates/ultra/tests/mcp.rs).
 CALLS = {
@@ -50,11 +54,25 @@ PREVIEWS = {
 }
 
 
-async def main(binary, root, auto_apply):
+@contextlib.asynccontextmanager
+async def stdio_streams(binary, root, auto_apply):
     args = ["--root", root, "mcp"] + (["--auto-apply"] if auto_apply else [])
     params = StdioServerParameters(command=binary, args=args, env=dict(os.environ))
-    asks = set() if auto_apply else ASKS
     async with stdio_client(params) as (read, write):
+        yield read, write
+
+
+@contextlib.asynccontextmanager
+async def http_streams(url, token):
+    client = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
+    async with client:
+        async with streamable_http_client(url, http_client=client) as streams:
+            yield streams[0], streams[1]
+
+
+async def main(streams, auto_apply):
+    asks = set() if auto_apply else ASKS
+    async with streams as (read, write):
         async with ClientSession(read, write) as session:
             init = await session.initialize()
             assert init.server_info.name == "ultra", init
@@ -95,4 +113,8 @@ async def main(binary, root, auto_apply):
 
 
 if __name__ == "__main__":
-    asyncio.run(main(sys.argv[1], sys.argv[2], "--auto-apply" in sys.argv[3:]))
+    if sys.argv[1] == "--http":
+        asyncio.run(main(http_streams(sys.argv[2], sys.argv[3]), False))
+    else:
+        auto = "--auto-apply" in sys.argv[3:]
+        asyncio.run(main(stdio_streams(sys.argv[1], sys.argv[2], auto), auto))
