@@ -37,6 +37,12 @@ pub fn run(root: &std::path::Path, profile: Option<&str>, auto_apply: bool) -> E
         // No one can answer a confirmation over stdio yet: without auto-apply, calls that
         // need a person come back as CONFIRMATION_REQUIRED.
         exec.set_auto_apply(auto_apply);
+        // As under `ultra serve`: buffers follow external edits, and the code index stays
+        // in memory, follows file events and warms up in the background (without this,
+        // every code query would walk the tree).
+        let _watch = ultra_commands::watch::spawn(exec.clone()).ok();
+        let _index_watch = exec.services().watch_index().ok();
+        let _warm = exec.services().warm_up(exec.events().clone());
         let server = McpServer::new(exec, &profile);
         eprintln!(
             "ultra mcp: {} tools on stdio for {}",

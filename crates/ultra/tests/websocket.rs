@@ -22,7 +22,7 @@ fn the_seed_flow_authenticates_then_serves_the_registry() {
     let url = url(&server);
     assert!(
         server
-            .stderr()
+            .wait_stderr("websocket token:")
             .contains("websocket token: from ultra.config.json"),
         "{}",
         server.stderr()

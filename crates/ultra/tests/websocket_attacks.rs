@@ -273,7 +273,7 @@ fn a5_the_token_does_not_leak() {
     assert!(!output.contains(TOKEN));
     assert!(
         server
-            .stderr()
+            .wait_stderr("websocket token:")
             .contains("websocket token: from ULTRA_TOKEN")
     );
     assert!(!server.stderr().contains(TOKEN));
