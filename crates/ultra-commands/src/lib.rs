@@ -14,6 +14,7 @@ pub mod edit_tools;
 pub mod editor_api;
 pub mod file;
 pub mod fs_api;
+pub mod git;
 pub mod navigation;
 pub mod promoted;
 pub mod query;
@@ -67,6 +68,7 @@ pub fn register_all(r: &mut Registry<Services>) -> Result<(), RegistryError> {
     editor_api::register(r)?;
     file::register(r)?;
     fs_api::register(r)?;
+    git::register(r)?;
     navigation::register(r)?;
     query::register(r)?;
     search_api::register(r)?;

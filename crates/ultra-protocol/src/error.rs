@@ -120,6 +120,12 @@ error_codes! {
     InvalidPosition = ("INVALID_POSITION", -32602, true),
     /// A line range that is not in the file.
     InvalidRange = ("INVALID_RANGE", -32602, true),
+    /// The workspace root is not the top of a git repository.
+    NotARepository = ("NOT_A_GIT_REPOSITORY", -32020, false),
+    /// A commit would record no change.
+    NothingToCommit = ("NOTHING_TO_COMMIT", -32020, true),
+    /// libgit2 refused an operation (its message says why).
+    GitFailed = ("GIT_FAILED", -32020, true),
     /// No symbol (function, class, definition) has this name; suggestions come with it.
     SymbolNotFound = ("SYMBOL_NOT_FOUND", -32019, true),
     /// A shell script does not parse (or uses syntax the built-in shell does not support).

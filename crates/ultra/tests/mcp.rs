@@ -11,7 +11,20 @@ use common::Ws;
 /// A small TypeScript project the client's calls are written against.
 fn fixture() -> Ws {
     let ws = Ws::new();
-    std::fs::create_dir_all(ws.path(".git")).unwrap();
+    for args in [
+        &["init", "-q", "-b", "main"][..],
+        &["config", "user.name", "Ada Agent"],
+        &["config", "user.email", "ada@example.com"],
+    ] {
+        let ok = std::process::Command::new("git")
+            .args(args)
+            .current_dir(ws.path(""))
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "git {args:?}");
+    }
     ws.write(
         "src/db.ts",
         "export class Db {\n  query(sql: string): string[] {\n    return [];\n  }\n}\n",
@@ -84,6 +97,15 @@ fn auto_apply_runs_what_would_be_confirmed() {
     assert_eq!(
         ws.read("src/app.ts"),
         "const n = 2;\nexport { n as total };\n"
+    );
+    let log = std::process::Command::new("git")
+        .args(["log", "--format=%s %an"])
+        .current_dir(ws.path(""))
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&log.stdout).trim(),
+        "docs: notes Ada Agent"
     );
 }
 

@@ -39,18 +39,22 @@ CALLS = {
     "edit_lines": {"path": "src/app.ts", "start": 2, "end": 2, "content": "export { n as total };"},
     "create_file": {"path": "src/util/date.ts", "content": "export const today = 1;\n"},
     "delete_file": {"path": "old.txt"},
+    "git_status": {},
+    "git_diff": {},
+    "git_commit": {"message": "docs: notes", "files": ["notes.txt"]},
     "apply_edits": {"files": [{"path": "src/app.ts", "edits": [{"old": "const n = 1;", "new": "const n = 2;"}]}], "save": True},
     "shell": {"script": "cat src/*.ts | wc -l"},
 }
 
 # Under the default policy an agent is asked before destructive commands; with no person
 # to answer, the call comes back as CONFIRMATION_REQUIRED with an id a person can approve.
-ASKS = {"write", "edit_lines", "create_file", "delete_file"}
+ASKS = {"write", "edit_lines", "create_file", "delete_file", "git_commit"}
 # What a person asked would see for each.
 PREVIEWS = {
     "edit_lines": "+export { n as total };",
     "create_file": "export const today = 1;",
     "delete_file": "stale notes",
+    "git_commit": "notes.txt",
 }
 
 

@@ -1,0 +1,184 @@
+//! Seed 001's git tools through the real binary on a real repository (made with the `git`
+//! CLI), called by an agent over the socket. The repository plants hooks, a filter driver
+//! and an external diff driver that would leave marker files if anything ran them
+//! (security.md G1-G2): none may.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::process::Command;
+
+use common::Ws;
+use serde_json::json;
+
+fn git(ws: &Ws, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(ws.path(""))
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", ws.base().join("home"))
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// A repository with one commit, one staged, one modified and one untracked file, and
+/// traps: hooks, a clean/smudge filter and a diff driver that would touch `pwned-*` files
+/// in the temp dir.
+fn repo(extra_config: serde_json::Value) -> Ws {
+    let ws = Ws::new();
+    ws.config(extra_config);
+    git(&ws, &["init", "-q", "-b", "main"]);
+    git(&ws, &["config", "user.name", "Ada Agent"]);
+    git(&ws, &["config", "user.email", "ada@example.com"]);
+    ws.write("src/a.ts", "export const a = 1;\n");
+    ws.write("src/b.ts", "export const b = 1;\n");
+    git(&ws, &["add", "src/a.ts", "src/b.ts", "ultra.config.json"]);
+    git(&ws, &["commit", "-q", "-m", "initial"]);
+    let trap = |name: &str| {
+        format!(
+            "touch '{}'",
+            ws.base().join(format!("pwned-{name}")).display()
+        )
+    };
+    for hook in [
+        "pre-commit",
+        "commit-msg",
+        "post-commit",
+        "prepare-commit-msg",
+    ] {
+        let p = ws.path(&format!(".git/hooks/{hook}"));
+        std::fs::write(&p, format!("#!/bin/sh\n{}\n", trap(hook))).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    ws.write("src/a.ts", "export const a = 2;\nexport const a2 = 3;\n");
+    git(&ws, &["add", "src/a.ts"]);
+    // The traps go in after the CLI's own `add` (which would run the filter).
+    git(&ws, &["config", "filter.evil.clean", &trap("clean")]);
+    git(&ws, &["config", "filter.evil.smudge", &trap("smudge")]);
+    git(&ws, &["config", "diff.evil.command", &trap("diff")]);
+    ws.write(".gitattributes", "*.ts filter=evil diff=evil\n");
+    ws.write("src/b.ts", "export const b = 2;\n");
+    ws.write("notes.txt", "untracked\n");
+    ws
+}
+
+fn no_traps_ran(ws: &Ws) {
+    let ran: Vec<String> = std::fs::read_dir(ws.base())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("pwned-"))
+        .collect();
+    assert!(ran.is_empty(), "ran: {ran:?}");
+}
+
+#[test]
+fn status_diff_and_commit_without_running_anything_of_the_repository() {
+    let ws = repo(json!({"policy": {"commands": {"git.commit": "allow"}}}));
+    let _server = ws.serve();
+    let mut c = ws.agent("claude");
+
+    let s = c.ok("git.status", json!({}));
+    assert_eq!(s["branch"], "main", "{s}");
+    assert_eq!(s["detached"], false);
+    assert_eq!(s["files"]["staged"], json!(["src/a.ts"]), "{s}");
+    assert_eq!(s["files"]["modified"], json!(["src/b.ts"]), "{s}");
+    let untracked = s["files"]["untracked"].as_array().unwrap();
+    assert!(
+        untracked.contains(&json!("notes.txt")) && untracked.contains(&json!(".gitattributes")),
+        "{s}"
+    );
+    assert!(
+        s["output"]
+            .as_str()
+            .unwrap()
+            .contains("Staged (1):\n  - src/a.ts"),
+        "{s}"
+    );
+
+    let d = c.ok("git.diff", json!({}));
+    assert_eq!(
+        d["files"],
+        json!([{"path": "src/b.ts", "insertions": 1, "deletions": 1, "binary": false}]),
+        "{d}"
+    );
+    assert!(
+        d["diff"]
+            .as_str()
+            .unwrap()
+            .contains("-export const b = 1;\n+export const b = 2;"),
+        "{d}"
+    );
+    let d = c.ok("git.diff", json!({"staged": true}));
+    assert_eq!(
+        (d["totalInsertions"].clone(), d["totalDeletions"].clone()),
+        (json!(2), json!(1)),
+        "{d}"
+    );
+    let d = c.ok("git.diff", json!({"path": "src/a.ts"}));
+    assert_eq!(d["files"], json!([]), "{d}");
+
+    // Refusals change nothing.
+    c.err_code("git.commit", json!({"message": "  "}), "INVALID_ARGUMENTS");
+    c.err_code(
+        "git.diff",
+        json!({"path": "../outside"}),
+        "PATH_OUTSIDE_WORKSPACE",
+    );
+
+    let r = c.ok(
+        "git.commit",
+        json!({"message": "feat: b is 2", "files": ["src/b.ts"]}),
+    );
+    assert_eq!(r["hash"], git(&ws, &["rev-parse", "HEAD"]), "{r}");
+    assert_eq!(r["files"], json!(["src/a.ts", "src/b.ts"]), "{r}");
+    assert_eq!(r["author"], "Ada Agent <ada@example.com>");
+    assert_eq!(git(&ws, &["log", "-1", "--format=%s"]), "feat: b is 2");
+    // The commit holds the files as they are (no filter touched them).
+    assert_eq!(git(&ws, &["show", "HEAD:src/b.ts"]), "export const b = 2;");
+    assert_eq!(
+        git(&ws, &["show", "HEAD:src/a.ts"]),
+        "export const a = 2;\nexport const a2 = 3;"
+    );
+    c.err_code(
+        "git.commit",
+        json!({"message": "again"}),
+        "NOTHING_TO_COMMIT",
+    );
+    no_traps_ran(&ws);
+}
+
+#[test]
+fn an_agents_commit_waits_for_a_person_and_shows_what_it_would_commit() {
+    let ws = repo(json!({}));
+    let _server = ws.serve();
+    let mut c = ws.agent("claude");
+    let e = c.err_code(
+        "git.commit",
+        json!({"message": "feat: b", "files": ["src/b.ts"]}),
+        "CONFIRMATION_REQUIRED",
+    );
+    let preview = e["data"]["details"]["preview"].as_str().unwrap();
+    assert!(
+        preview.contains("src/a.ts") && preview.contains("src/b.ts"),
+        "{preview}"
+    );
+    assert_eq!(git(&ws, &["log", "--format=%s"]), "initial");
+    no_traps_ran(&ws);
+}
+
+#[test]
+fn outside_a_repository_git_tools_say_so() {
+    let ws = Ws::new();
+    let _server = ws.serve();
+    let mut c = ws.agent("claude");
+    c.err_code("git.status", json!({}), "NOT_A_GIT_REPOSITORY");
+}
