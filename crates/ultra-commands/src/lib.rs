@@ -18,6 +18,7 @@ pub mod git;
 pub mod navigation;
 pub mod promoted;
 pub mod query;
+pub mod runner;
 pub mod search_api;
 pub mod selection;
 mod services;
@@ -71,6 +72,7 @@ pub fn register_all(r: &mut Registry<Services>) -> Result<(), RegistryError> {
     git::register(r)?;
     navigation::register(r)?;
     query::register(r)?;
+    runner::register(r)?;
     search_api::register(r)?;
     selection::register(r)?;
     shell::register(r)?;
@@ -98,6 +100,14 @@ pub fn state_dir(root: &Path) -> std::path::PathBuf {
 /// Build an executor for the workspace at `root` with `config`.
 pub fn build(root: &Path, config: Config) -> Result<Arc<Executor<Services>>, BuildError> {
     let validators = config.build_validators()?;
+    // `run` rules are checked against their own examples before anything starts.
+    runner::policy::Rules::from_config(&config.run).map_err(|message| {
+        BuildError::Config(ConfigError::Invalid {
+            path: ultra_core::config::CONFIG_FILE.into(),
+            key: "run".into(),
+            message,
+        })
+    })?;
     let services = Services::open(root, &config)?;
     let mut registry = Registry::new();
     register_all(&mut registry)?;

@@ -278,10 +278,22 @@ pub trait Command<S>: Send + Sync + 'static {
         self.spec().annotations
     }
 
+    /// [`Command::annotations`] with the services at hand, for risk that depends on
+    /// configuration (`run_command`'s allow list).
+    fn annotations_in(&self, _services: &S, args: &Self::Args) -> Annotations {
+        self.annotations(args)
+    }
+
     /// What a person asked to approve this call sees besides its arguments: the diff an
     /// edit would make, the content a delete would lose.
     fn preview(&self, _services: &S, _args: &Self::Args) -> Option<String> {
         None
+    }
+
+    /// A refusal that needs no person, checked before policy: a call this returns an error
+    /// for is never put to anyone (a denied command line).
+    fn precheck(&self, _services: &S, _args: &Self::Args) -> Result<(), CommandError> {
+        Ok(())
     }
 }
 
@@ -404,8 +416,9 @@ pub(crate) trait DynCommand<S>: Send + Sync {
     fn result_schema(&self) -> Value;
     fn parse(&self, args: Value) -> Result<Box<dyn Any + Send>, Vec<crate::schema::Issue>>;
     fn file_operation(&self, args: &(dyn Any + Send)) -> Option<FileOperation>;
-    fn annotations(&self, args: &(dyn Any + Send)) -> Annotations;
+    fn annotations(&self, services: &S, args: &(dyn Any + Send)) -> Annotations;
     fn preview(&self, services: &S, args: &(dyn Any + Send)) -> Option<String>;
+    fn precheck(&self, services: &S, args: &(dyn Any + Send)) -> Result<(), CommandError>;
     fn run(&self, cx: &mut Cx<'_, S>, args: Box<dyn Any + Send>) -> Result<Value, CommandError>;
 }
 
@@ -431,9 +444,9 @@ impl<S, C: Command<S>> DynCommand<S> for C {
             .and_then(|a| Command::file_operation(self, a))
     }
 
-    fn annotations(&self, args: &(dyn Any + Send)) -> Annotations {
+    fn annotations(&self, services: &S, args: &(dyn Any + Send)) -> Annotations {
         match args.downcast_ref::<C::Args>() {
-            Some(a) => Command::annotations(self, a),
+            Some(a) => Command::annotations_in(self, services, a),
             None => Command::spec(self).annotations,
         }
     }
@@ -441,6 +454,13 @@ impl<S, C: Command<S>> DynCommand<S> for C {
     fn preview(&self, services: &S, args: &(dyn Any + Send)) -> Option<String> {
         args.downcast_ref::<C::Args>()
             .and_then(|a| Command::preview(self, services, a))
+    }
+
+    fn precheck(&self, services: &S, args: &(dyn Any + Send)) -> Result<(), CommandError> {
+        match args.downcast_ref::<C::Args>() {
+            Some(a) => Command::precheck(self, services, a),
+            None => Ok(()),
+        }
     }
 
     fn run(&self, cx: &mut Cx<'_, S>, args: Box<dyn Any + Send>) -> Result<Value, CommandError> {

@@ -61,6 +61,57 @@ pub struct Config {
     /// The MCP surface (`ultra mcp`).
     #[serde(default)]
     pub mcp: McpConfig,
+    /// `run_command`'s policy and limits.
+    #[serde(default)]
+    pub run: RunConfig,
+}
+
+/// `run` section: what `run_command` may run. Each stage of a parsed command line is
+/// matched against the rules: a deny rule refuses the whole line, a line whose every stage
+/// an allow rule matches runs at once, anything else waits for a person. Omitted lists
+/// keep seed 001's defaults; given lists replace them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RunConfig {
+    /// Rules that refuse a command line.
+    #[serde(default)]
+    pub deny: Option<Vec<RunRule>>,
+    /// Rules that let a command line run without asking.
+    #[serde(default)]
+    pub allow: Option<Vec<RunRule>>,
+    /// Most bytes kept of stdout and of stderr (default 256 KiB).
+    #[serde(default)]
+    pub max_output_bytes: Option<usize>,
+}
+
+/// One rule over a command's stage: its program, first argument, flags. `match` and
+/// `notMatch` are command lines the rule must and must not match; they are checked when the
+/// config loads, so a rule that does not mean what its author thought is refused at start.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RunRule {
+    /// The program (deny rules compare its base name, so `/bin/rm` is `rm`; allow rules
+    /// need the bare name).
+    pub program: String,
+    /// Only when the first non-flag argument is one of these.
+    #[serde(default)]
+    pub subcommands: Vec<String>,
+    /// Only when an argument is one of these flags (a short flag like `-r` also matches
+    /// inside a cluster such as `-rf`).
+    #[serde(default)]
+    pub flags: Vec<String>,
+    /// Not when an argument starts with one of these.
+    #[serde(default)]
+    pub not_flags: Vec<String>,
+    /// Why, shown with a refusal.
+    #[serde(default)]
+    pub reason: Option<String>,
+    /// Command lines this rule must match.
+    #[serde(default, rename = "match")]
+    pub matches: Vec<String>,
+    /// Command lines this rule must not match.
+    #[serde(default)]
+    pub not_match: Vec<String>,
 }
 
 /// `mcp` section.

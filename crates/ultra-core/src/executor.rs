@@ -281,7 +281,10 @@ impl<S: Host> Executor<S> {
         if let Err(err) = self.security.check(spec, source.kind) {
             return (Some(spec.id), CommandResult::err(err));
         }
-        let annotations = command.annotations(&*parsed);
+        if let Err(err) = command.precheck(&self.services, &*parsed) {
+            return (Some(spec.id), CommandResult::err(err));
+        }
+        let annotations = command.annotations(&self.services, &*parsed);
         let (mut decision, mut rule) = self.policy.decide(spec.id, source.kind, &annotations);
         let by_default = rule.starts_with("default policy");
         if spec.confirm

@@ -66,7 +66,9 @@ pub async fn send(s: &mut Stream, v: Value) {
 
 /// Connect and read the challenge's nonce.
 pub async fn challenged(url: &str) -> (Stream, String) {
-    let mut s = open(url, &[]).await.unwrap();
+    let mut s = open(url, &[])
+        .await
+        .unwrap_or_else(|e| panic!("connect to {url}: {e}"));
     let challenge = recv(&mut s).await.unwrap();
     assert_eq!(challenge["method"], "auth.challenge", "{challenge}");
     let nonce = challenge["params"]["nonce"].as_str().unwrap().to_string();

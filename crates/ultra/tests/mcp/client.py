@@ -42,6 +42,7 @@ CALLS = {
     "git_status": {},
     "git_diff": {},
     "git_commit": {"message": "docs: notes", "files": ["notes.txt"]},
+    "run_command": {"command": "git status --short"},
     "apply_edits": {"files": [{"path": "src/app.ts", "edits": [{"old": "const n = 1;", "new": "const n = 2;"}]}], "save": True},
     "shell": {"script": "cat src/*.ts | wc -l"},
 }

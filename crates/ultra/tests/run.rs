@@ -1,0 +1,190 @@
+//! Seed 001's `run_command` through the real binary, called by an agent over the socket:
+//! allow-listed lines run as argv with `&&`, `||` and `|`, denied ones are refused without
+//! asking anyone, the rest wait for a person (here: no one, so CONFIRMATION_REQUIRED with
+//! the argv); a timeout kills the whole process group; the environment is scrubbed; output
+//! is capped; a config rule whose examples contradict it stops the server at start.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use common::{Server, Ws};
+use serde_json::json;
+
+fn rule(program: &str, example: &str) -> serde_json::Value {
+    json!({"program": program, "match": [example]})
+}
+
+fn workspace() -> Ws {
+    let ws = Ws::new();
+    ws.config(json!({"run": {
+        "allow": [
+            rule("echo", "echo hi"), rule("tr", "tr a b"), rule("true", "true"),
+            rule("false", "false"), rule("sleep", "sleep 1"), rule("seq", "seq 3"),
+            rule("env", "env"), rule("sh", "sh script.sh"),
+            rule("no-such-program-xyz", "no-such-program-xyz"),
+        ],
+        "maxOutputBytes": 1000,
+    }}));
+    ws.write("src/a.ts", "export const a = 1;\n");
+    ws
+}
+
+fn serve(ws: &Ws) -> Server {
+    let mut cmd = ws.command();
+    cmd.arg("serve")
+        .arg("--socket")
+        .arg(&ws.sock)
+        .env("ULTRA_TEST_SECRET", "hunter2")
+        .env("LD_PRELOAD", "")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    Server::spawn(cmd, ws.sock.clone())
+}
+
+/// Processes whose command line contains `needle`.
+fn running(needle: &str) -> usize {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .chars()
+                .all(|c| c.is_ascii_digit())
+        })
+        .filter(|e| {
+            let cmd = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
+            let stat = std::fs::read_to_string(e.path().join("stat")).unwrap_or_default();
+            String::from_utf8_lossy(&cmd)
+                .replace('\0', " ")
+                .contains(needle)
+                && !stat.contains(") Z ")
+        })
+        .count()
+}
+
+#[test]
+fn allowed_lines_run_as_argv_with_their_operators() {
+    let ws = workspace();
+    let _server = serve(&ws);
+    let mut c = ws.agent("claude");
+    let r = c.ok("run.command", json!({"command": "echo hello | tr a-z A-Z"}));
+    assert_eq!(r["stdout"], "HELLO\n", "{r}");
+    assert_eq!(r["exitCode"], 0);
+    assert!(r["duration"].is_u64());
+    let r = c.ok(
+        "run.command",
+        json!({"command": "false || echo fallback; echo next"}),
+    );
+    assert_eq!(r["stdout"], "fallback\nnext\n", "{r}");
+    let r = c.ok("run.command", json!({"command": "true && false"}));
+    assert_eq!(r["exitCode"], 1, "{r}");
+    // Quotes are words, not shell: `$HOME` in single quotes reaches echo as is.
+    let r = c.ok("run.command", json!({"command": "echo 'a  b' \"c\""}));
+    assert_eq!(r["stdout"], "a  b c\n", "{r}");
+    // The environment is scrubbed: the server's secrets and loader variables are gone.
+    let r = c.ok("run.command", json!({"command": "env"}));
+    let env = r["stdout"].as_str().unwrap();
+    assert!(
+        !env.contains("hunter2") && !env.contains("LD_PRELOAD"),
+        "{env}"
+    );
+    assert!(env.contains("PATH=") && env.contains("TERM=dumb"), "{env}");
+    // Output is capped.
+    let r = c.ok("run.command", json!({"command": "seq 1 100000"}));
+    assert_eq!(
+        r["truncated"],
+        true,
+        "{}",
+        r["stdout"].as_str().unwrap().len()
+    );
+    assert!(r["stdout"].as_str().unwrap().len() <= 1000);
+    // A missing program is a clear error.
+    let e = c.err_code(
+        "run.command",
+        json!({"command": "echo ok && no-such-program-xyz"}),
+        "FILE_NOT_FOUND",
+    );
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("no-such-program-xyz"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_timeout_kills_the_whole_process_group() {
+    let ws = workspace();
+    ws.write("script.sh", "sleep 31337 &\nsleep 31337\n");
+    let _server = serve(&ws);
+    let mut c = ws.agent("claude");
+    let started = std::time::Instant::now();
+    let r = c.ok(
+        "run.command",
+        json!({"command": "sh script.sh", "timeout": 500}),
+    );
+    assert_eq!(r["timedOut"], true, "{r}");
+    assert_eq!(r["exitCode"], -1);
+    assert!(started.elapsed() < Duration::from_secs(5));
+    // Both sleeps, the background one included, are gone.
+    let t = std::time::Instant::now();
+    while running("sleep 31337") > 0 {
+        assert!(
+            t.elapsed() < Duration::from_secs(5),
+            "sleep 31337 still runs"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn denied_lines_are_refused_and_others_wait_for_a_person() {
+    let ws = workspace();
+    let _server = serve(&ws);
+    let mut c = ws.agent("claude");
+    for line in [
+        "rm -rf src",
+        "echo hi; rm -rf src",
+        "echo hi && /bin/rm -r src",
+        "env rm -rf src",
+        "echo $(rm -rf src)",
+        "LD_PRELOAD=x echo hi",
+        "echo hi > src/a.ts",
+        "git push --force",
+    ] {
+        let e = c.err_code("run.command", json!({"command": line}), "POLICY_DENIED");
+        assert!(e["message"].as_str().unwrap().contains("refuses"), "{e}");
+    }
+    assert_eq!(ws.read("src/a.ts"), "export const a = 1;\n");
+    let e = c.err_code(
+        "run.command",
+        json!({"command": "ls -la src"}),
+        "CONFIRMATION_REQUIRED",
+    );
+    let preview = e["data"]["details"]["preview"].as_str().unwrap();
+    assert!(preview.contains(r#"["ls", "-la", "src"]"#), "{preview}");
+    let audit = ws.audit_text();
+    assert!(audit.contains("POLICY_DENIED"), "{audit}");
+}
+
+#[test]
+fn a_rule_that_contradicts_its_examples_stops_the_server() {
+    let ws = Ws::new();
+    ws.config(json!({"run": {"deny": [
+        {"program": "rm", "flags": ["-r"], "match": ["rm x"]}
+    ]}}));
+    let out = ws.cli(&["-c", "run.command", "-a", r#"{"command": "echo hi"}"#]);
+    assert_eq!(out.code(), 2, "{}", out.stderr());
+    assert!(
+        out.stderr().contains("run.deny[0]") && out.stderr().contains("`rm x`"),
+        "{}",
+        out.stderr()
+    );
+}
