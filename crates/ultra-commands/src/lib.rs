@@ -24,6 +24,7 @@ pub mod selection;
 mod services;
 pub mod shell;
 mod shell_writes;
+pub mod syntax_gate;
 pub mod terminal;
 mod util;
 pub mod watch;
@@ -99,7 +100,23 @@ pub fn state_dir(root: &Path) -> std::path::PathBuf {
 
 /// Build an executor for the workspace at `root` with `config`.
 pub fn build(root: &Path, config: Config) -> Result<Arc<Executor<Services>>, BuildError> {
-    let validators = config.build_validators()?;
+    let mut validators = config.build_validators()?;
+    // The syntax gate needs the parsers, so it is added here; on unless turned off.
+    let gate_off = config
+        .validators
+        .iter()
+        .any(|v| v.builtin == syntax_gate::ID && !v.enabled);
+    if !gate_off {
+        validators
+            .register(Arc::new(syntax_gate::SyntaxGate))
+            .map_err(|message| {
+                BuildError::Config(ConfigError::Invalid {
+                    path: ultra_core::config::CONFIG_FILE.into(),
+                    key: "validators".into(),
+                    message,
+                })
+            })?;
+    }
     // `run` rules are checked against their own examples before anything starts.
     runner::policy::Rules::from_config(&config.run).map_err(|message| {
         BuildError::Config(ConfigError::Invalid {

@@ -169,7 +169,8 @@ fn yes() -> bool {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ValidatorConfig {
     pub id: String,
-    /// The built-in kind: `patterns`.
+    /// The built-in kind: `patterns`, or `syntax` (the gate on new parse errors, on by
+    /// default; give it with `enabled: false` to turn it off).
     pub builtin: String,
     #[serde(default = "yes")]
     pub enabled: bool,
@@ -422,9 +423,11 @@ impl Config {
                         .map_err(invalid)?;
                     out.register(Arc::new(p)).map_err(invalid)?;
                 }
+                // The syntax gate needs the parsers: the commands layer adds it.
+                "syntax" => {}
                 other => {
                     return Err(invalid(format!(
-                        "unknown builtin validator `{other}`; available: patterns"
+                        "unknown builtin validator `{other}`; available: patterns, syntax"
                     )));
                 }
             }

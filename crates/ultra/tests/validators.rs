@@ -338,3 +338,57 @@ fn shell_writes_meet_open_buffers() {
         "{now}"
     );
 }
+
+/// The built-in syntax gate: an agent's edit that breaks the parse is not applied and the
+/// feedback names the new error with the proposed text; an edit to a file that was already
+/// broken is judged only on the errors it adds; people are not gated; config turns it off.
+#[test]
+fn the_syntax_gate_blocks_new_parse_errors_only() {
+    let ws = Ws::new();
+    ws.write(
+        "src/a.ts",
+        "export function a(x: number) {\n  return x;\n}\n",
+    );
+    ws.write("src/broken.ts", "export function b( {\n}\n");
+    let _server = ws.serve();
+    let mut c = ws.agent("bot");
+    let e = c.err_code(
+        "ultra.applyEdits",
+        json!({"files": [{"path": "src/a.ts", "edits": [{"old": "return x;", "new": "return (x;"}]}], "save": true}),
+        "CONTENT_VALIDATION_FAILED",
+    );
+    let fb = &e["data"]["feedback"];
+    let v = &fb["violations"][0];
+    assert_eq!(v["rule"], "syntax", "{fb}");
+    assert!(v["message"].as_str().unwrap().contains("line 2"), "{fb}");
+    assert_eq!(v["location"]["path"], "src/a.ts");
+    let text = fb.to_string();
+    assert!(
+        text.contains("Not applied") && text.contains("return (x;"),
+        "{fb}"
+    );
+    assert_eq!(
+        ws.read("src/a.ts"),
+        "export function a(x: number) {\n  return x;\n}\n"
+    );
+    // Already broken: a comment added above shifts the old error and passes.
+    c.ok(
+        "ultra.applyEdits",
+        json!({"files": [{"path": "src/broken.ts", "edits": [{"old": "export function b(", "new": "// fix me\nexport function b("}]}], "save": true}),
+    );
+    assert!(ws.read("src/broken.ts").starts_with("// fix me\n"));
+}
+
+#[test]
+fn the_syntax_gate_can_be_turned_off() {
+    let ws = Ws::new();
+    ws.config(json!({"validators": [{"id": "syntax", "builtin": "syntax", "enabled": false}]}));
+    ws.write("src/a.ts", "export const a = 1;\n");
+    let _server = ws.serve();
+    let mut c = ws.agent("bot");
+    c.ok(
+        "ultra.applyEdits",
+        json!({"files": [{"path": "src/a.ts", "edits": [{"old": "= 1;", "new": "= (1;"}]}], "save": true}),
+    );
+    assert_eq!(ws.read("src/a.ts"), "export const a = (1;\n");
+}
