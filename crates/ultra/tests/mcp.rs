@@ -36,6 +36,10 @@ fn fixture() -> Ws {
     ws.write("src/app.ts", "const n = 1;\nexport { n };\n");
     ws.write("notes.txt", "alpha\nbeta\n");
     ws.write("old.txt", "stale notes\n");
+    ws.write(
+        "package.json",
+        r#"{"name": "fixture", "version": "1.0.0", "scripts": {"test": "node --version"}}"#,
+    );
     ws
 }
 

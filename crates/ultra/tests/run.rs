@@ -188,3 +188,88 @@ fn a_rule_that_contradicts_its_examples_stops_the_server() {
         out.stderr()
     );
 }
+
+/// The real toolchain homes (the tests give the server a private HOME).
+fn toolchain_env(cmd: &mut std::process::Command) {
+    let home = std::env::var("HOME").unwrap_or_default();
+    let cargo = std::env::var("CARGO_HOME").unwrap_or(format!("{home}/.cargo"));
+    let rustup = std::env::var("RUSTUP_HOME").unwrap_or(format!("{home}/.rustup"));
+    cmd.env("CARGO_HOME", cargo).env("RUSTUP_HOME", rustup);
+}
+
+fn serve_with_toolchains(ws: &Ws) -> Server {
+    let mut cmd = ws.command();
+    cmd.arg("serve")
+        .arg("--socket")
+        .arg(&ws.sock)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    toolchain_env(&mut cmd);
+    Server::spawn(cmd, ws.sock.clone())
+}
+
+/// `run_tests` on real projects: a cargo crate (stats from `test result:` lines, a filter,
+/// a failing test), an npm script, and a pytest suite.
+#[test]
+fn run_tests_finds_the_runner_and_reads_its_summary() {
+    let ws = Ws::new();
+    ws.write(
+        "Cargo.toml",
+        "[package]\nname = \"fixture\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
+    );
+    ws.write(
+        "src/lib.rs",
+        "#[cfg(test)]\nmod tests {\n    #[test]\n    fn login_works() {}\n    #[test]\n    fn logout_works() {}\n    #[test]\n    #[ignore]\n    fn slow() {}\n    #[test]\n    fn login_fails() { assert_eq!(1, 2); }\n}\n",
+    );
+    let _server = serve_with_toolchains(&ws);
+    let mut c = ws.agent("claude");
+    let r = c.ok("run.tests", json!({}));
+    assert_eq!(r["runner"], "cargo", "{r}");
+    assert_eq!(r["passed"], false, "{}", r["output"]);
+    assert_eq!(
+        r["stats"],
+        json!({"total": 4, "passed": 2, "failed": 1, "skipped": 1}),
+        "{}",
+        r["output"]
+    );
+    let r = c.ok("run.tests", json!({"filter": "logout"}));
+    assert_eq!(r["passed"], true, "{}", r["output"]);
+    assert_eq!(r["command"], json!(["cargo", "test", "logout"]));
+    assert_eq!(r["stats"]["passed"], 1);
+}
+
+#[test]
+fn run_tests_runs_npm_and_pytest_projects() {
+    let npm = Ws::new();
+    npm.write(
+        "package.json",
+        r#"{"name": "fixture", "version": "1.0.0", "scripts": {"test": "node test.js"}}"#,
+    );
+    npm.write("test.js", "console.log('all good'); process.exit(0);\n");
+    let _server = serve_with_toolchains(&npm);
+    let mut c = npm.agent("claude");
+    let r = c.ok("run.tests", json!({}));
+    assert_eq!(r["runner"], "npm", "{r}");
+    assert_eq!(r["passed"], true, "{}", r["output"]);
+    assert!(r["output"].as_str().unwrap().contains("all good"), "{r}");
+
+    let py = Ws::new();
+    py.write("pytest.ini", "[pytest]\n");
+    py.write(
+        "test_app.py",
+        "import pytest\n\ndef test_login():\n    assert True\n\ndef test_logout():\n    assert 1 == 2\n\n@pytest.mark.skip\ndef test_later():\n    pass\n",
+    );
+    let _server = serve_with_toolchains(&py);
+    let mut c = py.agent("claude");
+    let r = c.ok("run.tests", json!({}));
+    assert_eq!(r["runner"], "pytest", "{r}");
+    assert_eq!(
+        r["stats"],
+        json!({"total": 3, "passed": 1, "failed": 1, "skipped": 1}),
+        "{}",
+        r["output"]
+    );
+    let r = c.ok("run.tests", json!({"filter": "login"}));
+    assert_eq!(r["passed"], true, "{}", r["output"]);
+}

@@ -4,6 +4,7 @@
 //! timeout), capped output, and the exit code and duration in the answer.
 
 pub mod policy;
+pub mod test_runner;
 
 use std::io::Read;
 use std::os::unix::process::CommandExt;
@@ -22,18 +23,31 @@ use ultra_shell::syntax::ast::AndOrOp;
 use crate::Services;
 use policy::{Line, Rules, Verdict};
 
-/// Register `run.command`.
+/// Register `run.command` and `run.tests`.
 pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
     r.register(RunCommand)?;
+    r.register(test_runner::RunTests)?;
     Ok(())
 }
 
 const DEFAULT_TIMEOUT_MS: u64 = 30_000;
 const MAX_TIMEOUT_MS: u64 = 600_000;
-const DEFAULT_MAX_OUTPUT: usize = 256 * 1024;
-/// What a program sees of Ultra's environment; `LD_*`, `GIT_*`, `BASH_ENV`, `PAGER` and
-/// the rest are dropped.
-const PASS_ENV: [&str; 6] = ["PATH", "HOME", "USER", "LOGNAME", "LANG", "TZ"];
+pub(crate) const DEFAULT_MAX_OUTPUT: usize = 256 * 1024;
+/// What a program sees of Ultra's environment: the basics and where toolchains live;
+/// `LD_*`, `GIT_*`, `BASH_ENV`, `PAGER`, tokens and the rest are dropped.
+const PASS_ENV: [&str; 11] = [
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "LANG",
+    "TZ",
+    "CARGO_HOME",
+    "RUSTUP_HOME",
+    "GOPATH",
+    "GOCACHE",
+    "VIRTUAL_ENV",
+];
 
 /// Arguments of `run.command`.
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -43,6 +43,7 @@ CALLS = {
     "git_diff": {},
     "git_commit": {"message": "docs: notes", "files": ["notes.txt"]},
     "run_command": {"command": "git status --short"},
+    "run_tests": {},
     "apply_edits": {"files": [{"path": "src/app.ts", "edits": [{"old": "const n = 1;", "new": "const n = 2;"}]}], "save": True},
     "shell": {"script": "cat src/*.ts | wc -l"},
 }
