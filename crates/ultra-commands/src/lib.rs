@@ -100,12 +100,12 @@ pub fn state_dir(root: &Path) -> std::path::PathBuf {
 
 /// Build an executor for the workspace at `root` with `config`.
 pub fn build(root: &Path, config: Config) -> Result<Arc<Executor<Services>>, BuildError> {
-    let mut validators = config.build_validators()?;
+    let mut validators = config.build_validators(root)?;
     // The syntax gate needs the parsers, so it is added here; on unless turned off.
     let gate_off = config
         .validators
         .iter()
-        .any(|v| v.builtin == syntax_gate::ID && !v.enabled);
+        .any(|v| v.builtin.as_deref() == Some(syntax_gate::ID) && !v.enabled);
     if !gate_off {
         validators
             .register(Arc::new(syntax_gate::SyntaxGate))

@@ -79,6 +79,9 @@ struct Output {
     start: u64,
     exited: bool,
     exit_code: Option<i64>,
+    /// Where output stood when text was last sent: `terminal.wait` looks from here by
+    /// default, so output that comes before the wait call is not missed.
+    input_mark: u64,
 }
 
 impl Output {
@@ -480,6 +483,10 @@ impl Command<Services> for SendText {
             )
             .with_suggestion("read its last output with terminal.read, then create a new one"));
         }
+        {
+            let mut out = t.out.lock().unwrap_or_else(|p| p.into_inner());
+            out.input_mark = out.end();
+        }
         let mut text = a.text;
         if a.add_new_line.unwrap_or(true) {
             text.push('\r');
@@ -586,7 +593,8 @@ pub struct WaitArgs {
     pub until: Until,
     /// Give up after this long (default 30,000, at most 600,000).
     pub timeout_ms: Option<u64>,
-    /// Look at output from this offset (default: what is new from now).
+    /// Look at output from this offset (default: from the last `terminal.sendText`, so
+    /// output that arrived before this call counts).
     pub since: Option<u64>,
 }
 
@@ -643,7 +651,7 @@ impl Command<Services> for Wait {
             Duration::from_millis(a.timeout_ms.unwrap_or(WAIT_DEFAULT_MS).min(WAIT_MAX_MS));
         let deadline = Instant::now() + timeout;
         let mut out = t.out.lock().unwrap_or_else(|p| p.into_inner());
-        let since = a.since.unwrap_or_else(|| out.end());
+        let since = a.since.unwrap_or(out.input_mark);
         loop {
             let (data, next, _) = out.from(since, SCROLLBACK_BYTES);
             let matched = match &pattern {

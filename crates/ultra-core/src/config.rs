@@ -164,14 +164,26 @@ fn yes() -> bool {
     true
 }
 
-/// One validator. Only built-in kinds exist in this build.
+/// One validator: a built-in kind, or a plugin program (`command`) speaking JSON-RPC on
+/// stdin/stdout (seed 000's ValidatorPlugin).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ValidatorConfig {
     pub id: String,
     /// The built-in kind: `patterns`, or `syntax` (the gate on new parse errors, on by
     /// default; give it with `enabled: false` to turn it off).
-    pub builtin: String,
+    #[serde(default)]
+    pub builtin: Option<String>,
+    /// A plugin: the program and its arguments, run in the workspace root.
+    #[serde(default)]
+    pub command: Option<Vec<String>>,
+    /// A plugin's answer time per call (default 5000 ms).
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+    /// What a plugin that crashes, hangs or answers garbage means: `deny` (the default:
+    /// the call is blocked) or `allow` (it proceeds with a warning).
+    #[serde(default)]
+    pub failure: Option<String>,
     #[serde(default = "yes")]
     pub enabled: bool,
     /// `patterns`: content rules.
@@ -406,7 +418,7 @@ impl Config {
     }
 
     /// Build the enabled validators.
-    pub fn build_validators(&self) -> Result<Validators, ConfigError> {
+    pub fn build_validators(&self, root: &std::path::Path) -> Result<Validators, ConfigError> {
         let mut out = Validators::default();
         for (i, v) in self.validators.iter().enumerate() {
             if !v.enabled {
@@ -417,18 +429,45 @@ impl Config {
                 key: format!("validators[{i}]"),
                 message,
             };
-            match v.builtin.as_str() {
-                "patterns" => {
+            match (v.builtin.as_deref(), &v.command) {
+                (Some("patterns"), None) => {
                     let p = PatternsValidator::new(&v.id, &v.rules, &v.protect, &v.guidelines)
                         .map_err(invalid)?;
                     out.register(Arc::new(p)).map_err(invalid)?;
                 }
                 // The syntax gate needs the parsers: the commands layer adds it.
-                "syntax" => {}
-                other => {
+                (Some("syntax"), None) => {}
+                (Some(other), None) => {
                     return Err(invalid(format!(
                         "unknown builtin validator `{other}`; available: patterns, syntax"
                     )));
+                }
+                (None, Some(argv)) => {
+                    let fail_open = match v.failure.as_deref() {
+                        None | Some("deny") => false,
+                        Some("allow") => true,
+                        Some(other) => {
+                            return Err(invalid(format!(
+                                "failure must be `deny` or `allow`, not `{other}`"
+                            )));
+                        }
+                    };
+                    let timeout = std::time::Duration::from_millis(v.timeout_ms.unwrap_or(5000));
+                    let p = crate::validator::process::ProcessValidator::new(
+                        &v.id,
+                        argv.clone(),
+                        root,
+                        timeout,
+                        fail_open,
+                    )
+                    .map_err(invalid)?;
+                    out.register(Arc::new(p)).map_err(invalid)?;
+                }
+                _ => {
+                    return Err(invalid(
+                        "give either `builtin` (patterns, syntax) or `command` (a plugin program)"
+                            .into(),
+                    ));
                 }
             }
         }
@@ -469,6 +508,10 @@ mod tests {
         )
         .unwrap();
         assert_eq!(c.commands.aliases["o"], "ultra.openFile");
-        assert!(c.build_validators().unwrap().has_validators());
+        assert!(
+            c.build_validators(std::path::Path::new("."))
+                .unwrap()
+                .has_validators()
+        );
     }
 }

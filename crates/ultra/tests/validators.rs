@@ -392,3 +392,88 @@ fn the_syntax_gate_can_be_turned_off() {
     );
     assert_eq!(ws.read("src/a.ts"), "export const a = (1;\n");
 }
+
+/// A workspace whose one validator is the Python plugin fixture in `mode`.
+fn with_plugin(mode: &str, failure: &str) -> Ws {
+    let ws = Ws::new();
+    let plugin =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/validator_plugin/plugin.py");
+    ws.config(json!({"validators": [{
+        "id": format!("plugin-{mode}"),
+        "command": ["python3", plugin.to_str().unwrap(), mode],
+        "timeoutMs": 800,
+        "failure": failure,
+    }]}));
+    ws.write("notes.md", "hello\n");
+    ws
+}
+
+fn edit_notes(c: &mut common::Conn, text: &str) -> serde_json::Value {
+    c.call(
+        "ultra.applyEdits",
+        json!({"files": [{"path": "notes.md", "edits": [{"old": "hello", "new": text}]}], "save": true}),
+    )
+}
+
+/// Out-of-process validator plugins (seed 000) in Python: a blocking verdict reaches the
+/// agent as feedback; a warning lets the edit through; a plugin that crashes, hangs or
+/// answers garbage blocks the call (C8) unless configured to fail open.
+#[test]
+fn plugins_block_warn_and_fail_closed() {
+    let ws = with_plugin("block", "deny");
+    let _server = ws.serve();
+    let mut c = ws.agent("bot");
+    let r = edit_notes(&mut c, "FORBIDDEN");
+    assert_eq!(
+        r["error"]["data"]["code"], "CONTENT_VALIDATION_FAILED",
+        "{r}"
+    );
+    let fb = &r["error"]["data"]["feedback"];
+    assert_eq!(fb["violations"][0]["rule"], "no-forbidden", "{fb}");
+    assert_eq!(
+        fb["suggestions"][0]["description"], "write ALLOWED instead",
+        "{fb}"
+    );
+    assert!(
+        fb.to_string()
+            .contains("The team does not write FORBIDDEN."),
+        "{fb}"
+    );
+    assert_eq!(ws.read("notes.md"), "hello\n");
+    let r = edit_notes(&mut c, "fine");
+    assert!(r.get("error").is_none(), "{r}");
+    assert_eq!(ws.read("notes.md"), "fine\n");
+    let log = std::fs::read_to_string(ws.path("plugin.log")).unwrap();
+    assert!(
+        log.starts_with("initialize\n") && log.contains("validateContent"),
+        "{log}"
+    );
+
+    let ws = with_plugin("warn", "deny");
+    let _server = ws.serve();
+    let mut c = ws.agent("bot");
+    let r = edit_notes(&mut c, "FORBIDDEN");
+    assert!(r.get("error").is_none(), "{r}");
+    assert_eq!(ws.read("notes.md"), "FORBIDDEN\n");
+
+    for mode in ["crash", "hang", "garbage"] {
+        let ws = with_plugin(mode, "deny");
+        let _server = ws.serve();
+        let mut c = ws.agent("bot");
+        let t = std::time::Instant::now();
+        let r = edit_notes(&mut c, "anything");
+        assert_eq!(r["error"]["data"]["code"], "VALIDATOR_ERROR", "{mode}: {r}");
+        assert!(t.elapsed() < std::time::Duration::from_secs(5), "{mode}");
+        assert_eq!(ws.read("notes.md"), "hello\n", "{mode}");
+        // And again: a dead plugin is started afresh, and still fails closed.
+        let r = edit_notes(&mut c, "anything");
+        assert_eq!(r["error"]["data"]["code"], "VALIDATOR_ERROR", "{mode}: {r}");
+    }
+
+    let ws = with_plugin("crash", "allow");
+    let _server = ws.serve();
+    let mut c = ws.agent("bot");
+    let r = edit_notes(&mut c, "anyway");
+    assert!(r.get("error").is_none(), "{r}");
+    assert_eq!(ws.read("notes.md"), "anyway\n");
+}

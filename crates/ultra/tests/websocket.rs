@@ -484,6 +484,12 @@ fn terminals_stream_output_exit_codes_and_die_with_their_session() {
         assert_eq!(r["result"]["matched"], true, "{r}");
         let line = r["result"]["data"].as_str().unwrap();
         assert!(line.contains("out-42 [] [mine] sub"), "{line}");
+        // Output that arrives before the wait call still counts: by default a wait looks
+        // from the last sendText.
+        call(&mut s, 30, "terminal.sendText", json!({"terminalId": id, "text": "echo quick-$((1+1))"}), &mut notes).await;
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let r = call(&mut s, 31, "terminal.wait", json!({"terminalId": id, "until": {"output": "quick-2"}, "timeoutMs": 5000}), &mut notes).await;
+        assert_eq!(r["result"]["matched"], true, "{r}");
         // A long-running command: its output arrives while it runs.
         call(&mut s, 4, "terminal.sendText", json!({"terminalId": id, "text": "for i in 1 2 3 4 5; do echo tick$i; sleep 0.3; done"}), &mut notes).await;
         let before = notes.len();

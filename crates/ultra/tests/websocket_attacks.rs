@@ -257,7 +257,7 @@ fn a5_the_token_does_not_leak() {
             &mut s,
             4,
             "terminal.wait",
-            json!({"terminalId": id, "until": {"output": "\\[[0-9]+\\]"}, "timeoutMs": 10000}),
+            json!({"terminalId": id, "until": {"output": "\\[[0-9]+\\]"}, "since": 0, "timeoutMs": 10000}),
             &mut notes,
         )
         .await;

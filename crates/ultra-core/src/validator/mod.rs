@@ -5,6 +5,7 @@
 //! that returns an error blocks the call instead of being skipped.
 
 pub mod patterns;
+pub mod process;
 
 use std::path::PathBuf;
 use std::sync::Arc;
