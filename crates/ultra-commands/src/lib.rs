@@ -164,5 +164,8 @@ pub fn build(root: &Path, config: Config) -> Result<Arc<Executor<Services>>, Bui
         audit,
         events: EventBus::default(),
         security: ultra_core::security::SecurityGate::new(&config.security),
+        deferred: Some(ultra_core::confirm::deferred::DeferredStore::new(
+            &state_dir(root).join("approvals"),
+        )),
     })))
 }

@@ -1,4 +1,7 @@
-//! Pending confirmations: calls parked until a person approves or denies them.
+//! Pending confirmations: calls parked until a person approves or denies them, and (in
+//! [`deferred`]) calls refused for want of a person that one can approve for a retry.
+
+pub mod deferred;
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;

@@ -71,6 +71,7 @@ pub struct Executor<S: Host> {
     confirmations: Confirmations,
     approvers: AtomicUsize,
     security: SecurityGate,
+    deferred: Option<crate::confirm::deferred::DeferredStore>,
 }
 
 /// Parts an executor is built from.
@@ -83,6 +84,9 @@ pub struct ExecutorParts<S: Host> {
     pub events: EventBus,
     /// Seed 003's `security` settings.
     pub security: SecurityGate,
+    /// Where calls refused for want of a person wait for `ultra approve` (none: refused
+    /// outright).
+    pub deferred: Option<crate::confirm::deferred::DeferredStore>,
 }
 
 /// Keeps an approver registered while alive; see [`Executor::attach_approver`].
@@ -107,6 +111,7 @@ impl<S: Host> Executor<S> {
             confirmations: Confirmations::default(),
             approvers: AtomicUsize::new(0),
             security: parts.security,
+            deferred: parts.deferred,
         }
     }
 
@@ -451,6 +456,35 @@ impl<S: Host> Executor<S> {
         preview: Option<String>,
     ) -> Result<(), CommandError> {
         if self.approvers.load(Ordering::SeqCst) == 0 {
+            if let Some(store) = &self.deferred {
+                let who = match &source.agent_id {
+                    Some(a) => format!("{} ({a})", source.kind.as_str()),
+                    None => source.kind.as_str().to_string(),
+                };
+                let digest = crate::audit::AuditLog::digest(
+                    &json!({ "command": id, "args": args, "who": who }),
+                );
+                let fresh = crate::confirm::deferred::Deferred {
+                    id: String::new(),
+                    command: id.to_string(),
+                    who,
+                    digest,
+                    args: args.clone(),
+                    preview: preview.clone(),
+                    reason: rule.to_string(),
+                    created: 0,
+                    approved: false,
+                };
+                return match store.check_or_defer(fresh) {
+                    Ok(_) => Ok(()),
+                    Err(d) => Err(CommandError::new(
+                        ErrorCode::ConfirmationRequired,
+                        format!("{id} needs a person's approval ({rule}); it is waiting as {}", d.id),
+                    )
+                    .with_details(json!({ "rule": rule, "preview": preview, "confirmationId": d.id }))
+                    .with_suggestion(format!("ask a person to run `ultra approve {}` in a terminal (it shows what you asked for), then call again with the same arguments; or have them run `ultra serve` in a terminal to be asked there, or allow it in ultra.config.json under policy", d.id))),
+                };
+            }
             return Err(CommandError::new(
                 ErrorCode::ConfirmationRequired,
                 format!("{id} needs a person's approval ({rule}) and no one is attached to approve it"),

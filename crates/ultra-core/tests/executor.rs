@@ -223,6 +223,7 @@ fn executor(
         audit,
         events: EventBus::default(),
         security: Default::default(),
+        deferred: None,
     }))
 }
 

@@ -6,6 +6,7 @@
 //!   terminal it also asks there before risky agent calls.
 //! - `ultra commands` lists the registry.
 
+mod approve;
 mod cli;
 mod index;
 mod mcp;
@@ -121,6 +122,20 @@ enum Sub {
         #[arg(long)]
         auto_apply: bool,
     },
+    /// List calls waiting for a person's approval (refused with CONFIRMATION_REQUIRED
+    /// while no one was there to ask).
+    Pending,
+    /// Approve a waiting call, shown on this terminal first; the agent's next identical
+    /// call runs once.
+    Approve {
+        /// Its id, e.g. `defer-1a2b3c4d5e6f`.
+        id: String,
+    },
+    /// Deny a waiting call.
+    Deny {
+        /// Its id.
+        id: String,
+    },
     /// Print AI-exposed commands as tool definitions for an LLM client.
     Tools {
         /// mcp, openai or anthropic.
@@ -195,6 +210,9 @@ fn main() -> ExitCode {
         }) => serve::run(&root, socket, no_prompt, auto_apply),
         Some(Sub::Sh { script }) => sh::run(&root, &script),
         Some(Sub::Index { cold, json }) => index::run(&root, cold, json),
+        Some(Sub::Pending) => approve::list(&root),
+        Some(Sub::Approve { id }) => approve::answer(&root, &id, true),
+        Some(Sub::Deny { id }) => approve::answer(&root, &id, false),
         Some(Sub::Mcp {
             profile,
             auto_apply,

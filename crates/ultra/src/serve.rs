@@ -237,6 +237,8 @@ pub fn spawn_prompter(exec: Arc<Executor<Services>>) -> tokio::task::JoinHandle<
             let question = describe(&event.data);
             let answer = tokio::task::spawn_blocking(move || ask_tty(&question))
                 .await
+                .ok()
+                .flatten()
                 .unwrap_or(false);
             let command = if answer {
                 "ultra.confirm.approve"
@@ -283,22 +285,21 @@ fn describe(data: &Value) -> String {
     )
 }
 
-/// Ask on the controlling terminal (not stdin, which may be a pipe).
-fn ask_tty(question: &str) -> bool {
-    let Ok(tty) = std::fs::OpenOptions::new()
+/// Ask on the controlling terminal (not stdin, which may be a pipe): `None` when there is
+/// no terminal, else whether the person said yes.
+pub fn ask_tty(question: &str) -> Option<bool> {
+    let tty = std::fs::OpenOptions::new()
         .read(true)
         .write(true)
         .open("/dev/tty")
-    else {
-        return false;
-    };
+        .ok()?;
     let mut out = &tty;
     let _ = out.write_all(question.as_bytes());
     let _ = out.flush();
     let mut line = String::new();
     let mut reader = std::io::BufReader::new(&tty);
     if reader.read_line(&mut line).is_err() {
-        return false;
+        return Some(false);
     }
-    matches!(line.trim(), "y" | "Y" | "yes" | "Yes")
+    Some(matches!(line.trim(), "y" | "Y" | "yes" | "Yes"))
 }

@@ -318,3 +318,100 @@ fn policy_rules_from_config() {
         "CONFIRMATION_REQUIRED",
     );
 }
+
+/// With no person attached, an agent's call that needs approval waits under an id; `ultra
+/// approve ID` (at a terminal, shown the diff) lets the agent's next identical call run
+/// once; without a terminal it refuses; `ultra deny` drops it.
+#[test]
+fn a_deferred_call_runs_once_after_ultra_approve() {
+    let ws = Ws::new();
+    ws.write("src/a.ts", "export const a = 1;\n");
+    let _server = ws.serve();
+    let mut c = ws.agent("claude");
+    let args = json!({"path": "src/a.ts", "start": 1, "end": 1, "content": "export const a = 2;"});
+    let e = c.err_code("code.editLines", args.clone(), "CONFIRMATION_REQUIRED");
+    let id = e["data"]["details"]["confirmationId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        e["data"]["suggestion"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("ultra approve {id}")),
+        "{e}"
+    );
+    // The same call again waits under the same id.
+    let again = c.err_code("code.editLines", args.clone(), "CONFIRMATION_REQUIRED");
+    assert_eq!(again["data"]["details"]["confirmationId"], id.as_str());
+
+    let pending = ws.cli(&["pending"]);
+    assert!(
+        pending.stdout().contains(&id) && pending.stdout().contains("+export const a = 2;"),
+        "{}",
+        pending.stdout()
+    );
+
+    // No terminal, no approval.
+    let mut cmd = ws.command();
+    cmd.args(["approve", &id])
+        .stdin(Stdio::null())
+        .process_group(0);
+    unsafe {
+        // SAFETY: setsid in the child before exec; no allocation, async-signal-safe.
+        cmd.pre_exec(|| {
+            libc::setsid();
+            Ok(())
+        });
+    }
+    let out = common::run_with_deadline(cmd);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(ws.read("src/a.ts"), "export const a = 1;\n");
+
+    // A person at a terminal (a real PTY through script(1)) says yes.
+    let bin = ws.command().get_program().to_owned();
+    let line = format!("{} approve {id}", bin.to_string_lossy());
+    let mut script = std::process::Command::new("script");
+    script
+        .args(["-qec", &line, "/dev/null"])
+        .current_dir(ws.path(""))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in ws.command().get_envs() {
+        match v {
+            Some(v) => script.env(k, v),
+            None => script.env_remove(k),
+        };
+    }
+    let mut child = script.spawn().unwrap();
+    child.stdin.take().unwrap().write_all(b"y\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("+export const a = 2;") && text.contains(&format!("approved {id}")),
+        "{text}"
+    );
+
+    // The identical call now runs, once.
+    c.ok("code.editLines", args.clone());
+    assert_eq!(ws.read("src/a.ts"), "export const a = 2;\n");
+    let e = c.err_code("code.editLines", args, "CONFIRMATION_REQUIRED");
+    let next = e["data"]["details"]["confirmationId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_ne!(next, id);
+    assert!(ws.cli(&["deny", &next]).stdout().contains("denied"));
+    assert!(ws.cli(&["pending"]).stdout().contains("nothing is waiting"));
+}

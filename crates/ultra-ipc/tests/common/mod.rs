@@ -152,6 +152,7 @@ pub fn executor(events: EventBus) -> Executor<TestHost> {
         audit: AuditLog::disabled(),
         events,
         security: Default::default(),
+        deferred: None,
     })
 }
 
