@@ -20,6 +20,10 @@ pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
     r.register(GitStatus)?;
     r.register(GitDiff)?;
     r.register(GitCommit)?;
+    r.register(GitStage)?;
+    r.register(GitUnstage)?;
+    r.register(GitLog)?;
+    r.register(GitBranches)?;
     Ok(())
 }
 
@@ -484,5 +488,254 @@ impl Command<Services> for GitCommit {
             ),
             timestamp: sig.when().seconds(),
         })
+    }
+}
+
+// ---------------------------------------------------------------- stage / unstage
+
+/// Arguments of `git.stage` and `git.unstage`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct FilesArgs {
+    /// Paths relative to the workspace root.
+    pub files: Vec<String>,
+}
+
+/// The files staged after the call.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Staged {
+    pub staged: Vec<String>,
+}
+
+/// `git.stage`.
+pub struct GitStage;
+
+static STAGE: CommandSpec = CommandSpec::new(
+    "git.stage",
+    "Git: Stage",
+    "Git",
+    "Stage files for the next commit (a deleted file is staged as deleted). Returns what is staged now.",
+)
+.examples(&[Example {
+    description: "Outside a repository",
+    args: r#"{"files": ["a.ts"]}"#,
+    error: Some("NOT_A_GIT_REPOSITORY"),
+    ..Example::EMPTY
+}]);
+
+impl Command<Services> for GitStage {
+    type Args = FilesArgs;
+    type Output = Staged;
+
+    fn spec(&self) -> &'static CommandSpec {
+        &STAGE
+    }
+
+    fn run(&self, cx: &mut Cx<'_, Services>, a: FilesArgs) -> Result<Staged, CommandError> {
+        let repo = open(cx.services)?;
+        stage(cx, &repo, &a.files)?;
+        Ok(Staged {
+            staged: staged_paths(&repo)?,
+        })
+    }
+}
+
+/// `git.unstage`.
+pub struct GitUnstage;
+
+static UNSTAGE: CommandSpec = CommandSpec::new(
+    "git.unstage",
+    "Git: Unstage",
+    "Git",
+    "Take files out of the next commit (the index entry goes back to HEAD's; the work tree is not touched). Returns what is staged now.",
+)
+.examples(&[Example {
+    description: "Outside a repository",
+    args: r#"{"files": ["a.ts"]}"#,
+    error: Some("NOT_A_GIT_REPOSITORY"),
+    ..Example::EMPTY
+}]);
+
+impl Command<Services> for GitUnstage {
+    type Args = FilesArgs;
+    type Output = Staged;
+
+    fn spec(&self) -> &'static CommandSpec {
+        &UNSTAGE
+    }
+
+    fn run(&self, cx: &mut Cx<'_, Services>, a: FilesArgs) -> Result<Staged, CommandError> {
+        let repo = open(cx.services)?;
+        let mut paths = Vec::new();
+        for f in &a.files {
+            paths.push(cx.services.ws().resolve_entry(f, is_human(cx))?.to_string());
+        }
+        match repo.head().ok().and_then(|h| h.peel_to_commit().ok()) {
+            Some(head) => repo
+                .reset_default(Some(head.as_object()), paths.iter())
+                .map_err(failed)?,
+            None => {
+                // Before the first commit there is no HEAD to go back to: drop the entries.
+                let mut index = repo.index().map_err(failed)?;
+                for p in &paths {
+                    index.remove_path(std::path::Path::new(p)).map_err(failed)?;
+                }
+                index.write().map_err(failed)?;
+            }
+        }
+        Ok(Staged {
+            staged: staged_paths(&repo)?,
+        })
+    }
+}
+
+// ---------------------------------------------------------------- log / branches
+
+/// Arguments of `git.log`.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct LogArgs {
+    /// Most commits (default 20, at most 500).
+    pub limit: Option<usize>,
+    /// Only commits that changed this file.
+    pub path: Option<String>,
+}
+
+/// One commit.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct LogEntry {
+    pub hash: String,
+    pub author: String,
+    /// Seconds since the epoch.
+    pub timestamp: i64,
+    pub summary: String,
+}
+
+/// `git.log`.
+pub struct GitLog;
+
+static LOG: CommandSpec = CommandSpec::new(
+    "git.log",
+    "Git: Log",
+    "Git",
+    "Commits from HEAD back, newest first: hash, author, time and summary; path keeps those that changed a file.",
+)
+.read_only()
+.idempotent()
+.examples(&[Example {
+    description: "Outside a repository",
+    args: "{}",
+    error: Some("NOT_A_GIT_REPOSITORY"),
+    ..Example::EMPTY
+}]);
+
+impl Command<Services> for GitLog {
+    type Args = LogArgs;
+    type Output = Vec<LogEntry>;
+
+    fn spec(&self) -> &'static CommandSpec {
+        &LOG
+    }
+
+    fn run(&self, cx: &mut Cx<'_, Services>, a: LogArgs) -> Result<Vec<LogEntry>, CommandError> {
+        let repo = open(cx.services)?;
+        let path = match &a.path {
+            Some(p) => Some(cx.services.ws().resolve_entry(p, is_human(cx))?.to_string()),
+            None => None,
+        };
+        let limit = a.limit.unwrap_or(20).clamp(1, 500);
+        let mut walk = repo.revwalk().map_err(failed)?;
+        if walk.push_head().is_err() {
+            return Ok(Vec::new());
+        }
+        let mut out = Vec::new();
+        for oid in walk {
+            let commit = repo.find_commit(oid.map_err(failed)?).map_err(failed)?;
+            if let Some(p) = &path {
+                let tree = commit.tree().map_err(failed)?;
+                let parent = commit.parent(0).ok().and_then(|c| c.tree().ok());
+                let mut opts = DiffOptions::new();
+                opts.pathspec(p);
+                let diff = repo
+                    .diff_tree_to_tree(parent.as_ref(), Some(&tree), Some(&mut opts))
+                    .map_err(failed)?;
+                if diff.deltas().len() == 0 {
+                    continue;
+                }
+            }
+            let sig = commit.author();
+            out.push(LogEntry {
+                hash: commit.id().to_string(),
+                author: format!(
+                    "{} <{}>",
+                    sig.name().unwrap_or(""),
+                    sig.email().unwrap_or("")
+                ),
+                timestamp: sig.when().seconds(),
+                summary: commit.summary().ok().flatten().unwrap_or("").to_string(),
+            });
+            if out.len() >= limit {
+                break;
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// One local branch.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct BranchInfo {
+    pub name: String,
+    pub current: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub upstream: Option<String>,
+}
+
+/// `git.branches`.
+pub struct GitBranches;
+
+static BRANCHES: CommandSpec = CommandSpec::new(
+    "git.branches",
+    "Git: Branches",
+    "Git",
+    "The local branches, which one is checked out, and each one's upstream.",
+)
+.read_only()
+.idempotent()
+.examples(&[Example {
+    description: "Outside a repository",
+    args: "{}",
+    error: Some("NOT_A_GIT_REPOSITORY"),
+    ..Example::EMPTY
+}]);
+
+impl Command<Services> for GitBranches {
+    type Args = NoArgs;
+    type Output = Vec<BranchInfo>;
+
+    fn spec(&self) -> &'static CommandSpec {
+        &BRANCHES
+    }
+
+    fn run(&self, cx: &mut Cx<'_, Services>, _: NoArgs) -> Result<Vec<BranchInfo>, CommandError> {
+        let repo = open(cx.services)?;
+        let mut out = Vec::new();
+        for b in repo
+            .branches(Some(git2::BranchType::Local))
+            .map_err(failed)?
+        {
+            let (b, _) = b.map_err(failed)?;
+            let name = b.name().ok().flatten().unwrap_or("").to_string();
+            let upstream = b
+                .upstream()
+                .ok()
+                .and_then(|u| u.name().ok().flatten().map(String::from));
+            out.push(BranchInfo {
+                current: b.is_head(),
+                name,
+                upstream,
+            });
+        }
+        Ok(out)
     }
 }

@@ -153,6 +153,33 @@ fn status_diff_and_commit_without_running_anything_of_the_repository() {
         json!({"message": "again"}),
         "NOTHING_TO_COMMIT",
     );
+
+    // History and branches.
+    let log = c.ok("git.log", json!({}));
+    let summaries: Vec<&str> = log
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["summary"].as_str().unwrap())
+        .collect();
+    assert_eq!(summaries, ["feat: b is 2", "initial"], "{log}");
+    assert_eq!(log[0]["author"], "Ada Agent <ada@example.com>");
+    let log = c.ok("git.log", json!({"path": "src/b.ts", "limit": 1}));
+    assert_eq!(log.as_array().unwrap().len(), 1, "{log}");
+    let b = c.ok("git.branches", json!({}));
+    assert_eq!(b, json!([{"name": "main", "current": true}]), "{b}");
+
+    // Stage and unstage.
+    ws.write("src/c.ts", "export const c = 1;\n");
+    let s = c.ok("git.stage", json!({"files": ["src/c.ts"]}));
+    assert_eq!(s["staged"], json!(["src/c.ts"]), "{s}");
+    let s = c.ok("git.unstage", json!({"files": ["src/c.ts"]}));
+    assert_eq!(s["staged"], json!([]), "{s}");
+    c.err_code(
+        "git.stage",
+        json!({"files": ["../x"]}),
+        "PATH_OUTSIDE_WORKSPACE",
+    );
     no_traps_ran(&ws);
 }
 
