@@ -95,6 +95,46 @@ impl<S: Host> McpServer<S> {
         Ok(())
     }
 
+    /// Send progress notifications for `token` until aborted: `index.progress` events with
+    /// their counts, and a heartbeat each second.
+    fn report_progress(
+        &self,
+        token: rmcp::model::ProgressToken,
+        peer: rmcp::Peer<RoleServer>,
+    ) -> tokio::task::JoinHandle<()> {
+        use rmcp::model::ProgressNotificationParam;
+        let mut events = self.exec.events().subscribe();
+        tokio::spawn(async move {
+            let started = std::time::Instant::now();
+            let mut tick = tokio::time::interval(std::time::Duration::from_secs(1));
+            tick.tick().await;
+            // Progress must only grow: a counter, with the detail in the message.
+            let mut n = 0.0;
+            loop {
+                let note = tokio::select! {
+                    _ = tick.tick() => {
+                        ProgressNotificationParam::new(token.clone(), n + 1.0)
+                            .with_message(format!("running for {} s", started.elapsed().as_secs()))
+                    }
+                    e = events.recv() => match e {
+                        Ok(e) if e.event == ultra_protocol::event::names::INDEX_PROGRESS => {
+                            let done = e.data["done"].as_u64().unwrap_or(0);
+                            let total = e.data["total"].as_u64().unwrap_or(0);
+                            ProgressNotificationParam::new(token.clone(), n + 1.0)
+                                .with_message(format!("indexing: {done} of {total} files"))
+                        }
+                        Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                        Err(_) => return,
+                    },
+                };
+                n += 1.0;
+                if peer.notify_progress(note).await.is_err() {
+                    return;
+                }
+            }
+        })
+    }
+
     /// Run one tool call as `source`.
     async fn call(&self, id: &str, args: Value, source: Source) -> CallToolResult {
         let result = self.exec.execute(id, args, source).await;
@@ -197,6 +237,16 @@ impl<S: Host> ServerHandler for McpServer<S> {
             agent_id: agent,
             ..Source::new(SourceKind::Ai)
         };
-        Ok(self.call(id, args, source).await.into())
+        // A client that asked for progress hears about the index being built and, for
+        // anything slower than a second, that the call is still running.
+        let progress = context
+            .meta
+            .get_progress_token()
+            .map(|token| self.report_progress(token, context.peer.clone()));
+        let result = self.call(id, args, source).await;
+        if let Some(task) = progress {
+            task.abort();
+        }
+        Ok(result.into())
     }
 }

@@ -270,3 +270,36 @@ fn streamable_http_needs_the_bearer_token() {
     assert!(audit.contains("(http auth)"), "{audit}");
     assert!(!audit.contains(TOKEN));
 }
+
+/// A slow tool call made with a progress token gets progress notifications while it runs.
+#[test]
+fn slow_calls_report_progress() {
+    let ws = fixture();
+    ws.config(serde_json::json!({"run": {"allow": [{"program": "sleep", "match": ["sleep 1"]}]}}));
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/client.py");
+    let template = ws.command();
+    let mut cmd = std::process::Command::new("python3");
+    cmd.arg(&script)
+        .arg("--progress")
+        .arg(template.get_program())
+        .arg(ws.path(""));
+    for (k, v) in template.get_envs() {
+        match v {
+            Some(v) => cmd.env(k, v),
+            None => cmd.env_remove(k),
+        };
+    }
+    let out = common::run_with_deadline(cmd);
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "{text}");
+    assert!(
+        String::from_utf8_lossy(&out.stdout)
+            .trim_end()
+            .ends_with("ok"),
+        "{text}"
+    );
+}

@@ -2,6 +2,7 @@
 
 Usage: client.py ULTRA_BINARY WORKSPACE_ROOT [--auto-apply]   (stdio: starts `ultra mcp`)
        client.py --http URL TOKEN                            (streamable HTTP, bearer token)
+       client.py --progress ULTRA_BINARY WORKSPACE_ROOT      (progress notifications)
 Runs initialize, tools/list, and a tools/call of every tool offered (each with arguments
 that fit the fixture workspace the Rust test made), then checks an error's shape. Prints
 `ok` last when every check passed.
@@ -118,7 +119,30 @@ async def main(streams, auto_apply):
     print("ok")
 
 
+async def progress(binary, root):
+    """A slow call with a progress token gets progress notifications while it runs."""
+    seen = []
+
+    async def on_progress(value, total, message):
+        seen.append((value, message))
+
+    async with stdio_streams(binary, root, False) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            result = await session.call_tool("run_command", {"command": "sleep 2.5"},
+                                             progress_callback=on_progress)
+            assert not result.is_error, result.content[0].text
+    assert len(seen) >= 2, seen
+    assert all(b[0] > a[0] for a, b in zip(seen, seen[1:])), seen
+    assert "running for" in seen[-1][1], seen
+    print("progress:", seen)
+    print("ok")
+
+
 if __name__ == "__main__":
+    if sys.argv[1] == "--progress":
+        asyncio.run(progress(sys.argv[2], sys.argv[3]))
+        sys.exit(0)
     if sys.argv[1] == "--http":
         asyncio.run(main(http_streams(sys.argv[2], sys.argv[3]), False))
     else:
