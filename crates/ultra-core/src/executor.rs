@@ -123,6 +123,11 @@ impl<S: Host> Executor<S> {
         self.confirmations.set_auto_apply(on);
     }
 
+    /// Where calls refused for want of a person wait for approval.
+    pub fn deferred(&self) -> Option<&crate::confirm::deferred::DeferredStore> {
+        self.deferred.as_ref()
+    }
+
     /// Whether auto-apply is on.
     pub fn auto_apply(&self) -> bool {
         self.confirmations.auto_apply()

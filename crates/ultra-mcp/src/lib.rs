@@ -135,10 +135,58 @@ impl<S: Host> McpServer<S> {
         })
     }
 
-    /// Run one tool call as `source`.
-    async fn call(&self, id: &str, args: Value, source: Source) -> CallToolResult {
-        let result = self.exec.execute(id, args, source).await;
-        to_tool_result(result)
+    /// Ask the client's user to approve a waiting call (MCP elicitation). Approved, the
+    /// call runs (its deferred record is approved and used up); declined, the answer is
+    /// CONFIRMATION_DENIED. `None` when the client could not ask.
+    async fn elicit(
+        &self,
+        id: &str,
+        args: Value,
+        source: Source,
+        confirmation: &Confirmation,
+        context: &RequestContext<RoleServer>,
+    ) -> Option<CommandResult> {
+        use rmcp::model::{ElicitRequestParams, ElicitationAction};
+        let store = self.exec.deferred()?;
+        let mut message = format!("An agent wants to run {id} {args}");
+        if let Some(p) = &confirmation.preview {
+            message.push_str(&format!("\n\n{p}"));
+        }
+        let schema = serde_json::from_value(json!({
+            "type": "object",
+            "properties": {"approve": {"type": "boolean", "title": "Approve", "description": "Run it"}},
+            "required": ["approve"],
+        }))
+        .ok()?;
+        let answer = context
+            .peer
+            .create_elicitation(ElicitRequestParams::FormElicitationParams {
+                meta: None,
+                message,
+                requested_schema: schema,
+            })
+            .await
+            .ok()?;
+        let approved = answer.action == ElicitationAction::Accept
+            && answer
+                .content
+                .as_ref()
+                .and_then(|c| c.get("approve"))
+                .and_then(Value::as_bool)
+                == Some(true);
+        if approved {
+            store.resolve(&confirmation.id, true).ok()?;
+            Some(self.exec.execute(id, args, source).await)
+        } else {
+            let _ = store.resolve(&confirmation.id, false);
+            Some(CommandResult::err(
+                ultra_protocol::CommandError::new(
+                    ultra_protocol::ErrorCode::ConfirmationDenied,
+                    format!("the user did not approve {id}"),
+                )
+                .with_suggestion("do not retry the same call; ask the user what they want instead"),
+            ))
+        }
     }
 }
 
@@ -159,6 +207,33 @@ pub fn http_router<S: Host>(server: McpServer<S>, allowed_hosts: Vec<String>) ->
         config,
     );
     axum::Router::new().nest_service("/mcp", service)
+}
+
+/// A waiting call's id and preview.
+struct Confirmation {
+    id: String,
+    preview: Option<String>,
+}
+
+/// The deferred confirmation a failed result waits on, if that is why it failed.
+fn needs_person(result: &CommandResult) -> Option<Confirmation> {
+    let e = result.error.as_ref()?;
+    if e.code != ultra_protocol::ErrorCode::ConfirmationRequired {
+        return None;
+    }
+    let d = e.details.as_ref()?;
+    Some(Confirmation {
+        id: d.get("confirmationId")?.as_str()?.to_string(),
+        preview: d.get("preview").and_then(Value::as_str).map(String::from),
+    })
+}
+
+/// Whether the client said at `initialize` that it can ask its user (elicitation).
+fn client_elicits(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .peer
+        .peer_info()
+        .is_some_and(|p| p.capabilities.elicitation.is_some())
 }
 
 /// A command's result as an MCP tool result: the data as JSON text (and as structured
@@ -243,10 +318,19 @@ impl<S: Host> ServerHandler for McpServer<S> {
             .meta
             .get_progress_token()
             .map(|token| self.report_progress(token, context.peer.clone()));
-        let result = self.call(id, args, source).await;
+        let mut result = self.exec.execute(id, args.clone(), source.clone()).await;
+        // A call that needs a person, from a client that can ask its user: ask there.
+        if let Some(confirmation) = needs_person(&result)
+            && client_elicits(&context)
+        {
+            result = self
+                .elicit(id, args, source, &confirmation, &context)
+                .await
+                .unwrap_or(result);
+        }
         if let Some(task) = progress {
             task.abort();
         }
-        Ok(result.into())
+        Ok(to_tool_result(result).into())
     }
 }

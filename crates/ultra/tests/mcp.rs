@@ -271,18 +271,16 @@ fn streamable_http_needs_the_bearer_token() {
     assert!(!audit.contains(TOKEN));
 }
 
-/// A slow tool call made with a progress token gets progress notifications while it runs.
-#[test]
-fn slow_calls_report_progress() {
-    let ws = fixture();
-    ws.config(serde_json::json!({"run": {"allow": [{"program": "sleep", "match": ["sleep 1"]}]}}));
+/// Run the client in one of its modes (`--progress`, `--elicit`) against `ws`.
+fn run_mode(ws: &Ws, mode: &str, extra: &[&str]) {
     let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/client.py");
     let template = ws.command();
     let mut cmd = std::process::Command::new("python3");
     cmd.arg(&script)
-        .arg("--progress")
+        .arg(mode)
         .arg(template.get_program())
-        .arg(ws.path(""));
+        .arg(ws.path(""))
+        .args(extra);
     for (k, v) in template.get_envs() {
         match v {
             Some(v) => cmd.env(k, v),
@@ -302,4 +300,24 @@ fn slow_calls_report_progress() {
             .ends_with("ok"),
         "{text}"
     );
+}
+
+/// A slow tool call made with a progress token gets progress notifications while it runs.
+#[test]
+fn slow_calls_report_progress() {
+    let ws = fixture();
+    ws.config(serde_json::json!({"run": {"allow": [{"program": "sleep", "match": ["sleep 1"]}]}}));
+    run_mode(&ws, "--progress", &[]);
+}
+
+/// A client that can ask its user (elicitation) gets the confirmation there, with the
+/// diff: accepted, the edit runs; declined, CONFIRMATION_DENIED and nothing changes.
+#[test]
+fn confirmations_go_to_the_clients_user_by_elicitation() {
+    let ws = fixture();
+    run_mode(&ws, "--elicit", &["accept"]);
+    assert_eq!(ws.read("src/app.ts"), "const n = 7;\nexport { n };\n");
+    let ws = fixture();
+    run_mode(&ws, "--elicit", &["decline"]);
+    assert_eq!(ws.read("src/app.ts"), "const n = 1;\nexport { n };\n");
 }

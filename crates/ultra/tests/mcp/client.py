@@ -3,6 +3,7 @@
 Usage: client.py ULTRA_BINARY WORKSPACE_ROOT [--auto-apply]   (stdio: starts `ultra mcp`)
        client.py --http URL TOKEN                            (streamable HTTP, bearer token)
        client.py --progress ULTRA_BINARY WORKSPACE_ROOT      (progress notifications)
+       client.py --elicit ULTRA_BINARY WORKSPACE_ROOT accept|decline   (confirmation by elicitation)
 Runs initialize, tools/list, and a tools/call of every tool offered (each with arguments
 that fit the fixture workspace the Rust test made), then checks an error's shape. Prints
 `ok` last when every check passed.
@@ -139,7 +140,35 @@ async def progress(binary, root):
     print("ok")
 
 
+async def elicit(binary, root, answer):
+    """A call that needs a person is put to the client's user (elicitation)."""
+    from mcp import types
+    asked = []
+
+    async def on_elicit(context, params):
+        asked.append(params.message)
+        if answer == "accept":
+            return types.ElicitResult(action="accept", content={"approve": True})
+        return types.ElicitResult(action="decline")
+
+    async with stdio_streams(binary, root, False) as (read, write):
+        async with ClientSession(read, write, elicitation_callback=on_elicit) as session:
+            await session.initialize()
+            result = await session.call_tool(
+                "edit_lines", {"path": "src/app.ts", "start": 1, "end": 1, "content": "const n = 7;"})
+            text = result.content[0].text
+    assert len(asked) == 1 and "+const n = 7;" in asked[0], asked
+    if answer == "accept":
+        assert not result.is_error, text
+    else:
+        assert result.is_error and json.loads(text)["error"]["code"] == "CONFIRMATION_DENIED", text
+    print("ok")
+
+
 if __name__ == "__main__":
+    if sys.argv[1] == "--elicit":
+        asyncio.run(elicit(sys.argv[2], sys.argv[3], sys.argv[4]))
+        sys.exit(0)
     if sys.argv[1] == "--progress":
         asyncio.run(progress(sys.argv[2], sys.argv[3]))
         sys.exit(0)
