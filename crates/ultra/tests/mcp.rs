@@ -43,17 +43,14 @@ fn fixture() -> Ws {
     ws
 }
 
-/// Run the Python client against `ws`; its combined output.
-fn run_client(ws: &Ws, extra: &[&str]) -> String {
+/// Run the Python client with `args` (after the script), in the environment every test
+/// binary gives the server (the client passes it on to the `ultra mcp` it starts); its
+/// combined output, once it printed `ok` last.
+fn python_client(ws: &Ws, args: &[&std::ffi::OsStr]) -> String {
     let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/client.py");
-    // The client passes its environment on to the server it starts: the same private
-    // state and runtime directories every test binary run gets.
     let template = ws.command();
     let mut cmd = std::process::Command::new("python3");
-    cmd.arg(&script)
-        .arg(template.get_program())
-        .arg(ws.path(""))
-        .args(extra);
+    cmd.arg(&script).args(args);
     for (k, v) in template.get_envs() {
         match v {
             Some(v) => cmd.env(k, v),
@@ -74,6 +71,14 @@ fn run_client(ws: &Ws, extra: &[&str]) -> String {
         "{text}"
     );
     text
+}
+
+/// The stdio client on `ws`, with the binary and root first.
+fn run_client(ws: &Ws, extra: &[&str]) -> String {
+    let (bin, root) = (ws.command().get_program().to_owned(), ws.path(""));
+    let mut args = vec![bin.as_os_str(), root.as_os_str()];
+    args.extend(extra.iter().map(std::ffi::OsStr::new));
+    python_client(ws, &args)
 }
 
 #[test]
@@ -247,23 +252,13 @@ fn streamable_http_needs_the_bearer_token() {
     assert!(status(&addr, &post(&bearer)).contains("200"));
 
     // The real client, end to end.
-    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/client.py");
-    let out = common::run_with_deadline({
-        let mut cmd = std::process::Command::new("python3");
-        cmd.arg(&script).args(["--http", &url, TOKEN]);
-        cmd
-    });
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(out.status.success(), "{text}");
-    assert!(
-        String::from_utf8_lossy(&out.stdout)
-            .trim_end()
-            .ends_with("ok"),
-        "{text}"
+    python_client(
+        &ws,
+        &[
+            std::ffi::OsStr::new("--http"),
+            std::ffi::OsStr::new(&url),
+            std::ffi::OsStr::new(TOKEN),
+        ],
     );
     assert_eq!(ws.read("src/app.ts"), "const n = 2;\nexport { n };\n");
     let audit = ws.audit_text();
@@ -271,35 +266,16 @@ fn streamable_http_needs_the_bearer_token() {
     assert!(!audit.contains(TOKEN));
 }
 
-/// Run the client in one of its modes (`--progress`, `--elicit`) against `ws`.
+/// The client in one of its modes (`--progress`, `--elicit`) against `ws`.
 fn run_mode(ws: &Ws, mode: &str, extra: &[&str]) {
-    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/client.py");
-    let template = ws.command();
-    let mut cmd = std::process::Command::new("python3");
-    cmd.arg(&script)
-        .arg(mode)
-        .arg(template.get_program())
-        .arg(ws.path(""))
-        .args(extra);
-    for (k, v) in template.get_envs() {
-        match v {
-            Some(v) => cmd.env(k, v),
-            None => cmd.env_remove(k),
-        };
-    }
-    let out = common::run_with_deadline(cmd);
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(out.status.success(), "{text}");
-    assert!(
-        String::from_utf8_lossy(&out.stdout)
-            .trim_end()
-            .ends_with("ok"),
-        "{text}"
-    );
+    let (bin, root) = (ws.command().get_program().to_owned(), ws.path(""));
+    let mut args = vec![
+        std::ffi::OsStr::new(mode),
+        bin.as_os_str(),
+        root.as_os_str(),
+    ];
+    args.extend(extra.iter().map(std::ffi::OsStr::new));
+    python_client(ws, &args);
 }
 
 /// A slow tool call made with a progress token gets progress notifications while it runs.

@@ -32,7 +32,7 @@ pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
 
 const DEFAULT_TIMEOUT_MS: u64 = 30_000;
 const MAX_TIMEOUT_MS: u64 = 600_000;
-pub(crate) const DEFAULT_MAX_OUTPUT: usize = 256 * 1024;
+const DEFAULT_MAX_OUTPUT: usize = 256 * 1024;
 /// What a program sees of Ultra's environment: the basics and where toolchains live;
 /// `LD_*`, `GIT_*`, `BASH_ENV`, `PAGER`, tokens and the rest are dropped.
 const PASS_ENV: [&str; 11] = [
@@ -159,19 +159,25 @@ impl Command<Services> for RunCommand {
         // reaches this point only if a person approved it, a rule in the config allows it,
         // or auto-apply is on.
         let (line, _) = judged(cx.services, &a)?;
-        let timeout = Duration::from_millis(
-            a.timeout
-                .unwrap_or(DEFAULT_TIMEOUT_MS)
-                .clamp(1, MAX_TIMEOUT_MS),
-        );
-        let cap = cx
-            .services
-            .config
-            .run
-            .max_output_bytes
-            .unwrap_or(DEFAULT_MAX_OUTPUT);
+        let (timeout, cap) = limits(cx.services, a.timeout, DEFAULT_TIMEOUT_MS);
         execute(cx.services.root_path(), &line, timeout, cap)
     }
+}
+
+/// A run's timeout (the caller's, else `default_ms`, at most 600 s) and output cap (from
+/// config `run.maxOutputBytes`).
+pub(crate) fn limits(
+    services: &Services,
+    timeout_ms: Option<u64>,
+    default_ms: u64,
+) -> (Duration, usize) {
+    let timeout = Duration::from_millis(timeout_ms.unwrap_or(default_ms).clamp(1, MAX_TIMEOUT_MS));
+    let cap = services
+        .config
+        .run
+        .max_output_bytes
+        .unwrap_or(DEFAULT_MAX_OUTPUT);
+    (timeout, cap)
 }
 
 /// Run every list of a line, honouring `&&` and `||`, within `timeout` overall.

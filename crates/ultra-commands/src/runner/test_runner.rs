@@ -3,7 +3,6 @@
 //! fail and skip counts from its summary line.
 
 use std::path::Path;
-use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -15,7 +14,6 @@ use super::policy::{Line, Stage};
 use crate::Services;
 
 const DEFAULT_TIMEOUT_MS: u64 = 300_000;
-const MAX_TIMEOUT_MS: u64 = 600_000;
 
 /// The runners `run_tests` knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
@@ -321,17 +319,7 @@ impl Command<Services> for RunTests {
                 }],
             )]],
         };
-        let timeout = Duration::from_millis(
-            a.timeout
-                .unwrap_or(DEFAULT_TIMEOUT_MS)
-                .clamp(1, MAX_TIMEOUT_MS),
-        );
-        let cap = cx
-            .services
-            .config
-            .run
-            .max_output_bytes
-            .unwrap_or(super::DEFAULT_MAX_OUTPUT);
+        let (timeout, cap) = super::limits(cx.services, a.timeout, DEFAULT_TIMEOUT_MS);
         let ran = super::execute(&root, &line, timeout, cap)?;
         let output = format!("{}{}", ran.stdout, ran.stderr);
         Ok(TestRun {
