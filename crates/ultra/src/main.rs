@@ -88,8 +88,12 @@ enum Sub {
         #[arg(short = 's', long, value_name = "PATH")]
         socket: Option<PathBuf>,
         /// Do not prompt on this terminal for confirmations.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "confirm")]
         no_prompt: bool,
+        /// Prompt for confirmations on the controlling terminal even when stdin is not one
+        /// (fails at start if there is no terminal).
+        #[arg(long)]
+        confirm: bool,
         /// Run agents' edits, creates, deletes and destructive commands without asking
         /// (seed 001's auto-apply; rules in ultra.config.json still apply).
         #[arg(long)]
@@ -206,8 +210,9 @@ fn main() -> ExitCode {
         Some(Sub::Serve {
             socket,
             no_prompt,
+            confirm,
             auto_apply,
-        }) => serve::run(&root, socket, no_prompt, auto_apply),
+        }) => serve::run(&root, socket, no_prompt, confirm, auto_apply),
         Some(Sub::Sh { script }) => sh::run(&root, &script),
         Some(Sub::Index { cold, json }) => index::run(&root, cold, json),
         Some(Sub::Pending) => approve::list(&root),

@@ -12,7 +12,13 @@ use ultra_protocol::event::names;
 use ultra_protocol::{Source, SourceKind};
 
 /// Run the server until SIGINT or SIGTERM.
-pub fn run(root: &Path, socket: Option<PathBuf>, no_prompt: bool, auto_apply: bool) -> ExitCode {
+pub fn run(
+    root: &Path,
+    socket: Option<PathBuf>,
+    no_prompt: bool,
+    confirm: bool,
+    auto_apply: bool,
+) -> ExitCode {
     let config = match Config::load(root) {
         Ok(c) => c,
         Err(e) => {
@@ -58,7 +64,17 @@ pub fn run(root: &Path, socket: Option<PathBuf>, no_prompt: bool, auto_apply: bo
                 return ExitCode::from(1);
             }
         };
-        let prompts = !no_prompt && std::io::stdin().is_terminal();
+        if confirm
+            && std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .open("/dev/tty")
+                .is_err()
+        {
+            eprintln!("ultra: --confirm needs a terminal to ask on, and this process has none");
+            return ExitCode::from(2);
+        }
+        let prompts = confirm || (!no_prompt && std::io::stdin().is_terminal());
         let swept = exec.services().ws().root().sweep_temp_files(200_000);
         if swept > 0 {
             eprintln!("  removed {swept} temp file(s) left by an interrupted write");

@@ -415,3 +415,23 @@ fn a_deferred_call_runs_once_after_ultra_approve() {
     assert!(ws.cli(&["deny", &next]).stdout().contains("denied"));
     assert!(ws.cli(&["pending"]).stdout().contains("nothing is waiting"));
 }
+
+/// `ultra serve --confirm` promises a person at a terminal: with none, it will not start.
+#[test]
+fn serve_confirm_needs_a_terminal() {
+    let ws = Ws::new();
+    let mut cmd = ws.command();
+    cmd.args(["serve", "--confirm", "--socket"])
+        .arg(&ws.sock)
+        .stdin(Stdio::null());
+    unsafe {
+        // SAFETY: setsid in the child before exec; async-signal-safe.
+        cmd.pre_exec(|| {
+            libc::setsid();
+            Ok(())
+        });
+    }
+    let out = common::run_with_deadline(cmd);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--confirm needs a terminal"));
+}
