@@ -10,12 +10,23 @@ use serde::{Deserialize, Serialize};
 use ultra_core::command::{CommandSpec, Example};
 use ultra_core::registry::RegistryError;
 use ultra_core::{Command, Cx, Registry};
-use ultra_protocol::{CommandError, ErrorCode};
+use ultra_protocol::{CommandError, ErrorCode, Source, SourceKind};
 use ultra_workspace::workspace::{EditOp, FileEdits};
 
 use crate::Services;
 use crate::edit::apply_batch;
 use crate::util::is_human;
+
+/// People may touch restricted paths; agents and programs may not.
+fn is_person(source: &Source) -> bool {
+    matches!(source.kind, SourceKind::Human)
+}
+
+/// Refuse, before anyone is asked, a path the caller may not write.
+fn writable(services: &Services, source: &Source, path: &str) -> Result<(), CommandError> {
+    services.ws().resolve_write(path, is_person(source))?;
+    Ok(())
+}
 
 /// Register `code.editLines`, `code.createFile` and `code.deleteFile`.
 pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
@@ -167,6 +178,15 @@ impl Command<Services> for EditLines {
         &EDIT_LINES
     }
 
+    fn precheck(
+        &self,
+        services: &Services,
+        source: &Source,
+        a: &EditLinesArgs,
+    ) -> Result<(), CommandError> {
+        check_range(services, a, is_person(source)).map(|_| ())
+    }
+
     fn preview(&self, services: &Services, a: &EditLinesArgs) -> Option<String> {
         let (rope, _) = check_range(services, a, false).ok()?;
         Some(ultra_workspace::workspace::unified_diff(
@@ -268,6 +288,15 @@ impl Command<Services> for CreateFile {
         ultra_core::FileOperation::create(&args.path)
     }
 
+    fn precheck(
+        &self,
+        services: &Services,
+        source: &Source,
+        a: &CreateFileArgs,
+    ) -> Result<(), CommandError> {
+        writable(services, source, &a.path)
+    }
+
     fn preview(&self, _services: &Services, args: &CreateFileArgs) -> Option<String> {
         Some(crate::file::head_of(&args.path, &args.content))
     }
@@ -328,6 +357,20 @@ impl Command<Services> for DeleteFile {
 
     fn file_operation(&self, args: &DeleteFileArgs) -> Option<ultra_core::FileOperation> {
         ultra_core::FileOperation::delete(&args.path)
+    }
+
+    fn precheck(
+        &self,
+        services: &Services,
+        source: &Source,
+        a: &DeleteFileArgs,
+    ) -> Result<(), CommandError> {
+        let ws = services.ws();
+        let rel = ws.resolve_entry(&a.path, is_person(source))?;
+        if !ws.root().exists(&rel) {
+            return Err(ultra_workspace::WsError::NotFound(rel.to_string()).into());
+        }
+        Ok(())
     }
 
     fn preview(&self, services: &Services, args: &DeleteFileArgs) -> Option<String> {

@@ -386,6 +386,11 @@ static COMMIT: CommandSpec = CommandSpec::new(
     ..Example::EMPTY
 }]);
 
+fn empty_message() -> CommandError {
+    CommandError::new(ErrorCode::InvalidArguments, "the commit message is empty")
+        .with_suggestion("say what the change does, e.g. \"fix: handle empty input\"")
+}
+
 /// Stage `files` (confined to the workspace); deleted files are removed from the index.
 fn stage(cx: &Cx<'_, Services>, repo: &Repository, files: &[String]) -> Result<(), CommandError> {
     if files.is_empty() {
@@ -429,6 +434,25 @@ impl Command<Services> for GitCommit {
         &COMMIT
     }
 
+    /// What needs no person to refuse: an empty message, no repository, paths outside
+    /// the workspace or restricted for the caller.
+    fn precheck(
+        &self,
+        services: &Services,
+        source: &ultra_protocol::Source,
+        a: &GitCommitArgs,
+    ) -> Result<(), CommandError> {
+        if a.message.trim().is_empty() {
+            return Err(empty_message());
+        }
+        open(services)?;
+        let human = source.kind == ultra_protocol::SourceKind::Human;
+        for f in &a.files {
+            services.ws().resolve_entry(f, human)?;
+        }
+        Ok(())
+    }
+
     fn preview(&self, services: &Services, a: &GitCommitArgs) -> Option<String> {
         let repo = open(services).ok()?;
         let mut paths = staged_paths(&repo).ok()?;
@@ -449,11 +473,7 @@ impl Command<Services> for GitCommit {
     fn run(&self, cx: &mut Cx<'_, Services>, a: GitCommitArgs) -> Result<Committed, CommandError> {
         let message = a.message.trim();
         if message.is_empty() {
-            return Err(CommandError::new(
-                ErrorCode::InvalidArguments,
-                "the commit message is empty",
-            )
-            .with_suggestion("say what the change does, e.g. \"fix: handle empty input\""));
+            return Err(empty_message());
         }
         let repo = open(cx.services)?;
         stage(cx, &repo, &a.files)?;

@@ -291,8 +291,13 @@ pub trait Command<S>: Send + Sync + 'static {
     }
 
     /// A refusal that needs no person, checked before policy: a call this returns an error
-    /// for is never put to anyone (a denied command line).
-    fn precheck(&self, _services: &S, _args: &Self::Args) -> Result<(), CommandError> {
+    /// for is never put to anyone (a denied command line, a path the caller may not write).
+    fn precheck(
+        &self,
+        _services: &S,
+        _source: &Source,
+        _args: &Self::Args,
+    ) -> Result<(), CommandError> {
         Ok(())
     }
 }
@@ -418,7 +423,12 @@ pub(crate) trait DynCommand<S>: Send + Sync {
     fn file_operation(&self, args: &(dyn Any + Send)) -> Option<FileOperation>;
     fn annotations(&self, services: &S, args: &(dyn Any + Send)) -> Annotations;
     fn preview(&self, services: &S, args: &(dyn Any + Send)) -> Option<String>;
-    fn precheck(&self, services: &S, args: &(dyn Any + Send)) -> Result<(), CommandError>;
+    fn precheck(
+        &self,
+        services: &S,
+        source: &Source,
+        args: &(dyn Any + Send),
+    ) -> Result<(), CommandError>;
     fn run(&self, cx: &mut Cx<'_, S>, args: Box<dyn Any + Send>) -> Result<Value, CommandError>;
 }
 
@@ -456,9 +466,14 @@ impl<S, C: Command<S>> DynCommand<S> for C {
             .and_then(|a| Command::preview(self, services, a))
     }
 
-    fn precheck(&self, services: &S, args: &(dyn Any + Send)) -> Result<(), CommandError> {
+    fn precheck(
+        &self,
+        services: &S,
+        source: &Source,
+        args: &(dyn Any + Send),
+    ) -> Result<(), CommandError> {
         match args.downcast_ref::<C::Args>() {
-            Some(a) => Command::precheck(self, services, a),
+            Some(a) => Command::precheck(self, services, source, a),
             None => Ok(()),
         }
     }

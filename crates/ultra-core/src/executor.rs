@@ -291,7 +291,7 @@ impl<S: Host> Executor<S> {
         if let Err(err) = self.security.check(spec, source.kind) {
             return (Some(spec.id), CommandResult::err(err));
         }
-        if let Err(err) = command.precheck(&self.services, &*parsed) {
+        if let Err(err) = command.precheck(&self.services, source, &*parsed) {
             return (Some(spec.id), CommandResult::err(err));
         }
         let annotations = command.annotations(&self.services, &*parsed);

@@ -337,6 +337,19 @@ fn git_internals_and_config_are_restricted() {
             json!({ "files": [{ "path": p, "edits": [{ "range": range(0, 0, 0, 0), "text": "x" }] }], "save": true }),
             "RESTRICTED_PATH",
         );
+        // Seed 001's edit tools are refused before anyone is asked to confirm them (G2).
+        refused(
+            &mut c,
+            "code.createFile",
+            json!({ "path": p, "content": "[core]\n\thooksPath = /tmp/evil\n" }),
+            "RESTRICTED_PATH",
+        );
+        refused(
+            &mut c,
+            "code.editLines",
+            json!({ "path": p, "start": 1, "end": 1, "content": "x" }),
+            "RESTRICTED_PATH",
+        );
         // Delete and rename act on `gitcfg` itself (a link), which is not restricted.
         if p != "gitcfg" {
             refused(

@@ -135,7 +135,12 @@ impl Command<Services> for RunCommand {
         &RUN
     }
 
-    fn precheck(&self, services: &Services, a: &RunArgs) -> Result<(), CommandError> {
+    fn precheck(
+        &self,
+        services: &Services,
+        _source: &ultra_protocol::Source,
+        a: &RunArgs,
+    ) -> Result<(), CommandError> {
         judged(services, a).map(|_| ())
     }
 
