@@ -30,6 +30,14 @@ pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
 /// Most bytes of patch text returned.
 const MAX_PATCH: usize = 256 * 1024;
 
+/// The example every argument-free git command shares: outside a repository it says so.
+const OUTSIDE_REPO: &[Example] = &[Example {
+    description: "Outside a repository",
+    args: "{}",
+    error: Some("NOT_A_GIT_REPOSITORY"),
+    ..Example::EMPTY
+}];
+
 fn failed(e: git2::Error) -> CommandError {
     CommandError::new(ErrorCode::GitFailed, format!("git: {}", e.message()))
 }
@@ -93,12 +101,7 @@ static STATUS: CommandSpec = CommandSpec::new(
 .tool_name("git_status")
 .read_only()
 .idempotent()
-.examples(&[Example {
-    description: "Outside a repository",
-    args: "{}",
-    error: Some("NOT_A_GIT_REPOSITORY"),
-    ..Example::EMPTY
-}]);
+.examples(OUTSIDE_REPO);
 
 impl Command<Services> for GitStatus {
     type Args = NoArgs;
@@ -266,12 +269,7 @@ static DIFF: CommandSpec = CommandSpec::new(
 .tool_name("git_diff")
 .read_only()
 .idempotent()
-.examples(&[Example {
-    description: "Outside a repository",
-    args: "{}",
-    error: Some("NOT_A_GIT_REPOSITORY"),
-    ..Example::EMPTY
-}]);
+.examples(OUTSIDE_REPO);
 
 impl Command<Services> for GitDiff {
     type Args = GitDiffArgs;
@@ -642,12 +640,7 @@ static LOG: CommandSpec = CommandSpec::new(
 )
 .read_only()
 .idempotent()
-.examples(&[Example {
-    description: "Outside a repository",
-    args: "{}",
-    error: Some("NOT_A_GIT_REPOSITORY"),
-    ..Example::EMPTY
-}]);
+.examples(OUTSIDE_REPO);
 
 impl Command<Services> for GitLog {
     type Args = LogArgs;
@@ -722,12 +715,7 @@ static BRANCHES: CommandSpec = CommandSpec::new(
 )
 .read_only()
 .idempotent()
-.examples(&[Example {
-    description: "Outside a repository",
-    args: "{}",
-    error: Some("NOT_A_GIT_REPOSITORY"),
-    ..Example::EMPTY
-}]);
+.examples(OUTSIDE_REPO);
 
 impl Command<Services> for GitBranches {
     type Args = NoArgs;
