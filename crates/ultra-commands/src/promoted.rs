@@ -15,10 +15,13 @@ use ultra_shell::run::Builtin;
 use crate::Services;
 use crate::shell::{Capped, FIXTURE, RunOutput, leak};
 
-/// Promoted commands declared in this layer, because they need services the shell crate
-/// cannot see (git, build and test runners join here). Listing one makes it a typed tool and
-/// a shell command at once; nothing else changes.
-pub fn external(_v: &mut impl Visitor) {}
+/// Promoted commands declared in this layer, because they need what the shell crate
+/// cannot see (libgit2, the runner). Listing one makes it a typed tool and a shell command
+/// at once; nothing else changes.
+pub fn external(v: &mut impl Visitor) {
+    v.visit(&crate::git::shell::Git);
+    v.visit(&crate::runner::build::Build);
+}
 
 /// The shell side of [`external`], built once.
 pub fn shell_commands() -> &'static [&'static dyn Builtin] {
@@ -28,6 +31,16 @@ pub fn shell_commands() -> &'static [&'static dyn Builtin] {
         external(&mut c);
         c.0
     })
+}
+
+/// The shell command named `name`: one of [`external`]'s, else a built-in (the order the
+/// shell itself looks them up in).
+pub fn lookup(name: &str) -> Option<&'static dyn Builtin> {
+    shell_commands()
+        .iter()
+        .copied()
+        .find(|b| b.name() == name)
+        .or_else(|| ultra_shell::builtins::lookup(name))
 }
 
 /// Collects the shell built-in of each promoted command it visits.
@@ -87,7 +100,8 @@ impl<P: Promoted> Tool<P> {
             args: typed_args,
             files: FIXTURE,
             expect: Some(leak(
-                json!({ "stdout": typed_stdout, "exitCode": 0 }).to_string(),
+                json!({ "stdout": typed_stdout, "exitCode": command.typed_example_status() })
+                    .to_string(),
             )),
             ..Example::EMPTY
         }];
@@ -114,6 +128,32 @@ impl<P: Promoted> Tool<P> {
     }
 }
 
+impl<P: Promoted> Tool<P> {
+    /// The command's own checks as INVALID_ARGUMENTS, with its shell form and examples.
+    fn validated(&self, args: &P::Args) -> Result<(), CommandError> {
+        let name = self.command.name();
+        let Err(issues) = self.command.validate(args) else {
+            return Ok(());
+        };
+        let first = &issues[0];
+        Err(CommandError::new(
+            ErrorCode::InvalidArguments,
+            format!(
+                "invalid arguments for {name} at {}: {}",
+                first.path, first.message
+            ),
+        )
+        .with_details(json!({
+            "error": "invalid_arguments",
+            "command": name,
+            "issues": issues,
+            "usage": self.command.usage(),
+            "examples": self.command.cli_examples(),
+        }))
+        .with_suggestion(format!("shell form: {}", self.command.usage())))
+    }
+}
+
 impl<P: Promoted> Command<Services> for Tool<P> {
     type Args = P::Args;
     type Output = RunOutput;
@@ -126,26 +166,22 @@ impl<P: Promoted> Command<Services> for Tool<P> {
         crate::shell::risk_annotations(self.command.risk(args))
     }
 
+    /// Arguments the command rejects are refused before anyone is asked to approve them.
+    fn precheck(
+        &self,
+        _services: &Services,
+        _source: &ultra_protocol::Source,
+        args: &P::Args,
+    ) -> Result<(), CommandError> {
+        self.validated(args)
+    }
+
+    fn preview(&self, services: &Services, args: &P::Args) -> Option<String> {
+        self.command.preview(args, services.ws().root())
+    }
+
     fn run(&self, cx: &mut Cx<'_, Services>, args: P::Args) -> Result<RunOutput, CommandError> {
-        let name = self.command.name();
-        if let Err(issues) = self.command.validate(&args) {
-            let first = &issues[0];
-            return Err(CommandError::new(
-                ErrorCode::InvalidArguments,
-                format!(
-                    "invalid arguments for {name} at {}: {}",
-                    first.path, first.message
-                ),
-            )
-            .with_details(json!({
-                "error": "invalid_arguments",
-                "command": name,
-                "issues": issues,
-                "usage": self.command.usage(),
-                "examples": self.command.cli_examples(),
-            }))
-            .with_suggestion(format!("shell form: {}", self.command.usage())));
-        }
+        self.validated(&args)?;
         let (fs, hook) = crate::shell_writes::shell_fs(cx);
         let mut out = Capped::new(crate::shell::DEFAULT_MAX_OUTPUT);
         let mut err = Capped::new(crate::shell::DEFAULT_MAX_OUTPUT);

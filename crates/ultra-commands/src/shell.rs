@@ -1,5 +1,6 @@
 //! `ultra.shell.run`: the built-in shell as one command (the `shell` tool). Scripts run in
-//! process on the confined workspace; no built-in spawns a process. Each session (by
+//! process on the confined workspace; no built-in spawns a process except `build`, which
+//! runs the project's own build. Each session (by
 //! `session`, else the caller's session or agent id) keeps its variables, working directory
 //! and `$?` between calls.
 
@@ -79,7 +80,7 @@ pub struct ShellError {
 
 /// The fixed part of the `shell` tool's description; the built-ins' usage lines are added
 /// from the built-in table when the command is registered.
-const INTRO: &str = "Run a script in Ultra's built-in shell on the confined workspace: pipes, &&, ||, ;, redirects (> >> < 2>&1 &>), here-docs, globs, $VAR, cd. Nothing spawns a process; paths outside the workspace and protected paths are refused. A non-zero exitCode is a result, not an error; a script that does not parse is SHELL_SYNTAX_ERROR with the position; an unknown command is listed in `errors` with the closest built-ins.";
+const INTRO: &str = "Run a script in Ultra's built-in shell on the confined workspace: pipes, &&, ||, ;, redirects (> >> < 2>&1 &>), here-docs, globs, $VAR, cd. Nothing spawns a process (but `build`, which runs the project's build); paths outside the workspace and protected paths are refused. A non-zero exitCode is a result, not an error; a script that does not parse is SHELL_SYNTAX_ERROR with the position; an unknown command is listed in `errors` with the closest built-ins.";
 
 /// The description budget for LLM tool lists (seed 004 §6).
 pub const DESCRIPTION_BUDGET: usize = 4096;
@@ -202,7 +203,7 @@ fn annotations(script: &Script) -> Annotations {
         for p in std::iter::once(&item.first).chain(item.rest.iter().map(|(_, p)| p)) {
             for c in &p.commands {
                 let name = c.words.first().and_then(|w| w.as_plain()).unwrap_or("");
-                let risk = match ultra_shell::builtins::lookup(name) {
+                let risk = match crate::promoted::lookup(name) {
                     None => ultra_shell::run::Risk::READ,
                     Some(b) => {
                         let args: Option<Vec<String>> =
@@ -293,6 +294,10 @@ impl Command<Services> for Run {
         }
     }
 
+    fn preview(&self, _services: &Services, args: &RunArgs) -> Option<String> {
+        Some(format!("Run in Ultra's shell:\n{}\n", args.script))
+    }
+
     fn run(&self, cx: &mut Cx<'_, Services>, args: RunArgs) -> Result<RunOutput, CommandError> {
         let script = ultra_shell::parse(&args.script).map_err(|e| {
             let pos = e.pos();
@@ -381,6 +386,13 @@ mod tests {
         // Words not known until the script runs count at the command's most.
         assert_eq!(risk("sed $OPTS f"), (false, true));
         assert_eq!(risk("grep $P f"), (true, false));
+        // Commands declared above the shell are judged too: a commit is put to a person.
+        assert_eq!(risk("git status -s | awk '{print $2}'"), (true, false));
+        assert_eq!(risk("git add a.ts"), (false, false));
+        assert_eq!(risk("git add a.ts && git commit -m x"), (false, true));
+        assert_eq!(risk("git $SUB"), (false, true));
+        assert_eq!(risk("build 2>&1 | grep error"), (false, false));
+        assert_eq!(risk("build --clean"), (false, true));
     }
 }
 

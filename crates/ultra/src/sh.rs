@@ -43,7 +43,7 @@ pub fn run(root: &std::path::Path, script: &str) -> ExitCode {
     if let Ok(services) = ultra_commands::Services::open(root.path(), &config) {
         fs = fs.with_code(services.code_search());
     }
-    let shell = Shell::new(fs);
+    let shell = Shell::new(fs).with_commands(ultra_commands::promoted::shell_commands());
     let mut env = Env::new(&ultra_workspace::RelPath::default());
     // Unlocked handles: the first pipeline stage may read stdin from another thread.
     let mut input = std::io::BufReader::new(std::io::stdin());

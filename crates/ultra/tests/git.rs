@@ -209,3 +209,131 @@ fn outside_a_repository_git_tools_say_so() {
     let mut c = ws.agent("claude");
     c.err_code("git.status", json!({}), "NOT_A_GIT_REPOSITORY");
 }
+
+/// The real `git` CLI with the trap drivers switched off, as an oracle.
+fn git_oracle(ws: &Ws, args: &[&str]) -> String {
+    let mut all = vec![
+        "-c",
+        "filter.evil.clean=cat",
+        "-c",
+        "filter.evil.smudge=cat",
+        "-c",
+        "diff.evil.command=",
+        "-c",
+        "core.abbrev=7",
+    ];
+    all.extend_from_slice(args);
+    let out = Command::new("git")
+        .args(&all)
+        .current_dir(ws.path(""))
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", ws.base().join("home"))
+        .output()
+        .expect("git runs");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn sh(c: &mut common::Conn, script: &str) -> serde_json::Value {
+    c.ok("ultra.shell.run", json!({ "script": script }))
+}
+
+/// `git` in the shell and as a typed tool (seed 004's dual mode): its output matches the
+/// git CLI's for the same repository, it pipes, and an agent's commit still waits for a
+/// person; nothing of the repository's runs.
+#[test]
+fn git_as_a_shell_command_prints_what_git_prints() {
+    let ws = repo(json!({}));
+    let _server = ws.serve();
+    let mut c = ws.agent("claude");
+
+    for (ours, theirs) in [
+        ("git status -s", vec!["status", "--short"]),
+        ("git diff --stat", vec!["diff", "--stat"]),
+        (
+            "git diff --cached --stat",
+            vec!["diff", "--cached", "--stat"],
+        ),
+        ("git diff --name-only", vec!["diff", "--name-only"]),
+        ("git log --oneline", vec!["log", "--oneline"]),
+        ("git branch", vec!["branch"]),
+    ] {
+        let r = sh(&mut c, ours);
+        assert_eq!(r["exitCode"], 0, "{ours}: {r}");
+        assert_eq!(r["stdout"], git_oracle(&ws, &theirs), "{ours}");
+    }
+    // It pipes like any command.
+    let r = sh(&mut c, "git status -s | grep '^??' | wc -l");
+    assert_eq!(r["stdout"].as_str().unwrap().trim(), "2", "{r}");
+    // The same through the typed tool.
+    let r = c.ok("shell.git", json!({"subcommand": "status", "short": true}));
+    assert_eq!(r["stdout"], git_oracle(&ws, &["status", "--short"]), "{r}");
+
+    // Bad arguments: seed 004's structured error on the shell path, INVALID_ARGUMENTS typed.
+    let r = sh(&mut c, "git push --force");
+    assert_eq!(r["exitCode"], 1, "{r}");
+    assert!(
+        r["stderr"].as_str().unwrap().contains("invalid_arguments"),
+        "{r}"
+    );
+    c.err_code(
+        "shell.git",
+        json!({"subcommand": "commit"}),
+        "INVALID_ARGUMENTS",
+    );
+    c.err_code(
+        "shell.git",
+        json!({"subcommand": "status", "staged": true}),
+        "INVALID_ARGUMENTS",
+    );
+    let r = sh(&mut c, "git add ../outside");
+    assert_ne!(r["exitCode"], 0, "{r}");
+
+    // Staging is an ordinary write; a commit waits for a person.
+    let r = sh(&mut c, "git add notes.txt && git reset src/a.ts");
+    assert_eq!(r["exitCode"], 0, "{r}");
+    assert_eq!(
+        git_oracle(&ws, &["diff", "--cached", "--name-only"]),
+        "notes.txt\n"
+    );
+    c.err_code(
+        "ultra.shell.run",
+        json!({"script": "git commit -m 'feat: notes'"}),
+        "CONFIRMATION_REQUIRED",
+    );
+    assert_eq!(git(&ws, &["log", "--format=%s"]), "initial");
+    no_traps_ran(&ws);
+}
+
+/// A person's `ultra sh` commits at once; `-a` takes the tracked changes; paths follow
+/// the shell's working directory.
+#[test]
+fn a_person_commits_through_the_shell() {
+    let ws = repo(json!({}));
+    let out = ws.cli(&[
+        "sh",
+        "cd src && git commit -a -m 'feat: all of it' && git log -n 1 --oneline && git status -s",
+    ]);
+    assert_eq!(out.code(), 0, "{}", out.stderr());
+    let head = git(&ws, &["rev-parse", "--short=7", "HEAD"]);
+    let text = out.stdout();
+    assert!(
+        text.starts_with(&format!(
+            "[main {head}] feat: all of it\n 2 files changed\n"
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("{head} feat: all of it\n")),
+        "{text}"
+    );
+    assert_eq!(
+        git_oracle(&ws, &["show", "--name-only", "--format=", "HEAD"]),
+        "src/a.ts\nsrc/b.ts\n"
+    );
+    // The untracked files stay out of a `-a` commit, as with git.
+    assert!(
+        text.ends_with("?? .gitattributes\n?? notes.txt\n"),
+        "{text}"
+    );
+    no_traps_ran(&ws);
+}

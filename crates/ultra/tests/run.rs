@@ -273,3 +273,71 @@ fn run_tests_runs_npm_and_pytest_projects() {
     let r = c.ok("run.tests", json!({"filter": "login"}));
     assert_eq!(r["passed"], true, "{}", r["output"]);
 }
+
+/// `build` (seed 004's dual mode): an agent builds a cargo crate through the shell, its
+/// output pipes, a broken build fails with the compiler's status and errors, and the
+/// typed tool runs an npm build script; arguments that do not apply are refused.
+#[test]
+fn build_runs_the_projects_build_from_the_shell_and_as_a_tool() {
+    let ws = Ws::new();
+    ws.write(
+        "Cargo.toml",
+        "[package]\nname = \"fixture\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
+    );
+    ws.write("src/lib.rs", "pub fn one() -> i32 { 1 }\n");
+    let _server = serve_with_toolchains(&ws);
+    let mut c = ws.agent("claude");
+    let r = c.ok(
+        "ultra.shell.run",
+        json!({"script": "build 2>&1 | grep -o 'Compiling fixture'"}),
+    );
+    assert_eq!(r["exitCode"], 0, "{r}");
+    assert_eq!(r["stdout"], "Compiling fixture\n", "{r}");
+    assert!(ws.path("target/debug/libfixture.rlib").exists());
+
+    ws.write("src/lib.rs", "pub fn one() -> i32 { \"one\" }\n");
+    let r = c.ok("ultra.shell.run", json!({"script": "build"}));
+    assert_eq!(r["exitCode"], 101, "{r}");
+    let err = r["stderr"].as_str().unwrap();
+    assert!(err.contains("error[E0308]"), "{err}");
+    assert!(err.contains("build: `cargo build` exited 101"), "{err}");
+
+    // Cleaning deletes output, so an agent's `build --clean` waits for a person.
+    c.err_code(
+        "shell.build",
+        json!({"clean": true}),
+        "CONFIRMATION_REQUIRED",
+    );
+    c.err_code("shell.build", json!({"timeout": 0}), "INVALID_ARGUMENTS");
+    let r = c.ok("ultra.shell.run", json!({"script": "build extra-word"}));
+    assert_eq!(r["exitCode"], 1, "{r}");
+    assert!(
+        r["stderr"].as_str().unwrap().contains("invalid_arguments"),
+        "{r}"
+    );
+
+    let npm = Ws::new();
+    npm.write(
+        "package.json",
+        r#"{"name": "fixture", "version": "1.0.0", "scripts": {"build": "node build.js"}}"#,
+    );
+    npm.write(
+        "build.js",
+        "require('fs').writeFileSync('dist.txt', 'built'); console.log('done');\n",
+    );
+    let _server = serve_with_toolchains(&npm);
+    let mut c = npm.agent("claude");
+    let r = c.ok("shell.build", json!({}));
+    assert_eq!(r["exitCode"], 0, "{r}");
+    assert!(r["stdout"].as_str().unwrap().contains("done"), "{r}");
+    assert_eq!(
+        std::fs::read_to_string(npm.path("dist.txt")).unwrap(),
+        "built"
+    );
+    let r = c.ok("shell.build", json!({"release": true}));
+    assert_eq!(r["exitCode"], 2, "{r}");
+    assert!(
+        r["stderr"].as_str().unwrap().contains("Cargo projects"),
+        "{r}"
+    );
+}

@@ -3,6 +3,7 @@
 //! the workspace root, with a scrubbed environment, its own process group (killed whole on
 //! timeout), capped output, and the exit code and duration in the answer.
 
+pub mod build;
 pub mod policy;
 pub mod test_runner;
 
@@ -31,7 +32,7 @@ pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
 }
 
 const DEFAULT_TIMEOUT_MS: u64 = 30_000;
-const MAX_TIMEOUT_MS: u64 = 600_000;
+pub(crate) const MAX_TIMEOUT_MS: u64 = 600_000;
 const DEFAULT_MAX_OUTPUT: usize = 256 * 1024;
 /// What a program sees of Ultra's environment: the basics and where toolchains live;
 /// `LD_*`, `GIT_*`, `BASH_ENV`, `PAGER`, tokens and the rest are dropped.

@@ -1094,7 +1094,7 @@ fn civil(days: i64) -> (i64, u32, u32) {
 }
 
 /// Format `secs` since the epoch (UTC) with strftime-style `fmt`.
-pub(crate) fn format_time(secs: i64, nanos: u32, fmt: &str) -> String {
+pub fn format_time(secs: i64, nanos: u32, fmt: &str) -> String {
     const DAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
     const MONTHS: [&str; 12] = [
         "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",

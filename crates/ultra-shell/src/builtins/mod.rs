@@ -2,7 +2,10 @@
 
 mod basic;
 mod files;
-pub(crate) mod opts;
+
+/// Time formatting of `date` and `ls -l`, for commands declared above the shell.
+pub use files::format_time;
+pub mod opts;
 mod text;
 
 use crate::run::Builtin;

@@ -2,18 +2,18 @@
 
 /// Parsed options: `(letter, argument)` in order, then the operands.
 #[derive(Debug, Default)]
-pub(crate) struct Opts {
-    pub(crate) flags: Vec<(char, String)>,
-    pub(crate) operands: Vec<String>,
+pub struct Opts {
+    pub flags: Vec<(char, String)>,
+    pub operands: Vec<String>,
 }
 
 impl Opts {
     /// Whether option `c` was given.
-    pub(crate) fn has(&self, c: char) -> bool {
+    pub fn has(&self, c: char) -> bool {
         self.flags.iter().any(|(f, _)| *f == c)
     }
     /// The argument of the last `c` given.
-    pub(crate) fn last(&self, c: char) -> Option<&str> {
+    pub fn last(&self, c: char) -> Option<&str> {
         self.flags
             .iter()
             .rev()
@@ -25,7 +25,7 @@ impl Opts {
 /// GNU-style option parsing with permutation: `spec` lists the letters, each followed by `:`
 /// when it takes an argument; `longs` maps long names to letters. `-` is an operand, `--`
 /// ends the options.
-pub(crate) fn getopt(args: &[String], spec: &str, longs: &[(&str, char)]) -> Result<Opts, String> {
+pub fn getopt(args: &[String], spec: &str, longs: &[(&str, char)]) -> Result<Opts, String> {
     let takes = |c: char| -> Option<bool> {
         let i = spec.find(c)?;
         Some(spec[i + c.len_utf8()..].starts_with(':'))

@@ -12,7 +12,7 @@
 //! list it in [`promoted!`] below.
 
 pub mod awk;
-pub(crate) mod cli;
+pub mod cli;
 pub mod find;
 pub mod grep;
 pub mod posix_re;
@@ -66,6 +66,10 @@ pub trait Promoted: Send + Sync + 'static {
     /// A runnable typed-path example: arguments as JSON and the exact stdout expected, on
     /// the same fixture; executed as a test.
     fn typed_example(&self) -> (&'static str, &'static str);
+    /// The exit status [`Promoted::typed_example`] ends with.
+    fn typed_example_status(&self) -> i32 {
+        0
+    }
     /// Convert command-line words (without the name) to the JSON the schema describes.
     fn parse_cli_args(&self, args: &[String]) -> Result<Value, Vec<Issue>>;
     /// Checks beyond the schema (ranges, combinations).
@@ -77,6 +81,11 @@ pub trait Promoted: Send + Sync + 'static {
     /// The most any call may do.
     fn max_risk(&self) -> Risk {
         Risk::OVERWRITE
+    }
+    /// What a person asked to approve this call sees besides its arguments (a commit's
+    /// files).
+    fn preview(&self, _args: &Self::Args, _root: &ultra_workspace::Root) -> Option<String> {
+        None
     }
     /// Run the validated call.
     fn execute(&self, args: Self::Args, io: &mut Io<'_>, cx: &Cx<'_>) -> i32;

@@ -44,6 +44,8 @@ CALLS = {
     "git_status": {},
     "git_diff": {},
     "git_commit": {"message": "docs: notes", "files": ["notes.txt"]},
+    "git": {"subcommand": "status", "short": True},
+    "build": {},
     "run_command": {"command": "git status --short"},
     "run_tests": {},
     "apply_edits": {"files": [{"path": "src/app.ts", "edits": [{"old": "const n = 1;", "new": "const n = 2;"}]}], "save": True},
