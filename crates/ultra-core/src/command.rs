@@ -404,7 +404,8 @@ impl<S> Cx<'_, S> {
                 Ok(())
             }
             Ok(agg) => {
-                self.feedback = Some(agg.feedback());
+                // The executor counts these when the call fails and fills in the prior count.
+                self.feedback = Some(agg.feedback(0));
                 Err(CommandError::new(ErrorCode::ContentValidationFailed, "Content blocked by validator")
                     .with_details(serde_json::json!({ "path": path }))
                     .with_suggestion("change the content so that it satisfies the violated rules, then retry; do not resend it unchanged"))

@@ -386,7 +386,10 @@ impl<S: Host> Executor<S> {
                         matched_content: v.matched_content.clone(),
                     })
                     .collect();
-                self.validators.record(source, spec.id, &violations);
+                let prior = self.validators.record(source, spec.id, &violations);
+                if let Some(f) = result.feedback.as_mut() {
+                    f.prior_violation_count = Some(prior);
+                }
             }
         }
         (Some(spec.id), result)
@@ -411,11 +414,11 @@ impl<S: Host> Executor<S> {
         vcx: &ValidationContext,
     ) -> Option<CommandResult> {
         let blocked = |code: ErrorCode, message: &str, agg: crate::validator::Aggregated| {
-            self.validators.record(source, id, &agg.violations);
+            let prior = self.validators.record(source, id, &agg.violations);
             let mut r = CommandResult::err(
                 CommandError::new(code, message).with_suggestion("read the violations and suggestions, change the call, and retry; do not resend it unchanged"),
             );
-            r.feedback = Some(agg.feedback());
+            r.feedback = Some(agg.feedback(prior));
             Some(r)
         };
         match self.validators.validate_command(id, args, vcx) {

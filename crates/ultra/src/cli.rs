@@ -348,6 +348,9 @@ fn print_diagnostics(result: &CommandResult) {
                 }
             }
         }
+        if let Some(n) = fb.prior_violation_count.filter(|n| *n > 0) {
+            eprintln!("\n{n} earlier violation(s) by this agent in this session.");
+        }
     }
 }
 

@@ -54,6 +54,7 @@ fn a_new_console_log_is_blocked_with_feedback() {
     assert_eq!(v["location"]["path"], "src/clean.ts");
     assert_eq!(v["location"]["range"]["start"]["line"], 1);
     assert_eq!(fb["suggestions"][0]["description"], "call logger.debug");
+    assert_eq!(fb["priorViolationCount"], 0, "{fb}");
     let now = c.ok("ultra.getFileContent", json!({ "path": "src/clean.ts" }));
     assert_eq!(now["content"], "export const y = 2;\n");
     assert_eq!(now["isDirty"], false);
@@ -73,7 +74,16 @@ fn a_new_console_log_is_blocked_with_feedback() {
         result["feedback"]["suggestions"][0]["description"],
         "call logger.debug"
     );
+    // The same agent and session hit the rule before: the count says so.
+    assert_eq!(result["feedback"]["priorViolationCount"], 1, "{r}");
     assert_eq!(ws.read("src/clean.ts"), "export const y = 2;\n");
+    // Another agent starts from nothing.
+    let e = ws.agent("other").err_code(
+        "ultra.edit",
+        json!({ "path": "src/clean.ts", "range": range(1, 0, 1, 0), "text": "console.log(y);\n" }),
+        "CONTENT_VALIDATION_FAILED",
+    );
+    assert_eq!(e["data"]["feedback"]["priorViolationCount"], 0, "{e}");
 
     // Creating a file with it is blocked too.
     c.err_code(

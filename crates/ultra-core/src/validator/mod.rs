@@ -184,8 +184,9 @@ impl Aggregated {
         agg
     }
 
-    /// The agent-facing feedback.
-    pub fn feedback(&self) -> AgentFeedback {
+    /// The agent-facing feedback; `prior` is how many violations the caller's agent and
+    /// session had before these (see [`Validators::record`]).
+    pub fn feedback(&self, prior: u32) -> AgentFeedback {
         AgentFeedback {
             violations: self
                 .violations
@@ -206,15 +207,20 @@ impl Aggregated {
                     examples: vec![],
                 })
             },
-            prior_violation_count: None,
+            prior_violation_count: Some(prior),
         }
     }
 }
+
+/// An agent id and a session id, either possibly unknown.
+type Caller = (Option<String>, Option<String>);
 
 /// All loaded validators.
 #[derive(Default, Clone)]
 pub struct Validators {
     list: Vec<Arc<dyn Validator>>,
+    /// Violations recorded so far per (agent, session), shared by every clone.
+    counts: Arc<std::sync::Mutex<std::collections::HashMap<Caller, u32>>>,
 }
 
 impl Validators {
@@ -325,8 +331,19 @@ impl Validators {
         Ok(merged)
     }
 
-    /// Tell every validator about violations that blocked a call.
-    pub fn record(&self, source: &Source, command: &str, violations: &[Violation]) {
+    /// Tell every validator about violations that blocked a call, and count them for the
+    /// caller's agent and session. Returns how many that agent and session had before, the
+    /// feedback's `priorViolationCount`: an agent that keeps hitting the same wall sees so.
+    pub fn record(&self, source: &Source, command: &str, violations: &[Violation]) -> u32 {
+        let prior = {
+            let mut counts = self.counts.lock().unwrap_or_else(|p| p.into_inner());
+            let n = counts
+                .entry((source.agent_id.clone(), source.session_id.clone()))
+                .or_default();
+            let prior = *n;
+            *n = n.saturating_add(violations.len() as u32);
+            prior
+        };
         let ts = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_millis())
@@ -346,6 +363,7 @@ impl Validators {
                 v.record_violation(&rec);
             }
         }
+        prior
     }
 }
 
@@ -395,14 +413,15 @@ impl WriteChecker {
                 Ok(())
             }
             Ok(agg) => {
-                self.validators
-                    .record(&self.base.source, self.command_id, &agg.violations);
+                let prior =
+                    self.validators
+                        .record(&self.base.source, self.command_id, &agg.violations);
                 let first = agg
                     .violations
                     .first()
                     .map(|v| format!(": {} ({})", v.message, v.rule))
                     .unwrap_or_default();
-                g.feedback = Some(agg.feedback());
+                g.feedback = Some(agg.feedback(prior));
                 Err(format!("{what} blocked by validator{first}"))
             }
             Err(e) => Err(format!(
