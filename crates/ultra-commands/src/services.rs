@@ -51,6 +51,8 @@ pub struct Services {
     code: Arc<crate::code::CodeIndex>,
     /// Terminals (seed 003).
     terminals: crate::terminal::Terminals,
+    /// `run_tests` watches running in the background.
+    test_watches: crate::runner::watch::TestWatches,
     /// The loaded configuration.
     pub config: Config,
 }
@@ -99,6 +101,7 @@ impl Services {
             shell_root,
             shell_sessions: Mutex::new(std::collections::HashMap::new()),
             terminals: crate::terminal::Terminals::default(),
+            test_watches: Default::default(),
             config: config.clone(),
         })
     }
@@ -179,6 +182,11 @@ impl Services {
         &self.terminals
     }
 
+    /// The test watches.
+    pub fn test_watches(&self) -> &crate::runner::watch::TestWatches {
+        &self.test_watches
+    }
+
     /// The shell's handle on the root.
     pub fn shell_root(&self) -> &Arc<ultra_workspace::Root> {
         &self.shell_root
@@ -235,6 +243,7 @@ impl Host for Services {
 
     fn session_closed(&self, session: &str) {
         self.terminals.end_session(session);
+        self.test_watches.end_session(session);
     }
 
     fn active_file(&self) -> Option<String> {

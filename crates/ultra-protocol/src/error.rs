@@ -74,6 +74,8 @@ error_codes! {
     NotADirectory = ("NOT_A_DIRECTORY", -32003, true),
     /// No terminal has this id (or it was disposed).
     TerminalNotFound = ("TERMINAL_NOT_FOUND", -32004, true),
+    /// No test watch has this id (or it was stopped).
+    WatchNotFound = ("WATCH_NOT_FOUND", -32004, true),
     /// No buffer is active and the command needs one.
     NoActiveBuffer = ("NO_ACTIVE_BUFFER", -32005, true),
     /// A person denied the pending confirmation.

@@ -341,3 +341,119 @@ fn build_runs_the_projects_build_from_the_shell_and_as_a_tool() {
         "{r}"
     );
 }
+
+/// `run_tests` with `watch`: the first run answers at once with a watch id; a source change
+/// runs the tests again in the background, announced as `tests.started`/`tests.finished`
+/// events; build output and ignored files do not; `test_watches` shows the latest run and
+/// `stop_test_watch` ends it.
+#[test]
+fn run_tests_watch_reruns_on_source_changes() {
+    let ws = Ws::new();
+    ws.write(
+        "Cargo.toml",
+        "[package]\nname = \"fixture\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
+    );
+    ws.write(".gitignore", "*.log\n");
+    ws.write(
+        "src/lib.rs",
+        "pub fn two() -> i32 { 2 }\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn two_is_two() { assert_eq!(super::two(), 2); }\n}\n",
+    );
+    let _server = serve_with_toolchains(&ws);
+    let mut events = ws.connect();
+    events.identify(json!({"source": "ai", "agentId": "claude", "sessionId": "w1"}));
+    events.ok("subscribe", json!({"events": ["tests.*"]}));
+    let mut c = ws.connect();
+    c.identify(json!({"source": "ai", "agentId": "claude", "sessionId": "w1"}));
+
+    let r = c.ok("run.tests", json!({"watch": true}));
+    assert_eq!(r["passed"], true, "{}", r["output"]);
+    let id = r["watchId"].as_str().unwrap().to_string();
+    // Asking again for the same tests in the same session keeps the one watch.
+    let again = c.ok("run.tests", json!({"watch": true}));
+    assert_eq!(again["watchId"], id.as_str());
+
+    ws.write(
+        "src/lib.rs",
+        "pub fn two() -> i32 { 3 }\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn two_is_two() { assert_eq!(super::two(), 2); }\n}\n",
+    );
+    let started = events.wait_event(|e| e["method"] == "tests.started");
+    let data = &started["params"]["data"];
+    assert_eq!(data["watchId"], id.as_str(), "{started}");
+    assert_eq!(data["changed"], json!(["src/lib.rs"]), "{started}");
+    assert_eq!(started["params"]["source"]["agentId"], "claude");
+    let finished = events.wait_event(|e| e["method"] == "tests.finished");
+    let data = &finished["params"]["data"];
+    assert_eq!(data["passed"], false, "{finished}");
+    assert_eq!(
+        data["stats"],
+        json!({"total": 1, "passed": 0, "failed": 1, "skipped": 0}),
+        "{finished}"
+    );
+    assert!(
+        data["output"].as_str().unwrap().contains("two_is_two"),
+        "{finished}"
+    );
+
+    let list = c.ok("run.testWatches", json!({}));
+    assert_eq!(list[0]["id"], id.as_str(), "{list}");
+    assert_eq!(list[0]["runs"], 2, "{list}");
+    assert_eq!(list[0]["last"]["passed"], false, "{list}");
+
+    // Build output, ignored files and Ultra's temp files start nothing.
+    ws.write("target/debug/extra.rs", "x");
+    ws.write("run.log", "x");
+    assert!(
+        events
+            .try_event(Duration::from_millis(1500), |e| e["method"]
+                == "tests.started")
+            .is_none(),
+        "a non-source change started a run"
+    );
+
+    c.ok("run.stopTestWatch", json!({"id": id}));
+    assert_eq!(c.ok("run.testWatches", json!({})), json!([]));
+    c.err_code("run.stopTestWatch", json!({"id": id}), "WATCH_NOT_FOUND");
+    ws.write("src/lib.rs", "pub fn two() -> i32 { 2 }\n");
+    assert!(
+        events
+            .try_event(Duration::from_millis(1500), |e| e["method"]
+                == "tests.started")
+            .is_none(),
+        "a stopped watch ran"
+    );
+}
+
+/// A watch belongs to the session that started it: when that WebSocket session ends, the
+/// watch ends and the run in progress is killed with its process group.
+#[test]
+fn a_watch_ends_with_its_session_and_kills_its_run() {
+    use common::wsc;
+    let ws = wsc::workspace(json!({}));
+    ws.write(
+        "package.json",
+        r#"{"name": "fixture", "version": "1.0.0", "scripts": {"test": "node watch-slow-test.js"}}"#,
+    );
+    ws.write(
+        "watch-slow-test.js",
+        "if (require('fs').existsSync('slow.flag')) setTimeout(() => {}, 120000);\nconsole.log('ok');\n",
+    );
+    let server = serve_with_toolchains(&ws);
+    let url = wsc::url(&server);
+    let rt = wsc::rt();
+    rt.block_on(async {
+        let mut s = wsc::authenticated(&url).await;
+        let mut notes = Vec::new();
+        let r = wsc::call(&mut s, 1, "run.tests", json!({"watch": true}), &mut notes).await;
+        assert_eq!(r["result"]["passed"], true, "{r}");
+        ws.write("slow.flag", "");
+        common::wait_until("the slow run starts", || running("watch-slow-test.js") > 0);
+        let mut ipc = ws.agent("observer");
+        let list = ipc.ok("run.testWatches", json!({}));
+        assert_eq!(list[0]["running"], true, "{list}");
+        drop(s);
+        common::wait_until("the run is killed", || running("watch-slow-test.js") == 0);
+        common::wait_until("the watch is gone", || {
+            ipc.ok("run.testWatches", json!({})) == json!([])
+        });
+    });
+}

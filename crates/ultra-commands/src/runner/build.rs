@@ -203,7 +203,7 @@ impl Promoted for Build {
         };
         let timeout = Duration::from_millis(a.timeout.unwrap_or(DEFAULT_TIMEOUT_MS));
         let shown: Vec<String> = steps.iter().map(|s| s.join(" ")).collect();
-        let ran = match super::execute(root, &line, timeout, MAX_OUTPUT) {
+        let ran = match super::execute(root, &line, timeout, MAX_OUTPUT, None) {
             Ok(r) => r,
             Err(e) => {
                 let _ = writeln!(io.stderr, "build: {}", e.message);

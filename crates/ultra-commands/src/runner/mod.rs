@@ -6,6 +6,7 @@
 pub mod build;
 pub mod policy;
 pub mod test_runner;
+pub mod watch;
 
 use std::io::Read;
 use std::os::unix::process::CommandExt;
@@ -28,6 +29,8 @@ use policy::{Line, Rules, Verdict};
 pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
     r.register(RunCommand)?;
     r.register(test_runner::RunTests)?;
+    r.register(watch::TestWatchList)?;
+    r.register(watch::StopTestWatch)?;
     Ok(())
 }
 
@@ -166,7 +169,7 @@ impl Command<Services> for RunCommand {
         // or auto-apply is on.
         let (line, _) = judged(cx.services, &a)?;
         let (timeout, cap) = limits(cx.services, a.timeout, DEFAULT_TIMEOUT_MS);
-        execute(cx.services.root_path(), &line, timeout, cap)
+        execute(cx.services.root_path(), &line, timeout, cap, None)
     }
 }
 
@@ -186,12 +189,34 @@ pub(crate) fn limits(
     (timeout, cap)
 }
 
-/// Run every list of a line, honouring `&&` and `||`, within `timeout` overall.
+/// Stops a run from another thread: the process group running now is killed at once, and
+/// nothing after it starts.
+#[derive(Default)]
+pub(crate) struct Cancel {
+    stopped: std::sync::atomic::AtomicBool,
+    group: std::sync::atomic::AtomicI32,
+}
+
+impl Cancel {
+    pub(crate) fn cancel(&self) {
+        use std::sync::atomic::Ordering::SeqCst;
+        self.stopped.store(true, SeqCst);
+        kill_group(self.group.load(SeqCst));
+    }
+
+    pub(crate) fn is_cancelled(&self) -> bool {
+        self.stopped.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+/// Run every list of a line, honouring `&&` and `||`, within `timeout` overall; a
+/// cancelled run ends like a timed-out one.
 fn execute(
     root: &std::path::Path,
     line: &Line,
     timeout: Duration,
     cap: usize,
+    cancel: Option<&Cancel>,
 ) -> Result<RunOutput, CommandError> {
     let started = Instant::now();
     let deadline = started + timeout;
@@ -208,7 +233,7 @@ fn execute(
             if !run {
                 continue;
             }
-            match run_pipeline(root, pipeline, deadline, &mut out)? {
+            match run_pipeline(root, pipeline, deadline, &mut out, cancel)? {
                 Some(s) => status = s,
                 None => {
                     timed_out = true;
@@ -276,7 +301,11 @@ fn run_pipeline(
     stages: &[policy::Stage],
     deadline: Instant,
     out: &mut Collected,
+    cancel: Option<&Cancel>,
 ) -> Result<Option<i32>, CommandError> {
+    if cancel.is_some_and(Cancel::is_cancelled) {
+        return Ok(None);
+    }
     let mut children: Vec<Child> = Vec::new();
     let mut readers = Vec::new();
     let mut group = 0;
@@ -315,6 +344,13 @@ fn run_pipeline(
         };
         if group == 0 {
             group = child.id() as i32;
+            if let Some(c) = cancel {
+                c.group.store(group, std::sync::atomic::Ordering::SeqCst);
+                // A cancel that came while spawning found no group to kill.
+                if c.is_cancelled() {
+                    kill_group(group);
+                }
+            }
         }
         if let Some(err) = child.stderr.take() {
             readers.push((false, drain(err, out.cap)));
@@ -339,7 +375,9 @@ fn run_pipeline(
                     }
                     break;
                 }
-                Ok(None) if Instant::now() >= deadline => {
+                Ok(None)
+                    if Instant::now() >= deadline || cancel.is_some_and(Cancel::is_cancelled) =>
+                {
                     timed_out = true;
                     break;
                 }
@@ -359,6 +397,10 @@ fn run_pipeline(
     }
     // Stragglers that kept a pipe open (a background child) go with the group too.
     kill_group(group);
+    if let Some(c) = cancel {
+        // The id may be reused by an unrelated group from now on.
+        c.group.store(0, std::sync::atomic::Ordering::SeqCst);
+    }
     for (is_out, r) in readers {
         if let Ok((bytes, cut)) = r.join() {
             let dest = if is_out {

@@ -249,10 +249,17 @@ pub struct TestArgs {
     pub filter: Option<String>,
     /// Milliseconds before the run is killed (default 300000, at most 600000).
     pub timeout: Option<u64>,
+    /// Keep watching: after this first run, the tests run again whenever a source file
+    /// changes (build output, dependencies and ignored files do not count), each run
+    /// announced as `tests.started` and `tests.finished` events. The answer carries the
+    /// watch's id; `test_watches` shows each watch's latest run, `stop_test_watch` ends it,
+    /// and so does the end of the caller's session.
+    #[serde(default)]
+    pub watch: bool,
 }
 
 /// What a test run gave.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TestRun {
     pub runner: Runner,
@@ -267,6 +274,9 @@ pub struct TestRun {
     pub stats: Option<Stats>,
     pub duration: u64,
     pub timed_out: bool,
+    /// With `watch`: the id of the watch now running in the background.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub watch_id: Option<String>,
 }
 
 /// `run.tests`.
@@ -276,7 +286,7 @@ static RUN_TESTS: CommandSpec = CommandSpec::new(
     "run.tests",
     "Run: Tests",
     "Run",
-    "Run the project's tests (seed 001's run_tests): the runner is found from vitest/jest configs, package.json (vitest, jest, else npm test), Cargo.toml (cargo test), pytest or tox config (pytest) or go.mod (go test). path limits the run to a file or directory, filter to matching test names. Returns passed, exitCode, the output and, when the runner's summary is recognised, total/passed/failed/skipped. Runs the project's own code, like npm test.",
+    "Run the project's tests (seed 001's run_tests): the runner is found from vitest/jest configs, package.json (vitest, jest, else npm test), Cargo.toml (cargo test), pytest or tox config (pytest) or go.mod (go test). path limits the run to a file or directory, filter to matching test names. Returns passed, exitCode, the output and, when the runner's summary is recognised, total/passed/failed/skipped. Runs the project's own code, like npm test. watch: true keeps re-running the tests on every source change in the background (tests.started / tests.finished events; test_watches, stop_test_watch).",
 )
 .tool_name("run_tests")
 .long()
@@ -311,28 +321,51 @@ impl Command<Services> for RunTests {
             None => None,
         };
         let command = argv(runner, path.as_deref(), a.filter.as_deref());
-        let line = Line {
-            lists: vec![vec![(
-                None,
-                vec![Stage {
-                    argv: command.clone(),
-                }],
-            )]],
-        };
         let (timeout, cap) = super::limits(cx.services, a.timeout, DEFAULT_TIMEOUT_MS);
-        let ran = super::execute(&root, &line, timeout, cap)?;
-        let output = format!("{}{}", ran.stdout, ran.stderr);
-        Ok(TestRun {
-            runner,
-            passed: ran.exit_code == 0 && !ran.timed_out,
-            exit_code: ran.exit_code,
-            stats: stats(runner, &output),
-            output,
-            command,
-            duration: ran.duration,
-            timed_out: ran.timed_out,
-        })
+        let mut first = run_once(&root, runner, &command, timeout, cap, None)?;
+        if a.watch {
+            let job = super::watch::Job::new(runner, command, timeout, cap, cx.source.clone());
+            first.watch_id = Some(cx.services.test_watches().start(
+                &root,
+                job,
+                &first,
+                cx.events.clone(),
+            )?);
+        }
+        Ok(first)
     }
+}
+
+/// Run `command` once and read its summary.
+pub(crate) fn run_once(
+    root: &Path,
+    runner: Runner,
+    command: &[String],
+    timeout: std::time::Duration,
+    cap: usize,
+    cancel: Option<&super::Cancel>,
+) -> Result<TestRun, CommandError> {
+    let line = Line {
+        lists: vec![vec![(
+            None,
+            vec![Stage {
+                argv: command.to_vec(),
+            }],
+        )]],
+    };
+    let ran = super::execute(root, &line, timeout, cap, cancel)?;
+    let output = format!("{}{}", ran.stdout, ran.stderr);
+    Ok(TestRun {
+        runner,
+        passed: ran.exit_code == 0 && !ran.timed_out,
+        exit_code: ran.exit_code,
+        stats: stats(runner, &output),
+        output,
+        command: command.to_vec(),
+        duration: ran.duration,
+        timed_out: ran.timed_out,
+        watch_id: None,
+    })
 }
 
 #[cfg(test)]

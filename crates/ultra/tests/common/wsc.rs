@@ -30,12 +30,16 @@ pub fn workspace(extra: Value) -> Ws {
 
 /// The `ws://` URL the server printed.
 pub fn url(server: &Server) -> String {
-    let err = server.wait_stderr("websocket: ws://");
-    let line = err
-        .lines()
-        .find(|l| l.contains("websocket: ws://"))
-        .unwrap();
-    line.split("websocket: ").nth(1).unwrap().trim().to_string()
+    // The whole line: stderr may be read while the server is half-way through it.
+    let full_line = |err: &str| {
+        err.split_inclusive('\n')
+            .find(|l| l.contains("websocket: ws://") && l.ends_with('\n'))
+            .map(|l| l.split("websocket: ").nth(1).unwrap().trim().to_string())
+    };
+    super::wait_until("the websocket line on the server's stderr", || {
+        full_line(&server.stderr()).is_some()
+    });
+    full_line(&server.stderr()).unwrap()
 }
 
 pub async fn open(url: &str, headers: &[(&str, &str)]) -> Result<Stream, WsErr> {

@@ -48,6 +48,8 @@ CALLS = {
     "build": {},
     "run_command": {"command": "git status --short"},
     "run_tests": {},
+    "test_watches": {},
+    "stop_test_watch": {"id": "watch-99"},
     "apply_edits": {"files": [{"path": "src/app.ts", "edits": [{"old": "const n = 1;", "new": "const n = 2;"}]}], "save": True},
     "shell": {"script": "cat src/*.ts | wc -l"},
 }
@@ -55,6 +57,8 @@ CALLS = {
 # Under the default policy an agent is asked before destructive commands; with no person
 # to answer, the call comes back as CONFIRMATION_REQUIRED with an id a person can approve.
 ASKS = {"write", "edit_lines", "create_file", "delete_file", "git_commit"}
+# Calls that fail by design, with the code they fail with.
+FAILS = {"stop_test_watch": "WATCH_NOT_FOUND"}
 # What a person asked would see for each.
 PREVIEWS = {
     "edit_lines": "+export { n as total };",
@@ -106,6 +110,11 @@ async def main(streams, auto_apply):
                         preview = body["error"]["details"]["preview"]
                         assert PREVIEWS[name] in preview, (name, preview)
                     print(f"{name}: asks a person first")
+                    continue
+                if name in FAILS:
+                    assert result.is_error, (name, text)
+                    assert json.loads(text)["error"]["code"] == FAILS[name], (name, text)
+                    print(f"{name}: fails as expected")
                     continue
                 assert not result.is_error, (name, text)
                 print(f"{name}: ok ({len(text)} chars)")
