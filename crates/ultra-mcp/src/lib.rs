@@ -9,6 +9,8 @@
 //! code, message, suggestion, details), so the model reads what to do instead; only an
 //! unknown tool is a protocol error. Generic over [`Host`], like the other transports.
 
+mod stdio;
+
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -85,7 +87,7 @@ impl<S: Host> McpServer<S> {
     /// Serve one client over stdin and stdout until it disconnects.
     pub async fn serve_stdio(self) -> Result<(), McpServeError> {
         let running = self
-            .serve(rmcp::transport::stdio())
+            .serve((stdio::reader(), stdio::writer()))
             .await
             .map_err(|e| McpServeError::Transport(e.to_string()))?;
         running

@@ -297,3 +297,51 @@ fn confirmations_go_to_the_clients_user_by_elicitation() {
     run_mode(&ws, "--elicit", &["decline"]);
     assert_eq!(ws.read("src/app.ts"), "const n = 1;\nexport { n };\n");
 }
+
+/// Clients built on libuv (Node) hand their child a Unix socketpair, not pipes, as stdin and
+/// stdout; `ultra mcp` serves over it the same way.
+#[test]
+fn stdio_over_a_socketpair() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::os::unix::net::UnixStream;
+    let ws = fixture();
+    let (ours, theirs) = UnixStream::pair().unwrap();
+    let mut cmd = ws.command();
+    cmd.arg("mcp")
+        .stdin(std::process::Stdio::from(std::os::fd::OwnedFd::from(
+            theirs.try_clone().unwrap(),
+        )))
+        .stdout(std::process::Stdio::from(std::os::fd::OwnedFd::from(
+            theirs,
+        )))
+        .stderr(std::process::Stdio::null());
+    let mut child = cmd.spawn().unwrap();
+    ours.set_read_timeout(Some(std::time::Duration::from_secs(20)))
+        .unwrap();
+    let mut w = ours.try_clone().unwrap();
+    let mut r = BufReader::new(ours);
+    let mut call = |line: &str| -> serde_json::Value {
+        writeln!(w, "{line}").unwrap();
+        if line.contains("\"id\"") {
+            let mut reply = String::new();
+            r.read_line(&mut reply).unwrap();
+            serde_json::from_str(&reply).unwrap()
+        } else {
+            serde_json::Value::Null
+        }
+    };
+    let init = call(
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"node-like","version":"1"}}}"#,
+    );
+    assert_eq!(init["result"]["serverInfo"]["name"], "ultra", "{init}");
+    call(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    let got = call(
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_lines","arguments":{"path":"notes.txt","start":2,"end":2}}}"#,
+    );
+    let text = got["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("beta"), "{got}");
+    drop(w);
+    drop(r);
+    let _ = child.kill();
+    let _ = child.wait();
+}
