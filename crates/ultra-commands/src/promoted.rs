@@ -121,6 +121,9 @@ impl<P: Promoted> Tool<P> {
         if risk.destructive {
             spec = spec.destructive();
         }
+        if risk.runs {
+            spec = spec.open_world();
+        }
         Tool {
             command,
             spec: Box::leak(Box::new(spec)),
@@ -164,6 +167,10 @@ impl<P: Promoted> Command<Services> for Tool<P> {
 
     fn annotations(&self, args: &P::Args) -> Annotations {
         crate::shell::risk_annotations(self.command.risk(args))
+    }
+
+    fn annotations_in(&self, services: &Services, args: &P::Args) -> Annotations {
+        crate::shell::confined(services, self.annotations(args))
     }
 
     /// Arguments the command rejects are refused before anyone is asked to approve them.

@@ -227,6 +227,9 @@ fn annotations(script: &Script) -> Annotations {
                     a.read_only = false;
                     a.idempotent = false;
                 }
+                if risk.runs {
+                    a.open_world = true;
+                }
                 if risk.destructive || c.redirects.iter().any(|r| r.kind == RedirectKind::Write) {
                     a.destructive = true;
                 }
@@ -292,6 +295,10 @@ impl Command<Services> for Run {
                 ..Annotations::default()
             },
         }
+    }
+
+    fn annotations_in(&self, services: &Services, args: &RunArgs) -> Annotations {
+        confined(services, self.annotations(args))
     }
 
     fn preview(&self, _services: &Services, args: &RunArgs) -> Option<String> {
@@ -402,8 +409,17 @@ pub(crate) fn risk_annotations(risk: ultra_shell::run::Risk) -> Annotations {
         read_only: !risk.writes,
         destructive: risk.destructive,
         idempotent: !risk.writes,
-        open_world: false,
+        open_world: risk.runs,
     }
+}
+
+/// Annotations of a call as policy judges them: running the project's code (`build`)
+/// counts as reaching outside the workspace only when no sandbox will confine it.
+pub(crate) fn confined(services: &Services, mut a: Annotations) -> Annotations {
+    if a.open_world && crate::runner::sandbox::offered(&services.config.run) {
+        a.open_world = false;
+    }
+    a
 }
 
 /// The shell session a call uses: the one named, else the caller's session or agent id.
@@ -496,6 +512,10 @@ impl Command<Services> for BuiltinCommand {
 
     fn annotations(&self, args: &BuiltinArgs) -> Annotations {
         risk_annotations(self.builtin.risk(&args.args))
+    }
+
+    fn annotations_in(&self, services: &Services, args: &BuiltinArgs) -> Annotations {
+        confined(services, self.annotations(args))
     }
 
     fn run(&self, cx: &mut Cx<'_, Services>, args: BuiltinArgs) -> Result<RunOutput, CommandError> {

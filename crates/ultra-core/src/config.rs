@@ -82,6 +82,12 @@ pub struct RunConfig {
     /// Most bytes kept of stdout and of stderr (default 256 KiB).
     #[serde(default)]
     pub max_output_bytes: Option<usize>,
+    /// Run agents' unapproved test runs, builds and allow-listed lines in the sandbox (no
+    /// network, writes only in the workspace, temp and caches): default true where the
+    /// kernel has Landlock and seccomp. `false` puts those calls to a person instead (for
+    /// tests that need the network, such as a database on localhost).
+    #[serde(default)]
+    pub sandbox: Option<bool>,
 }
 
 /// One rule over a command's stage: its program, first argument, flags. `match` and

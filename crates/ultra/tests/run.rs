@@ -457,3 +457,94 @@ fn a_watch_ends_with_its_session_and_kills_its_run() {
         });
     });
 }
+
+/// The probe the sandbox tests run as the project's "tests": it writes inside and outside
+/// the workspace and into its temp dir, and opens a TCP connection, printing what happened.
+const PROBE: &str = r#"
+const fs = require('fs');
+const path = require('path');
+const os = require('os');
+const out = process.argv[2];
+const tryIt = (name, f) => { try { f(); console.log(name + ':ok'); } catch (e) { console.log(name + ':' + e.code); } };
+tryIt('inside', () => fs.writeFileSync('inside.txt', 'x'));
+tryIt('outside', () => fs.writeFileSync(out, 'x'));
+tryIt('tmp', () => fs.writeFileSync(path.join(os.tmpdir(), 'scratch.txt'), 'x'));
+const s = require('net').connect(9, '127.0.0.1');
+s.on('error', (e) => { console.log('net:' + e.code); });
+s.on('connect', () => { console.log('net:connected'); s.destroy(); });
+"#;
+
+fn probe_project(ws: &Ws) {
+    let outside = ws.base().join("outside.txt");
+    ws.write(
+        "package.json",
+        &json!({"name": "fixture", "version": "1.0.0",
+                "scripts": {"test": format!("node probe.js {}", outside.display())}})
+        .to_string(),
+    );
+    ws.write("probe.js", PROBE);
+}
+
+/// security.md C7 and C9: code an agent runs without a person (tests, builds, allow-listed
+/// lines such as `npm test`) runs in the sandbox: it writes in the workspace and its own
+/// temp dir, but not beside the workspace, and opens no network connection. A person's
+/// approved run is not confined.
+#[test]
+fn agents_project_code_runs_in_the_sandbox() {
+    let ws = Ws::new();
+    probe_project(&ws);
+    let _server = serve_with_toolchains(&ws);
+    let mut c = ws.agent("claude");
+    let r = c.ok("run.tests", json!({}));
+    let out = r["output"].as_str().unwrap();
+    assert_eq!(r["sandboxed"], true, "{r}");
+    for line in ["inside:ok", "outside:EACCES", "tmp:ok", "net:EACCES"] {
+        assert!(out.contains(line), "{line} in {out}");
+    }
+    assert!(ws.exists("inside.txt"));
+    assert!(!ws.base().join("outside.txt").exists());
+
+    // `npm test` is on seed 001's allow list: it runs unasked, and confined.
+    let r = c.ok("run.command", json!({"command": "npm test"}));
+    assert_eq!(r["sandboxed"], true, "{r}");
+    assert!(r["stdout"].as_str().unwrap().contains("net:EACCES"), "{r}");
+    assert!(!ws.base().join("outside.txt").exists());
+
+    // The shell's `build` too.
+    ws.write(
+        "package.json",
+        &json!({"name": "fixture", "version": "1.0.0",
+                "scripts": {"build": format!("node probe.js {}", ws.base().join("outside.txt").display())}})
+        .to_string(),
+    );
+    let r = c.ok("ultra.shell.run", json!({"script": "build"}));
+    let text = r["stdout"].as_str().unwrap();
+    assert!(
+        text.contains("outside:EACCES") && text.contains("net:EACCES"),
+        "{r}"
+    );
+    assert!(r["stderr"].as_str().unwrap().contains("(sandboxed"), "{r}");
+}
+
+/// With the sandbox turned off in the config, agents' test runs, builds and allow-listed
+/// lines wait for a person instead.
+#[test]
+fn without_the_sandbox_agents_code_runs_wait_for_a_person() {
+    let ws = Ws::new();
+    ws.config(json!({"run": {"sandbox": false}}));
+    probe_project(&ws);
+    let _server = serve_with_toolchains(&ws);
+    let mut c = ws.agent("claude");
+    c.err_code("run.tests", json!({}), "CONFIRMATION_REQUIRED");
+    c.err_code(
+        "run.command",
+        json!({"command": "npm test"}),
+        "CONFIRMATION_REQUIRED",
+    );
+    c.err_code(
+        "ultra.shell.run",
+        json!({"script": "build"}),
+        "CONFIRMATION_REQUIRED",
+    );
+    assert!(!ws.exists("inside.txt"));
+}

@@ -164,12 +164,20 @@ impl Promoted for Build {
         }
     }
 
-    /// A build writes its output directories; `clean` deletes them.
+    /// A build runs the project's code (build scripts, npm scripts) and writes its output
+    /// directories; `clean` deletes them.
     fn risk(&self, a: &BuildArgs) -> Risk {
-        if a.clean {
+        let base = if a.clean {
             Risk::OVERWRITE
         } else {
             Risk::WRITE
+        };
+        Risk { runs: true, ..base }
+    }
+    fn max_risk(&self) -> Risk {
+        Risk {
+            runs: true,
+            ..Risk::OVERWRITE
         }
     }
 
@@ -203,7 +211,13 @@ impl Promoted for Build {
         };
         let timeout = Duration::from_millis(a.timeout.unwrap_or(DEFAULT_TIMEOUT_MS));
         let shown: Vec<String> = steps.iter().map(|s| s.join(" ")).collect();
-        let ran = match super::execute(root, &line, timeout, MAX_OUTPUT, None) {
+        // An agent's build is confined (policy asked a person if no sandbox is offered).
+        let sandbox = if cx.fs.is_human() {
+            None
+        } else {
+            super::sandbox::for_agent_at(root)
+        };
+        let ran = match super::execute(root, &line, timeout, MAX_OUTPUT, None, sandbox.as_ref()) {
             Ok(r) => r,
             Err(e) => {
                 let _ = writeln!(io.stderr, "build: {}", e.message);
@@ -215,7 +229,7 @@ impl Promoted for Build {
         let status = if ran.timed_out { 124 } else { ran.exit_code };
         let _ = writeln!(
             io.stderr,
-            "build: `{}` {} in {:.1} s{}",
+            "build: `{}` {} in {:.1} s{}{}",
             shown.join(" && "),
             if ran.timed_out {
                 "timed out".to_string()
@@ -223,7 +237,12 @@ impl Promoted for Build {
                 format!("exited {}", ran.exit_code)
             },
             ran.duration as f64 / 1000.0,
-            if ran.truncated { " (output cut)" } else { "" }
+            if ran.truncated { " (output cut)" } else { "" },
+            if ran.sandboxed {
+                " (sandboxed: no network, writes only in the workspace)"
+            } else {
+                ""
+            }
         );
         status
     }

@@ -5,6 +5,7 @@
 
 pub mod build;
 pub mod policy;
+pub(crate) mod sandbox;
 pub mod test_runner;
 pub mod watch;
 
@@ -24,6 +25,8 @@ use ultra_shell::syntax::ast::AndOrOp;
 
 use crate::Services;
 use policy::{Line, Rules, Verdict};
+use sandbox::Sandbox;
+use std::sync::Arc;
 
 /// Register `run.command` and `run.tests`.
 pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
@@ -78,6 +81,8 @@ pub struct RunOutput {
     pub timed_out: bool,
     /// Output past the cap was dropped.
     pub truncated: bool,
+    /// It ran in the sandbox: no network, writes only in the workspace, temp and caches.
+    pub sandboxed: bool,
 }
 
 /// `run.command`.
@@ -150,9 +155,13 @@ impl Command<Services> for RunCommand {
 
     /// Allow-listed lines are ordinary writes; the rest reach outside the workspace, which
     /// the default policy puts to a person.
+    /// Allow-listed lines run at once in the sandbox (they still run the project's code:
+    /// `npm test`); without a sandbox, or for any other line, a person is asked.
     fn annotations_in(&self, services: &Services, a: &RunArgs) -> Annotations {
         match judged(services, a) {
-            Ok((_, Verdict::Allow)) => Annotations::default(),
+            Ok((_, Verdict::Allow)) if sandbox::offered(&services.config.run) => {
+                Annotations::default()
+            }
             _ => RUN.annotations,
         }
     }
@@ -167,10 +176,28 @@ impl Command<Services> for RunCommand {
         // Policy saw the verdict through `annotations_in`: a line that is not allow-listed
         // reaches this point only if a person approved it, a rule in the config allows it,
         // or auto-apply is on.
-        let (line, _) = judged(cx.services, &a)?;
+        // What a person approved runs as approved; what an agent runs unasked is confined.
+        let (line, verdict) = judged(cx.services, &a)?;
         let (timeout, cap) = limits(cx.services, a.timeout, DEFAULT_TIMEOUT_MS);
-        execute(cx.services.root_path(), &line, timeout, cap, None)
+        let sandbox = agent_sandbox(cx).filter(|_| verdict == Verdict::Allow);
+        execute(
+            cx.services.root_path(),
+            &line,
+            timeout,
+            cap,
+            None,
+            sandbox.as_ref(),
+        )
     }
+}
+
+/// The sandbox for an agent's call that reached its handler without a person (only those
+/// can, when a sandbox is offered; see `annotations_in`). People's calls run unconfined.
+pub(crate) fn agent_sandbox(cx: &Cx<'_, Services>) -> Option<Arc<Sandbox>> {
+    if crate::util::is_human(cx) {
+        return None;
+    }
+    sandbox::usable(&cx.services.config.run, cx.services.root_path())
 }
 
 /// A run's timeout (the caller's, else `default_ms`, at most 600 s) and output cap (from
@@ -217,6 +244,7 @@ fn execute(
     timeout: Duration,
     cap: usize,
     cancel: Option<&Cancel>,
+    sandbox: Option<&Arc<Sandbox>>,
 ) -> Result<RunOutput, CommandError> {
     let started = Instant::now();
     let deadline = started + timeout;
@@ -233,7 +261,7 @@ fn execute(
             if !run {
                 continue;
             }
-            match run_pipeline(root, pipeline, deadline, &mut out, cancel)? {
+            match run_pipeline(root, pipeline, deadline, &mut out, cancel, sandbox)? {
                 Some(s) => status = s,
                 None => {
                     timed_out = true;
@@ -250,6 +278,7 @@ fn execute(
         duration: started.elapsed().as_millis() as u64,
         timed_out,
         truncated: out.truncated,
+        sandboxed: sandbox.is_some(),
     })
 }
 
@@ -302,6 +331,7 @@ fn run_pipeline(
     deadline: Instant,
     out: &mut Collected,
     cancel: Option<&Cancel>,
+    sandbox: Option<&Arc<Sandbox>>,
 ) -> Result<Option<i32>, CommandError> {
     if cancel.is_some_and(Cancel::is_cancelled) {
         return Ok(None);
@@ -331,6 +361,9 @@ fn run_pipeline(
             .stderr(Stdio::piped())
             // One group for the pipeline, so a timeout kills everything it started.
             .process_group(group);
+        if let Some(sb) = sandbox {
+            sb.apply(&mut p);
+        }
         let mut child = match p.spawn() {
             Ok(c) => c,
             Err(e) => {

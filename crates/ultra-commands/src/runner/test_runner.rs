@@ -8,6 +8,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use ultra_core::command::{CommandSpec, Example};
 use ultra_core::{Command, Cx};
+use ultra_protocol::command::Annotations;
 use ultra_protocol::{CommandError, ErrorCode};
 
 use super::policy::{Line, Stage};
@@ -274,6 +275,9 @@ pub struct TestRun {
     pub stats: Option<Stats>,
     pub duration: u64,
     pub timed_out: bool,
+    /// It ran in the sandbox (an agent's run): no network, writes only in the workspace,
+    /// temp and caches.
+    pub sandboxed: bool,
     /// With `watch`: the id of the watch now running in the background.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub watch_id: Option<String>,
@@ -305,6 +309,19 @@ impl Command<Services> for RunTests {
         &RUN_TESTS
     }
 
+    /// Tests run the project's code (security.md C7): an agent's run goes ahead at once
+    /// only in the sandbox; without one, a person is asked.
+    fn annotations_in(&self, services: &Services, _a: &TestArgs) -> Annotations {
+        if super::sandbox::offered(&services.config.run) {
+            RUN_TESTS.annotations
+        } else {
+            Annotations {
+                open_world: true,
+                ..RUN_TESTS.annotations
+            }
+        }
+    }
+
     fn run(&self, cx: &mut Cx<'_, Services>, a: TestArgs) -> Result<TestRun, CommandError> {
         let root = cx.services.root_path().to_path_buf();
         let runner = detect(&root).ok_or_else(|| {
@@ -322,9 +339,19 @@ impl Command<Services> for RunTests {
         };
         let command = argv(runner, path.as_deref(), a.filter.as_deref());
         let (timeout, cap) = super::limits(cx.services, a.timeout, DEFAULT_TIMEOUT_MS);
-        let mut first = run_once(&root, runner, &command, timeout, cap, None)?;
+        let sandbox = super::agent_sandbox(cx);
+        let mut first = run_once(
+            &root,
+            runner,
+            &command,
+            timeout,
+            cap,
+            None,
+            sandbox.as_ref(),
+        )?;
         if a.watch {
-            let job = super::watch::Job::new(runner, command, timeout, cap, cx.source.clone());
+            let job =
+                super::watch::Job::new(runner, command, timeout, cap, cx.source.clone(), sandbox);
             first.watch_id = Some(cx.services.test_watches().start(
                 &root,
                 job,
@@ -344,6 +371,7 @@ pub(crate) fn run_once(
     timeout: std::time::Duration,
     cap: usize,
     cancel: Option<&super::Cancel>,
+    sandbox: Option<&std::sync::Arc<super::Sandbox>>,
 ) -> Result<TestRun, CommandError> {
     let line = Line {
         lists: vec![vec![(
@@ -353,7 +381,7 @@ pub(crate) fn run_once(
             }],
         )]],
     };
-    let ran = super::execute(root, &line, timeout, cap, cancel)?;
+    let ran = super::execute(root, &line, timeout, cap, cancel, sandbox)?;
     let output = format!("{}{}", ran.stdout, ran.stderr);
     Ok(TestRun {
         runner,
@@ -364,6 +392,7 @@ pub(crate) fn run_once(
         command: command.to_vec(),
         duration: ran.duration,
         timed_out: ran.timed_out,
+        sandboxed: ran.sandboxed,
         watch_id: None,
     })
 }

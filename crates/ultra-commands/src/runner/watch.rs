@@ -22,8 +22,8 @@ use ultra_core::events::EventBus;
 use ultra_core::{Command, Cx};
 use ultra_protocol::{CommandError, ErrorCode, Source};
 
-use super::Cancel;
 use super::test_runner::{Runner, TestRun, run_once};
+use super::{Cancel, Sandbox};
 use crate::Services;
 use crate::util::NoArgs;
 
@@ -65,6 +65,8 @@ pub(crate) struct Job {
     timeout: Duration,
     cap: usize,
     source: Source,
+    /// Reruns are confined as the first run was.
+    sandbox: Option<Arc<Sandbox>>,
 }
 
 impl Job {
@@ -74,6 +76,7 @@ impl Job {
         timeout: Duration,
         cap: usize,
         source: Source,
+        sandbox: Option<Arc<Sandbox>>,
     ) -> Job {
         Job {
             runner,
@@ -81,6 +84,7 @@ impl Job {
             timeout,
             cap,
             source,
+            sandbox,
         }
     }
 }
@@ -372,6 +376,7 @@ fn run_loop(w: &Watch, root: &Path, events: &EventBus) {
             w.job.timeout,
             w.job.cap,
             Some(&w.cancel),
+            w.job.sandbox.as_ref(),
         );
         w.running.store(false, Ordering::SeqCst);
         if w.ended.load(Ordering::SeqCst) {

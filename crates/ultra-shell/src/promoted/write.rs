@@ -100,6 +100,7 @@ impl Promoted for Write {
         Risk {
             writes: true,
             destructive: !args.append,
+            runs: false,
         }
     }
 

@@ -120,6 +120,11 @@ impl ShellFs {
         }
     }
 
+    /// Whether the caller is a person (not held to restricted paths, not confined).
+    pub fn is_human(&self) -> bool {
+        self.human
+    }
+
     /// The root.
     pub fn root(&self) -> &Root {
         &self.root

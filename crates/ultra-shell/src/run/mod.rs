@@ -100,6 +100,8 @@ pub struct Risk {
     pub writes: bool,
     /// May destroy data (deletes, or replaces a file's content).
     pub destructive: bool,
+    /// Runs the project's own code (a build): the layer above confines it or asks a person.
+    pub runs: bool,
 }
 
 impl Risk {
@@ -107,16 +109,19 @@ impl Risk {
     pub const READ: Risk = Risk {
         writes: false,
         destructive: false,
+        runs: false,
     };
     /// Creates or changes files without destroying anything.
     pub const WRITE: Risk = Risk {
         writes: true,
         destructive: false,
+        runs: false,
     };
     /// Deletes, or replaces content.
     pub const OVERWRITE: Risk = Risk {
         writes: true,
         destructive: true,
+        runs: false,
     };
 }
 

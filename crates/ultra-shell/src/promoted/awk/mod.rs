@@ -204,6 +204,7 @@ impl Promoted for Awk {
             Ok(prog) if prog.writes_files => Risk {
                 writes: true,
                 destructive: false,
+                runs: false,
             },
             _ => Risk::READ,
         }

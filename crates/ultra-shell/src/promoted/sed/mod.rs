@@ -380,6 +380,7 @@ impl Promoted for Sed {
         Risk {
             writes,
             destructive: in_place,
+            runs: false,
         }
     }
 
