@@ -26,6 +26,7 @@ pub mod shell;
 mod shell_writes;
 pub mod syntax_gate;
 pub mod terminal;
+pub mod ui;
 mod util;
 pub mod watch;
 
@@ -78,6 +79,7 @@ pub fn register_all(r: &mut Registry<Services>) -> Result<(), RegistryError> {
     selection::register(r)?;
     shell::register(r)?;
     terminal::register(r)?;
+    ui::register(r)?;
     Ok(())
 }
 

@@ -53,6 +53,8 @@ pub struct Services {
     terminals: crate::terminal::Terminals,
     /// `run_tests` watches running in the background.
     test_watches: crate::runner::watch::TestWatches,
+    /// The agent-driven UI (seed 002).
+    ui: crate::ui::UiService,
     /// The loaded configuration.
     pub config: Config,
 }
@@ -102,6 +104,7 @@ impl Services {
             shell_sessions: Mutex::new(std::collections::HashMap::new()),
             terminals: crate::terminal::Terminals::default(),
             test_watches: Default::default(),
+            ui: crate::ui::UiService::new(crate::state_dir(root)),
             config: config.clone(),
         })
     }
@@ -180,6 +183,11 @@ impl Services {
     /// The terminals (seed 003).
     pub fn terminals(&self) -> &crate::terminal::Terminals {
         &self.terminals
+    }
+
+    /// The agent-driven UI.
+    pub fn ui(&self) -> &crate::ui::UiService {
+        &self.ui
     }
 
     /// The test watches.

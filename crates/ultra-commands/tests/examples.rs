@@ -34,6 +34,10 @@ fn config() -> Config {
 
 #[tokio::test]
 async fn every_command_has_examples_and_they_pass() {
+    // State (the index, the UI journal) goes to a temp dir, not the user's home.
+    let state = tempfile::tempdir().unwrap();
+    // SAFETY: the only test in this binary; nothing else reads the environment yet.
+    unsafe { std::env::set_var("XDG_STATE_HOME", state.path()) };
     let probe = tempfile::tempdir().unwrap();
     let exec = ultra_commands::build(probe.path(), config()).unwrap();
     let mut failures = Vec::new();

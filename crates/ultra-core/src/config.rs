@@ -64,6 +64,18 @@ pub struct Config {
     /// `run_command`'s policy and limits.
     #[serde(default)]
     pub run: RunConfig,
+    /// The agent-driven web UI (seed 002).
+    #[serde(default)]
+    pub ui: UiConfig,
+}
+
+/// `ui` section.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct UiConfig {
+    /// Hosts an `api.call` to http(s) may reach (from the page); none by default.
+    #[serde(default)]
+    pub http_allow: Vec<String>,
 }
 
 /// `run` section: what `run_command` may run. Each stage of a parsed command line is

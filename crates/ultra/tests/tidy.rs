@@ -39,6 +39,7 @@ fn crate_graph_points_down() {
         ("ultra-workspace", &["ultra-protocol"][..]),
         ("ultra-shell", &["ultra-workspace"][..]),
         ("ultra-index", &[][..]),
+        ("ultra-ui", &[][..]),
         (
             "ultra-commands",
             &[
@@ -47,6 +48,7 @@ fn crate_graph_points_down() {
                 "ultra-workspace",
                 "ultra-shell",
                 "ultra-index",
+                "ultra-ui",
             ][..],
         ),
         ("ultra-ipc", &["ultra-protocol", "ultra-core"][..]),

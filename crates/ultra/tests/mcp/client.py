@@ -49,6 +49,8 @@ CALLS = {
     "run_command": {"command": "git status --short"},
     "run_tests": {},
     "test_watches": {},
+    "ui_batch": {"batch": [{"op": "window.create", "params": {"title": "From MCP"}}]},
+    "ui_snapshot": {},
     "stop_test_watch": {"id": "watch-99"},
     "apply_edits": {"files": [{"path": "src/app.ts", "edits": [{"old": "const n = 1;", "new": "const n = 2;"}]}], "save": True},
     "shell": {"script": "cat src/*.ts | wc -l"},
