@@ -269,7 +269,8 @@ fn diff(props: &Value, at: &str) -> Result<String, Invalid> {
         } else {
             "ctx"
         };
-        h.push_str(&format!("<span class=\"{class}\">{}</span>\n", esc(line)));
+        // Each line is a block of its own (see app.css), so no newline between them.
+        h.push_str(&format!("<span class=\"{class}\">{}</span>", esc(line)));
     }
     h.push_str("</pre>");
     Ok(h)

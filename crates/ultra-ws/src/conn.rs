@@ -56,6 +56,12 @@ struct Conn<S: Host> {
     nonce: String,
     /// Set once authenticated.
     session: Option<String>,
+    /// Signed in with a web UI ticket: the person at the browser (source `human`).
+    human: bool,
+    /// While a person's page is open, agents' calls that need approval wait for it there.
+    _approver: Option<ultra_core::executor::ApproverGuard<S>>,
+    /// Event patterns the session subscribed to (`events.subscribe`).
+    patterns: Vec<String>,
     bucket: Option<Bucket>,
     /// Events, from the first terminal call on (only terminal events are pushed, and
     /// listening earlier would wake this connection for every command anyone runs).
@@ -92,6 +98,9 @@ pub(crate) async fn serve<S: Host>(socket: WebSocket, shared: Arc<Shared<S>>, pe
         peer,
         nonce,
         session: None,
+        human: false,
+        _approver: None,
+        patterns: Vec::new(),
         bucket,
         events: None,
     };
@@ -214,11 +223,53 @@ impl<S: Host> Conn<S> {
     }
 
     /// Whether an event is this session's to receive: terminal output and closings of
-    /// terminals it created.
+    /// terminals it created, and whatever it subscribed to.
     fn owns(&self, e: &Event) -> bool {
-        e.event.starts_with("terminal.")
+        let own_terminal = e.event.starts_with("terminal.")
             && self.session.is_some()
-            && e.source.as_ref().and_then(|s| s.session_id.as_ref()) == self.session.as_ref()
+            && e.source.as_ref().and_then(|s| s.session_id.as_ref()) == self.session.as_ref();
+        own_terminal
+            || self
+                .patterns
+                .iter()
+                .any(|p| ultra_protocol::event::pattern_matches(p, &e.event))
+    }
+
+    /// `events.subscribe {events: [...]}` / `events.unsubscribe`: push these events (names,
+    /// `prefix.*` or `*`) to this session as notifications `{method: event, params: {event,
+    /// data, source}}`.
+    fn subscription(&mut self, method: &str, params: &Value) -> Result<Value, CommandError> {
+        let list: Vec<String> = params
+            .get("events")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default();
+        if list.is_empty() || list.len() > 64 || list.iter().any(|p| p.is_empty() || p.len() > 128)
+        {
+            return Err(CommandError::new(
+                ErrorCode::InvalidArguments,
+                "events must be 1 to 64 event names or patterns",
+            )
+            .with_suggestion("events.subscribe {\"events\": [\"ui.*\", \"confirmation.*\"]}"));
+        }
+        if method == "events.subscribe" {
+            for p in list {
+                if !self.patterns.contains(&p) {
+                    self.patterns.push(p);
+                }
+            }
+            if self.events.is_none() {
+                self.events = Some(self.shared.exec.events().subscribe());
+            }
+        } else {
+            self.patterns.retain(|p| !list.contains(p));
+        }
+        Ok(json!({ "subscribed": self.patterns }))
     }
 }
 
@@ -238,9 +289,14 @@ fn to_text<T: serde::Serialize>(value: &T) -> String {
 
 impl<S: Host> Conn<S> {
     fn source(&self) -> Source {
+        let kind = if self.human {
+            SourceKind::Human
+        } else {
+            SourceKind::Ai
+        };
         Source {
             session_id: self.session.clone(),
-            ..Source::new(SourceKind::Ai)
+            ..Source::new(kind)
         }
     }
 
@@ -324,9 +380,14 @@ impl<S: Host> Conn<S> {
         let p = &req.params;
         let nonce_ok = p.get("nonce").and_then(Value::as_str) == Some(self.nonce.as_str());
         let token = &self.shared.opts.token;
-        let secret_ok = match (p.get("token"), p.get("signature")) {
-            (Some(Value::String(t)), _) => token.matches(t),
-            (_, Some(Value::String(s))) => token.signed(&self.nonce, s),
+        let secret_ok = match (p.get("token"), p.get("signature"), p.get("ticket")) {
+            (Some(Value::String(t)), _, _) => token.matches(t),
+            (_, Some(Value::String(s)), _) => token.signed(&self.nonce, s),
+            (_, _, Some(Value::String(t))) if self.shared.tickets.valid(t) => {
+                self.human = true;
+                self._approver = Some(self.shared.exec.attach_approver());
+                true
+            }
             _ => false,
         };
         if nonce_ok && secret_ok {
@@ -407,6 +468,9 @@ impl<S: Host> Conn<S> {
         }
         let outcome: Result<Value, ErrorObject> = if method == "auth.authenticate" {
             Ok(json!({ "authenticated": true, "sessionId": self.session }))
+        } else if method == "events.subscribe" || method == "events.unsubscribe" {
+            self.subscription(&method, &params)
+                .map_err(ErrorObject::from)
         } else if self.events.is_none() {
             Response::outcome(
                 self.shared

@@ -17,6 +17,8 @@ pub mod auth;
 mod conn;
 pub mod guard;
 mod listener;
+pub mod tickets;
+mod web;
 
 use std::collections::VecDeque;
 use std::net::SocketAddr;
@@ -100,6 +102,7 @@ pub(crate) struct Shared<S: Host> {
     pub opts: Options,
     pub backoff: auth::Backoff,
     pub waiting: Waiting,
+    pub tickets: tickets::Tickets,
 }
 
 /// Connections that have not authenticated yet, oldest first. When there are
@@ -167,6 +170,7 @@ impl<S: Host> WsServer<S> {
                 opts,
                 backoff: auth::Backoff::default(),
                 waiting: Waiting::default(),
+                tickets: tickets::Tickets::default(),
             }),
             mounted: None,
         })
@@ -181,6 +185,11 @@ impl<S: Host> WsServer<S> {
         self
     }
 
+    /// A web UI sign-in ticket (see [`tickets`]), for the URL `ultra serve` prints.
+    pub fn ui_ticket(&self) -> Result<String, WsError> {
+        self.shared.tickets.mint()
+    }
+
     /// The bound address (with the port chosen when 0 was asked for).
     pub fn local_addr(&self) -> Option<SocketAddr> {
         self.listener.inner.local_addr().ok()
@@ -193,6 +202,7 @@ impl<S: Host> WsServer<S> {
     ) -> Result<(), WsError> {
         let mut app = Router::new()
             .route("/", get(upgrade::<S>))
+            .merge(web::routes::<S>())
             .with_state(self.shared.clone());
         if let Some(routes) = self.mounted {
             app = app.merge(routes.layer(axum::middleware::from_fn_with_state(
@@ -226,7 +236,13 @@ async fn upgrade<S: Host>(
         )
             .into_response();
     }
-    if !guard::origin_allowed(text(header::ORIGIN), &shared.opts.allowed_origins) {
+    // The web UI's own page (same origin as this server) may connect, as may the
+    // configured origins and non-browser clients (no Origin).
+    let same_origin = match (text(header::ORIGIN), text(header::HOST)) {
+        (Some(o), Some(h)) => o.eq_ignore_ascii_case(&format!("http://{h}")),
+        _ => false,
+    };
+    if !same_origin && !guard::origin_allowed(text(header::ORIGIN), &shared.opts.allowed_origins) {
         refuse(&shared, "(ws origin)", ErrorCode::Unauthorized);
         return (
             StatusCode::FORBIDDEN,
@@ -304,7 +320,7 @@ async fn bearer<S: Host>(
 }
 
 /// The `Host` check of [`upgrade`]: loopback names, or the configured host.
-fn host_ok<S: Host>(shared: &Shared<S>, host: Option<&str>) -> bool {
+pub(crate) fn host_ok<S: Host>(shared: &Shared<S>, host: Option<&str>) -> bool {
     let listen_host = shared.opts.host.as_str();
     let extra: &[&str] = if guard::host_allowed(Some(listen_host), &[]) || listen_host.is_empty() {
         &[]

@@ -109,6 +109,14 @@ pub fn run(
         {
             eprintln!("  websocket: ws://{addr}");
             eprintln!("  mcp: http://{addr}/mcp (Authorization: Bearer <websocket token>)");
+            // The ticket signs this person in; it is not the token and lives in memory only.
+            match ws.ui_ticket() {
+                Ok(ticket) => eprintln!(
+                    "  web UI: http://{addr}/ui/#ticket={ticket} (signs in as you for {} hours)",
+                    ultra_ws::tickets::TICKET_TTL.as_secs() / 3600
+                ),
+                Err(e) => eprintln!("  web UI: no sign-in ticket ({e})"),
+            }
         }
         if let Some((_, token)) = &ws {
             eprintln!("  websocket token: {token}");

@@ -1,0 +1,100 @@
+//! The web UI in a real browser (issue 8): headless Chromium driven by playwright-core
+//! (`tests/web/ui_test.mjs`) against `ultra serve`, signed in with the ticket it prints,
+//! while an agent works over the Unix socket. Windows, HTML, a data-command round trip,
+//! state binding both ways, components, an approval and a denial from the page, every XSS
+//! payload of security.md H1-H7 inert in the page, and after `kill -9` and a restart the
+//! same screen. Screenshots go to `target/tmp/ui-screenshots`.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::{Server, Ws, wsc};
+use serde_json::json;
+
+fn web_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/web")
+}
+
+/// `npm ci` once, when the lock file's packages are not installed yet.
+fn node_modules() {
+    let dir = web_dir();
+    if dir.join("node_modules/playwright-core").exists() {
+        return;
+    }
+    let ok = Command::new("npm")
+        .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
+        .current_dir(&dir)
+        .status()
+        .expect("npm runs")
+        .success();
+    assert!(ok, "npm ci in tests/web");
+}
+
+/// The sign-in URL `ultra serve` printed.
+fn ui_url(server: &Server) -> String {
+    let full = |err: &str| {
+        err.split_inclusive('\n')
+            .find(|l| l.contains("web UI: http://") && l.ends_with('\n'))
+            .map(|l| {
+                l.split("web UI: ")
+                    .nth(1)
+                    .unwrap()
+                    .split_whitespace()
+                    .next()
+                    .unwrap()
+                    .to_string()
+            })
+    };
+    common::wait_until("the web UI line", || full(&server.stderr()).is_some());
+    full(&server.stderr()).unwrap()
+}
+
+fn drive(mode: &str, url: &str, ws: &Ws) {
+    let shots = Path::new(env!("CARGO_TARGET_TMPDIR")).join("ui-screenshots");
+    std::fs::create_dir_all(&shots).unwrap();
+    let mut cmd = Command::new("node");
+    cmd.arg(web_dir().join("ui_test.mjs"))
+        .arg(mode)
+        .arg(url)
+        .arg(&ws.sock)
+        .arg(&shots);
+    // A browser session takes longer than the usual deadline.
+    cmd.stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let child = cmd.spawn().expect("node runs");
+    let pid = child.id();
+    let watchdog = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_secs(120));
+        // SAFETY: kill only signals; a finished process's pid gives ESRCH.
+        unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+    });
+    let out = child.wait_with_output().expect("node output");
+    drop(watchdog);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.trim_end().ends_with("ok"),
+        "ui_test.mjs {mode}:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn the_web_ui_in_chromium() {
+    node_modules();
+    let ws = wsc::workspace(json!({}));
+    let mut server = ws.serve();
+    let url = ui_url(&server);
+    assert!(url.contains("/ui/#ticket="), "{url}");
+    assert!(!url.contains(wsc::TOKEN), "the token is not in the URL");
+    drive("main", &url, &ws);
+    assert_eq!(ws.read("approved.txt"), "yes\n");
+    assert!(!ws.exists("denied.txt"));
+
+    server.kill9();
+    let server = ws.serve();
+    drive("replay", &ui_url(&server), &ws);
+}
