@@ -265,6 +265,12 @@ pub struct Applied {
 /// Apply `batch` for the caller: the model and journal under one lock, then the effects.
 fn apply(cx: &mut Cx<'_, Services>, batch: Vec<Envelope>) -> Result<Applied, CommandError> {
     let now = now_ms();
+    // When the batch reached the server, in epoch milliseconds with a fraction: pages
+    // measure how long it took to show (the UI benchmark).
+    let received_at = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs_f64() * 1000.0)
+        .unwrap_or(0.0);
     let trace: Option<String> = batch.iter().find_map(|e| e.trace_id.clone());
     let (mut out, watched) = cx.services.ui().with(|o| -> Result<_, CommandError> {
         let out = o.ui.apply(&batch, now).map_err(invalid)?;
@@ -307,7 +313,7 @@ fn apply(cx: &mut Cx<'_, Services>, batch: Vec<Envelope>) -> Result<Applied, Com
         Ok((out, watched))
     })??;
     if !out.mutations.is_empty() {
-        let data = json!({ "mutations": out.mutations, "traceId": trace });
+        let data = json!({ "mutations": out.mutations, "traceId": trace, "receivedAt": received_at });
         cx.events.emit("ui.applied", data, Some(cx.source));
     }
     for (m, watchers) in watched {

@@ -208,7 +208,14 @@ impl<S: Host> Conn<S> {
     ) -> bool {
         match e {
             Some(e) if self.owns(&e) => {
-                let note = Notification::new(e.event, e.data);
+                // Seed 003's terminal events carry their data as params; subscribed ones
+                // say who caused them, as on the Unix socket: {event, data, source}.
+                let note = if self.own_terminal(&e) {
+                    Notification::new(e.event, e.data)
+                } else {
+                    let params = json!({ "event": e.event, "data": e.data, "source": e.source });
+                    Notification::new(e.event, params)
+                };
                 self.tx
                     .send(Message::Text(to_text(&note).into()))
                     .await
@@ -225,14 +232,18 @@ impl<S: Host> Conn<S> {
     /// Whether an event is this session's to receive: terminal output and closings of
     /// terminals it created, and whatever it subscribed to.
     fn owns(&self, e: &Event) -> bool {
-        let own_terminal = e.event.starts_with("terminal.")
-            && self.session.is_some()
-            && e.source.as_ref().and_then(|s| s.session_id.as_ref()) == self.session.as_ref();
-        own_terminal
+        self.own_terminal(e)
             || self
                 .patterns
                 .iter()
                 .any(|p| ultra_protocol::event::pattern_matches(p, &e.event))
+    }
+
+    /// Output or the end of a terminal this session created.
+    fn own_terminal(&self, e: &Event) -> bool {
+        e.event.starts_with("terminal.")
+            && self.session.is_some()
+            && e.source.as_ref().and_then(|s| s.session_id.as_ref()) == self.session.as_ref()
     }
 
     /// `events.subscribe {events: [...]}` / `events.unsubscribe`: push these events (names,

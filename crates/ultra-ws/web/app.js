@@ -105,7 +105,11 @@ async function answer(id, method, li) {
   countApprovals();
 }
 
+let mySession = null;
+
 function activity(event, data, source) {
+  // What this page itself asked for is not news.
+  if (source && source.sessionId && source.sessionId === mySession) return;
   const list = document.getElementById('activity');
   const li = document.createElement('li');
   const kind = (source && source.type) || 'internal';
@@ -116,17 +120,188 @@ function activity(event, data, source) {
   while (list.children.length > 100) list.lastChild.remove();
 }
 
-// Notifications carry the event's data as their params.
+// Subscribed notifications carry {event, data, source}.
 function onEvent(method, params) {
-  const data = params || {};
-  if (method === 'ui.applied') post({ type: 'mutations', mutations: data.mutations || [] });
+  const data = (params && params.data) || {};
+  const source = params && params.source;
+  if (method === 'ui.applied') post({ type: 'mutations', mutations: data.mutations || [], receivedAt: data.receivedAt });
   else if (method === 'confirmation.requested') showApproval(data);
   else if (method === 'confirmation.resolved') {
     const li = document.querySelector(`#approvals [data-id="${CSS.escape(data.id || '')}"]`);
     if (li) li.remove();
     countApprovals();
-  } else if (method === 'command.executed') activity(method, data, data.source);
+  } else if (method === 'command.executed') activity(method, data, source);
+  else if (method === 'buffer.changed' || method === 'file.saved' || method === 'file.changedOnDisk') fileChanged(method, data, source);
+  else if (method === 'terminal.output' && data.terminalId === shownTerminal) readTerminal();
+  else if (method === 'terminal.closed') loadTerminals();
 }
+
+// Views: windows (the frame), files with a live buffer view, terminals, the palette.
+function show(view) {
+  for (const b of document.querySelectorAll('.tabs button')) b.classList.toggle('active', b.dataset.view === view);
+  for (const v of document.querySelectorAll('.layout > .view')) v.hidden = v.dataset.view !== view;
+  if (view === 'files') loadTree();
+  if (view === 'terminals') loadTerminals();
+  if (view === 'palette') document.getElementById('palette-query').focus();
+}
+for (const b of document.querySelectorAll('.tabs button')) b.addEventListener('click', () => show(b.dataset.view));
+document.addEventListener('keydown', (e) => {
+  if ((e.ctrlKey || e.metaKey) && e.key === 'k') { e.preventDefault(); show('palette'); }
+});
+
+let shownPath = null;
+
+async function loadTree() {
+  const list = document.getElementById('tree');
+  const r = await call('fs.listDirectory', { path: '.', recursive: true, maxEntries: 2000 });
+  list.textContent = '';
+  for (const e of r.entries) {
+    const li = document.createElement('li');
+    const depth = e.path.split('/').length - 1;
+    li.style.paddingLeft = `${depth * 12}px`;
+    li.textContent = e.type === 'directory' ? `${e.name}/` : e.name;
+    li.dataset.path = e.path;
+    if (e.type === 'directory') li.className = 'dir';
+    else li.addEventListener('click', () => openFile(e.path));
+    if (e.path === shownPath) li.classList.add('selected');
+    list.append(li);
+  }
+}
+
+async function openFile(path, tag, changedLines) {
+  shownPath = path;
+  for (const li of document.querySelectorAll('#tree li')) li.classList.toggle('selected', li.dataset.path === path);
+  document.getElementById('buffer-path').textContent = path;
+  const t = document.getElementById('buffer-tag');
+  t.textContent = tag ? `changed by ${tag.who}` : '';
+  t.className = tag ? `tag ${tag.kind}` : 'tag';
+  const pre = document.getElementById('buffer');
+  let r;
+  try {
+    r = await call('editor.getContent', { path });
+  } catch (err) {
+    pre.textContent = err.message;
+    return;
+  }
+  // changedLines is [first, last], 1-based.
+  const [first, last] = Array.isArray(changedLines) ? changedLines : [0, -1];
+  pre.textContent = '';
+  const lines = (r.content || '').split('\n');
+  if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
+  lines.forEach((line, i) => {
+    const row = document.createElement('div');
+    row.className = i + 1 >= first && i + 1 <= last ? 'line changed' : 'line';
+    const ln = document.createElement('span');
+    ln.className = 'ln';
+    ln.textContent = String(i + 1);
+    row.append(ln, document.createTextNode(line));
+    pre.append(row);
+  });
+}
+
+// Edits appear as they happen, tagged with who made them.
+function fileChanged(event, data, source) {
+  activity(event, { command: `${event} ${data.path || ''}` }, source);
+  if (!data.path || data.path !== shownPath) return;
+  const kind = (source && source.type) || (data.external ? 'disk' : 'internal');
+  const who = (source && (source.agentId || source.type)) || (data.external ? 'a change on disk' : 'Ultra');
+  openFile(data.path, { who, kind }, data.changedLines);
+}
+
+let shownTerminal = null;
+let terminalNext = 0;
+
+async function loadTerminals() {
+  const r = await call('terminal.list', {});
+  const list = document.getElementById('terminal-list');
+  list.textContent = '';
+  for (const t of r.terminals) {
+    const li = document.createElement('li');
+    li.textContent = `${t.name || t.terminalId}${t.exited ? ` (exited ${t.exitCode})` : ''}`;
+    li.dataset.id = t.terminalId;
+    li.addEventListener('click', () => openTerminal(t.terminalId));
+    if (t.terminalId === shownTerminal) li.classList.add('selected');
+    list.append(li);
+  }
+}
+
+async function openTerminal(id) {
+  shownTerminal = id;
+  terminalNext = 0;
+  document.getElementById('terminal-output').textContent = '';
+  for (const li of document.querySelectorAll('#terminal-list li')) li.classList.toggle('selected', li.dataset.id === id);
+  await readTerminal();
+}
+
+let reading = null;
+async function readTerminal() {
+  // One read at a time; output that arrives meanwhile is picked up by one more.
+  if (reading) { reading.again = true; return; }
+  reading = { again: false };
+  try {
+    do {
+      reading.again = false;
+      if (!shownTerminal) break;
+      const id = shownTerminal;
+      const r = await call('terminal.read', { terminalId: id, since: terminalNext });
+      if (id !== shownTerminal) continue;
+      terminalNext = r.next;
+      // A plain view: colours, cursor moves and titles are left out.
+      const text = r.data.replace(/\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)|\x1b[=>]|\r/g, '');
+      document.getElementById('terminal-output').textContent += text;
+    } while (reading.again);
+  } finally {
+    reading = null;
+  }
+}
+
+const palette = { items: [], active: 0, chosen: null };
+
+async function searchCommands() {
+  const query = document.getElementById('palette-query').value;
+  palette.items = await call('ultra.listCommands', { query, brief: true });
+  palette.active = 0;
+  const list = document.getElementById('palette-list');
+  list.textContent = '';
+  palette.items.slice(0, 50).forEach((c, i) => {
+    const li = document.createElement('li');
+    const id = document.createElement('span');
+    id.className = 'id';
+    id.textContent = c.id;
+    const title = document.createElement('span');
+    title.className = 'title';
+    title.textContent = c.title || '';
+    li.append(id, title);
+    li.addEventListener('click', () => choose(c));
+    if (i === 0) li.classList.add('active');
+    list.append(li);
+  });
+}
+
+function choose(c) {
+  palette.chosen = c;
+  document.getElementById('palette-run').hidden = false;
+  document.getElementById('palette-title').textContent = `${c.id}: ${c.description || c.title || ''}`;
+  document.getElementById('palette-usage').textContent = c.usage || '';
+  const example = c.examples && c.examples[0];
+  document.getElementById('palette-args').value = example && example.args ? example.args : '{}';
+  document.getElementById('palette-result').textContent = '';
+}
+
+document.getElementById('palette-query').addEventListener('input', () => { searchCommands().catch((e) => toast(e.message)); });
+document.getElementById('palette-query').addEventListener('keydown', (e) => {
+  if (e.key === 'Enter' && palette.items[palette.active]) choose(palette.items[palette.active]);
+});
+document.getElementById('palette-go').addEventListener('click', async () => {
+  const out = document.getElementById('palette-result');
+  let args;
+  try { args = JSON.parse(document.getElementById('palette-args').value || '{}'); } catch (e) { out.textContent = `arguments are not JSON: ${e.message}`; return; }
+  try {
+    out.textContent = JSON.stringify(await call(palette.chosen.id, args), null, 2);
+  } catch (err) {
+    out.textContent = `${err.message}\n${JSON.stringify(err.data || {}, null, 2)}`;
+  }
+});
 
 function connect() {
   if (!ticket) {
@@ -150,8 +325,11 @@ function connect() {
     }
     if (msg.method === 'auth.challenge') {
       try {
-        await call('auth.authenticate', { ticket, nonce: msg.params.nonce });
-        await call('events.subscribe', { events: ['ui.*', 'confirmation.*', 'command.executed'] });
+        const auth = await call('auth.authenticate', { ticket, nonce: msg.params.nonce });
+        mySession = auth.sessionId;
+        await call('events.subscribe', {
+          events: ['ui.*', 'confirmation.*', 'command.executed', 'buffer.changed', 'file.saved', 'file.changedOnDisk', 'terminal.*'],
+        });
         await load();
       } catch (err) {
         setStatus(`sign-in failed: ${err.message}`, 'failed');

@@ -123,6 +123,16 @@ window.addEventListener('message', (e) => {
     document.body.dataset.ready = 'true';
   } else if (m.type === 'mutations') {
     for (const mu of m.mutations) mutate(mu);
+    // From the server receiving the batch to the frame after it is painted (same clock).
+    if (typeof m.receivedAt === 'number') {
+      const applied = (window.uicpApplied = window.uicpApplied || []);
+      if (applied.length < 10000) applied.push(performance.timeOrigin + performance.now() - m.receivedAt);
+      requestAnimationFrame(() => setTimeout(() => {
+        const shown = performance.timeOrigin + performance.now();
+        const list = (window.uicpLatencies = window.uicpLatencies || []);
+        if (list.length < 10000) list.push(shown - m.receivedAt);
+      }, 0));
+    }
   }
 });
 

@@ -86,6 +86,7 @@ fn drive(mode: &str, url: &str, ws: &Ws) {
 fn the_web_ui_in_chromium() {
     node_modules();
     let ws = wsc::workspace(json!({}));
+    ws.write("notes.md", "first line\n");
     let mut server = ws.serve();
     let url = ui_url(&server);
     assert!(url.contains("/ui/#ticket="), "{url}");

@@ -156,6 +156,36 @@ if (mode === 'replay') {
   const no = await denied;
   assert.equal(no.error.data.code, 'CONFIRMATION_DENIED', JSON.stringify(no));
 
+  // Files: an agent's edit appears in the buffer view as it happens, tagged with who.
+  await page.locator('.tabs button[data-view="files"]').click();
+  await page.locator('#tree li[data-path="notes.md"]').click();
+  await until('file shown', async () => (await page.locator('#buffer').textContent()).includes('first line'));
+  await agent.call('ultra.openFile', { path: 'notes.md' });
+  await agent.call('ultra.insertText', { path: 'notes.md', text: 'agent was here\n', position: { line: 0, character: 0 } });
+  await until('edit shown', async () => (await page.locator('#buffer').textContent()).includes('agent was here'));
+  assert.equal(await page.locator('#buffer-tag').textContent(), 'changed by claude');
+  assert.equal(await page.locator('#buffer .changed').first().textContent(), '1agent was here');
+  assert.equal(await page.locator('#buffer .line').nth(1).textContent(), '2first line');
+  await page.screenshot({ path: path.join(shots, 'files.png') });
+
+  // The command palette runs any command with JSON arguments.
+  await page.keyboard.press('Control+k');
+  await page.locator('#palette-query').fill('listDirectory');
+  await page.locator('#palette-list li', { hasText: 'fs.listDirectory' }).first().click();
+  await page.locator('#palette-args').fill('{"path": "."}');
+  await page.locator('#palette-go').click();
+  await until('palette result', async () => (await page.locator('#palette-result').textContent()).includes('notes.md'));
+
+  // Terminals: an agent's terminal and its output.
+  const term = await agent.call('terminal.create', { name: 'build' });
+  await page.locator('.tabs button[data-view="terminals"]').click();
+  await page.locator(`#terminal-list li[data-id="${term.terminalId}"]`).click();
+  await agent.call('terminal.sendText', { terminalId: term.terminalId, text: 'echo hi-from-$((40+2))' });
+  await until('terminal output', async () => (await page.locator('#terminal-output').textContent()).includes('hi-from-42'));
+  await page.screenshot({ path: path.join(shots, 'terminal.png') });
+  await agent.call('terminal.dispose', { terminalId: term.terminalId });
+  await page.locator('.tabs button[data-view="windows"]').click();
+
   // security.md H1-H7: every payload is inert (no dialog, nothing set on the page).
   const payloads = [
     '<script>alert(1)</script>', '<img src=x onerror=alert(2)>', '<svg onload=alert(3)>',
