@@ -313,7 +313,8 @@ fn apply(cx: &mut Cx<'_, Services>, batch: Vec<Envelope>) -> Result<Applied, Com
         Ok((out, watched))
     })??;
     if !out.mutations.is_empty() {
-        let data = json!({ "mutations": out.mutations, "traceId": trace, "receivedAt": received_at });
+        let data =
+            json!({ "mutations": out.mutations, "traceId": trace, "receivedAt": received_at });
         cx.events.emit("ui.applied", data, Some(cx.source));
     }
     for (m, watchers) in watched {

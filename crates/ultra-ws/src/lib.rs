@@ -86,6 +86,8 @@ pub struct Options {
     pub token: Token,
     /// `allowedOrigins`: browser origins that may connect.
     pub allowed_origins: Vec<String>,
+    /// `ui.httpAllow`: hosts the web UI page may fetch from for agents' `api.call`.
+    pub ui_http_allow: Vec<String>,
     /// `rateLimit.requestsPerSecond` per connection; `None` when rate limiting is off.
     pub requests_per_second: Option<u32>,
     /// Largest message (and frame) accepted, in bytes.

@@ -54,13 +54,26 @@ fn serve<S: Host>(shared: &Shared<S>, headers: &HeaderMap, path: &str) -> Respon
         crate::refuse(shared, "(ui host)", ultra_protocol::ErrorCode::Unauthorized);
         return (StatusCode::FORBIDDEN, "Host not allowed").into_response();
     };
+    // Agents' http(s) `api.call`s are fetched by the page, only from the allowed hosts
+    // (hosts without a usable syntax are left out rather than widening the policy).
+    let fetchable: String = shared
+        .opts
+        .ui_http_allow
+        .iter()
+        .filter(|h| {
+            !h.is_empty()
+                && h.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '[' | ']' | ':'))
+        })
+        .map(|h| format!(" http://{h}:* https://{h}:*"))
+        .collect();
     let (body, kind, csp) = match path {
         "/ui/" => (
             INDEX,
             "text/html; charset=utf-8",
             format!(
                 "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; \
-                 connect-src 'self' ws://{host}; frame-src 'self'; form-action 'none'; \
+                 connect-src 'self' ws://{host}{fetchable}; frame-src 'self'; form-action 'none'; \
                  base-uri 'none'; frame-ancestors 'none'"
             ),
         ),

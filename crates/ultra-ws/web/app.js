@@ -105,6 +105,17 @@ async function answer(id, method, li) {
   countApprovals();
 }
 
+// An agent's http(s) api.call to a host the config allows (the server checked it; the
+// page's CSP names the same hosts). Best effort: the answer is not read (seed 002).
+function uiFetch(d) {
+  const init = { method: d.method || 'GET', mode: 'no-cors', credentials: 'omit', headers: {} };
+  for (const [k, v] of Object.entries(d.headers || {})) init.headers[k] = String(v);
+  if (d.body != null && init.method !== 'GET' && init.method !== 'HEAD') {
+    init.body = typeof d.body === 'string' ? d.body : JSON.stringify(d.body);
+  }
+  fetch(d.url, init).catch((err) => toast(`api.call ${d.url}: ${err.message}`));
+}
+
 let mySession = null;
 
 function activity(event, data, source) {
@@ -132,6 +143,7 @@ function onEvent(method, params) {
     countApprovals();
   } else if (method === 'command.executed') activity(method, data, source);
   else if (method === 'buffer.changed' || method === 'file.saved' || method === 'file.changedOnDisk') fileChanged(method, data, source);
+  else if (method === 'ui.fetch') uiFetch(data);
   else if (method === 'terminal.output' && data.terminalId === shownTerminal) readTerminal();
   else if (method === 'terminal.closed') loadTerminals();
 }

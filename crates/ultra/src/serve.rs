@@ -199,6 +199,7 @@ async fn bind_ws(
         port: config.port,
         token,
         allowed_origins: config.allowed_origins.clone(),
+        ui_http_allow: config.ui.http_allow.clone(),
         requests_per_second: config
             .rate_limit
             .enabled

@@ -1,7 +1,8 @@
 //! The web UI in a real browser (issue 8): headless Chromium driven by playwright-core
 //! (`tests/web/ui_test.mjs`) against `ultra serve`, signed in with the ticket it prints,
 //! while an agent works over the Unix socket. Windows, HTML, a data-command round trip,
-//! state binding both ways, components, an approval and a denial from the page, every XSS
+//! state binding both ways, components, a clarifier's answer coming back as an intent, an
+//! approved http call fetched by the page, an approval and a denial from the page, every XSS
 //! payload of security.md H1-H7 inert in the page, and after `kill -9` and a restart the
 //! same screen. Screenshots go to `target/tmp/ui-screenshots`.
 
@@ -85,7 +86,7 @@ fn drive(mode: &str, url: &str, ws: &Ws) {
 #[test]
 fn the_web_ui_in_chromium() {
     node_modules();
-    let ws = wsc::workspace(json!({}));
+    let ws = wsc::workspace(json!({"ui": {"httpAllow": ["127.0.0.1"]}}));
     ws.write("notes.md", "first line\n");
     let mut server = ws.serve();
     let url = ui_url(&server);

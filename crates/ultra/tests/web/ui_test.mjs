@@ -10,6 +10,7 @@ import { chromium } from 'playwright-core';
 import net from 'node:net';
 import assert from 'node:assert/strict';
 import path from 'node:path';
+import http from 'node:http';
 
 const [mode, url, socketPath, shots] = process.argv.slice(2);
 
@@ -20,6 +21,7 @@ class Agent {
     this.buf = '';
     this.next = 1;
     this.waiting = new Map();
+    this.events = [];
     this.sock.on('data', (d) => {
       this.buf += d.toString();
       let i;
@@ -27,6 +29,7 @@ class Agent {
         const line = this.buf.slice(0, i);
         this.buf = this.buf.slice(i + 1);
         const msg = JSON.parse(line);
+        if (msg.id === undefined) { this.events.push(msg); continue; }
         const w = this.waiting.get(msg.id);
         if (w) { this.waiting.delete(msg.id); w(msg); }
       }
@@ -155,6 +158,30 @@ if (mode === 'replay') {
   await page.locator('#approvals .approval button.deny').click();
   const no = await denied;
   assert.equal(no.error.data.code, 'CONFIRMATION_DENIED', JSON.stringify(no));
+
+  // A structured clarifier (uicp://intent): the person's answer comes back as an intent.
+  await agent.call('subscribe', { events: ['ui.intent'] });
+  const asked2 = await agent.batch([{ op: 'api.call', params: { method: 'POST', url: 'uicp://intent',
+    body: { title: 'Clarify', textPrompt: 'Which colour?', fields: [{ name: 'answer', label: 'Answer' }], submit: 'Continue' } } }]);
+  const cw = asked2.results[0].windowId;
+  await win(cw).locator('input[name="u-answer"]').fill('blue');
+  await win(cw).locator('.uicp-content button').click();
+  const intent = await until('intent', () => agent.events.find((e) => e.method === 'ui.intent'));
+  assert.deepEqual(intent.params.data.answers, { answer: 'blue' });
+  await until('clarifier closed', async () => (await win(cw).count()) === 0);
+
+  // http(s): only to an allowed host, and an agent's call is approved first; the page
+  // then fetches it.
+  let hits = 0;
+  const target = http.createServer((req, res) => { hits++; res.end('ok'); });
+  await new Promise((r) => target.listen(0, '127.0.0.1', r));
+  const hitUrl = `http://127.0.0.1:${target.address().port}/hit`;
+  const fetching = agent.raw('ui.batch', { batch: [{ op: 'api.call', params: { method: 'POST', url: hitUrl, body: { n: 1 } } }] });
+  await page.locator('#approvals .approval').waitFor();
+  await page.locator('#approvals .approval button.approve').click();
+  assert.ok((await fetching).result, 'the call ran');
+  await until('fetched', () => hits === 1);
+  target.close();
 
   // Files: an agent's edit appears in the buffer view as it happens, tagged with who.
   await page.locator('.tabs button[data-view="files"]').click();
