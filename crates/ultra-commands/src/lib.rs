@@ -6,6 +6,7 @@
 //! explicitly.
 
 pub mod ai;
+pub mod audit;
 pub mod code;
 pub mod command_api;
 pub mod confirm;
@@ -62,6 +63,7 @@ pub enum BuildError {
 /// Register every built-in command.
 pub fn register_all(r: &mut Registry<Services>) -> Result<(), RegistryError> {
     ai::register(r)?;
+    audit::register(r)?;
     code::tools::register(r)?;
     code::state::register(r)?;
     command_api::register(r)?;

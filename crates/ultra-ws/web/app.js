@@ -58,6 +58,10 @@ window.addEventListener('message', (e) => {
 async function load() {
   const snapshot = await call('ui.snapshot', {});
   post({ type: 'snapshot', snapshot });
+  // The activity feed starts from the audit log, then follows live events.
+  for (const e of await call('ultra.auditTail', { limit: 100 })) {
+    activity('audit', { command: e.command, success: e.outcome === 'ok' }, e.source);
+  }
   const waiting = await call('ultra.confirm.list', {});
   for (const c of waiting) showApproval(c);
   setStatus('connected', 'ready');

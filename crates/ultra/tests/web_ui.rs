@@ -3,8 +3,9 @@
 //! while an agent works over the Unix socket. Windows, HTML, a data-command round trip,
 //! state binding both ways, components, a clarifier's answer coming back as an intent, an
 //! approved http call fetched by the page, an approval and a denial from the page, every XSS
-//! payload of security.md H1-H7 inert in the page, and after `kill -9` and a restart the
-//! same screen. Screenshots go to `target/tmp/ui-screenshots`.
+//! payload of security.md H1-H7 inert in the page, a page on another port refused the
+//! WebSocket and a rebinding host name refused the page (O5), and after `kill -9` and a
+//! restart the same screen, with the activity feed starting from the audit log. Screenshots go to `target/tmp/ui-screenshots`.
 
 #![allow(clippy::unwrap_used)]
 

@@ -63,7 +63,8 @@ async function until(what, f, ms = 10000) {
 
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu'],
+  // evil.test resolves to this machine: a DNS-rebinding attacker's name (security.md O5).
+  args: ['--no-sandbox', '--disable-gpu', '--host-resolver-rules=MAP evil.test 127.0.0.1'],
 });
 const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
 let dialogs = 0;
@@ -80,7 +81,32 @@ await page.waitForSelector('body[data-state="ready"]');
 const frame = page.frameLocator('#workspace');
 const win = (id) => frame.locator(`.uicp-window[data-window-id="${id}"]`);
 
+// security.md O5: a page from another localhost port cannot open the WebSocket, and the
+// server refuses to serve under a rebinding name.
+{
+  const ultra = new URL(url);
+  const evil = http.createServer((req, res) => {
+    res.setHeader('content-type', 'text/html');
+    res.end(`<script>
+      const ws = new WebSocket('ws://${ultra.host}/');
+      ws.onopen = () => { document.title = 'open'; };
+      ws.onclose = () => { if (document.title !== 'open') document.title = 'refused'; };
+    </script>`);
+  });
+  await new Promise((r) => evil.listen(0, '127.0.0.1', r));
+  const other = await browser.newPage();
+  await other.goto(`http://127.0.0.1:${evil.address().port}/`);
+  await until('evil page settles', async () => (await other.title()) !== '');
+  assert.equal(await other.title(), 'refused');
+  const rebound = await other.goto(`http://evil.test:${ultra.port}/ui/`);
+  assert.equal(rebound.status(), 403);
+  await other.close();
+  evil.close();
+}
+
 if (mode === 'replay') {
+  // The activity feed starts from the audit log: the agent's earlier calls are there.
+  await until('audit entries', async () => (await page.locator('#activity li', { hasText: 'ui.batch' }).count()) > 0);
   await win('w1').locator('h1').waitFor();
   assert.equal(await win('w1').locator('h1').textContent(), 'Hello');
   assert.equal(await win('w1').locator('.uicp-title span').textContent(), 'Status board');
