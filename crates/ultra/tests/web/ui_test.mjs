@@ -165,6 +165,21 @@ if (mode === 'replay') {
     { op: 'component.render', params: { id: 'df', windowId: 'c', target: 'root', type: 'diff', props: { old: 'a\nb\n', new: 'a\nc\n' } } },
   ]);
   await until('table', async () => (await win('c').locator('.uicp-table td').count()) === 4);
+  // The other template tokens: {{value}}, {{windowId}} and {{componentId}}.
+  await agent.batch([
+    { op: 'component.render', params: { id: 'who', windowId: 'c', target: 'root', type: 'form', props: {
+      fields: [{ name: 'name', label: 'Name', defaultValue: 'ada' }], submit: 'Tell',
+      command: [{ op: 'dom.append', params: { windowId: 'c', target: 'root', html: '<p class="told">{{componentId}}/{{windowId}}/{{form.name}}</p>' } }] } } },
+    { op: 'component.render', params: { id: 'src', windowId: 'c', target: 'root', type: 'code', props: { code: 'fn main() {}\n', language: 'rust' } } },
+    { op: 'dom.append', params: { windowId: 'c', target: 'root', html: '<button value="yes" data-command=\'[{"op":"dom.append","params":{"windowId":"c","target":"root","html":"<p class=\\"said\\">{{value}}</p>"}}]\'>Say</button>' } },
+  ]);
+  await win('c').locator('[data-component="who"] button').click();
+  await until('told', async () => (await win('c').locator('.told').count()) === 1);
+  assert.equal(await win('c').locator('.told').textContent(), 'who/c/ada');
+  await win('c').locator('button', { hasText: 'Say' }).click();
+  await until('said', async () => (await win('c').locator('.said').count()) === 1);
+  assert.equal(await win('c').locator('.said').textContent(), 'yes');
+  assert.equal(await win('c').locator('.uicp-code .ln').first().textContent(), '1');
   await agent.call('component.update', { id: 'tbl', props: { columns: ['file'], rows: [['c.rs']] } });
   await until('updated table', async () => (await win('c').locator('.uicp-table td').count()) === 1);
   assert.equal(await win('c').locator('.uicp-markdown strong').textContent(), 'bold');
