@@ -18,11 +18,15 @@ pub const MAX_WINDOWS: usize = 64;
 /// Most content pieces one window keeps (set/replace compact them; appends add up).
 pub const MAX_PIECES: usize = 2_000;
 /// Most bytes of markup one window keeps.
-pub const MAX_WINDOW_BYTES: usize = 4 * 1024 * 1024;
+pub const MAX_WINDOW_BYTES: usize = 1024 * 1024;
+/// Most bytes of markup all windows keep together.
+pub const MAX_TOTAL_BYTES: usize = 8 * 1024 * 1024;
 /// Most state entries.
 pub const MAX_STATE: usize = 10_000;
 /// Most bytes of one state value, as JSON.
 pub const MAX_STATE_VALUE: usize = 64 * 1024;
+/// Most bytes of all state values together, as JSON.
+pub const MAX_STATE_BYTES: usize = 4 * 1024 * 1024;
 /// Idempotency keys remembered (a repeat of any of them applies nothing).
 pub const MAX_KEYS: usize = 8_192;
 
@@ -76,6 +80,11 @@ pub struct Entry {
 
 /// Where a state value lives: scope, window (for window scope), key.
 pub type StateId = (Scope, String, String);
+
+/// A value's size as JSON.
+fn json_len(v: &Value) -> usize {
+    serde_json::to_vec(v).map_or(0, |b| b.len())
+}
 
 fn state_id(scope: Scope, window: Option<&str>, key: &str) -> StateId {
     let w = if scope == Scope::Window {
@@ -167,6 +176,8 @@ pub struct Ui {
     windows: Vec<Window>,
     components: BTreeMap<String, Component>,
     state: BTreeMap<StateId, Entry>,
+    /// The state values' size as JSON, kept by `mutate`.
+    state_bytes: usize,
     keys: HashSet<String>,
     key_order: VecDeque<String>,
     cancelled: BTreeSet<String>,
@@ -369,7 +380,13 @@ impl Ui {
                     return Err(Invalid::at(format!("{at}/html"), first.message.clone()));
                 }
                 let kind = name.trim_start_matches("dom.").to_string();
-                self.room_for(&p.window_id, html.len(), &kind, at)?;
+                let supersedes = kind != "append";
+                self.room_after(
+                    &p.window_id,
+                    |x| supersedes && (p.target == "root" || x.target == p.target),
+                    html.len(),
+                    at,
+                )?;
                 out.mutations.push(Mutation::Content {
                     window_id: p.window_id.clone(),
                     piece: Piece {
@@ -395,7 +412,7 @@ impl Ui {
                     Some(id) => id.clone(),
                     None => self.fresh_id("cmp"),
                 };
-                self.room_for(&p.window_id, html.len(), "component", at)?;
+                self.room_after(&p.window_id, |_| false, html.len(), at)?;
                 out.mutations.push(Mutation::Content {
                     window_id: p.window_id.clone(),
                     piece: Piece {
@@ -424,6 +441,12 @@ impl Ui {
                     ));
                 };
                 let html = components::render(&c.kind, &p.props, &format!("{at}/props"))?;
+                self.room_after(
+                    &c.window_id,
+                    |x| x.component.as_deref() == Some(&c.id),
+                    html.len(),
+                    at,
+                )?;
                 out.mutations.push(Mutation::ComponentSet {
                     component: Component {
                         props: p.props.clone(),
@@ -445,7 +468,7 @@ impl Ui {
                 Ok(ok(json!({"componentId": p.id})))
             }
             Op::StateSet(p) => {
-                let size = p.value.to_string().len();
+                let size = json_len(&p.value);
                 if size > MAX_STATE_VALUE {
                     return Err(Invalid::at(
                         format!("{at}/value"),
@@ -455,6 +478,15 @@ impl Ui {
                     ));
                 }
                 let id = state_id(p.scope, p.window_id.as_deref(), &p.key);
+                let old = self.state.get(&id).map_or(0, |e| json_len(&e.value));
+                if self.state_bytes.saturating_sub(old) + size > MAX_STATE_BYTES {
+                    return Err(Invalid::at(
+                        format!("{at}/value"),
+                        format!(
+                            "state would hold over {MAX_STATE_BYTES} bytes; remove values or give them a ttlMs"
+                        ),
+                    ));
+                }
                 if !self.state.contains_key(&id) && self.state.len() >= MAX_STATE {
                     return Err(Invalid::at(
                         format!("{at}/key"),
@@ -498,21 +530,40 @@ impl Ui {
         }
     }
 
-    /// Whether a window can take `bytes` more markup of `kind`.
-    fn room_for(&self, window: &str, bytes: usize, kind: &str, at: &str) -> Result<(), Invalid> {
+    /// Whether `window` stays within its budgets (and all windows within theirs) once the
+    /// pieces `gone` picks are dropped and `bytes` of markup added. Bounding the model also
+    /// bounds what each batch's trial copy costs.
+    fn room_after(
+        &self,
+        window: &str,
+        gone: impl Fn(&Piece) -> bool,
+        bytes: usize,
+        at: &str,
+    ) -> Result<(), Invalid> {
         let Some(w) = self.window(window) else {
             return Ok(());
         };
-        if kind == "set" || kind == "replace" {
-            return Ok(());
-        }
-        let used: usize = w.content.iter().map(|p| p.html.len()).sum();
-        if w.content.len() >= MAX_PIECES || used + bytes > MAX_WINDOW_BYTES {
+        let (pieces, used) = w
+            .content
+            .iter()
+            .filter(|p| !gone(p))
+            .fold((0, 0), |(n, b), p| (n + 1, b + p.html.len()));
+        let others: usize = self
+            .windows
+            .iter()
+            .filter(|x| x.id != window)
+            .flat_map(|x| x.content.iter().map(|p| p.html.len()))
+            .sum();
+        if pieces >= MAX_PIECES
+            || used + bytes > MAX_WINDOW_BYTES
+            || others + used + bytes > MAX_TOTAL_BYTES
+        {
             return Err(Invalid::at(
                 at,
                 format!(
-                    "window `{window}` holds too much ({} pieces, {used} bytes); dom.set its root to start over",
-                    w.content.len()
+                    "window `{window}` would hold too much ({pieces} pieces, {} bytes; all windows {} bytes); dom.set its root to start over, or close windows",
+                    used + bytes,
+                    others + used + bytes
                 ),
             ));
         }
@@ -695,12 +746,13 @@ impl Ui {
                 self.components.retain(|_, c| &c.window_id != id);
                 self.state
                     .retain(|(scope, w, _), _| !(*scope == Scope::Window && w == id));
+                self.state_bytes = self.state.values().map(|e| json_len(&e.value)).sum();
             }
             Mutation::Content { window_id, piece } => {
                 if let Some(w) = self.windows.iter_mut().find(|w| &w.id == window_id) {
-                    // A set of a target supersedes what was put there before; of the
-                    // root, everything.
-                    if piece.kind == "set" {
+                    // A set (or replace) of a target supersedes what was put there
+                    // before; of the root, everything.
+                    if piece.kind == "set" || piece.kind == "replace" {
                         if piece.target == "root" {
                             w.content.clear();
                         } else {
@@ -738,8 +790,12 @@ impl Ui {
                 key,
                 entry,
             } => {
-                self.state
+                let added = json_len(&entry.value);
+                let old = self
+                    .state
                     .insert((*scope, window_id.clone(), key.clone()), entry.clone());
+                self.state_bytes = (self.state_bytes + added)
+                    .saturating_sub(old.map_or(0, |e| json_len(&e.value)));
             }
             Mutation::Key { key } => {
                 if self.keys.insert(key.clone()) {
@@ -851,6 +907,44 @@ mod tests {
         // A set supersedes earlier content of its target.
         apply(&mut ui, json!([{"op": "dom.set", "params": {"windowId": "w1", "target": "root", "html": "new"}}])).expect("set");
         assert_eq!(ui.window("w1").expect("w1").content.len(), 1);
+    }
+
+    #[test]
+    fn content_is_bounded() {
+        let mut ui = Ui::default();
+        let piece = "x".repeat(60 * 1024);
+        apply(
+            &mut ui,
+            json!([{"op": "window.create", "params": {"id": "w", "title": "T"}}]),
+        )
+        .expect("w");
+        // Sets of distinct targets add up like appends.
+        let mut refused = None;
+        for i in 0..40 {
+            let r = apply(
+                &mut ui,
+                json!([{"op": "dom.set", "params": {"windowId": "w", "target": format!("#t{i}"), "html": piece}}]),
+            );
+            if let Err(e) = r {
+                refused = Some(i);
+                assert!(e.message.contains("too much"), "{}", e.message);
+                break;
+            }
+        }
+        assert_eq!(refused, Some(17), "1 MB per window");
+        // Setting a target again replaces it, so it still fits.
+        apply(
+            &mut ui,
+            json!([{"op": "dom.set", "params": {"windowId": "w", "target": "#t0", "html": piece}}]),
+        )
+        .expect("replace");
+        // And setting the root starts over.
+        apply(
+            &mut ui,
+            json!([{"op": "dom.set", "params": {"windowId": "w", "target": "root", "html": "ok"}}]),
+        )
+        .expect("root");
+        assert_eq!(ui.window("w").expect("w").content.len(), 1);
     }
 
     #[test]
