@@ -19,6 +19,7 @@ pub mod schema;
 pub mod security;
 pub mod tools;
 pub mod validator;
+pub mod when;
 
 pub use command::{Command, CommandSpec, Cx, Example, FileOperation, FileOperationKind};
 pub use config::Config;

@@ -20,6 +20,12 @@ pub enum RegistryError {
     /// An alias points at no command.
     #[error("alias `{alias}` points at unknown command `{target}`")]
     UnknownAliasTarget { alias: String, target: String },
+    /// A command's `when` does not parse.
+    #[error("command {command}: {error}")]
+    BadWhen {
+        command: String,
+        error: crate::when::WhenError,
+    },
 }
 
 pub(crate) struct Entry<S> {
@@ -88,6 +94,14 @@ impl<S: 'static> Registry<S> {
     /// Register a command. A duplicate id or alias is an error.
     pub fn register<C: Command<S>>(&mut self, command: C) -> Result<(), RegistryError> {
         let spec = command.spec();
+        if let Some(w) = spec.when
+            && let Err(error) = crate::when::When::parse(w)
+        {
+            return Err(RegistryError::BadWhen {
+                command: spec.id.to_string(),
+                error,
+            });
+        }
         if self.entries.contains_key(spec.id) || self.aliases.contains_key(spec.id) {
             return Err(RegistryError::Duplicate(spec.id.to_string()));
         }

@@ -246,6 +246,32 @@ fn code(r: &ultra_protocol::CommandResult) -> ErrorCode {
         .unwrap_or(ErrorCode::Unknown)
 }
 
+/// A command whose when-clause does not parse.
+struct BadWhen;
+static BAD_WHEN: CommandSpec =
+    CommandSpec::new("test.badWhen", "Bad", "Test", "Never registers.").when("editorFocus &&");
+
+impl Command<TestHost> for BadWhen {
+    type Args = EchoArgs;
+    type Output = EchoOut;
+    fn spec(&self) -> &'static CommandSpec {
+        &BAD_WHEN
+    }
+    fn run(&self, _cx: &mut Cx<'_, TestHost>, args: EchoArgs) -> Result<EchoOut, CommandError> {
+        Ok(EchoOut { text: args.text })
+    }
+}
+
+#[test]
+fn a_when_clause_that_does_not_parse_is_refused_at_registration() {
+    let mut r = registry();
+    let e = r.register(BadWhen).expect_err("refused");
+    assert!(
+        matches!(&e, RegistryError::BadWhen { command, error } if command == "test.badWhen" && error.offset == 14),
+        "{e}"
+    );
+}
+
 #[test]
 fn duplicate_ids_and_aliases_are_refused() {
     let mut r = registry();
