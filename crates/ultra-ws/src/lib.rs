@@ -11,7 +11,7 @@
 //! bounded, each connection is rate-limited (answering -32007), and an idle session
 //! expires. Every request is audited: by the executor when it runs, here when refused.
 //!
-//! The same listener serves the web UI's page (`/ui/`, [`web`]), which signs in with a
+//! The same listener serves the web UI's page (`/ui/`, module `web`), which signs in with a
 //! ticket `ultra serve` prints ([`tickets`]) instead of the token: such a session is the
 //! person at the browser (source `human`, an approver while open) and may subscribe to
 //! events (`events.subscribe`).
