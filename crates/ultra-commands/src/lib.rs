@@ -16,6 +16,7 @@ pub mod editor_api;
 pub mod file;
 pub mod fs_api;
 pub mod git;
+pub mod keys;
 pub mod navigation;
 pub mod promoted;
 pub mod query;
@@ -72,6 +73,7 @@ pub fn register_all(r: &mut Registry<Services>) -> Result<(), RegistryError> {
     edit_tools::register(r)?;
     editor_api::register(r)?;
     file::register(r)?;
+    keys::register(r)?;
     fs_api::register(r)?;
     git::register(r)?;
     navigation::register(r)?;
@@ -141,6 +143,22 @@ pub fn build(root: &Path, config: Config) -> Result<Arc<Executor<Services>>, Bui
             })
         })?;
     }
+    // Key bindings: the commands' defaults and the user's; a bad one stops start-up.
+    let keymap = ultra_core::keymap::Keymap::build(
+        registry
+            .specs()
+            .filter_map(|s| s.keybinding.map(|k| (s.id, k, s.when))),
+        &config.keybindings,
+        |c| registry.resolve(c).is_some(),
+    )
+    .map_err(|e| {
+        BuildError::Config(ConfigError::Invalid {
+            path: ultra_core::config::CONFIG_FILE.into(),
+            key: "keybindings".into(),
+            message: e.to_string(),
+        })
+    })?;
+    services.set_keymap(keymap);
     let audit = if config.audit.enabled {
         let path = match &config.audit.path {
             Some(p) => {

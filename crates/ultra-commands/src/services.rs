@@ -55,6 +55,8 @@ pub struct Services {
     test_watches: crate::runner::watch::TestWatches,
     /// The agent-driven UI (seed 002).
     ui: crate::ui::UiService,
+    /// Key bindings, set once the registry is built.
+    keymap: std::sync::OnceLock<ultra_core::keymap::Keymap>,
     /// The loaded configuration.
     pub config: Config,
 }
@@ -105,6 +107,7 @@ impl Services {
             terminals: crate::terminal::Terminals::default(),
             test_watches: Default::default(),
             ui: crate::ui::UiService::new(crate::state_dir(root)),
+            keymap: std::sync::OnceLock::new(),
             config: config.clone(),
         })
     }
@@ -183,6 +186,19 @@ impl Services {
     /// The terminals (seed 003).
     pub fn terminals(&self) -> &crate::terminal::Terminals {
         &self.terminals
+    }
+
+    /// Key bindings (empty until the executor is built).
+    pub fn keymap(&self) -> &ultra_core::keymap::Keymap {
+        static EMPTY: std::sync::OnceLock<ultra_core::keymap::Keymap> = std::sync::OnceLock::new();
+        self.keymap
+            .get()
+            .unwrap_or_else(|| EMPTY.get_or_init(Default::default))
+    }
+
+    /// Set the key bindings (once).
+    pub fn set_keymap(&self, keymap: ultra_core::keymap::Keymap) {
+        let _ = self.keymap.set(keymap);
     }
 
     /// The agent-driven UI.

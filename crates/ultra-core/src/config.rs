@@ -67,6 +67,26 @@ pub struct Config {
     /// The agent-driven web UI (seed 002).
     #[serde(default)]
     pub ui: UiConfig,
+    /// Key bindings over the commands' defaults (VS Code's shape).
+    #[serde(default)]
+    pub keybindings: Vec<KeybindingConfig>,
+}
+
+/// One entry of `keybindings`: `{key, command, when?, args?}`; `command: "-id"` removes
+/// that command's bindings (for `key` only, when given).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct KeybindingConfig {
+    /// `ctrl+shift+p`, `alt+left`, `f5`.
+    #[serde(default)]
+    pub key: Option<String>,
+    pub command: String,
+    /// A when-clause over context keys (`editorFocus && !editorReadonly`).
+    #[serde(default)]
+    pub when: Option<String>,
+    /// Arguments the command runs with.
+    #[serde(default)]
+    pub args: Option<serde_json::Value>,
 }
 
 /// `ui` section.

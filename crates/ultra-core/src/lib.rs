@@ -13,6 +13,7 @@ pub mod config;
 pub mod confirm;
 pub mod events;
 pub mod executor;
+pub mod keymap;
 pub mod policy;
 pub mod registry;
 pub mod schema;
