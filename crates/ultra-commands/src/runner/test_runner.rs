@@ -350,8 +350,14 @@ impl Command<Services> for RunTests {
             sandbox.as_ref(),
         )?;
         if a.watch {
-            let job =
-                super::watch::Job::new(runner, command, timeout, cap, cx.source.clone(), sandbox);
+            let job = super::watch::Job {
+                runner,
+                command,
+                timeout,
+                cap,
+                source: cx.source.clone(),
+                sandbox,
+            };
             first.watch_id = Some(cx.services.test_watches().start(
                 &root,
                 job,

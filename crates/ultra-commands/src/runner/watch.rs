@@ -60,33 +60,13 @@ const SKIP_DIRS: &[&str] = &[
 
 /// What a watch runs, and for whom.
 pub(crate) struct Job {
-    runner: Runner,
-    command: Vec<String>,
-    timeout: Duration,
-    cap: usize,
-    source: Source,
+    pub(crate) runner: Runner,
+    pub(crate) command: Vec<String>,
+    pub(crate) timeout: Duration,
+    pub(crate) cap: usize,
+    pub(crate) source: Source,
     /// Reruns are confined as the first run was.
-    sandbox: Option<Arc<Sandbox>>,
-}
-
-impl Job {
-    pub(crate) fn new(
-        runner: Runner,
-        command: Vec<String>,
-        timeout: Duration,
-        cap: usize,
-        source: Source,
-        sandbox: Option<Arc<Sandbox>>,
-    ) -> Job {
-        Job {
-            runner,
-            command,
-            timeout,
-            cap,
-            source,
-            sandbox,
-        }
-    }
+    pub(crate) sandbox: Option<Arc<Sandbox>>,
 }
 
 /// Changes seen since the last run started.
