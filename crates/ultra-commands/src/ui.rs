@@ -333,7 +333,6 @@ fn apply(cx: &mut Cx<'_, Services>, batch: Vec<Envelope>) -> Result<Applied, Com
         }
     }
     let effects = std::mem::take(&mut out.effects);
-    let mut op_index = 0;
     for e in effects {
         match e {
             Effect::Intent(data) => cx.events.emit("ui.intent", data, Some(cx.source)),
@@ -349,7 +348,7 @@ fn apply(cx: &mut Cx<'_, Services>, batch: Vec<Envelope>) -> Result<Applied, Com
                     },
                 )?;
             }
-            Effect::Http(call) => {
+            Effect::Http { op, call } => {
                 let host = host_of(&call.url);
                 let allowed = cx
                     .services
@@ -358,12 +357,6 @@ fn apply(cx: &mut Cx<'_, Services>, batch: Vec<Envelope>) -> Result<Applied, Com
                     .http_allow
                     .iter()
                     .any(|h| Some(h.as_str()) == host.as_deref());
-                // Find this call's result to say what happened to it.
-                while op_index < batch.len()
-                    && !matches!(&batch[op_index].op, Op::ApiCall(c) if c.url == call.url)
-                {
-                    op_index += 1;
-                }
                 if allowed {
                     cx.events.emit(
                         "ui.fetch",
@@ -371,13 +364,12 @@ fn apply(cx: &mut Cx<'_, Services>, batch: Vec<Envelope>) -> Result<Applied, Com
                                "headers": call.headers, "body": call.body}),
                         Some(cx.source),
                     );
-                } else if let Some(r) = out.results.get_mut(op_index) {
+                } else if let Some(r) = out.results.get_mut(op) {
                     r["refused"] = json!(format!(
                         "http(s) calls are off unless config ui.httpAllow names the host ({})",
                         host.unwrap_or_default()
                     ));
                 }
-                op_index += 1;
             }
             Effect::Watch { .. } => {}
         }

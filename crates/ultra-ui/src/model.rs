@@ -154,8 +154,9 @@ pub enum Effect {
     Intent(Value),
     /// `tauri://fs/writeTextFile`: write a file in the workspace.
     WriteFile { path: String, contents: String },
-    /// `http(s)://`: allowed only for hosts in the config.
-    Http(ApiCall),
+    /// `http(s)://`: allowed only for hosts in the config; `op` is its place in the batch
+    /// (and in the results).
+    Http { op: usize, call: ApiCall },
     /// `state.watch` / `state.unwatch` by the caller.
     Watch { id: StateId, on: bool },
 }
@@ -230,7 +231,6 @@ impl Ui {
         let mut trial = self.clone();
         let mut out = Outcome::default();
         for (i, env) in batch.iter().enumerate() {
-            let at = format!("/{i}/params");
             if let Some(k) = &env.idempotency_key
                 && trial.keys.contains(k)
             {
@@ -246,7 +246,7 @@ impl Ui {
                 continue;
             }
             let before = out.mutations.len();
-            let result = trial.apply_one(&env.op, &at, now, &mut out)?;
+            let result = trial.apply_one(&env.op, i, now, &mut out)?;
             if let Some(k) = &env.idempotency_key {
                 out.mutations.push(Mutation::Key { key: k.clone() });
             }
@@ -312,13 +312,15 @@ impl Ui {
         })
     }
 
+    /// Apply the batch's `index`th operation; problems point under `/index/params`.
     fn apply_one(
         &mut self,
         op: &Op,
-        at: &str,
+        index: usize,
         now: u64,
         out: &mut Outcome,
     ) -> Result<Value, Invalid> {
+        let at = &format!("/{index}/params");
         let name = op.name();
         let ok = |extra: Value| {
             let mut v = json!({"op": name});
@@ -521,7 +523,7 @@ impl Ui {
                 });
                 Ok(ok(json!({})))
             }
-            Op::ApiCall(p) => self.api_call(p, at, out).map(ok),
+            Op::ApiCall(p) => self.api_call(p, index, at, out).map(ok),
             Op::TxnCancel(p) => {
                 out.mutations
                     .push(Mutation::TxnCancelled { id: p.id.clone() });
@@ -570,7 +572,13 @@ impl Ui {
         Ok(())
     }
 
-    fn api_call(&mut self, p: &ApiCall, at: &str, out: &mut Outcome) -> Result<Value, Invalid> {
+    fn api_call(
+        &mut self,
+        p: &ApiCall,
+        index: usize,
+        at: &str,
+        out: &mut Outcome,
+    ) -> Result<Value, Invalid> {
         let url = p.url.as_str();
         if url == "uicp://intent" {
             let body = p.body.clone().unwrap_or(json!({}));
@@ -624,7 +632,10 @@ impl Ui {
             return Ok(json!({"path": path}));
         }
         if url.starts_with("http://") || url.starts_with("https://") {
-            out.effects.push(Effect::Http(p.clone()));
+            out.effects.push(Effect::Http {
+                op: index,
+                call: p.clone(),
+            });
             return Ok(json!({"url": url}));
         }
         // Unknown schemes are no-ops (seed 002), so sequencing stays idempotent.
