@@ -65,17 +65,7 @@ fn drive(mode: &str, url: &str, ws: &Ws) {
         .arg(&ws.sock)
         .arg(&shots);
     // A browser session takes longer than the usual deadline.
-    cmd.stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped());
-    let child = cmd.spawn().expect("node runs");
-    let pid = child.id();
-    let watchdog = std::thread::spawn(move || {
-        std::thread::sleep(std::time::Duration::from_secs(120));
-        // SAFETY: kill only signals; a finished process's pid gives ESRCH.
-        unsafe { libc::kill(pid as i32, libc::SIGKILL) };
-    });
-    let out = child.wait_with_output().expect("node output");
-    drop(watchdog);
+    let out = common::run_within(cmd, std::time::Duration::from_secs(120));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success() && stdout.trim_end().ends_with("ok"),

@@ -188,7 +188,13 @@ impl Ws {
 }
 
 /// Run a command to completion, killing it if it outlives [`DEADLINE`].
-pub fn run_with_deadline(mut cmd: Command) -> Output {
+pub fn run_with_deadline(cmd: Command) -> Output {
+    run_within(cmd, DEADLINE)
+}
+
+/// Run a command to completion, killing it if it outlives `deadline` (for slow clients
+/// such as a browser session).
+pub fn run_within(mut cmd: Command, deadline: Duration) -> Output {
     cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
     let mut child = cmd.spawn().expect("spawn ultra");
     let mut stdout = child.stdout.take().expect("stdout");
@@ -208,10 +214,10 @@ pub fn run_with_deadline(mut cmd: Command) -> Output {
         if let Some(s) = child.try_wait().expect("wait") {
             break s;
         }
-        if start.elapsed() > DEADLINE {
+        if start.elapsed() > deadline {
             let _ = child.kill();
             let _ = child.wait();
-            panic!("ultra did not finish within {DEADLINE:?}");
+            panic!("{cmd:?} did not finish within {deadline:?}");
         }
         std::thread::sleep(Duration::from_millis(5));
     };
