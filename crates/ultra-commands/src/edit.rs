@@ -564,7 +564,7 @@ pub struct UndoArgs {
 }
 
 impl UndoArgs {
-    /// Without filters, a person undoes in the active buffer and a program or agent undoes
+    /// Without filters, a person undoes their own edits in the active buffer and a program or agent undoes
     /// its own latest transaction.
     fn filter(self, cx: &Cx<'_, Services>) -> Result<Filter, CommandError> {
         let ws = cx.services.ws();
@@ -585,7 +585,9 @@ impl UndoArgs {
             });
         }
         if is_human(cx) {
+            // A person's undo leaves agents' work alone unless asked (`source: "ai"`).
             return Ok(Filter {
+                source: Some(SourceKind::Human),
                 path: ws.active().cloned(),
                 ..Filter::default()
             });
@@ -605,7 +607,7 @@ static UNDO: CommandSpec = CommandSpec::new(
     "ultra.undo",
     "Undo",
     "Edit",
-    "Undo the newest transaction matching the filter: by source (undo only an agent's work), agent, txnId or path. Later edits elsewhere in the file are kept; if a later edit overlaps, UNDO_CONFLICT. With no filter a person undoes in the active buffer and an agent undoes its own latest change.",
+    "Undo the newest transaction matching the filter: by source (undo only an agent's work), agent, txnId or path. Later edits elsewhere in the file are kept; if a later edit overlaps, UNDO_CONFLICT. With no filter a person undoes their own latest change in the active buffer (an agent's only when asked, with `source`) and an agent undoes its own latest change.",
 )
 .keybinding("ctrl+z")
 .examples(&[Example {

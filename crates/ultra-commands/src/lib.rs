@@ -14,6 +14,7 @@ pub mod edit;
 pub mod edit_tools;
 pub mod editor_api;
 pub mod file;
+pub mod find;
 pub mod fs_api;
 pub mod git;
 pub mod keys;
@@ -28,7 +29,9 @@ pub mod shell;
 mod shell_writes;
 pub mod syntax_gate;
 pub mod terminal;
+pub mod typing;
 pub mod ui;
+pub mod view;
 mod util;
 pub mod watch;
 
@@ -73,6 +76,7 @@ pub fn register_all(r: &mut Registry<Services>) -> Result<(), RegistryError> {
     edit_tools::register(r)?;
     editor_api::register(r)?;
     file::register(r)?;
+    find::register(r)?;
     keys::register(r)?;
     fs_api::register(r)?;
     git::register(r)?;
@@ -83,7 +87,9 @@ pub fn register_all(r: &mut Registry<Services>) -> Result<(), RegistryError> {
     selection::register(r)?;
     shell::register(r)?;
     terminal::register(r)?;
+    typing::register(r)?;
     ui::register(r)?;
+    view::register(r)?;
     Ok(())
 }
 
@@ -145,9 +151,12 @@ pub fn build(root: &Path, config: Config) -> Result<Arc<Executor<Services>>, Bui
     }
     // Key bindings: the commands' defaults and the user's; a bad one stops start-up.
     let keymap = ultra_core::keymap::Keymap::build(
-        registry
-            .specs()
-            .filter_map(|s| s.keybinding.map(|k| (s.id, k, s.when))),
+        registry.specs().flat_map(|s| {
+            s.keybinding
+                .map(|k| (s.id, k, s.when, None))
+                .into_iter()
+                .chain(s.more_keys.iter().map(|(k, a)| (s.id, *k, s.when, Some(*a))))
+        }),
         &config.keybindings,
         |c| registry.resolve(c).is_some(),
     )

@@ -134,6 +134,8 @@ pub enum Motion {
     FileEnd,
     WordLeft,
     WordRight,
+    PageUp,
+    PageDown,
 }
 
 /// Arguments of the cursor moves.
@@ -157,6 +159,7 @@ macro_rules! motion {
         (
             CommandSpec::new($id, $title, "Navigation", $desc)
                 .keybinding($key)
+                .more_keys(&[(concat!("shift+", $key), r#"{"select": true}"#)])
                 .examples(&[Example {
                     description: $title,
                     args: $example,
@@ -244,6 +247,24 @@ static MOTIONS: &[&(CommandSpec, Motion)] = &[
         r#"{"cursor": {"line": 2, "character": 0}}"#
     ),
     &motion!(
+        "ultra.cursorPageUp",
+        "Cursor Page Up",
+        "pageup",
+        "Move every cursor a page up: `count` lines (editors pass their height; default 30).",
+        Motion::PageUp,
+        r#"{"count": 1}"#,
+        r#"{"cursor": {"line": 0, "character": 0}}"#
+    ),
+    &motion!(
+        "ultra.cursorPageDown",
+        "Cursor Page Down",
+        "pagedown",
+        "Move every cursor a page down: `count` lines (editors pass their height; default 30).",
+        Motion::PageDown,
+        r#"{"count": 1}"#,
+        r#"{"cursor": {"line": 1, "character": 0}}"#
+    ),
+    &motion!(
         "ultra.cursorWordLeft",
         "Cursor Word Left",
         "ctrl+left",
@@ -272,6 +293,8 @@ fn step(rope: &Rope, at: usize, m: Motion) -> usize {
     match m {
         Motion::Left => at.saturating_sub(1),
         Motion::Right => (at + 1).min(len),
+        Motion::PageUp => step(rope, at, Motion::Up),
+        Motion::PageDown => step(rope, at, Motion::Down),
         Motion::Up | Motion::Down => {
             let line = rope.char_to_line(at);
             let col = at - rope.line_to_char(line);
@@ -323,7 +346,11 @@ impl Command<Services> for CursorMove {
 
     fn run(&self, cx: &mut Cx<'_, Services>, args: MoveArgs) -> Result<Cursors, CommandError> {
         let motion = self.0.1;
-        let count = args.count.unwrap_or(1).clamp(1, 1_000_000);
+        let page = matches!(motion, Motion::PageUp | Motion::PageDown);
+        let count = args
+            .count
+            .unwrap_or(if page { 30 } else { 1 })
+            .clamp(1, 1_000_000);
         with_buffer(cx, args.path.as_deref(), |buf, enc| {
             let rope = buf.rope.clone();
             for sel in buf.selections.iter_mut() {

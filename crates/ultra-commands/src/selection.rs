@@ -18,6 +18,10 @@ pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
     r.register(AddCursor)?;
     r.register(SelectAll)?;
     r.register(SingleCursor)?;
+    r.register(SelectWord)?;
+    r.register(SelectLine)?;
+    r.register(AddCursorVertical(&ADD_CURSOR_ABOVE, false))?;
+    r.register(AddCursorVertical(&ADD_CURSOR_BELOW, true))?;
     Ok(())
 }
 
@@ -123,7 +127,6 @@ pub struct AddCursorArgs {
 pub struct AddCursor;
 
 static ADD_CURSOR: CommandSpec = CommandSpec::new("ultra.addCursor", "Add Cursor", "Selection", "Add a cursor; typing with ultra.insertText then inserts at every cursor.")
-    .keybinding("ctrl+alt+down")
     .examples(&[Example {
         description: "Add a cursor on line 2",
         args: r#"{"position": {"line": 1, "character": 0}}"#,
@@ -236,6 +239,234 @@ impl Command<Services> for SingleCursor {
         with_buffer(cx, args.path.as_deref(), |buf, enc| {
             let head = buf.selections[0].head;
             buf.selections = vec![Selection::cursor(head)];
+            Ok(cursors(buf, enc))
+        })
+    }
+}
+
+// ---------------------------------------------------------------- selectWord
+
+fn is_word(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// `ultra.selectWord`.
+pub struct SelectWord;
+
+static SELECT_WORD: CommandSpec = CommandSpec::new(
+    "ultra.selectWord",
+    "Select Word / Add Next Occurrence",
+    "Selection",
+    "With an empty primary selection, select the word at the cursor; with text selected, add a selection at the next occurrence of that text (wrapping), as VS Code's Ctrl+D does.",
+)
+.keybinding("ctrl+d")
+.examples(&[
+    Example {
+        description: "The word at the cursor",
+        args: "{}",
+        files: HELLO,
+        setup: &[
+            ("ultra.openFile", r#"{"path": "src/app.ts"}"#),
+            ("ultra.goToLine", r#"{"line": 2, "column": 3}"#),
+        ],
+        expect: Some(r#"{"selections": [{"start": {"line": 1, "character": 0}, "end": {"line": 1, "character": 7}}]}"#),
+        ..Example::EMPTY
+    },
+    Example {
+        description: "Twice: the next `x` too",
+        args: "{}",
+        files: HELLO,
+        setup: &[
+            ("ultra.openFile", r#"{"path": "src/app.ts"}"#),
+            ("ultra.goToLine", r#"{"line": 1, "column": 7}"#),
+            ("ultra.selectWord", "{}"),
+        ],
+        expect: Some(r#"{"selections": [{"start": {"line": 0, "character": 6}}, {"start": {"line": 1, "character": 12}, "end": {"line": 1, "character": 13}}]}"#),
+        ..Example::EMPTY
+    },
+]);
+
+impl Command<Services> for SelectWord {
+    type Args = PathArg;
+    type Output = Cursors;
+
+    fn spec(&self) -> &'static CommandSpec {
+        &SELECT_WORD
+    }
+
+    fn run(&self, cx: &mut Cx<'_, Services>, args: PathArg) -> Result<Cursors, CommandError> {
+        with_buffer(cx, args.path.as_deref(), |buf, enc| {
+            let rope = &buf.rope;
+            let primary = buf.selections[0];
+            if primary.anchor == primary.head {
+                let len = rope.len_chars();
+                let (mut s, mut e) = (primary.head, primary.head);
+                while s > 0 && is_word(rope.char(s - 1)) {
+                    s -= 1;
+                }
+                while e < len && is_word(rope.char(e)) {
+                    e += 1;
+                }
+                if s == e {
+                    return Err(CommandError::new(ErrorCode::NoMatch, "no word at the cursor")
+                        .with_suggestion("move the cursor onto a word, or select text first"));
+                }
+                buf.selections[0] = Selection { anchor: s, head: e };
+                return Ok(cursors(buf, enc));
+            }
+            let (ps, pe) = primary.span();
+            let needle: String = rope.slice(ps..pe).chars().collect();
+            let text = rope.to_string();
+            let after = buf.selections.iter().map(|s| s.span().1).max().unwrap_or(pe);
+            let byte_after = rope.char_to_byte(after);
+            let found = text[byte_after..]
+                .find(&needle)
+                .map(|i| i + byte_after)
+                .or_else(|| text.find(&needle));
+            let taken = |at: usize| {
+                let c = rope.byte_to_char(at);
+                buf.selections.iter().any(|s| s.span().0 == c)
+            };
+            match found.filter(|&at| !taken(at)) {
+                Some(at) => {
+                    let s = rope.byte_to_char(at);
+                    let e = s + needle.chars().count();
+                    buf.selections.push(Selection { anchor: s, head: e });
+                    Ok(cursors(buf, enc))
+                }
+                None => Err(CommandError::new(
+                    ErrorCode::NoMatch,
+                    "every occurrence of the selected text is already selected",
+                )
+                .with_suggestion("type to edit them all, or press Escape for one cursor")),
+            }
+        })
+    }
+}
+
+// ---------------------------------------------------------------- selectLine
+
+/// `ultra.selectLine`.
+pub struct SelectLine;
+
+static SELECT_LINE: CommandSpec = CommandSpec::new(
+    "ultra.selectLine",
+    "Select Line",
+    "Selection",
+    "Extend every selection to whole lines, line break included; again, to the next line too.",
+)
+.keybinding("ctrl+l")
+.examples(&[Example {
+    description: "The first line",
+    args: "{}",
+    files: HELLO,
+    setup: OPEN,
+    expect: Some(r#"{"selections": [{"start": {"line": 0, "character": 0}, "end": {"line": 1, "character": 0}}]}"#),
+    ..Example::EMPTY
+}]);
+
+impl Command<Services> for SelectLine {
+    type Args = PathArg;
+    type Output = Cursors;
+
+    fn spec(&self) -> &'static CommandSpec {
+        &SELECT_LINE
+    }
+
+    fn run(&self, cx: &mut Cx<'_, Services>, args: PathArg) -> Result<Cursors, CommandError> {
+        with_buffer(cx, args.path.as_deref(), |buf, enc| {
+            let rope = buf.rope.clone();
+            let lines = rope.len_lines();
+            for sel in buf.selections.iter_mut() {
+                let (s, e) = sel.span();
+                let first = rope.char_to_line(s);
+                let last = rope.char_to_line(e);
+                let at_start = e == rope.line_to_char(last);
+                // A selection ending at a line start already covers that line break,
+                // unless it is a bare cursor or already whole lines (then grow by one).
+                let whole = s == rope.line_to_char(first) && e > s && at_start;
+                let last = if whole || !at_start || e == s { last + 1 } else { last };
+                *sel = Selection {
+                    anchor: rope.line_to_char(first),
+                    head: rope.line_to_char(last.min(lines)),
+                };
+            }
+            dedup(&mut buf.selections);
+            Ok(cursors(buf, enc))
+        })
+    }
+}
+
+// ---------------------------------------------------------------- addCursorAbove/Below
+
+/// `ultra.addCursorAbove` / `ultra.addCursorBelow`.
+pub struct AddCursorVertical(&'static CommandSpec, bool);
+
+static ADD_CURSOR_ABOVE: CommandSpec = CommandSpec::new(
+    "ultra.addCursorAbove",
+    "Add Cursor Above",
+    "Selection",
+    "Add a cursor on the line above the topmost cursor, in the same column where the line allows.",
+)
+.keybinding("ctrl+alt+up")
+.examples(&[Example {
+    description: "From line 2",
+    args: "{}",
+    files: HELLO,
+    setup: &[
+        ("ultra.openFile", r#"{"path": "src/app.ts"}"#),
+        ("ultra.goToLine", r#"{"line": 2, "column": 3}"#),
+    ],
+    expect: Some(r#"{"selections": [{"start": {"line": 1, "character": 2}}, {"start": {"line": 0, "character": 2}}]}"#),
+    ..Example::EMPTY
+}]);
+
+static ADD_CURSOR_BELOW: CommandSpec = CommandSpec::new(
+    "ultra.addCursorBelow",
+    "Add Cursor Below",
+    "Selection",
+    "Add a cursor on the line below the bottommost cursor, in the same column where the line allows.",
+)
+.keybinding("ctrl+alt+down")
+.examples(&[Example {
+    description: "From line 1",
+    args: "{}",
+    files: HELLO,
+    setup: OPEN,
+    expect: Some(r#"{"selections": [{"start": {"line": 0, "character": 0}}, {"start": {"line": 1, "character": 0}}]}"#),
+    ..Example::EMPTY
+}]);
+
+impl Command<Services> for AddCursorVertical {
+    type Args = PathArg;
+    type Output = Cursors;
+
+    fn spec(&self) -> &'static CommandSpec {
+        self.0
+    }
+
+    fn run(&self, cx: &mut Cx<'_, Services>, args: PathArg) -> Result<Cursors, CommandError> {
+        let below = self.1;
+        with_buffer(cx, args.path.as_deref(), |buf, enc| {
+            let rope = &buf.rope;
+            let heads = buf.selections.iter().map(|s| s.head);
+            let from = if below { heads.max() } else { heads.min() }.unwrap_or(0);
+            let line = rope.char_to_line(from);
+            let col = from - rope.line_to_char(line);
+            let target = if below {
+                line + 1
+            } else {
+                match line.checked_sub(1) {
+                    Some(l) => l,
+                    None => return Ok(cursors(buf, enc)),
+                }
+            };
+            if target >= rope.len_lines() {
+                return Ok(cursors(buf, enc));
+            }
+            let at = rope.line_to_char(target) + col.min(text::line_len(rope, target));
+            buf.selections.push(Selection::cursor(at));
+            dedup(&mut buf.selections);
             Ok(cursors(buf, enc))
         })
     }

@@ -55,6 +55,8 @@ pub struct Services {
     test_watches: crate::runner::watch::TestWatches,
     /// The agent-driven UI (seed 002).
     ui: crate::ui::UiService,
+    /// What the editor shows (seed 000's view commands) and buffers' highlighting.
+    view: crate::view::ViewService,
     /// Key bindings, set once the registry is built.
     keymap: std::sync::OnceLock<ultra_core::keymap::Keymap>,
     /// The loaded configuration.
@@ -107,6 +109,7 @@ impl Services {
             terminals: crate::terminal::Terminals::default(),
             test_watches: Default::default(),
             ui: crate::ui::UiService::new(crate::state_dir(root)),
+            view: Default::default(),
             keymap: std::sync::OnceLock::new(),
             config: config.clone(),
         })
@@ -249,6 +252,11 @@ impl Services {
     /// briefly per step.
     pub(crate) fn workspace_handle(&self) -> Arc<Mutex<Workspace>> {
         self.workspace.clone()
+    }
+
+    /// The view (what editors show) and buffers' highlighting.
+    pub fn view(&self) -> &crate::view::ViewService {
+        &self.view
     }
 
     /// Lock the workspace. A handler that panicked while holding the lock leaves it

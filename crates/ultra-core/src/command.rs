@@ -32,6 +32,9 @@ pub struct CommandSpec {
     pub examples: &'static [Example],
     /// Default keybinding, e.g. `ctrl+s`.
     pub keybinding: Option<&'static str>,
+    /// More default keys, each with the arguments it passes (`shift+right` runs
+    /// `ultra.cursorRight` with `{"select": true}`): `(key, args JSON)`.
+    pub more_keys: &'static [(&'static str, &'static str)],
     /// When-clause for availability, e.g. `editorFocus`.
     pub when: Option<&'static str>,
     /// Whether agents see it in tool lists.
@@ -71,6 +74,7 @@ impl CommandSpec {
             description,
             examples: &[],
             keybinding: None,
+            more_keys: &[],
             when: None,
             ai_exposed: true,
             annotations: Annotations {
@@ -115,6 +119,12 @@ impl CommandSpec {
     /// Set the default keybinding.
     pub const fn keybinding(mut self, key: &'static str) -> Self {
         self.keybinding = Some(key);
+        self
+    }
+
+    /// Add default keys that pass arguments (see [`CommandSpec::more_keys`]).
+    pub const fn more_keys(mut self, keys: &'static [(&'static str, &'static str)]) -> Self {
+        self.more_keys = keys;
         self
     }
 

@@ -147,16 +147,23 @@ pub struct Keymap {
 }
 
 impl Keymap {
-    /// Defaults (`(command, key, when)` from the specs) plus the user's bindings;
-    /// `exists` says whether a command id is known.
+    /// Defaults (`(command, key, when, args JSON)` from the specs) plus the user's
+    /// bindings; `exists` says whether a command id is known.
     pub fn build<'a>(
-        defaults: impl IntoIterator<Item = (&'a str, &'a str, Option<&'a str>)>,
+        defaults: impl IntoIterator<Item = (&'a str, &'a str, Option<&'a str>, Option<&'a str>)>,
         user: &[KeybindingConfig],
         exists: impl Fn(&str) -> bool,
     ) -> Result<Keymap, KeymapError> {
         let mut bindings = Vec::new();
-        for (command, key, when) in defaults {
+        for (command, key, when, args) in defaults {
             let at = format!("{command}'s default key");
+            let args = args
+                .map(serde_json::from_str::<Value>)
+                .transpose()
+                .map_err(|e| KeymapError::Key {
+                    at: at.clone(),
+                    message: format!("its arguments are not JSON: {e}"),
+                })?;
             bindings.push(Binding {
                 key: Key::parse(key).map_err(|message| KeymapError::Key {
                     at: at.clone(),
@@ -168,7 +175,7 @@ impl Keymap {
                     .transpose()
                     .map_err(|error| KeymapError::When { at, error })?,
                 when_text: when.map(str::to_string),
-                args: None,
+                args,
                 origin: Origin::Default,
             });
         }
@@ -254,10 +261,11 @@ mod tests {
     fn map(u: serde_json::Value) -> Result<Keymap, KeymapError> {
         Keymap::build(
             [
-                ("ultra.save", "ctrl+s", Some("editorFocus")),
-                ("ultra.commandPalette", "ctrl+shift+p", None),
-                ("ultra.cursorUp", "up", Some("editorFocus && !paletteOpen")),
-                ("ultra.paletteUp", "up", Some("paletteOpen")),
+                ("ultra.save", "ctrl+s", Some("editorFocus"), None),
+                ("ultra.commandPalette", "ctrl+shift+p", None, None),
+                ("ultra.cursorUp", "up", Some("editorFocus && !paletteOpen"), None),
+                ("ultra.paletteUp", "up", Some("paletteOpen"), None),
+                ("ultra.cursorUp", "shift+up", None, Some(r#"{"select": true}"#)),
             ],
             &user(u),
             |c| c.starts_with("ultra."),

@@ -13,6 +13,7 @@
 pub mod build;
 mod codec;
 mod generic;
+pub mod highlight;
 pub mod index;
 pub mod lang;
 pub mod model;

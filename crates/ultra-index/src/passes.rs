@@ -268,7 +268,7 @@ fn finish(out: &mut FileIndex, generic: Generic) {
 
 /// The single edit that turns `old` into `new`: the bytes between their common prefix and
 /// common suffix.
-fn edit_between(old: &[u8], new: &[u8]) -> tree_sitter::InputEdit {
+pub(crate) fn edit_between(old: &[u8], new: &[u8]) -> tree_sitter::InputEdit {
     let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
     let max_suffix = old.len().min(new.len()) - prefix;
     let suffix = old

@@ -427,7 +427,7 @@ impl History {
     }
 
     /// The logged transactions, oldest first.
-    pub fn iter(&self) -> impl Iterator<Item = &Txn> {
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = &Txn> {
         self.txns.iter()
     }
 }
