@@ -61,6 +61,7 @@ pub(crate) async fn serve_connection<S: Host>(
     cancel: CancellationToken,
     _permit: OwnedSemaphorePermit,
 ) {
+    let person = at_terminal(stream.peer_cred().ok().and_then(|c| c.pid()));
     let (read_half, write_half) = stream.into_split();
     let (tx, rx) = mpsc::channel(OUT_QUEUE);
     let writer = tokio::spawn(write_lines(write_half, rx));
@@ -74,6 +75,8 @@ pub(crate) async fn serve_connection<S: Host>(
         identity: Identity::default(),
         subs: Arc::new(Mutex::new(Subscriptions::default())),
         forwarder: None,
+        person,
+        approver: None,
     };
     loop {
         let frame = tokio::select! {
@@ -169,19 +172,54 @@ impl Identity {
     }
 }
 
-/// A claimed source kind, agent id and session id, checked. `human` and `internal` cannot
-/// be claimed over a socket: they bypass validators and most policy, and only the editor
-/// and Ultra itself are entitled to them.
+/// Whether process `pid` is the foreground job of a terminal: it has a controlling
+/// terminal and its process group is the one that terminal reads keys for. That is what a
+/// person typing into the editor is; an agent's tool call (no terminal, or a background
+/// job) is not. Read from `/proc/PID/stat` (fields pgrp, tty_nr and tpgid).
+pub(crate) fn at_terminal(pid: Option<i32>) -> bool {
+    let Some(pid) = pid.filter(|p| *p > 0) else {
+        return false;
+    };
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return false;
+    };
+    // The command name (field 2) may hold spaces and parentheses: fields after it follow
+    // the last `)`.
+    let Some(rest) = stat.rsplit_once(')').map(|(_, r)| r) else {
+        return false;
+    };
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    // rest: state ppid pgrp session tty_nr tpgid ...
+    let num = |i: usize| f.get(i).and_then(|v| v.parse::<i64>().ok());
+    match (num(2), num(4), num(5)) {
+        (Some(pgrp), Some(tty), Some(tpgid)) => tty != 0 && tpgid > 0 && tpgid == pgrp,
+        _ => false,
+    }
+}
+
+/// A claimed source kind, agent id and session id, checked. `internal` cannot be claimed
+/// over a socket, and `human` only by a `person` (a client in the foreground of a
+/// terminal, see [`at_terminal`]: the editor attached to a server): both bypass
+/// validators and most policy.
 fn claim(
     kind: Option<SourceKind>,
     agent_id: Option<String>,
     session_id: Option<String>,
+    person: bool,
 ) -> Result<Identity, CommandError> {
+    if kind == Some(SourceKind::Human) && person && agent_id.is_none() {
+        return Ok(Identity {
+            kind: SourceKind::Human,
+            agent_id: None,
+            session_id,
+            encoding: None,
+        });
+    }
     if let Some(k @ (SourceKind::Human | SourceKind::Internal)) = kind {
         return Err(CommandError::new(
             ErrorCode::SourceNotAllowed,
             format!(
-                "a socket client cannot claim to be `{}`; use ai, ipc, cli or extension",
+                "a socket client cannot claim to be `{}` (only the editor, in the foreground of a terminal, is a person); use ai, ipc, cli or extension",
                 k.as_str()
             ),
         )
@@ -267,6 +305,10 @@ struct Conn<S: Host> {
     identity: Identity,
     subs: Arc<Mutex<Subscriptions>>,
     forwarder: Option<AbortOnDrop>,
+    /// The peer is in the foreground of a terminal (may identify as `human`).
+    person: bool,
+    /// Held while a person's connection is open: confirmations are put to them.
+    approver: Option<ultra_core::executor::ApproverGuard<S>>,
 }
 
 impl<S: Host> Conn<S> {
@@ -410,10 +452,14 @@ impl<S: Host> Conn<S> {
             CommandError::new(ErrorCode::InvalidArguments, format!("invalid arguments for session.identify: {e}"))
                 .with_suggestion("session.identify {source?: \"ai\"|\"ipc\"|\"cli\"|\"extension\", agentId?: string, sessionId?: string, positionEncoding?: \"utf-32\"|\"utf-16\"|\"utf-8\"}")
         })?;
-        self.identity = claim(p.source, p.agent_id, p.session_id).inspect_err(|e| {
+        self.identity = claim(p.source, p.agent_id, p.session_id, self.person).inspect_err(|e| {
             self.audit_refusal("session.identify", e.code);
         })?;
         self.identity.encoding = p.position_encoding;
+        // A person's connection answers confirmations while it is open.
+        if self.identity.kind == SourceKind::Human && self.approver.is_none() {
+            self.approver = Some(self.exec.attach_approver());
+        }
         Ok(json!({ "source": self.identity.source() }))
     }
 
@@ -465,7 +511,7 @@ impl<S: Host> Conn<S> {
                 .session_id
                 .clone()
                 .or_else(|| self.identity.session_id.clone());
-            match claim(kind, agent, session) {
+            match claim(kind, agent, session, self.person) {
                 Ok(mut i) => {
                     i.encoding = self.identity.encoding;
                     i
@@ -776,31 +822,47 @@ mod tests {
 
     #[test]
     fn claims() {
-        assert_eq!(claim(None, None, None).unwrap().kind, SourceKind::Ipc);
+        assert_eq!(claim(None, None, None, false).unwrap().kind, SourceKind::Ipc);
         assert_eq!(
-            claim(None, Some("a".into()), None).unwrap().kind,
+            claim(None, Some("a".into()), None, false).unwrap().kind,
             SourceKind::Ai
         );
         assert_eq!(
-            claim(Some(SourceKind::Cli), Some("a".into()), None)
+            claim(Some(SourceKind::Cli), Some("a".into()), None, false)
                 .unwrap()
                 .kind,
             SourceKind::Cli
         );
         assert_eq!(
-            claim(Some(SourceKind::Human), None, None).unwrap_err().code,
+            claim(Some(SourceKind::Human), None, None, false).unwrap_err().code,
             ErrorCode::SourceNotAllowed
         );
         assert_eq!(
-            claim(Some(SourceKind::Internal), None, None)
+            claim(Some(SourceKind::Internal), None, None, false)
                 .unwrap_err()
                 .code,
             ErrorCode::SourceNotAllowed
         );
         assert_eq!(
-            claim(None, Some("x".repeat(300)), None).unwrap_err().code,
+            claim(None, Some("x".repeat(300)), None, false).unwrap_err().code,
             ErrorCode::InvalidArguments
         );
+    }
+
+    #[test]
+    fn only_a_person_at_a_terminal_is_human() {
+        assert_eq!(
+            claim(Some(SourceKind::Human), None, Some("ed".into()), true)
+                .unwrap()
+                .kind,
+            SourceKind::Human
+        );
+        // A person does not speak for an agent, and nobody is `internal`.
+        assert!(claim(Some(SourceKind::Human), Some("claude".into()), None, true).is_err());
+        assert!(claim(Some(SourceKind::Internal), None, None, true).is_err());
+        assert!(!at_terminal(None));
+        assert!(!at_terminal(Some(0)));
+        assert!(!at_terminal(Some(i32::MAX)));
     }
 
     #[test]

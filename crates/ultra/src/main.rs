@@ -8,6 +8,7 @@
 
 mod approve;
 mod cli;
+mod edit;
 mod index;
 mod mcp;
 mod root;
@@ -21,6 +22,9 @@ use std::process::ExitCode;
 use clap::{ArgAction, Parser, Subcommand};
 
 const AFTER_HELP: &str = r#"Examples:
+  # Open files in the terminal editor (attaches to a running `ultra serve`, else hosts)
+  ultra src/app.ts src/index.ts
+
   # Run a command on the workspace (through a running server, or in process)
   ultra -c ultra.getWorkspaceInfo
 
@@ -76,6 +80,10 @@ struct Cli {
     /// ultra.config.json or .git, else the current directory).
     #[arg(long, value_name = "DIR", global = true)]
     root: Option<PathBuf>,
+    /// Files to open in the terminal editor (`ultra src/app.rs`); with no command and no
+    /// subcommand, `ultra` is the editor.
+    #[arg(value_name = "FILES")]
+    files: Vec<PathBuf>,
     #[command(subcommand)]
     sub: Option<Sub>,
 }
@@ -240,6 +248,9 @@ fn main() -> ExitCode {
                 position_encoding: cli.position_encoding,
             };
             cli::run(&root, opts, command_indices)
+        }
+        None if !cli.files.is_empty() || std::io::IsTerminal::is_terminal(&std::io::stdin()) => {
+            edit::run(&root, &cli.files, cli.socket)
         }
         None => {
             let _ = Cli::command().print_help();
