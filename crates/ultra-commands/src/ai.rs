@@ -201,8 +201,10 @@ impl Command<Services> for ReportProgress {
     }
 
     fn run(&self, cx: &mut Cx<'_, Services>, args: ProgressArgs) -> Result<Reported, CommandError> {
-        let mut progress = json!({ "message": args.message, "step": args.step, "totalSteps": args.total_steps });
-        cx.events.emit(names::PROGRESS, progress.clone(), Some(cx.source));
+        let mut progress =
+            json!({ "message": args.message, "step": args.step, "totalSteps": args.total_steps });
+        cx.events
+            .emit(names::PROGRESS, progress.clone(), Some(cx.source));
         progress["source"] = json!(cx.source.kind);
         progress["agentId"] = json!(cx.source.agent_id);
         cx.services.view().set_progress(progress);

@@ -135,8 +135,10 @@ impl Command<Services> for FindNext {
 
     fn run(&self, cx: &mut Cx<'_, Services>, a: FindNextArgs) -> Result<Found, CommandError> {
         let Some(mut last) = cx.services.view().last_find() else {
-            return Err(CommandError::new(ErrorCode::NoMatch, "nothing has been searched for yet")
-                .with_suggestion("search first: ultra.find {\"query\": \"...\"}"));
+            return Err(
+                CommandError::new(ErrorCode::NoMatch, "nothing has been searched for yet")
+                    .with_suggestion("search first: ultra.find {\"query\": \"...\"}"),
+            );
         };
         last.backwards = a.backwards;
         last.path = None;
@@ -163,8 +165,11 @@ fn find(cx: &Cx<'_, Services>, a: &FindArgs) -> Result<Found, CommandError> {
         .size_limit(1 << 20)
         .build()
         .map_err(|e| {
-            CommandError::new(ErrorCode::InvalidArguments, format!("bad regular expression: {e}"))
-                .with_suggestion("fix the pattern, or search plain text with regex: false")
+            CommandError::new(
+                ErrorCode::InvalidArguments,
+                format!("bad regular expression: {e}"),
+            )
+            .with_suggestion("fix the pattern, or search plain text with regex: false")
         })?;
     with_buffer(cx, a.path.as_deref(), |buf, enc| {
         let text = buf.rope.to_string();
@@ -345,8 +350,10 @@ impl Command<Services> for GoToDefinition {
             Ok((rope.slice(s..e).to_string(), here))
         })?;
         if word.is_empty() {
-            return Err(CommandError::new(ErrorCode::NoMatch, "no name at the cursor")
-                .with_suggestion("put the cursor on a name, or use ultra.goToSymbol"));
+            return Err(
+                CommandError::new(ErrorCode::NoMatch, "no name at the cursor")
+                    .with_suggestion("put the cursor on a name, or use ultra.goToSymbol"),
+            );
         }
         go_to(cx, &word, Some(here))
     }

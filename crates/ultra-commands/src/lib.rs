@@ -31,8 +31,8 @@ pub mod syntax_gate;
 pub mod terminal;
 pub mod typing;
 pub mod ui;
-pub mod view;
 mod util;
+pub mod view;
 pub mod watch;
 
 use std::path::Path;
@@ -155,7 +155,11 @@ pub fn build(root: &Path, config: Config) -> Result<Arc<Executor<Services>>, Bui
             s.keybinding
                 .map(|k| (s.id, k, s.when, None))
                 .into_iter()
-                .chain(s.more_keys.iter().map(|(k, a)| (s.id, *k, s.when, Some(*a))))
+                .chain(
+                    s.more_keys
+                        .iter()
+                        .map(|(k, a)| (s.id, *k, s.when, Some(*a))),
+                )
         }),
         &config.keybindings,
         |c| registry.resolve(c).is_some(),

@@ -308,8 +308,10 @@ impl Command<Services> for SelectWord {
                     e += 1;
                 }
                 if s == e {
-                    return Err(CommandError::new(ErrorCode::NoMatch, "no word at the cursor")
-                        .with_suggestion("move the cursor onto a word, or select text first"));
+                    return Err(
+                        CommandError::new(ErrorCode::NoMatch, "no word at the cursor")
+                            .with_suggestion("move the cursor onto a word, or select text first"),
+                    );
                 }
                 buf.selections[0] = Selection { anchor: s, head: e };
                 return Ok(cursors(buf, enc));
@@ -317,7 +319,12 @@ impl Command<Services> for SelectWord {
             let (ps, pe) = primary.span();
             let needle: String = rope.slice(ps..pe).chars().collect();
             let text = rope.to_string();
-            let after = buf.selections.iter().map(|s| s.span().1).max().unwrap_or(pe);
+            let after = buf
+                .selections
+                .iter()
+                .map(|s| s.span().1)
+                .max()
+                .unwrap_or(pe);
             let byte_after = rope.char_to_byte(after);
             let found = text[byte_after..]
                 .find(&needle)
@@ -385,7 +392,11 @@ impl Command<Services> for SelectLine {
                 // A selection ending at a line start already covers that line break,
                 // unless it is a bare cursor or already whole lines (then grow by one).
                 let whole = s == rope.line_to_char(first) && e > s && at_start;
-                let last = if whole || !at_start || e == s { last + 1 } else { last };
+                let last = if whole || !at_start || e == s {
+                    last + 1
+                } else {
+                    last
+                };
                 *sel = Selection {
                     anchor: rope.line_to_char(first),
                     head: rope.line_to_char(last.min(lines)),

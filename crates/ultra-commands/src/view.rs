@@ -814,11 +814,17 @@ impl Command<Services> for SetContext {
         &SET_CONTEXT
     }
 
-    fn run(&self, cx: &mut Cx<'_, Services>, a: SetContextArgs) -> Result<ContextKeys, CommandError> {
+    fn run(
+        &self,
+        cx: &mut Cx<'_, Services>,
+        a: SetContextArgs,
+    ) -> Result<ContextKeys, CommandError> {
         let valid = a.key.len() <= 100
-            && a.key.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
-            && a
-                .key
+            && a.key
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic())
+            && a.key
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.');
         if !valid {
@@ -826,7 +832,9 @@ impl Command<Services> for SetContext {
                 ErrorCode::InvalidArguments,
                 format!("`{}` is not a context key name", a.key),
             )
-            .with_suggestion("use letters, digits, `_` and `.`, starting with a letter (at most 100)"));
+            .with_suggestion(
+                "use letters, digits, `_` and `.`, starting with a letter (at most 100)",
+            ));
         }
         if DERIVED.contains(&a.key.as_str()) {
             return Err(CommandError::new(

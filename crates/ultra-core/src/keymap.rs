@@ -263,9 +263,19 @@ mod tests {
             [
                 ("ultra.save", "ctrl+s", Some("editorFocus"), None),
                 ("ultra.commandPalette", "ctrl+shift+p", None, None),
-                ("ultra.cursorUp", "up", Some("editorFocus && !paletteOpen"), None),
+                (
+                    "ultra.cursorUp",
+                    "up",
+                    Some("editorFocus && !paletteOpen"),
+                    None,
+                ),
                 ("ultra.paletteUp", "up", Some("paletteOpen"), None),
-                ("ultra.cursorUp", "shift+up", None, Some(r#"{"select": true}"#)),
+                (
+                    "ultra.cursorUp",
+                    "shift+up",
+                    None,
+                    Some(r#"{"select": true}"#),
+                ),
             ],
             &user(u),
             |c| c.starts_with("ultra."),

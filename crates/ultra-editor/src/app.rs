@@ -233,17 +233,9 @@ impl App {
     /// Fetch what the screen shows: the view, then each group's lines, scrolled so that
     /// the active group's cursor is on screen.
     pub fn refresh(&mut self) {
-        match self.backend.call("ultra.getViewState", json!({})) {
-            Ok(v) => match serde_json::from_value(v) {
-                Ok(view) => self.view = view,
-                Err(e) => self.say(format!("unreadable view state: {e}")),
-            },
-            Err(e) => {
-                self.fail(&e);
-                return;
-            }
+        if !self.refresh_view() {
+            return;
         }
-        self.sync_palette();
         if self.view.sidebar && self.files.is_none() {
             self.load_files();
         }
@@ -266,7 +258,29 @@ impl App {
         self.marks.retain(|m| m.at.elapsed() < MARK_FOR);
     }
 
-    fn fetch_group(&mut self, path: &str, height: usize, width: usize, follow: bool) -> Option<Group> {
+    /// Fetch the view state (panes, palette, context keys). False when it failed.
+    fn refresh_view(&mut self) -> bool {
+        match self.backend.call("ultra.getViewState", json!({})) {
+            Ok(v) => match serde_json::from_value(v) {
+                Ok(view) => self.view = view,
+                Err(e) => self.say(format!("unreadable view state: {e}")),
+            },
+            Err(e) => {
+                self.fail(&e);
+                return false;
+            }
+        }
+        self.sync_palette();
+        true
+    }
+
+    fn fetch_group(
+        &mut self,
+        path: &str,
+        height: usize,
+        width: usize,
+        follow: bool,
+    ) -> Option<Group> {
         let (mut top, mut left) = self.scroll.get(path).copied().unwrap_or((0, 0));
         for _ in 0..2 {
             let port: Viewport = match self.backend.call(
@@ -415,6 +429,9 @@ impl App {
                 args["count"] = json!(self.group_height().saturating_sub(1).max(1));
             }
             self.run(&command, args);
+            // The next key in the same burst must see the view this one left (an open
+            // palette, new context keys).
+            self.refresh_view();
             return;
         }
         if let Some(c) = typed(ev)
@@ -440,7 +457,10 @@ impl App {
 
     /// y approves and n denies the oldest pending confirmation; other keys pass.
     fn confirm_key(&mut self, ev: &KeyEvent) -> bool {
-        if ev.modifiers.intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) {
+        if ev
+            .modifiers
+            .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
+        {
             return false;
         }
         let approve = match ev.code {
@@ -469,13 +489,11 @@ impl App {
         let Some(p) = &mut self.prompt else { return };
         match p.input.key(ev) {
             Outcome::Cancel => self.prompt = None,
-            Outcome::Submit => {
-                if p.accept() {
-                    let Some(p) = self.prompt.take() else { return };
-                    let command = p.command.clone();
-                    if let Some(data) = self.run(&command, Value::Object(p.args)) {
-                        self.show_result(&command, &p.title, &data);
-                    }
+            Outcome::Submit if p.accept() => {
+                let Some(p) = self.prompt.take() else { return };
+                let command = p.command.clone();
+                if let Some(data) = self.run(&command, Value::Object(p.args)) {
+                    self.show_result(&command, &p.title, &data);
                 }
             }
             _ => {}
@@ -602,7 +620,10 @@ impl App {
                 let d = &ev.data;
                 let path = d["path"].as_str().unwrap_or_default().to_string();
                 if let Some(l) = d["changedLines"].as_array()
-                    && let (Some(a), Some(b)) = (l.first().and_then(Value::as_u64), l.get(1).and_then(Value::as_u64))
+                    && let (Some(a), Some(b)) = (
+                        l.first().and_then(Value::as_u64),
+                        l.get(1).and_then(Value::as_u64),
+                    )
                 {
                     self.marks.push(AgentMark {
                         path: path.clone(),
@@ -668,6 +689,9 @@ fn load_keymap(backend: &mut dyn Backend) -> Result<Keymap, CommandError> {
         })
         .collect();
     Keymap::build(std::iter::empty(), &entries, |_| true).map_err(|e| {
-        CommandError::new(ErrorCode::InternalError, format!("the server's key bindings: {e}"))
+        CommandError::new(
+            ErrorCode::InternalError,
+            format!("the server's key bindings: {e}"),
+        )
     })
 }

@@ -147,7 +147,10 @@ impl Backend for Remote {
                 });
             })
             .map_err(|e| {
-                CommandError::new(ErrorCode::InternalError, format!("cannot start a thread: {e}"))
+                CommandError::new(
+                    ErrorCode::InternalError,
+                    format!("cannot start a thread: {e}"),
+                )
             })?;
         Ok(())
     }

@@ -18,9 +18,9 @@ const TAB: usize = 4;
 
 /// The screen column of character `col` of `text` (tabs to the next multiple of four).
 pub fn display_col(text: &str, col: usize) -> usize {
-    text.chars().take(col).fold(0, |w, c| {
-        if c == '\t' { w + TAB - w % TAB } else { w + 1 }
-    })
+    text.chars()
+        .take(col)
+        .fold(0, |w, c| if c == '\t' { w + TAB - w % TAB } else { w + 1 })
 }
 
 fn scope_style(scope: &str) -> Style {
@@ -203,7 +203,11 @@ fn sel_on_line(a: Position, b: Position, line: u32, len: usize) -> Option<(usize
     if line < s.line || line > e.line || s == e {
         return None;
     }
-    let from = if line == s.line { s.character as usize } else { 0 };
+    let from = if line == s.line {
+        s.character as usize
+    } else {
+        0
+    };
     let to = if line == e.line {
         e.character as usize
     } else {
@@ -231,7 +235,10 @@ fn group(f: &mut Frame<'_>, app: &App, g: &Group, r: Rect, focused: bool) {
             .any(|m| m.path == port.path && m.lines.0 <= n && n <= m.lines.1);
         let marker = port.markers.iter().find(|m| m.line == l.line);
         let (mark, mstyle) = if marker.is_some() {
-            ("E", Style::default().fg(Color::Red).add_modifier(Modifier::BOLD))
+            (
+                "E",
+                Style::default().fg(Color::Red).add_modifier(Modifier::BOLD),
+            )
         } else if agent {
             ("▌", Style::default().fg(Color::Magenta))
         } else {
@@ -241,22 +248,26 @@ fn group(f: &mut Frame<'_>, app: &App, g: &Group, r: Rect, focused: bool) {
             Span::styled(mark, mstyle),
             Span::styled(
                 format!("{:>5} ", n),
-                Style::default().fg(if focused { Color::DarkGray } else { Color::Black }),
+                Style::default().fg(if focused {
+                    Color::DarkGray
+                } else {
+                    Color::Black
+                }),
             ),
         ];
         let chars: Vec<char> = l.text.chars().collect();
         let mut styles = vec![Style::default(); chars.len() + 1];
         for s in &l.spans {
-            for st in styles
-                .iter_mut()
-                .take(s.end.min(chars.len()))
-                .skip(s.start)
-            {
+            for st in styles.iter_mut().take(s.end.min(chars.len())).skip(s.start) {
                 *st = scope_style(&s.scope);
             }
         }
         for m in port.markers.iter().filter(|m| m.line == l.line) {
-            for st in styles.iter_mut().take(m.end.min(chars.len() + 1)).skip(m.start) {
+            for st in styles
+                .iter_mut()
+                .take(m.end.min(chars.len() + 1))
+                .skip(m.start)
+            {
                 *st = st
                     .add_modifier(Modifier::UNDERLINED)
                     .underline_color(Color::Red)
@@ -329,7 +340,9 @@ fn sidebar(f: &mut Frame<'_>, app: &App, r: Rect) {
         .take(r.height as usize)
         .map(|p| {
             let style = if Some(p.as_str()) == active {
-                Style::default().add_modifier(Modifier::BOLD).fg(Color::Yellow)
+                Style::default()
+                    .add_modifier(Modifier::BOLD)
+                    .fg(Color::Yellow)
             } else {
                 Style::default()
             };

@@ -228,7 +228,10 @@ impl Prompt {
         let f = self.field().clone();
         let text = self.input.text.trim();
         let value = match f.kind.as_str() {
-            "integer" => text.parse::<i64>().map(Value::from).map_err(|_| "a whole number"),
+            "integer" => text
+                .parse::<i64>()
+                .map(Value::from)
+                .map_err(|_| "a whole number"),
             "number" => text
                 .parse::<f64>()
                 .ok()

@@ -83,7 +83,10 @@ mod tests {
         assert_eq!(k(KeyCode::Char('s'), KeyModifiers::CONTROL), "ctrl+s");
         assert_eq!(k(KeyCode::Char('A'), KeyModifiers::SHIFT), "a");
         assert_eq!(
-            k(KeyCode::Char('P'), KeyModifiers::CONTROL | KeyModifiers::SHIFT),
+            k(
+                KeyCode::Char('P'),
+                KeyModifiers::CONTROL | KeyModifiers::SHIFT
+            ),
             "ctrl+shift+p"
         );
         assert_eq!(k(KeyCode::Char('4'), KeyModifiers::CONTROL), "ctrl+\\");
@@ -91,10 +94,7 @@ mod tests {
         assert_eq!(k(KeyCode::BackTab, KeyModifiers::NONE), "shift+tab");
         assert_eq!(k(KeyCode::F(12), KeyModifiers::NONE), "f12");
         assert_eq!(k(KeyCode::Char(' '), KeyModifiers::CONTROL), "ctrl+space");
-        assert_eq!(
-            k(KeyCode::PageDown, KeyModifiers::CONTROL),
-            "ctrl+pagedown"
-        );
+        assert_eq!(k(KeyCode::PageDown, KeyModifiers::CONTROL), "ctrl+pagedown");
     }
 
     #[test]
@@ -111,6 +111,9 @@ mod tests {
             typed(&KeyEvent::new(KeyCode::Char('x'), KeyModifiers::CONTROL)),
             None
         );
-        assert_eq!(typed(&KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)), None);
+        assert_eq!(
+            typed(&KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)),
+            None
+        );
     }
 }

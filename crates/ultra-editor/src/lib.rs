@@ -107,32 +107,45 @@ pub fn run(backend: Box<dyn Backend>, files: &[String]) -> io::Result<()> {
             }
         })?;
 
+    let mut stale = true;
     loop {
-        app.refresh();
-        terminal.draw(|f| draw::draw(f, &app))?;
+        if stale {
+            app.refresh();
+            terminal.draw(|f| draw::draw(f, &app))?;
+        }
         if app.quit {
             break;
         }
         // Wait for something, then take everything already queued before drawing again:
         // under a burst of keys or events the screen is drawn once per burst.
+        // A tick now and then takes agents' marks off as they age.
         let first = match rx.recv_timeout(Duration::from_secs(1)) {
             Ok(m) => Some(m),
             Err(mpsc::RecvTimeoutError::Timeout) => None,
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
         };
+        stale = first.is_none();
         let mut gone = false;
-        for msg in first.into_iter().chain(std::iter::from_fn(|| rx.try_recv().ok())) {
+        for msg in first
+            .into_iter()
+            .chain(std::iter::from_fn(|| rx.try_recv().ok()))
+        {
             match msg {
-                Msg::Term(TermEvent::Key(k)) if k.kind != KeyEventKind::Release => app.on_key(&k),
-                Msg::Term(TermEvent::Paste(text)) => app.on_paste(&text),
+                Msg::Term(TermEvent::Key(k)) if k.kind != KeyEventKind::Release => {
+                    app.on_key(&k);
+                    stale = true;
+                }
+                Msg::Term(TermEvent::Paste(text)) => {
+                    app.on_paste(&text);
+                    stale = true;
+                }
                 Msg::Term(TermEvent::Resize(w, h)) => {
                     app.size = (w, h);
                     terminal.autoresize()?;
+                    stale = true;
                 }
                 Msg::Term(_) => {}
-                Msg::Server(ev) => {
-                    app.on_event(&ev);
-                }
+                Msg::Server(ev) => stale |= app.on_event(&ev),
                 Msg::TermGone => gone = true,
             }
             if app.quit {

@@ -259,7 +259,12 @@ impl Highlighter {
             if let Some(scope) = c.scopes[cap.index as usize] {
                 let r = cap.node.byte_range();
                 if r.end > lo && r.start < hi {
-                    found.push((r.start.max(lo), r.end.min(hi), m.pattern_index as u32, scope));
+                    found.push((
+                        r.start.max(lo),
+                        r.end.min(hi),
+                        m.pattern_index as u32,
+                        scope,
+                    ));
                 }
             }
         }
@@ -299,7 +304,7 @@ mod tests {
         for lang in Lang::ALL {
             let c = compiled(lang).unwrap_or_else(|| panic!("{lang:?} has no query"));
             assert!(
-                c.scopes.iter().any(|s| *s == Some(Scope::Keyword)),
+                c.scopes.contains(&Some(Scope::Keyword)),
                 "{lang:?} has no keyword capture"
             );
         }

@@ -452,9 +452,10 @@ impl<S: Host> Conn<S> {
             CommandError::new(ErrorCode::InvalidArguments, format!("invalid arguments for session.identify: {e}"))
                 .with_suggestion("session.identify {source?: \"ai\"|\"ipc\"|\"cli\"|\"extension\", agentId?: string, sessionId?: string, positionEncoding?: \"utf-32\"|\"utf-16\"|\"utf-8\"}")
         })?;
-        self.identity = claim(p.source, p.agent_id, p.session_id, self.person).inspect_err(|e| {
-            self.audit_refusal("session.identify", e.code);
-        })?;
+        self.identity =
+            claim(p.source, p.agent_id, p.session_id, self.person).inspect_err(|e| {
+                self.audit_refusal("session.identify", e.code);
+            })?;
         self.identity.encoding = p.position_encoding;
         // A person's connection answers confirmations while it is open.
         if self.identity.kind == SourceKind::Human && self.approver.is_none() {
@@ -822,7 +823,10 @@ mod tests {
 
     #[test]
     fn claims() {
-        assert_eq!(claim(None, None, None, false).unwrap().kind, SourceKind::Ipc);
+        assert_eq!(
+            claim(None, None, None, false).unwrap().kind,
+            SourceKind::Ipc
+        );
         assert_eq!(
             claim(None, Some("a".into()), None, false).unwrap().kind,
             SourceKind::Ai
@@ -834,7 +838,9 @@ mod tests {
             SourceKind::Cli
         );
         assert_eq!(
-            claim(Some(SourceKind::Human), None, None, false).unwrap_err().code,
+            claim(Some(SourceKind::Human), None, None, false)
+                .unwrap_err()
+                .code,
             ErrorCode::SourceNotAllowed
         );
         assert_eq!(
@@ -844,7 +850,9 @@ mod tests {
             ErrorCode::SourceNotAllowed
         );
         assert_eq!(
-            claim(None, Some("x".repeat(300)), None, false).unwrap_err().code,
+            claim(None, Some("x".repeat(300)), None, false)
+                .unwrap_err()
+                .code,
             ErrorCode::InvalidArguments
         );
     }

@@ -36,7 +36,11 @@ pub fn run(root: &Path, files: &[PathBuf], socket: Option<PathBuf>) -> ExitCode 
         Ok(remote) => return finish(ultra_editor::run(Box::new(remote), &rel)),
         Err(e) if !e.is_not_running() => {
             let e = e.command_error();
-            eprintln!("ultra: cannot attach to the server at {}: {}", socket.display(), e.message);
+            eprintln!(
+                "ultra: cannot attach to the server at {}: {}",
+                socket.display(),
+                e.message
+            );
             if let Some(s) = &e.suggestion {
                 eprintln!("  {s}");
             }
@@ -48,7 +52,13 @@ pub fn run(root: &Path, files: &[PathBuf], socket: Option<PathBuf>) -> ExitCode 
 }
 
 /// No server runs: serve the workspace from this process while the editor is open.
-fn host(root: &Path, config: Config, socket: PathBuf, session: String, files: &[String]) -> ExitCode {
+fn host(
+    root: &Path,
+    config: Config,
+    socket: PathBuf,
+    session: String,
+    files: &[String],
+) -> ExitCode {
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -110,11 +120,16 @@ fn finish(result: std::io::Result<()>) -> ExitCode {
 /// Paths given on the command line as workspace-relative paths (from the current
 /// directory, `..` resolved by name); a path outside the workspace is an error.
 fn relative_files(root: &Path, files: &[PathBuf]) -> Result<Vec<String>, String> {
-    let cwd = std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
+    let cwd =
+        std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
     files
         .iter()
         .map(|f| {
-            let abs = if f.is_absolute() { f.clone() } else { cwd.join(f) };
+            let abs = if f.is_absolute() {
+                f.clone()
+            } else {
+                cwd.join(f)
+            };
             let mut norm = PathBuf::new();
             for c in abs.components() {
                 match c {
@@ -157,7 +172,11 @@ mod tests {
         std::fs::create_dir(root.join("src")).expect("mkdir");
         let rel = relative_files(
             &root,
-            &[root.join("src/a.rs"), root.join("src/../b.rs"), root.join("new.txt")],
+            &[
+                root.join("src/a.rs"),
+                root.join("src/../b.rs"),
+                root.join("new.txt"),
+            ],
         )
         .expect("inside");
         assert_eq!(rel, ["src/a.rs", "b.rs", "new.txt"]);
