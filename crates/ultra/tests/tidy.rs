@@ -55,6 +55,10 @@ fn crate_graph_points_down() {
         ("ultra-ws", &["ultra-protocol", "ultra-core"][..]),
         ("ultra-mcp", &["ultra-protocol", "ultra-core"][..]),
         (
+            "ultra-editor",
+            &["ultra-protocol", "ultra-core", "ultra-ipc"][..],
+        ),
+        (
             "ultra",
             &[
                 "ultra-protocol",
@@ -63,6 +67,7 @@ fn crate_graph_points_down() {
                 "ultra-ipc",
                 "ultra-ws",
                 "ultra-mcp",
+                "ultra-editor",
                 "ultra-shell",
                 "ultra-workspace",
                 "ultra-index",
