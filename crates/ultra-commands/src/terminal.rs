@@ -44,6 +44,7 @@ pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
     r.register(List)?;
     r.register(Show)?;
     r.register(GetActive)?;
+    r.register(Resize)?;
     Ok(())
 }
 
@@ -68,6 +69,8 @@ struct Term {
     /// The session that created it (its output events carry it; its end disposes it).
     session: Option<String>,
     writer: Mutex<Box<dyn Write + Send>>,
+    /// Kept for resizing; reads end when the shell exits, not when this is dropped.
+    master: Mutex<Box<dyn portable_pty::MasterPty + Send>>,
     out: Mutex<Output>,
     changed: Condvar,
 }
@@ -111,6 +114,12 @@ impl Terminals {
                 .with_details(json!({ "terminals": st.by_id.keys().collect::<Vec<_>>() }))
                 .with_suggestion("list them with terminal.list, or create one with terminal.create")
         })
+    }
+
+    /// Whether terminal `id` exists and its shell has not exited.
+    pub fn alive(&self, id: &str) -> bool {
+        self.get(id)
+            .is_ok_and(|t| !t.out.lock().unwrap_or_else(|p| p.into_inner()).exited)
     }
 
     /// Kill every terminal `session` created (its connection ended).
@@ -273,6 +282,28 @@ pub struct CreateArgs {
     /// HOME, USER, LOGNAME, LANG and TZ).
     #[serde(default)]
     pub env: HashMap<String, String>,
+    /// Rows (default 24, 2 to 500).
+    pub rows: Option<u16>,
+    /// Columns (default 120, 2 to 1000).
+    pub cols: Option<u16>,
+}
+
+/// A terminal size from optional rows and columns, checked.
+fn size(rows: Option<u16>, cols: Option<u16>) -> Result<PtySize, CommandError> {
+    let (rows, cols) = (rows.unwrap_or(24), cols.unwrap_or(120));
+    if !(2..=500).contains(&rows) || !(2..=1000).contains(&cols) {
+        return Err(CommandError::new(
+            ErrorCode::InvalidArguments,
+            format!("{rows} rows by {cols} columns is not a terminal size"),
+        )
+        .with_suggestion("give 2 to 500 rows and 2 to 1000 columns"));
+    }
+    Ok(PtySize {
+        rows,
+        cols,
+        pixel_width: 0,
+        pixel_height: 0,
+    })
 }
 
 /// What `terminal.create` answers.
@@ -310,121 +341,118 @@ impl Command<Services> for Create {
     }
 
     fn run(&self, cx: &mut Cx<'_, Services>, a: CreateArgs) -> Result<Created, CommandError> {
-        let human = cx.source.kind == ultra_protocol::SourceKind::Human;
-        let (cwd_rel, cwd_abs) = match a.cwd.as_deref().filter(|c| !c.is_empty() && *c != ".") {
-            None => (String::new(), cx.services.root_path().to_path_buf()),
-            Some(c) => {
-                let rel = cx.services.ws().resolve_read(c, human)?;
-                let abs = cx.services.root_path().join(rel.as_str());
-                if !abs.is_dir() {
-                    return Err(CommandError::new(
-                        ErrorCode::NotADirectory,
-                        format!("{c} is not a directory"),
-                    ));
-                }
-                (rel.as_str().to_string(), abs)
-            }
-        };
-        for k in a.env.keys() {
-            if k.is_empty() || k.contains('=') || k.contains('\0') {
+        create(cx, a)
+    }
+}
+
+/// Start a terminal for the caller (`terminal.create`, and the editor's panel).
+pub(crate) fn create(cx: &Cx<'_, Services>, a: CreateArgs) -> Result<Created, CommandError> {
+    let pty_size = size(a.rows, a.cols)?;
+    let human = cx.source.kind == ultra_protocol::SourceKind::Human;
+    let (cwd_rel, cwd_abs) = match a.cwd.as_deref().filter(|c| !c.is_empty() && *c != ".") {
+        None => (String::new(), cx.services.root_path().to_path_buf()),
+        Some(c) => {
+            let rel = cx.services.ws().resolve_read(c, human)?;
+            let abs = cx.services.root_path().join(rel.as_str());
+            if !abs.is_dir() {
                 return Err(CommandError::new(
-                    ErrorCode::InvalidArguments,
-                    format!("`{k}` is not an environment variable name"),
+                    ErrorCode::NotADirectory,
+                    format!("{c} is not a directory"),
                 ));
             }
+            (rel.as_str().to_string(), abs)
         }
-        let terms = terminals(cx);
-        let (id, name) = {
-            let mut st = terms.inner.lock().unwrap_or_else(|p| p.into_inner());
-            if st.by_id.len() >= MAX_TERMINALS {
-                return Err(CommandError::new(
-                    ErrorCode::TooLarge,
-                    format!("{MAX_TERMINALS} terminals are open already"),
-                )
-                .with_suggestion("dispose of one with terminal.dispose"));
-            }
-            st.next += 1;
-            let n = st.next;
-            (
-                format!("term-{n}"),
-                a.name.clone().unwrap_or_else(|| format!("Terminal {n}")),
+    };
+    for k in a.env.keys() {
+        if k.is_empty() || k.contains('=') || k.contains('\0') {
+            return Err(CommandError::new(
+                ErrorCode::InvalidArguments,
+                format!("`{k}` is not an environment variable name"),
+            ));
+        }
+    }
+    let terms = terminals(cx);
+    let (id, name) = {
+        let mut st = terms.inner.lock().unwrap_or_else(|p| p.into_inner());
+        if st.by_id.len() >= MAX_TERMINALS {
+            return Err(CommandError::new(
+                ErrorCode::TooLarge,
+                format!("{MAX_TERMINALS} terminals are open already"),
             )
-        };
-        let pty = native_pty_system()
-            .openpty(PtySize {
-                rows: 24,
-                cols: 120,
-                pixel_width: 0,
-                pixel_height: 0,
-            })
-            .map_err(|e| io_error("open a terminal", e))?;
-        let shell = ["/bin/bash", "/bin/sh"]
-            .into_iter()
-            .find(|s| std::path::Path::new(s).exists())
-            .unwrap_or("/bin/sh");
-        let mut cmd = CommandBuilder::new(shell);
-        if shell.ends_with("bash") {
-            cmd.args(["--noprofile", "--norc"]);
+            .with_suggestion("dispose of one with terminal.dispose"));
         }
-        cmd.env_clear();
-        for k in PASS_ENV {
-            if let Ok(v) = std::env::var(k) {
-                cmd.env(k, v);
-            }
-        }
-        cmd.env("TERM", "xterm-256color");
-        cmd.env("PS1", "$ ");
-        for (k, v) in &a.env {
+        st.next += 1;
+        let n = st.next;
+        (
+            format!("term-{n}"),
+            a.name.clone().unwrap_or_else(|| format!("Terminal {n}")),
+        )
+    };
+    let pty = native_pty_system()
+        .openpty(pty_size)
+        .map_err(|e| io_error("open a terminal", e))?;
+    let shell = ["/bin/bash", "/bin/sh"]
+        .into_iter()
+        .find(|s| std::path::Path::new(s).exists())
+        .unwrap_or("/bin/sh");
+    let mut cmd = CommandBuilder::new(shell);
+    if shell.ends_with("bash") {
+        cmd.args(["--noprofile", "--norc"]);
+    }
+    cmd.env_clear();
+    for k in PASS_ENV {
+        if let Ok(v) = std::env::var(k) {
             cmd.env(k, v);
         }
-        cmd.cwd(&cwd_abs);
-        let child = pty
-            .slave
-            .spawn_command(cmd)
-            .map_err(|e| io_error("start the shell", e))?;
-        // Only the child keeps the slave open, so reads end when it exits.
-        drop(pty.slave);
-        let reader = pty
-            .master
-            .try_clone_reader()
-            .map_err(|e| io_error("read the terminal", e))?;
-        let writer = pty
-            .master
-            .take_writer()
-            .map_err(|e| io_error("write to the terminal", e))?;
-        let pid = child.process_id();
-        let term = Arc::new(Term {
-            id: id.clone(),
-            name: name.clone(),
-            cwd: cwd_rel,
-            pid,
-            session: cx.source.session_id.clone(),
-            writer: Mutex::new(writer),
-            out: Mutex::new(Output::default()),
-            changed: Condvar::new(),
-        });
-        let events = cx.events.clone();
-        let pumped = term.clone();
-        // The master must outlive the reader; the thread owns it.
-        let master = pty.master;
-        std::thread::Builder::new()
-            .name(format!("ultra-{id}"))
-            .spawn(move || {
-                let _master = master;
-                pump(pumped, reader, child, events);
-            })
-            .map_err(|e| io_error("start the terminal's reader", e))?;
-        {
-            let mut st = terms.inner.lock().unwrap_or_else(|p| p.into_inner());
-            st.by_id.insert(id.clone(), term);
-            st.active = Some(id.clone());
-        }
-        Ok(Created {
-            terminal_id: id,
-            name,
-            pid,
-        })
     }
+    cmd.env("TERM", "xterm-256color");
+    cmd.env("PS1", "$ ");
+    for (k, v) in &a.env {
+        cmd.env(k, v);
+    }
+    cmd.cwd(&cwd_abs);
+    let child = pty
+        .slave
+        .spawn_command(cmd)
+        .map_err(|e| io_error("start the shell", e))?;
+    // Only the child keeps the slave open, so reads end when it exits.
+    drop(pty.slave);
+    let reader = pty
+        .master
+        .try_clone_reader()
+        .map_err(|e| io_error("read the terminal", e))?;
+    let writer = pty
+        .master
+        .take_writer()
+        .map_err(|e| io_error("write to the terminal", e))?;
+    let pid = child.process_id();
+    let term = Arc::new(Term {
+        id: id.clone(),
+        name: name.clone(),
+        cwd: cwd_rel,
+        pid,
+        session: cx.source.session_id.clone(),
+        writer: Mutex::new(writer),
+        master: Mutex::new(pty.master),
+        out: Mutex::new(Output::default()),
+        changed: Condvar::new(),
+    });
+    let events = cx.events.clone();
+    let pumped = term.clone();
+    std::thread::Builder::new()
+        .name(format!("ultra-{id}"))
+        .spawn(move || pump(pumped, reader, child, events))
+        .map_err(|e| io_error("start the terminal's reader", e))?;
+    {
+        let mut st = terms.inner.lock().unwrap_or_else(|p| p.into_inner());
+        st.by_id.insert(id.clone(), term);
+        st.active = Some(id.clone());
+    }
+    Ok(Created {
+        terminal_id: id,
+        name,
+        pid,
+    })
 }
 
 fn io_error(what: &str, e: impl std::fmt::Display) -> CommandError {
@@ -866,5 +894,55 @@ impl Command<Services> for GetActive {
             terminal_id: t.id.clone(),
             name: t.name.clone(),
         })
+    }
+}
+
+// ---------------------------------------------------------------- resize
+
+/// Arguments of `terminal.resize`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ResizeArgs {
+    pub terminal_id: String,
+    /// Rows (2 to 500).
+    pub rows: u16,
+    /// Columns (2 to 1000).
+    pub cols: u16,
+}
+
+/// `terminal.resize`.
+pub struct Resize;
+
+static RESIZE: CommandSpec = CommandSpec::new(
+    "terminal.resize",
+    "Resize Terminal",
+    "Terminal",
+    "Change a terminal's size (rows and columns); the program in it is told (SIGWINCH), as when a terminal window is resized.",
+)
+.idempotent()
+.examples(&[Example {
+    description: "Make it 40 by 100",
+    args: r#"{"terminalId": "term-1", "rows": 40, "cols": 100}"#,
+    setup: &[("terminal.create", "{}")],
+    expect: Some(r#"{"success": true}"#),
+    ..Example::EMPTY
+}]);
+
+impl Command<Services> for Resize {
+    type Args = ResizeArgs;
+    type Output = Done;
+
+    fn spec(&self) -> &'static CommandSpec {
+        &RESIZE
+    }
+
+    fn run(&self, cx: &mut Cx<'_, Services>, a: ResizeArgs) -> Result<Done, CommandError> {
+        let want = size(Some(a.rows), Some(a.cols))?;
+        let term = terminals(cx).get(&a.terminal_id)?;
+        let master = term.master.lock().unwrap_or_else(|p| p.into_inner());
+        master
+            .resize(want)
+            .map_err(|e| io_error("resize the terminal", e))?;
+        Ok(Done { success: true })
     }
 }

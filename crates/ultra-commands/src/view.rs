@@ -35,6 +35,8 @@ pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
     r.register(SplitView)?;
     r.register(CommandPalette)?;
     r.register(ClosePalette)?;
+    r.register(ToggleTerminal)?;
+    r.register(FocusTerminal)?;
     r.register(SetContext)?;
     r.register(InspectContextKeys)?;
     r.register(CycleEditor(&NEXT_EDITOR, 1))?;
@@ -67,6 +69,16 @@ pub struct Palette {
     pub query: String,
 }
 
+/// The terminal panel: which terminal it shows and whether keys go to it.
+#[derive(Debug, Clone, Default, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TerminalPanel {
+    pub visible: bool,
+    pub focused: bool,
+    /// The terminal shown (made by `ultra.toggleTerminal` when none is alive).
+    pub terminal_id: Option<String>,
+}
+
 /// What the editor shows, shared by every client.
 #[derive(Debug, Clone, Default, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -77,6 +89,8 @@ pub struct ViewState {
     /// The buffer the second group shows (the one active when the view was split).
     pub split_path: Option<String>,
     pub palette: Palette,
+    /// The terminal panel.
+    pub terminal: TerminalPanel,
     /// The latest `ultra.ai.reportProgress`.
     pub progress: Option<Value>,
     /// Keys editors set with `ultra.setContext`.
@@ -148,6 +162,8 @@ const DERIVED: &[&str] = &[
     "editorHasSelection",
     "editorHasMultipleSelections",
     "paletteOpen",
+    "terminalVisible",
+    "terminalFocus",
     "sidebarVisible",
     "agentPaneVisible",
     "splitView",
@@ -161,7 +177,12 @@ fn context_keys(cx: &Cx<'_, Services>, view: &ViewState) -> BTreeMap<String, Val
     let ws = cx.services.ws();
     let active = ws.active().and_then(|p| ws.buffer(p));
     keys.insert("paletteOpen".into(), json!(view.palette.open));
-    keys.insert("editorFocus".into(), json!(!view.palette.open));
+    keys.insert(
+        "editorFocus".into(),
+        json!(!view.palette.open && !view.terminal.focused),
+    );
+    keys.insert("terminalVisible".into(), json!(view.terminal.visible));
+    keys.insert("terminalFocus".into(), json!(view.terminal.focused));
     keys.insert("editorIsOpen".into(), json!(active.is_some()));
     keys.insert("sidebarVisible".into(), json!(view.sidebar));
     keys.insert("agentPaneVisible".into(), json!(view.agent_pane));
@@ -767,6 +788,126 @@ impl Command<Services> for ClosePalette {
             .services
             .view()
             .change(cx, |v| v.palette = Palette::default()))
+    }
+}
+
+// ---------------------------------------------------------------- terminal panel
+
+/// Arguments of `ultra.toggleTerminal`.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TerminalArgs {
+    /// Set instead of toggling.
+    pub visible: Option<bool>,
+    /// Rows of a terminal made now (default 24).
+    pub rows: Option<u16>,
+    /// Columns of a terminal made now (default 120).
+    pub cols: Option<u16>,
+}
+
+/// `ultra.toggleTerminal`.
+pub struct ToggleTerminal;
+
+static TOGGLE_TERMINAL: CommandSpec = CommandSpec::new(
+    "ultra.toggleTerminal",
+    "View: Toggle Terminal",
+    "View",
+    "Show the terminal panel with keys going to it (starting a terminal, as terminal.create does, when none it showed is alive), or hide it; the terminal lives on while hidden.",
+)
+.keybinding("alt+t")
+.more_keys(&[("ctrl+`", "{}")])
+.examples(&[Example {
+    description: "Show it",
+    args: r#"{"visible": true, "rows": 10, "cols": 80}"#,
+    expect: Some(r#"{"terminal": {"visible": true, "focused": true, "terminalId": "term-1"}}"#),
+    ..Example::EMPTY
+}]);
+
+impl Command<Services> for ToggleTerminal {
+    type Args = TerminalArgs;
+    type Output = Changed;
+
+    fn spec(&self) -> &'static CommandSpec {
+        &TOGGLE_TERMINAL
+    }
+
+    fn run(&self, cx: &mut Cx<'_, Services>, a: TerminalArgs) -> Result<Changed, CommandError> {
+        let current = cx.services.view().lock().terminal.clone();
+        let show = a.visible.unwrap_or(!current.visible);
+        let alive = current
+            .terminal_id
+            .as_deref()
+            .is_some_and(|id| cx.services.terminals().alive(id));
+        let id = if show && !alive {
+            let made = crate::terminal::create(
+                cx,
+                crate::terminal::CreateArgs {
+                    name: Some("Editor".into()),
+                    rows: a.rows,
+                    cols: a.cols,
+                    ..Default::default()
+                },
+            )?;
+            Some(made.terminal_id)
+        } else {
+            current.terminal_id
+        };
+        Ok(cx.services.view().change(cx, |v| {
+            v.terminal = TerminalPanel {
+                visible: show,
+                focused: show,
+                terminal_id: id,
+            };
+        }))
+    }
+}
+
+/// Arguments of `ultra.focusTerminal`.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FocusArgs {
+    /// Keys to the terminal (true) or the editor (false); without it, toggles.
+    pub focus: Option<bool>,
+}
+
+/// `ultra.focusTerminal`.
+pub struct FocusTerminal;
+
+static FOCUS_TERMINAL: CommandSpec = CommandSpec::new(
+    "ultra.focusTerminal",
+    "View: Focus Terminal / Editor",
+    "View",
+    "Send keys to the visible terminal panel, or back to the editor.",
+)
+.keybinding("alt+j")
+.when("terminalVisible")
+.examples(&[Example {
+    description: "Back to the editor",
+    args: r#"{"focus": false}"#,
+    setup: &[("ultra.toggleTerminal", "{}")],
+    expect: Some(r#"{"terminal": {"visible": true, "focused": false}}"#),
+    ..Example::EMPTY
+}]);
+
+impl Command<Services> for FocusTerminal {
+    type Args = FocusArgs;
+    type Output = Changed;
+
+    fn spec(&self) -> &'static CommandSpec {
+        &FOCUS_TERMINAL
+    }
+
+    fn run(&self, cx: &mut Cx<'_, Services>, a: FocusArgs) -> Result<Changed, CommandError> {
+        if !cx.services.view().lock().terminal.visible {
+            return Err(CommandError::new(
+                ErrorCode::InvalidArguments,
+                "the terminal panel is hidden",
+            )
+            .with_suggestion("show it with ultra.toggleTerminal"));
+        }
+        Ok(cx.services.view().change(cx, |v| {
+            v.terminal.focused = a.focus.unwrap_or(!v.terminal.focused);
+        }))
     }
 }
 

@@ -86,6 +86,8 @@ pub struct App {
     pub quit: bool,
     pub files: Option<Vec<String>>,
     pub where_: String,
+    /// The terminal panel's terminal, as drawn here.
+    pub term: Option<crate::term::TermPane>,
 }
 
 /// Rows the frame takes besides the editor groups: tabs, status, message.
@@ -113,6 +115,7 @@ impl App {
             quit: false,
             files: None,
             where_,
+            term: None,
         };
         if let Ok(list) = app.backend.call("ultra.confirm.list", json!({})) {
             for p in list
@@ -204,9 +207,30 @@ impl App {
         cx
     }
 
+    /// Rows the terminal panel takes (its border included), 0 when hidden.
+    pub fn panel_rows(&self) -> u16 {
+        if !self.view.terminal.visible {
+            return 0;
+        }
+        let body = self.size.1.saturating_sub(CHROME_ROWS);
+        (body / 3).max(6).min(body.saturating_sub(3))
+    }
+
+    /// Columns between the sidebar and the agent pane.
+    fn middle_width(&self) -> usize {
+        let mut w = self.size.0 as usize;
+        if self.view.sidebar {
+            w = w.saturating_sub(w / 5 + 1);
+        }
+        if self.view.agent_pane {
+            w = w.saturating_sub(self.size.0 as usize / 3 + 1);
+        }
+        w
+    }
+
     /// Height of one editor group (rows of text).
     fn group_height(&self) -> usize {
-        let rows = self.size.1.saturating_sub(CHROME_ROWS) as usize;
+        let rows = self.size.1.saturating_sub(CHROME_ROWS + self.panel_rows()) as usize;
         if self.view.split == "horizontal" {
             rows.saturating_sub(1) / 2
         } else {
@@ -217,13 +241,7 @@ impl App {
 
     /// Width of one editor group's text (columns, less the gutter).
     fn group_width(&self) -> usize {
-        let mut w = self.size.0 as usize;
-        if self.view.sidebar {
-            w = w.saturating_sub(w / 5 + 1);
-        }
-        if self.view.agent_pane {
-            w = w.saturating_sub(w / 3 + 1);
-        }
+        let mut w = self.middle_width();
         if self.view.split == "vertical" {
             w = w.saturating_sub(1) / 2;
         }
@@ -256,6 +274,41 @@ impl App {
         }
         self.groups = groups;
         self.marks.retain(|m| m.at.elapsed() < MARK_FOR);
+        self.sync_terminal();
+    }
+
+    /// Follow the view's terminal panel: a pane for the terminal it shows (seeded with
+    /// what the terminal printed so far), sized to the panel.
+    fn sync_terminal(&mut self) {
+        let tv = self.view.terminal.clone();
+        let Some(id) = tv.terminal_id.filter(|_| tv.visible) else {
+            return;
+        };
+        let rows = self.panel_rows().saturating_sub(1).max(1);
+        let cols = (self.middle_width() as u16).max(2);
+        if self.term.as_ref().is_none_or(|t| t.id != id) {
+            let mut pane = crate::term::TermPane::new(&id, rows, cols);
+            if let Ok(out) = self
+                .backend
+                .call("terminal.read", json!({ "terminalId": id, "since": 0 }))
+            {
+                pane.feed(out["data"].as_str().unwrap_or_default());
+            }
+            self.term = Some(pane);
+            let _ = self.backend.call(
+                "terminal.resize",
+                json!({ "terminalId": id, "rows": rows.max(2), "cols": cols }),
+            );
+        }
+        if let Some(t) = &mut self.term
+            && t.size() != (rows, cols)
+        {
+            t.resize(rows, cols);
+            let _ = self.backend.call(
+                "terminal.resize",
+                json!({ "terminalId": id, "rows": rows.max(2), "cols": cols }),
+            );
+        }
     }
 
     /// Fetch the view state (panes, palette, context keys). False when it failed.
@@ -389,7 +442,12 @@ impl App {
 
     /// A pasted text.
     pub fn on_paste(&mut self, text: &str) {
-        if let Some(p) = &mut self.prompt {
+        if let Some(id) = self.terminal_focus() {
+            self.run(
+                "terminal.sendText",
+                json!({ "terminalId": id, "text": text, "addNewLine": false }),
+            );
+        } else if let Some(p) = &mut self.prompt {
             p.input.insert(text);
         } else if let Some(mut p) = self.palette.take() {
             p.input.insert(text);
@@ -417,6 +475,25 @@ impl App {
         }
         let Some(key) = key_of(ev) else { return };
         let cx = self.context();
+        if let Some(id) = self.terminal_focus() {
+            // Keys go to the terminal, but for the editor's own few.
+            let keep = self.keymap.resolve(&key, &cx).is_some_and(|b| {
+                crate::term::KEEPS.contains(&b.command.as_str())
+                    || b.when_text
+                        .as_deref()
+                        .is_some_and(|w| w.contains("terminalFocus"))
+            });
+            if !keep {
+                if let Some(bytes) = crate::term::key_bytes(ev) {
+                    let text = String::from_utf8_lossy(&bytes).into_owned();
+                    self.run(
+                        "terminal.sendText",
+                        json!({ "terminalId": id, "text": text, "addNewLine": false }),
+                    );
+                }
+                return;
+            }
+        }
         if let Some(b) = self.keymap.resolve(&key, &cx) {
             let command = b.command.clone();
             let mut args = b.args.clone().unwrap_or_else(|| json!({}));
@@ -442,6 +519,16 @@ impl App {
             return;
         }
         self.say(format!("{key} is not bound"));
+    }
+
+    /// The terminal keys go to, when the panel has focus.
+    fn terminal_focus(&self) -> Option<String> {
+        let tv = &self.view.terminal;
+        if tv.visible && tv.focused && self.palette.is_none() && self.prompt.is_none() {
+            tv.terminal_id.clone()
+        } else {
+            None
+        }
     }
 
     fn output_key(&mut self, ev: &KeyEvent) {
@@ -653,6 +740,17 @@ impl App {
                 ));
             }
             "file.created" | "file.deleted" | "file.renamed" => self.files = None,
+            "terminal.output" | "terminal.closed" => {
+                let id = ev.data["terminalId"].as_str().unwrap_or_default();
+                let Some(t) = self.term.as_mut().filter(|t| t.id == id) else {
+                    return false;
+                };
+                if ev.event == "terminal.output" {
+                    t.feed(ev.data["data"].as_str().unwrap_or_default());
+                } else {
+                    t.exited = Some(ev.data["exitCode"].as_i64());
+                }
+            }
             "server.closed" => {
                 self.message = Some(Message {
                     text: "the server closed the connection".into(),

@@ -69,7 +69,18 @@ pub fn draw(f: &mut Frame<'_>, app: &App) {
         sidebar(f, app, body[0]);
         i = 1;
     }
-    groups(f, app, body[i]);
+    let panel = app.panel_rows();
+    match &app.term {
+        Some(t) if panel > 0 => {
+            let parts = Layout::default()
+                .direction(Direction::Vertical)
+                .constraints([Constraint::Min(1), Constraint::Length(panel)])
+                .split(body[i]);
+            groups(f, app, parts[0]);
+            crate::term::draw(f, t, parts[1], app.view.terminal.focused);
+        }
+        _ => groups(f, app, body[i]),
+    }
     if app.view.agent_pane {
         agent_pane(f, app, body[i + 1]);
     }
@@ -316,7 +327,13 @@ fn group(f: &mut Frame<'_>, app: &App, g: &Group, r: Rect, focused: bool) {
         out.push(Line::from(spans));
     }
     f.render_widget(Paragraph::new(out), r);
-    if focused && app.palette.is_none() && app.prompt.is_none() && app.confirms.is_empty() {
+    let editing = !app.view.terminal.focused || app.term.is_none();
+    if focused
+        && editing
+        && app.palette.is_none()
+        && app.prompt.is_none()
+        && app.confirms.is_empty()
+    {
         let c = port.cursor();
         if let Some(l) = port.lines.iter().find(|l| l.line == c.line as usize) {
             let x = display_col(&l.text, c.character as usize);

@@ -16,6 +16,7 @@ pub struct ViewInfo {
     pub split: String,
     pub split_path: Option<String>,
     pub palette: PaletteView,
+    pub terminal: TerminalView,
     pub progress: Option<Value>,
     pub tabs: Vec<Tab>,
     pub active: Option<String>,
@@ -28,6 +29,15 @@ pub struct ViewInfo {
 pub struct PaletteView {
     pub open: bool,
     pub query: String,
+}
+
+/// The terminal panel part of the view.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct TerminalView {
+    pub visible: bool,
+    pub focused: bool,
+    pub terminal_id: Option<String>,
 }
 
 /// One tab.

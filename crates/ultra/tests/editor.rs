@@ -386,3 +386,33 @@ fn without_a_terminal_the_editor_says_so() {
         out.stderr()
     );
 }
+
+#[test]
+fn the_terminal_panel_runs_a_shell_and_gives_keys_back() {
+    let ws = Ws::new();
+    ws.write("a.txt", "alpha\n");
+    let t = Tmux::start(&ws, &["a.txt"]);
+    t.shows("alpha");
+    t.keys(&["M-t"]);
+    t.shows("Terminal term-1");
+    // Keys go to the shell now, Ctrl+U and all.
+    t.type_text("echo one-$((40+2))");
+    t.keys(&["Enter"]);
+    t.shows("one-42");
+    t.type_text("junk");
+    t.keys(&["C-u"]);
+    t.type_text("printf 'x%.0s' 1 2 3");
+    t.keys(&["Enter"]);
+    t.shows("xxx");
+    assert_eq!(ws.read("a.txt"), "alpha\n", "nothing typed into the file");
+    // Alt+J gives keys back to the editor.
+    t.keys(&["M-j"]);
+    t.type_text("B");
+    t.shows("Balpha");
+    // Hidden, the terminal lives on; shown again, its screen is still there.
+    t.keys(&["M-t"]);
+    t.wait("the panel to hide", |s| !s.contains("Terminal term-1"));
+    t.keys(&["M-t"]);
+    let s = t.shows("Terminal term-1");
+    assert!(s.contains("one-42"), "{s}");
+}
