@@ -462,7 +462,7 @@ static LIST_COMMANDS: CommandSpec = CommandSpec::new(
     "ultra.listCommands",
     "List Commands",
     "Query",
-    "Every command with its argument and result schemas, usage line, examples and risk annotations. Filter by category, aiOnly, or a fuzzy query; brief drops schemas.",
+    "Every command with its argument and result schemas, usage line, examples and risk annotations. Filter by category, aiOnly, or a fuzzy query; brief drops schemas and examples.",
 )
 .read_only()
 .examples(&[Example { description: "Find the save commands", args: r#"{"query": "save", "brief": true}"#, expect: Some(r#"[{"id": "ultra.save"}]"#), ..Example::EMPTY }]);
@@ -490,7 +490,7 @@ impl Command<Services> for ListCommands {
             .filter(|c| args.category.as_ref().is_none_or(|cat| c.category.eq_ignore_ascii_case(cat)))
             .map(|c| {
                 if args.brief {
-                    serde_json::json!({ "id": c.id, "title": c.title, "category": c.category, "description": c.description, "usage": c.usage })
+                    serde_json::json!({ "id": c.id, "title": c.title, "category": c.category, "description": c.description, "usage": c.usage, "annotations": c.annotations })
                 } else {
                     serde_json::to_value(c).unwrap_or_default()
                 }

@@ -579,8 +579,10 @@ impl App {
             Outcome::Submit if p.accept() => {
                 let Some(p) = self.prompt.take() else { return };
                 let command = p.command.clone();
-                if let Some(data) = self.run(&command, Value::Object(p.args)) {
-                    self.show_result(&command, &p.title, &data);
+                if let Some(data) = self.run(&command, Value::Object(p.args))
+                    && let Some(e) = &p.from_palette
+                {
+                    self.show_result(e, &data);
                 }
             }
             _ => {}
@@ -617,9 +619,10 @@ impl App {
                 self.palette = None;
                 if let Some(e) = chosen {
                     if let Some(data) = self.run(&e.id, json!({})) {
-                        self.show_result(&e.id, &e.title, &data);
+                        self.show_result(&e, &data);
                     } else if let Some(pr) = &mut self.prompt {
                         pr.title = e.title.clone();
+                        pr.from_palette = Some(e);
                     }
                 }
                 return true;
@@ -633,25 +636,19 @@ impl App {
         handled
     }
 
-    /// After a command run from the palette or a prompt: a query's answer is shown in a
-    /// panel, anything else as a line.
-    fn show_result(&mut self, command: &str, title: &str, data: &Value) {
-        let query = command.contains(".get")
-            || command.contains(".list")
-            || command.contains("inspect")
-            || command.ends_with("keybindings")
-            || command.starts_with("code.")
-            || command.starts_with("state.");
-        if query {
+    /// After a command run from the palette: a query's answer is shown in a panel,
+    /// anything else's as a line.
+    fn show_result(&mut self, e: &crate::input::Entry, data: &Value) {
+        if e.read_only {
             self.output = Some(Output {
-                title: title.to_string(),
+                title: e.title.clone(),
                 body: serde_json::to_string_pretty(data).unwrap_or_default(),
                 scroll: 0,
             });
         } else {
             let text = serde_json::to_string(data).unwrap_or_default();
             let short: String = text.chars().take(120).collect();
-            self.say(format!("{title}: {short}"));
+            self.say(format!("{}: {short}", e.title));
         }
     }
 

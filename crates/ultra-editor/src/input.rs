@@ -103,6 +103,8 @@ pub struct Entry {
     pub id: String,
     pub title: String,
     pub category: String,
+    /// It only reads: its answer is worth showing.
+    pub read_only: bool,
 }
 
 /// The palette: a query and the registry's matches for it.
@@ -124,6 +126,7 @@ impl Palette {
                         id: c["id"].as_str().unwrap_or_default().to_string(),
                         title: c["title"].as_str().unwrap_or_default().to_string(),
                         category: c["category"].as_str().unwrap_or_default().to_string(),
+                        read_only: c["annotations"]["readOnly"].as_bool().unwrap_or(false),
                     })
                     .collect()
             })
@@ -165,6 +168,8 @@ pub struct Prompt {
     pub input: LineInput,
     /// Why the last answer was refused.
     pub error: Option<String>,
+    /// Started from the palette: the command's answer is shown (a panel for queries).
+    pub from_palette: Option<crate::input::Entry>,
 }
 
 impl Prompt {
@@ -214,6 +219,7 @@ impl Prompt {
             at: 0,
             input: LineInput::default(),
             error: None,
+            from_palette: None,
         })
     }
 
