@@ -30,8 +30,8 @@ pub const VIEW_CHANGED: &str = "view.changed";
 pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
     r.register(GetViewState)?;
     r.register(GetViewport)?;
-    r.register(ToggleSidebar)?;
-    r.register(ToggleAgentPane)?;
+    r.register(TogglePane(&TOGGLE_SIDEBAR, |v| &mut v.sidebar))?;
+    r.register(TogglePane(&TOGGLE_AGENT_PANE, |v| &mut v.agent_pane))?;
     r.register(SplitView)?;
     r.register(CommandPalette)?;
     r.register(ClosePalette)?;
@@ -585,8 +585,8 @@ fn paint(
 /// The result of a view change: the new view.
 pub type Changed = ViewState;
 
-/// `ultra.toggleSidebar`.
-pub struct ToggleSidebar;
+/// `ultra.toggleSidebar` / `ultra.toggleAgentPane`: a pane's visibility.
+pub struct TogglePane(&'static CommandSpec, fn(&mut ViewState) -> &mut bool);
 
 static TOGGLE_SIDEBAR: CommandSpec = CommandSpec::new(
     "ultra.toggleSidebar",
@@ -602,32 +602,6 @@ static TOGGLE_SIDEBAR: CommandSpec = CommandSpec::new(
     ..Example::EMPTY
 }]);
 
-/// Arguments of the toggles.
-#[derive(Debug, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ToggleArgs {
-    /// Set instead of toggling.
-    pub visible: Option<bool>,
-}
-
-impl Command<Services> for ToggleSidebar {
-    type Args = ToggleArgs;
-    type Output = Changed;
-
-    fn spec(&self) -> &'static CommandSpec {
-        &TOGGLE_SIDEBAR
-    }
-
-    fn run(&self, cx: &mut Cx<'_, Services>, a: ToggleArgs) -> Result<Changed, CommandError> {
-        Ok(cx.services.view().change(cx, |v| {
-            v.sidebar = a.visible.unwrap_or(!v.sidebar);
-        }))
-    }
-}
-
-/// `ultra.toggleAgentPane`.
-pub struct ToggleAgentPane;
-
 static TOGGLE_AGENT_PANE: CommandSpec = CommandSpec::new(
     "ultra.toggleAgentPane",
     "View: Toggle Agent Pane",
@@ -642,17 +616,27 @@ static TOGGLE_AGENT_PANE: CommandSpec = CommandSpec::new(
     ..Example::EMPTY
 }]);
 
-impl Command<Services> for ToggleAgentPane {
+/// Arguments of the toggles.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ToggleArgs {
+    /// Set instead of toggling.
+    pub visible: Option<bool>,
+}
+
+impl Command<Services> for TogglePane {
     type Args = ToggleArgs;
     type Output = Changed;
 
     fn spec(&self) -> &'static CommandSpec {
-        &TOGGLE_AGENT_PANE
+        self.0
     }
 
     fn run(&self, cx: &mut Cx<'_, Services>, a: ToggleArgs) -> Result<Changed, CommandError> {
+        let field = self.1;
         Ok(cx.services.view().change(cx, |v| {
-            v.agent_pane = a.visible.unwrap_or(!v.agent_pane);
+            let shown = field(v);
+            *shown = a.visible.unwrap_or(!*shown);
         }))
     }
 }

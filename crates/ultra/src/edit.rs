@@ -59,16 +59,9 @@ fn host(
     session: String,
     files: &[String],
 ) -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
+    let runtime = match crate::serve::runtime() {
         Ok(r) => r,
-        Err(e) => {
-            eprintln!("ultra: cannot start: {e}");
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
     let exec = match ultra_commands::build(root, config.clone()) {
         Ok(e) => e,

@@ -11,6 +11,18 @@ use ultra_core::{Config, Executor};
 use ultra_protocol::event::names;
 use ultra_protocol::{Source, SourceKind};
 
+/// The runtime a serving process runs on (two workers: the machine's cores).
+pub fn runtime() -> Result<tokio::runtime::Runtime, ExitCode> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| {
+            eprintln!("ultra: cannot start: {e}");
+            ExitCode::from(2)
+        })
+}
+
 /// Run the server until SIGINT or SIGTERM.
 pub fn run(
     root: &Path,
@@ -26,16 +38,9 @@ pub fn run(
             return ExitCode::from(2);
         }
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
+    let runtime = match runtime() {
         Ok(r) => r,
-        Err(e) => {
-            eprintln!("ultra: cannot start: {e}");
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
     runtime.block_on(async move {
         let exec = match ultra_commands::build(root, config.clone()) {
