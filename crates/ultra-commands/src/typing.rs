@@ -56,16 +56,32 @@ static KINDS: &[&(CommandSpec, Kind)] = &[
             "Delete the character before every cursor, or the selected text (Backspace).",
         )
         .keybinding("backspace")
-        .examples(&[Example {
-            description: "Backspace after `const`",
-            setup: &[
-                ("ultra.openFile", r#"{"path": "src/app.ts"}"#),
-                ("ultra.cursorRight", r#"{"count": 5}"#),
-            ],
-            files: HELLO,
-            expect: Some(r#"{"version": 2, "lineCount": 3}"#),
-            ..Example::EMPTY
-        }]),
+        .examples(&[
+            Example {
+                description: "Backspace after `const`",
+                setup: &[
+                    ("ultra.openFile", r#"{"path": "src/app.ts"}"#),
+                    ("ultra.cursorRight", r#"{"count": 5}"#),
+                ],
+                files: HELLO,
+                expect: Some(r#"{"version": 2, "lineCount": 3}"#),
+                ..Example::EMPTY
+            },
+            Example {
+                description: "At two cursors, joining the lines at the second",
+                setup: &[
+                    ("ultra.openFile", r#"{"path": "src/app.ts"}"#),
+                    ("ultra.goToLine", r#"{"line": 1, "column": 6}"#),
+                    (
+                        "ultra.addCursor",
+                        r#"{"position": {"line": 1, "character": 0}}"#,
+                    ),
+                ],
+                files: HELLO,
+                expect: Some(r#"{"version": 2, "lineCount": 2, "changedLines": [1, 1]}"#),
+                ..Example::EMPTY
+            },
+        ]),
         Kind::DeleteLeft,
     ),
     &(

@@ -306,6 +306,25 @@ mod tests {
     }
 
     #[test]
+    fn default_keys_can_pass_arguments() {
+        let m = map(json!([])).expect("map");
+        let b = m
+            .resolve(&Key::parse("shift+up").expect("key"), &Context::default())
+            .expect("bound");
+        assert_eq!(b.command, "ultra.cursorUp");
+        assert_eq!(b.args, Some(json!({"select": true})));
+        let bad = Keymap::build(
+            [("ultra.cursorUp", "shift+up", None, Some("{not json"))],
+            &[],
+            |_| true,
+        );
+        assert!(
+            matches!(bad, Err(KeymapError::Key { ref at, .. }) if at.contains("ultra.cursorUp")),
+            "{bad:?}"
+        );
+    }
+
+    #[test]
     fn when_clauses_pick_the_binding() {
         let m = map(json!([])).expect("map");
         assert_eq!(
