@@ -87,9 +87,15 @@ pub fn run(backend: Box<dyn Backend>, files: &[String]) -> io::Result<()> {
         restore();
         hook(info);
     }));
-    crossterm::execute!(io::stdout(), EnterAlternateScreen, EnableBracketedPaste)?;
+    // Cleared here rather than with `Terminal::clear`, which first asks the terminal where
+    // its cursor is and waits for the answer.
+    crossterm::execute!(
+        io::stdout(),
+        EnterAlternateScreen,
+        EnableBracketedPaste,
+        crossterm::terminal::Clear(crossterm::terminal::ClearType::All)
+    )?;
     let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
-    terminal.clear()?;
 
     std::thread::Builder::new()
         .name("ultra-editor-input".into())
