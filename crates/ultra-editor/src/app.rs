@@ -24,6 +24,9 @@ use crate::model::{ViewInfo, Viewport};
 #[derive(Debug, Clone)]
 pub struct Pending {
     pub id: String,
+    /// When it popped up: keys in the first moments still go to the editor, so a `y`
+    /// being typed as the popup appears does not approve anything.
+    pub shown: Instant,
     pub command: String,
     pub who: String,
     pub reason: String,
@@ -38,6 +41,9 @@ pub struct AgentMark {
     pub lines: (usize, usize),
     pub at: Instant,
 }
+
+/// How long a confirmation is on screen before y and n answer it.
+pub const CONFIRM_GRACE: Duration = Duration::from_millis(600);
 
 /// How long an agent's change stays marked.
 pub const MARK_FOR: Duration = Duration::from_secs(30);
@@ -509,6 +515,11 @@ impl App {
             // The next key in the same burst must see the view this one left (an open
             // palette, new context keys).
             self.refresh_view();
+            if command == "ultra.commandPalette"
+                && let Some(p) = &mut self.palette
+            {
+                p.armed = true;
+            }
             return;
         }
         if let Some(c) = typed(ev)
@@ -548,6 +559,9 @@ impl App {
             .modifiers
             .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
         {
+            return false;
+        }
+        if self.confirms[0].shown.elapsed() < CONFIRM_GRACE {
             return false;
         }
         let approve = match ev.code {
@@ -598,15 +612,23 @@ impl App {
             Outcome::Edited => {
                 self.search_palette(&mut p);
                 p.selected = 0;
+                p.armed = true;
                 true
             }
             Outcome::Up => {
                 p.step(false);
+                p.armed = true;
                 true
             }
             Outcome::Down => {
                 p.step(true);
+                p.armed = true;
                 true
+            }
+            Outcome::Submit if !p.armed => {
+                self.palette = Some(p);
+                self.say("an agent opened the palette: pick a command (type or use the arrows) before Enter");
+                return true;
             }
             Outcome::Cancel => {
                 self.run("ultra.closePalette", json!({}));
@@ -665,6 +687,7 @@ impl App {
             .to_string();
         self.confirms.push(Pending {
             id,
+            shown: Instant::now(),
             command: p["command"].as_str().unwrap_or_default().to_string(),
             who,
             reason: p["reason"].as_str().unwrap_or_default().to_string(),

@@ -113,6 +113,10 @@ pub struct Palette {
     pub input: LineInput,
     pub entries: Vec<Entry>,
     pub selected: usize,
+    /// The person opened it, or has typed or moved in it since: Enter runs the choice.
+    /// A palette an agent opened is not armed, so keys meant for the text cannot run a
+    /// command the agent put first.
+    pub armed: bool,
 }
 
 impl Palette {

@@ -343,6 +343,8 @@ fn attaches_to_a_running_server_and_approves_an_agents_edit() {
     let s = t.shows("Approve?");
     assert!(s.contains("claude asks to run code.editLines"), "{s}");
     assert!(s.contains("-beta") && s.contains("+BETA"), "the diff:\n{s}");
+    // y answers once the popup has been up a moment (not a y typed as it appeared).
+    std::thread::sleep(Duration::from_millis(700));
     t.keys(&["y"]);
     let reply = worker.join().expect("agent thread");
     assert!(reply.get("error").is_none(), "approved: {reply}");
@@ -362,6 +364,10 @@ fn an_agent_opens_the_palette_and_toggles_views() {
     agent.ok("ultra.commandPalette", json!({ "query": "save all" }));
     let s = t.shows("> save all");
     assert!(s.contains("ultra.saveAll"), "{s}");
+    // Enter does not run what an agent put first until the person chooses.
+    t.keys(&["Enter"]);
+    t.shows("an agent opened the palette");
+    assert!(t.screen().contains("> save all"), "still open");
     t.keys(&["Escape"]);
     t.wait("the palette to close", |s| !s.contains("> save all"));
     agent.ok("ultra.splitView", json!({ "direction": "vertical" }));
