@@ -287,6 +287,8 @@ static REPLACE_TEXT: CommandSpec = CommandSpec::new(
     "Edit",
     "Find and replace in one buffer: the first occurrence, or all with all: true; literal text, or a regex with regex: true. Zero matches is NO_MATCH.",
 )
+.keybinding("ctrl+h")
+.more_keys(&[("ctrl+r", "{}")])
 .examples(&[
     Example {
         description: "Replace every `x` identifier with a regex",

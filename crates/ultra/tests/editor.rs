@@ -422,3 +422,57 @@ fn the_terminal_panel_runs_a_shell_and_gives_keys_back() {
     let s = t.shows("Terminal term-1");
     assert!(s.contains("one-42"), "{s}");
 }
+
+#[test]
+fn multiple_cursors_find_replace_and_go_to_definition() {
+    let ws = Ws::new();
+    ws.write(
+        "src/util.ts",
+        "export function total(xs: number[]) {\n  return xs.length;\n}\n",
+    );
+    ws.write(
+        "src/app.ts",
+        "import { total } from './util';\nconst a = 1;\nconst b = a + a;\nconsole.log(total([b]));\n",
+    );
+    let t = Tmux::start(&ws, &["src/app.ts"]);
+    t.shows("console.log");
+    // Ctrl+D on `a` twice more: three cursors, typed over together.
+    t.keys(&["C-g"]);
+    t.type_text("2");
+    t.keys(&[
+        "Enter", "Right", "Right", "Right", "Right", "Right", "Right",
+    ]);
+    t.keys(&["C-d", "C-d", "C-d"]);
+    t.wait("three cursors", |s| status(s).contains("3 cursors"));
+    t.type_text("n");
+    t.shows("const b = n + n;");
+    assert!(t.screen().contains("const n = 1;"));
+    // Find, then replace from the prompt.
+    // (Escape alone: followed at once by another key, a terminal reads it as Alt.)
+    t.keys(&["Escape"]);
+    t.wait("one cursor", |s| !status(s).contains("cursors"));
+    t.keys(&["C-f"]);
+    t.shows("query");
+    t.type_text("console");
+    t.keys(&["Enter"]);
+    t.wait("the match selected", |s| status(s).contains("Ln 4, Col 8"));
+    t.keys(&["C-r"]);
+    t.shows("search");
+    t.type_text("console.log");
+    t.keys(&["Enter"]);
+    t.shows("replace");
+    t.type_text("print");
+    t.keys(&["Enter"]);
+    t.shows("print(total([b]));");
+    // F12 on `total` opens its definition from the index.
+    t.keys(&[
+        "End", "Left", "Left", "Left", "Left", "Left", "Left", "Left",
+    ]);
+    t.keys(&["F12"]);
+    t.wait("util.ts active", |s| status(s).contains("src/util.ts"));
+    assert!(
+        status(&t.screen()).contains("Ln 1, Col 1"),
+        "{}",
+        t.screen()
+    );
+}
