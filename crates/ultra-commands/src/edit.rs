@@ -48,6 +48,25 @@ pub(crate) fn apply_batch_in(
     ws: &mut Workspace,
     files: Vec<FileEdits>,
 ) -> Result<TxnOutcome, CommandError> {
+    apply_in(cx, ws, files, false)
+}
+
+/// [`apply_batch`] for a person's typing: a run of it is one undo step.
+pub(crate) fn apply_typing(
+    cx: &mut Cx<'_, Services>,
+    files: Vec<FileEdits>,
+) -> Result<TxnOutcome, CommandError> {
+    let services = cx.services;
+    let mut ws = services.ws();
+    apply_in(cx, &mut ws, files, true)
+}
+
+fn apply_in(
+    cx: &mut Cx<'_, Services>,
+    ws: &mut Workspace,
+    files: Vec<FileEdits>,
+    typing: bool,
+) -> Result<TxnOutcome, CommandError> {
     let prepared = ws.prepare(files);
     emit_notices(cx, ws);
     let prepared = prepared?;
@@ -60,7 +79,11 @@ pub(crate) fn apply_batch_in(
             current_text(guard, &pf.path)
         })?;
     }
-    let outcome = ws.commit(prepared, cx.source, cx.command_id);
+    let outcome = if typing {
+        ws.commit_typing(prepared, cx.source, cx.command_id)
+    } else {
+        ws.commit(prepared, cx.source, cx.command_id)
+    };
     emit_changed(cx, &outcome, cx.command_id);
     Ok(outcome)
 }
@@ -244,15 +267,19 @@ impl Command<Services> for InsertText {
             };
             (path, edits)
         };
-        single(apply_batch(
-            cx,
-            vec![FileEdits {
-                path,
-                expected_version: args.expected_version,
-                expected_hash: args.expected_hash,
-                edits,
-            }],
-        )?)
+        let files = vec![FileEdits {
+            path,
+            expected_version: args.expected_version,
+            expected_hash: args.expected_hash,
+            edits,
+        }];
+        // A person typing at the cursors: a run of it is one undo step.
+        let typing = is_human(cx) && args.position.is_none();
+        single(if typing {
+            apply_typing(cx, files)?
+        } else {
+            apply_batch(cx, files)?
+        })
     }
 }
 

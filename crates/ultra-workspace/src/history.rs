@@ -232,6 +232,68 @@ impl History {
         seq
     }
 
+    /// Fold typing into the newest transaction, so that one undo takes back a run of it:
+    /// `changes` join that transaction when it is an edit by the same author (`source`,
+    /// session included) and command, still live, on the same one file, made only of
+    /// insertions, and `changes` insert (no line break) exactly where each of those
+    /// insertions ended. A word boundary (whitespace typed after a non-space) starts a new
+    /// transaction, as does a line break. Returns the transaction's id, or `None` when a
+    /// new transaction is needed.
+    pub fn extend_typing(
+        &mut self,
+        source: &Source,
+        command: &str,
+        changes: &[FileChange],
+    ) -> Option<u64> {
+        const MAX_RUN: usize = 500;
+        let last = self.txns.back_mut()?;
+        let [fc] = changes else { return None };
+        let [prev] = last.changes.as_mut_slice() else {
+            return None;
+        };
+        let joins = last.kind == TxnKind::Edit
+            && !last.undone
+            && last.redo_of.is_none()
+            && last.command == command
+            && last.source == *source
+            && prev.path == fc.path
+            && prev.reps.len() == fc.reps.len()
+            && prev
+                .reps
+                .iter()
+                .all(|r| r.old.is_empty() && r.new_chars < MAX_RUN)
+            && fc
+                .reps
+                .iter()
+                .all(|r| r.old.is_empty() && !r.new.is_empty() && !r.new.contains(['\n', '\r']));
+        if !joins {
+            return None;
+        }
+        // Where each earlier insertion ends in the text after it: its start, shifted by
+        // the insertions before it, plus its own length.
+        let mut shift = 0;
+        for (a, b) in prev.reps.iter().zip(&fc.reps) {
+            shift += a.new_chars;
+            let boundary = b.new.starts_with(char::is_whitespace)
+                && a.new
+                    .chars()
+                    .next_back()
+                    .is_some_and(|c| !c.is_whitespace());
+            if b.start != a.start + shift || boundary {
+                return None;
+            }
+        }
+        let mut added = 0;
+        for (a, b) in prev.reps.iter_mut().zip(&fc.reps) {
+            a.new.push_str(&b.new);
+            a.new_chars += b.new_chars;
+            added += b.new.len();
+        }
+        last.bytes += added;
+        self.bytes += added;
+        Some(last.txn_id)
+    }
+
     /// Append a transaction and trim the log to its byte budget.
     #[allow(clippy::too_many_arguments)]
     fn push(

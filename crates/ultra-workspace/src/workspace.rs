@@ -599,7 +599,28 @@ impl Workspace {
 
     /// Apply a prepared batch as one transaction.
     pub fn commit(&mut self, prepared: Prepared, source: &Source, command: &str) -> TxnOutcome {
-        let txn_id = self.history.next_txn_id();
+        self.commit_as(prepared, source, command, false)
+    }
+
+    /// [`Workspace::commit`] for typing: the edit joins the author's newest transaction
+    /// when it continues that run of typing ([`History::extend_typing`]), so one undo takes
+    /// a word back rather than a character.
+    pub fn commit_typing(
+        &mut self,
+        prepared: Prepared,
+        source: &Source,
+        command: &str,
+    ) -> TxnOutcome {
+        self.commit_as(prepared, source, command, true)
+    }
+
+    fn commit_as(
+        &mut self,
+        prepared: Prepared,
+        source: &Source,
+        command: &str,
+        typing: bool,
+    ) -> TxnOutcome {
         let mut files = Vec::new();
         let mut changes = Vec::new();
         for pf in prepared.files {
@@ -626,10 +647,20 @@ impl Workspace {
                 });
             }
         }
-        if !changes.is_empty() {
-            self.history
-                .record(txn_id, source.clone(), command, TxnKind::Edit, changes);
-        }
+        let joined = typing
+            .then(|| self.history.extend_typing(source, command, &changes))
+            .flatten();
+        let txn_id = match joined {
+            Some(id) => id,
+            None => {
+                let id = self.history.next_txn_id();
+                if !changes.is_empty() {
+                    self.history
+                        .record(id, source.clone(), command, TxnKind::Edit, changes);
+                }
+                id
+            }
+        };
         TxnOutcome { txn_id, files }
     }
 

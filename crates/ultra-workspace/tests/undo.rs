@@ -119,3 +119,90 @@ fn multi_file_transactions_undo_as_one() {
     assert_eq!(text(&ws, &a), "one\n");
     assert_eq!(text(&ws, &b), "two\n");
 }
+
+/// Type `text` a character at a time at every cursor, as the editor does.
+fn type_at_cursors(ws: &mut Workspace, rel: &RelPath, text: &str, by: &Source) -> Vec<u64> {
+    let mut ids = Vec::new();
+    for c in text.chars() {
+        let edits = ws
+            .buffer(rel)
+            .unwrap()
+            .selections
+            .iter()
+            .map(|s| EditOp::Chars {
+                start: s.head,
+                end: s.head,
+                text: c.to_string(),
+            })
+            .collect();
+        let p = ws
+            .prepare(vec![FileEdits {
+                path: rel.clone(),
+                expected_version: None,
+                expected_hash: None,
+                edits,
+            }])
+            .unwrap();
+        ids.push(ws.commit_typing(p, by, "type").txn_id);
+    }
+    ids
+}
+
+fn person() -> Source {
+    let mut s = Source::new(SourceKind::Human);
+    s.session_id = Some("editor-1".into());
+    s
+}
+
+#[test]
+fn a_run_of_typing_is_one_undo_step_per_word() {
+    let (_d, mut ws, rel) = setup("x\n");
+    let ids = type_at_cursors(&mut ws, &rel, "hello world", &person());
+    assert_eq!(text(&ws, &rel), "hello worldx\n");
+    // One transaction for `hello`, a second from the space on.
+    assert!(ids[..5].iter().all(|i| *i == ids[0]), "{ids:?}");
+    assert!(
+        ids[5..].iter().all(|i| *i == ids[5]) && ids[5] != ids[0],
+        "{ids:?}"
+    );
+    let mine = Filter {
+        source: Some(SourceKind::Human),
+        ..Filter::default()
+    };
+    ws.undo(&mine).unwrap();
+    assert_eq!(text(&ws, &rel), "hellox\n");
+    ws.undo(&mine).unwrap();
+    assert_eq!(text(&ws, &rel), "x\n");
+    ws.redo(&mine).unwrap();
+    assert_eq!(text(&ws, &rel), "hellox\n");
+}
+
+#[test]
+fn typing_at_several_cursors_groups_too_but_not_across_authors_or_lines() {
+    let (_d, mut ws, rel) = setup("a\nb\nc\n");
+    {
+        let b = ws.buffer_mut(&rel).unwrap();
+        b.selections = vec![
+            ultra_workspace::buffer::Selection::cursor(1),
+            ultra_workspace::buffer::Selection::cursor(3),
+        ];
+    }
+    let ids = type_at_cursors(&mut ws, &rel, "xy", &person());
+    assert_eq!(text(&ws, &rel), "axy\nbxy\nc\n");
+    assert_eq!(ids[0], ids[1]);
+    // Someone else's edit in between ends the run.
+    anchor(&mut ws, &rel, "c\n", "cz\n", &agent("a"));
+    let more = type_at_cursors(&mut ws, &rel, "q", &person());
+    assert_ne!(more[0], ids[0]);
+    // A line break is its own step.
+    let nl = type_at_cursors(&mut ws, &rel, "\n", &person());
+    assert_ne!(nl[0], more[0]);
+    let mine = Filter {
+        source: Some(SourceKind::Human),
+        ..Filter::default()
+    };
+    ws.undo(&mine).unwrap();
+    ws.undo(&mine).unwrap();
+    ws.undo(&mine).unwrap();
+    assert_eq!(text(&ws, &rel), "a\nb\ncz\n", "the agent's z stays");
+}
