@@ -205,7 +205,7 @@ static MOTIONS: &[&(CommandSpec, Motion)] = &[
         "ultra.cursorDown",
         "Cursor Down",
         "down",
-        "Move every cursor one line down, keeping the column where the line allows.",
+        "Move every cursor one line down, keeping the column where the line allows (and the column it came from, through shorter lines).",
         Motion::Down,
         r#"{}"#,
         r#"{"cursor": {"line": 1, "character": 0}}"#
@@ -353,7 +353,21 @@ impl Command<Services> for CursorMove {
             .clamp(1, 1_000_000);
         with_buffer(cx, args.path.as_deref(), |buf, enc| {
             let rope = buf.rope.clone();
-            for sel in buf.selections.iter_mut() {
+            let vertical = matches!(
+                motion,
+                Motion::Up | Motion::Down | Motion::PageUp | Motion::PageDown
+            );
+            let heads: Vec<usize> = buf.selections.iter().map(|s| s.head).collect();
+            // The columns to aim for: those of the last vertical move if it left the
+            // cursors where they are, else where they are now.
+            let goals: Vec<usize> = match &buf.goal {
+                Some((at, cols)) if vertical && *at == heads => cols.clone(),
+                _ => heads
+                    .iter()
+                    .map(|h| h - rope.line_to_char(rope.char_to_line(*h)))
+                    .collect(),
+            };
+            for (sel, goal) in buf.selections.iter_mut().zip(&goals) {
                 let mut head = sel.head;
                 for _ in 0..count {
                     let next = step(&rope, head, motion);
@@ -361,6 +375,10 @@ impl Command<Services> for CursorMove {
                         break;
                     }
                     head = next;
+                }
+                let line = rope.char_to_line(head);
+                if vertical && line != rope.char_to_line(sel.head) {
+                    head = rope.line_to_char(line) + (*goal).min(text::line_len(&rope, line));
                 }
                 *sel = if args.select {
                     Selection {
@@ -372,6 +390,10 @@ impl Command<Services> for CursorMove {
                 };
             }
             dedup(&mut buf.selections);
+            buf.goal = vertical.then(|| {
+                let heads = buf.selections.iter().map(|s| s.head).collect();
+                (heads, goals)
+            });
             Ok(cursors(buf, enc))
         })
     }

@@ -64,6 +64,9 @@ pub struct Buffer {
     /// Never empty; the first is the primary.
     pub selections: Vec<Selection>,
     pub language: &'static str,
+    /// The columns vertical moves aim for, with the cursors they left: moving up or down
+    /// through a short line keeps the column it came from. Stale once the cursors differ.
+    pub goal: Option<(Vec<usize>, Vec<usize>)>,
     hash_cache: Option<(u64, String)>,
     recent: VecDeque<(u64, Rope)>,
 }
@@ -83,6 +86,7 @@ impl Buffer {
             disk_conflict: false,
             selections: vec![Selection::cursor(0)],
             language,
+            goal: None,
             hash_cache,
             recent: VecDeque::new(),
         }

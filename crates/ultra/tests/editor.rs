@@ -476,3 +476,22 @@ fn multiple_cursors_find_replace_and_go_to_definition() {
         t.screen()
     );
 }
+
+#[test]
+fn up_and_down_keep_the_column_through_short_lines() {
+    let ws = Ws::new();
+    ws.write("a.txt", "a long first line\nab\nanother long line\n");
+    let t = Tmux::start(&ws, &["a.txt"]);
+    t.shows("another long line");
+    t.keys(&["End"]);
+    t.wait("end of line 1", |s| status(s).contains("Ln 1, Col 18"));
+    t.keys(&["Down"]);
+    t.wait("line 2, clamped", |s| status(s).contains("Ln 2, Col 3"));
+    t.keys(&["Down"]);
+    t.wait("line 3, back at column 18", |s| {
+        status(s).contains("Ln 3, Col 18")
+    });
+    // Any other move forgets the goal.
+    t.keys(&["Left", "Up", "Up"]);
+    t.wait("line 1, column 17", |s| status(s).contains("Ln 1, Col 17"));
+}
