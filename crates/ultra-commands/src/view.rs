@@ -35,6 +35,7 @@ pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
     r.register(SplitView)?;
     r.register(CommandPalette)?;
     r.register(ClosePalette)?;
+    r.register(FocusSidebar)?;
     r.register(ToggleTerminal)?;
     r.register(FocusTerminal)?;
     r.register(SetContext)?;
@@ -84,6 +85,8 @@ pub struct TerminalPanel {
 #[serde(rename_all = "camelCase")]
 pub struct ViewState {
     pub sidebar: bool,
+    /// Keys go to the sidebar's file list.
+    pub sidebar_focused: bool,
     pub agent_pane: bool,
     pub split: Split,
     /// The buffer the second group shows (the one active when the view was split).
@@ -165,6 +168,7 @@ const DERIVED: &[&str] = &[
     "terminalVisible",
     "terminalFocus",
     "sidebarVisible",
+    "sidebarFocus",
     "agentPaneVisible",
     "splitView",
     "pendingConfirmations",
@@ -177,10 +181,12 @@ fn context_keys(cx: &Cx<'_, Services>, view: &ViewState) -> BTreeMap<String, Val
     let ws = cx.services.ws();
     let active = ws.active().and_then(|p| ws.buffer(p));
     keys.insert("paletteOpen".into(), json!(view.palette.open));
+    let sidebar_focus = view.sidebar && view.sidebar_focused;
     keys.insert(
         "editorFocus".into(),
-        json!(!view.palette.open && !view.terminal.focused),
+        json!(!view.palette.open && !view.terminal.focused && !sidebar_focus),
     );
+    keys.insert("sidebarFocus".into(), json!(sidebar_focus));
     keys.insert("terminalVisible".into(), json!(view.terminal.visible));
     keys.insert("terminalFocus".into(), json!(view.terminal.focused));
     keys.insert("editorIsOpen".into(), json!(active.is_some()));
@@ -775,6 +781,40 @@ impl Command<Services> for ClosePalette {
     }
 }
 
+/// `ultra.focusSidebar`.
+pub struct FocusSidebar;
+
+static FOCUS_SIDEBAR: CommandSpec = CommandSpec::new(
+    "ultra.focusSidebar",
+    "View: Focus File Tree",
+    "View",
+    "Send keys to the sidebar's file list (showing it if hidden: arrows choose, Enter opens), or back to the editor.",
+)
+.keybinding("alt+e")
+.examples(&[Example {
+    description: "Focus the file list",
+    args: r#"{"focus": true}"#,
+    expect: Some(r#"{"sidebar": true, "sidebarFocused": true}"#),
+    ..Example::EMPTY
+}]);
+
+impl Command<Services> for FocusSidebar {
+    type Args = FocusArgs;
+    type Output = Changed;
+
+    fn spec(&self) -> &'static CommandSpec {
+        &FOCUS_SIDEBAR
+    }
+
+    fn run(&self, cx: &mut Cx<'_, Services>, a: FocusArgs) -> Result<Changed, CommandError> {
+        Ok(cx.services.view().change(cx, |v| {
+            let focus = a.focus.unwrap_or(!(v.sidebar && v.sidebar_focused));
+            v.sidebar_focused = focus;
+            v.sidebar |= focus;
+        }))
+    }
+}
+
 // ---------------------------------------------------------------- terminal panel
 
 /// Arguments of `ultra.toggleTerminal`.
@@ -846,11 +886,11 @@ impl Command<Services> for ToggleTerminal {
     }
 }
 
-/// Arguments of `ultra.focusTerminal`.
+/// Arguments of `ultra.focusTerminal` and `ultra.focusSidebar`.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FocusArgs {
-    /// Keys to the terminal (true) or the editor (false); without it, toggles.
+    /// Keys to it (true) or to the editor (false); without it, toggles.
     pub focus: Option<bool>,
 }
 

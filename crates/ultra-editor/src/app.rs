@@ -94,6 +94,8 @@ pub struct App {
     pub where_: String,
     /// The terminal panel's terminal, as drawn here.
     pub term: Option<crate::term::TermPane>,
+    /// The file chosen in the sidebar's list.
+    pub sidebar_at: usize,
 }
 
 /// Rows the frame takes besides the editor groups: tabs, status, message.
@@ -122,6 +124,7 @@ impl App {
             files: None,
             where_,
             term: None,
+            sidebar_at: 0,
         };
         if let Ok(list) = app.backend.call("ultra.confirm.list", json!({})) {
             for p in list
@@ -479,6 +482,9 @@ impl App {
         if self.palette.is_some() && self.palette_key(ev) {
             return;
         }
+        if self.view.sidebar && self.view.sidebar_focused && self.sidebar_key(ev) {
+            return;
+        }
         let Some(key) = key_of(ev) else { return };
         let cx = self.context();
         if let Some(id) = self.terminal_focus() {
@@ -530,6 +536,39 @@ impl App {
             return;
         }
         self.say(format!("{key} is not bound"));
+    }
+
+    /// Arrows choose a file in the sidebar, Enter opens it, Escape leaves; other keys
+    /// pass to the bindings.
+    fn sidebar_key(&mut self, ev: &KeyEvent) -> bool {
+        let n = self.files.as_ref().map_or(0, Vec::len);
+        match ev.code {
+            KeyCode::Up => self.sidebar_at = self.sidebar_at.saturating_sub(1),
+            KeyCode::Down => self.sidebar_at = (self.sidebar_at + 1).min(n.saturating_sub(1)),
+            KeyCode::PageUp => self.sidebar_at = self.sidebar_at.saturating_sub(10),
+            KeyCode::PageDown => {
+                self.sidebar_at = (self.sidebar_at + 10).min(n.saturating_sub(1));
+            }
+            KeyCode::Enter => {
+                let chosen = self
+                    .files
+                    .as_ref()
+                    .and_then(|f| f.get(self.sidebar_at))
+                    .cloned();
+                if let Some(path) = chosen
+                    && self
+                        .run("ultra.openFile", json!({ "path": path }))
+                        .is_some()
+                {
+                    self.run("ultra.focusSidebar", json!({ "focus": false }));
+                }
+            }
+            KeyCode::Esc => {
+                self.run("ultra.focusSidebar", json!({ "focus": false }));
+            }
+            _ => return false,
+        }
+        true
     }
 
     /// The terminal keys go to, when the panel has focus.

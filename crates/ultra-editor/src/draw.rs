@@ -327,7 +327,7 @@ fn group(f: &mut Frame<'_>, app: &App, g: &Group, r: Rect, focused: bool) {
         out.push(Line::from(spans));
     }
     f.render_widget(Paragraph::new(out), r);
-    let editing = !app.view.terminal.focused || app.term.is_none();
+    let editing = (!app.view.terminal.focused || app.term.is_none()) && !app.view.sidebar_focused;
     if focused
         && editing
         && app.palette.is_none()
@@ -350,24 +350,37 @@ fn group(f: &mut Frame<'_>, app: &App, g: &Group, r: Rect, focused: bool) {
 
 fn sidebar(f: &mut Frame<'_>, app: &App, r: Rect) {
     let active = app.view.active.as_deref();
+    let focused = app.view.sidebar_focused;
+    let rows = r.height.saturating_sub(1) as usize;
+    let first = if focused {
+        app.sidebar_at.saturating_sub(rows.saturating_sub(1))
+    } else {
+        0
+    };
     let items: Vec<ListItem> = app
         .files
         .iter()
         .flatten()
-        .take(r.height as usize)
-        .map(|p| {
-            let style = if Some(p.as_str()) == active {
+        .enumerate()
+        .skip(first)
+        .take(rows)
+        .map(|(i, p)| {
+            let mut style = if Some(p.as_str()) == active {
                 Style::default()
                     .add_modifier(Modifier::BOLD)
                     .fg(Color::Yellow)
             } else {
                 Style::default()
             };
+            if focused && i == app.sidebar_at {
+                style = style.add_modifier(Modifier::REVERSED);
+            }
             ListItem::new(Span::styled(p.clone(), style))
         })
         .collect();
+    let title = if focused { "Files (focus)" } else { "Files" };
     f.render_widget(
-        List::new(items).block(Block::default().borders(Borders::RIGHT).title("Files")),
+        List::new(items).block(Block::default().borders(Borders::RIGHT).title(title)),
         r,
     );
 }

@@ -12,6 +12,7 @@ use ultra_protocol::Position;
 #[serde(rename_all = "camelCase", default)]
 pub struct ViewInfo {
     pub sidebar: bool,
+    pub sidebar_focused: bool,
     pub agent_pane: bool,
     pub split: String,
     pub split_path: Option<String>,

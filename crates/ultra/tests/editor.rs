@@ -495,3 +495,28 @@ fn up_and_down_keep_the_column_through_short_lines() {
     t.keys(&["Left", "Up", "Up"]);
     t.wait("line 1, column 17", |s| status(s).contains("Ln 1, Col 17"));
 }
+
+#[test]
+fn files_open_from_the_sidebar() {
+    let ws = Ws::new();
+    ws.write("a.txt", "alpha\n");
+    ws.write("b.txt", "bravo\n");
+    let t = Tmux::start(&ws, &["a.txt"]);
+    t.shows("alpha");
+    t.keys(&["M-e"]);
+    t.shows("Files (focus)");
+    // Keys choose files now, they do not type.
+    t.keys(&["Down", "x"]);
+    t.keys(&["Enter"]);
+    t.wait("b.txt open", |s| {
+        status(s).contains("b.txt") && s.contains("bravo")
+    });
+    let s = t.screen();
+    assert!(
+        !s.contains("Files (focus)"),
+        "focus back in the editor:\n{s}"
+    );
+    assert_eq!(ws.read("a.txt"), "alpha\n");
+    t.type_text("B");
+    t.shows("Bbravo");
+}
