@@ -58,6 +58,10 @@ pub struct Buffer {
     pub version: u64,
     /// The version that matches the disk.
     pub saved_version: u64,
+    /// The text that matches the disk, and whether the current text is that again (an
+    /// edit undone, a character typed and deleted): then the buffer is not dirty.
+    saved: Option<Rope>,
+    same_as_saved: bool,
     pub disk: Option<DiskState>,
     /// The disk changed while the buffer had unsaved changes.
     pub disk_conflict: bool,
@@ -77,11 +81,14 @@ impl Buffer {
         let language = text::language_of(path.as_str());
         let rope = Rope::from_str(text);
         let hash_cache = disk.as_ref().map(|d| (1, d.hash.clone()));
+        let saved = disk.is_some().then(|| rope.clone());
         Buffer {
             path,
             rope,
             version: 1,
             saved_version: if disk.is_some() { 1 } else { 0 },
+            saved,
+            same_as_saved: disk.is_some(),
             disk,
             disk_conflict: false,
             selections: vec![Selection::cursor(0)],
@@ -94,7 +101,21 @@ impl Buffer {
 
     /// Whether there are unsaved changes.
     pub fn is_dirty(&self) -> bool {
-        self.version != self.saved_version
+        self.version != self.saved_version && !self.same_as_saved
+    }
+
+    /// The current text is what the disk holds now.
+    pub fn mark_saved(&mut self) {
+        self.saved_version = self.version;
+        self.saved = Some(self.rope.clone());
+        self.same_as_saved = true;
+    }
+
+    /// The disk no longer holds any version of it (the file was deleted).
+    pub fn mark_unsaved(&mut self) {
+        self.saved_version = 0;
+        self.saved = None;
+        self.same_as_saved = false;
     }
 
     /// The content hash (BLAKE3 hex) of the current version, cached per version.
@@ -163,6 +184,11 @@ impl Buffer {
             sel.head = map_offset(sel.head, reps).min(len);
         }
         self.version += 1;
+        // Compared only when the lengths agree, and not for huge texts, so an edit stays
+        // cheap; a huge buffer edited back to its saved text just stays dirty.
+        self.same_as_saved = self.saved.as_ref().is_some_and(|s| {
+            s.len_bytes() == self.rope.len_bytes() && s.len_bytes() <= 4 << 20 && *s == self.rope
+        });
     }
 
     /// Replace the whole text (a reload from disk) as one new version.

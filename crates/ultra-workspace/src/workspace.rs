@@ -298,7 +298,7 @@ impl Workspace {
                     return Ok(());
                 };
                 buf.disk = None;
-                buf.saved_version = 0;
+                buf.mark_unsaved();
                 self.notices.push(Notice::Deleted {
                     path: rel.to_string(),
                     version: buf.version,
@@ -342,7 +342,7 @@ impl Workspace {
             return Ok(());
         }
         let rep = buf.replace_all(&text);
-        buf.saved_version = buf.version;
+        buf.mark_saved();
         buf.disk = Some(new_disk);
         buf.disk_conflict = false;
         let version = buf.version;
@@ -753,7 +753,7 @@ impl Workspace {
             meta,
             hash: hash.clone(),
         });
-        buf.saved_version = buf.version;
+        buf.mark_saved();
         buf.disk_conflict = false;
         Ok(Saved {
             path: rel.to_string(),

@@ -206,3 +206,28 @@ fn typing_at_several_cursors_groups_too_but_not_across_authors_or_lines() {
     ws.undo(&mine).unwrap();
     assert_eq!(text(&ws, &rel), "a\nb\ncz\n", "the agent's z stays");
 }
+
+#[test]
+fn undoing_back_to_the_saved_text_is_clean() {
+    let (_d, mut ws, rel) = setup("abc\n");
+    assert!(!ws.buffer(&rel).unwrap().is_dirty());
+    type_at_cursors(&mut ws, &rel, "x", &person());
+    assert!(ws.buffer(&rel).unwrap().is_dirty());
+    let mine = Filter {
+        source: Some(SourceKind::Human),
+        ..Filter::default()
+    };
+    ws.undo(&mine).unwrap();
+    assert_eq!(text(&ws, &rel), "abc\n");
+    assert!(!ws.buffer(&rel).unwrap().is_dirty(), "same text as on disk");
+    // Same length, other text: dirty.
+    anchor(&mut ws, &rel, "abc", "abd", &agent("a"));
+    assert!(ws.buffer(&rel).unwrap().is_dirty());
+    ws.save(&rel, false).unwrap();
+    assert!(!ws.buffer(&rel).unwrap().is_dirty());
+    anchor(&mut ws, &rel, "abd", "abc", &agent("a"));
+    assert!(
+        ws.buffer(&rel).unwrap().is_dirty(),
+        "the saved text is now abd"
+    );
+}
