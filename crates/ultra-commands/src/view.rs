@@ -256,6 +256,7 @@ static GET_VIEW_STATE: CommandSpec = CommandSpec::new(
     "What the editor shows: tabs (open buffers, dirty, active), sidebar, agent pane, split, palette, the latest progress report, and every context key.",
 )
 .read_only()
+.quiet()
 .examples(&[Example {
     description: "One file open",
     files: HELLO,
@@ -393,6 +394,7 @@ static GET_VIEWPORT: CommandSpec = CommandSpec::new(
     "The lines of a buffer from `top` (0-based) for `height` lines, each with syntax highlighting spans (character columns, tree-sitter), plus the selections, syntax-error markers on those lines, the version, dirty state and who made the last change. What an editor draws, in one call.",
 )
 .read_only()
+.quiet()
 .examples(&[Example {
     description: "The first two lines",
     args: r#"{"top": 0, "height": 2}"#,

@@ -57,6 +57,10 @@ pub struct CommandSpec {
     /// A person confirms every call from an agent (source `ai`) unless policy says otherwise
     /// or auto-apply is on (seed 001's edit_lines, create_file, delete_file, git_commit).
     pub confirm: bool,
+    /// A read an editor makes for every frame (`ultra.getViewport`): when it succeeds it
+    /// is neither written to the audit log nor announced as `command.executed`, which
+    /// would otherwise be mostly these. Failures are recorded as usual.
+    pub quiet: bool,
 }
 
 impl CommandSpec {
@@ -89,7 +93,14 @@ impl CommandSpec {
             long: false,
             forwards: false,
             confirm: false,
+            quiet: false,
         }
+    }
+
+    /// Mark it as a per-frame read (see [`CommandSpec::quiet`]); it must be read-only.
+    pub const fn quiet(mut self) -> Self {
+        self.quiet = true;
+        self
     }
 
     /// Mark it as always confirmed for agents (see [`CommandSpec::confirm`]).

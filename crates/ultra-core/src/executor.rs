@@ -188,11 +188,14 @@ impl<S: Host> Executor<S> {
         Box::pin(async move {
             let started = Instant::now();
             let (id, mut result) = self.execute_inner(name, &args, &source).await;
-            let forwards = id
+            let spec = id
                 .and_then(|id| self.registry.entry(id))
-                .is_some_and(|e| e.command.spec().forwards);
-            if forwards && result.success {
+                .map(|e| e.command.spec());
+            if spec.is_some_and(|s| s.forwards) && result.success {
                 result = self.forward(result, &source, depth).await;
+            }
+            if result.success && spec.is_some_and(|s| s.quiet && s.annotations.read_only) {
+                return result;
             }
             let duration = started.elapsed().as_micros();
             let outcome = match &result.error {

@@ -224,3 +224,31 @@ fn transport_refusals_are_audited() {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
+
+#[test]
+fn an_editors_frame_reads_are_not_audited_unless_they_fail() {
+    let ws = Ws::new();
+    ws.write("a.txt", "alpha\n");
+    let _server = ws.serve();
+    let mut c = ws.connect();
+    c.ok("ultra.openFile", json!({ "path": "a.txt" }));
+    c.ok("ultra.getViewState", json!({}));
+    c.ok("ultra.getViewport", json!({ "top": 0, "height": 10 }));
+    c.err_code(
+        "ultra.getViewport",
+        json!({ "height": 5000 }),
+        "INVALID_ARGUMENTS",
+    );
+    let commands: Vec<String> = ws
+        .audit()
+        .iter()
+        .map(|e| e["command"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(
+        commands,
+        ["ultra.openFile", "ultra.getViewport"],
+        "{commands:?}"
+    );
+    let last = ws.audit().pop().unwrap();
+    assert_eq!(last["outcome"], "INVALID_ARGUMENTS");
+}
