@@ -16,11 +16,19 @@ use crate::model::Viewport;
 pub const GUTTER: usize = 7;
 const TAB: usize = 4;
 
-/// The screen column of character `col` of `text` (tabs to the next multiple of four).
+/// Cells a character takes at screen column `at`: tabs reach the next multiple of four,
+/// wide (East Asian) characters take two, combining marks none.
+fn cells(c: char, at: usize) -> usize {
+    if c == '\t' {
+        TAB - at % TAB
+    } else {
+        unicode_width::UnicodeWidthChar::width(c).unwrap_or(1)
+    }
+}
+
+/// The screen column of character `col` of `text`.
 pub fn display_col(text: &str, col: usize) -> usize {
-    text.chars()
-        .take(col)
-        .fold(0, |w, c| if c == '\t' { w + TAB - w % TAB } else { w + 1 })
+    text.chars().take(col).fold(0, |w, c| w + cells(c, w))
 }
 
 fn scope_style(scope: &str) -> Style {
@@ -306,16 +314,18 @@ fn group(f: &mut Frame<'_>, app: &App, g: &Group, r: Rect, focused: bool) {
             }
         };
         for (i, c) in chars.iter().chain(std::iter::once(&' ')).enumerate() {
-            let w = if *c == '\t' { TAB - col % TAB } else { 1 };
+            let w = cells(*c, col);
             let style = styles[i];
-            for k in 0..w {
-                let at = col + k;
-                if at >= g.left && at < g.left + width {
-                    if style != run_style {
-                        push(&mut spans, &mut run, run_style);
-                        run_style = style;
-                    }
-                    run.push(if *c == '\t' { ' ' } else { *c });
+            // A character is drawn whole or not at all; a tab as spaces.
+            if col >= g.left && col + w <= g.left + width {
+                if style != run_style {
+                    push(&mut spans, &mut run, run_style);
+                    run_style = style;
+                }
+                if *c == '\t' {
+                    run.extend(std::iter::repeat_n(' ', w));
+                } else {
+                    run.push(*c);
                 }
             }
             col += w;
@@ -575,6 +585,16 @@ mod tests {
         assert_eq!(display_col("a\tb", 2), 4);
         assert_eq!(display_col("\t\tx", 2), 8);
         assert_eq!(display_col("héllo", 3), 3);
+        assert_eq!(
+            display_col("日本語x", 2),
+            4,
+            "wide characters take two cells"
+        );
+        assert_eq!(
+            display_col("e\u{301}x", 2),
+            1,
+            "a combining accent takes none"
+        );
     }
 
     #[test]
