@@ -217,6 +217,21 @@ fn session_members(sid: i32) -> Vec<i32> {
 
 /// Copy the PTY's output into the scrollback and out as events until it ends, then record
 /// the exit status.
+/// The text in `bytes` up to a character cut off at the end, which stays in `bytes`
+/// (invalid bytes become U+FFFD).
+fn take_text(bytes: &mut Vec<u8>) -> String {
+    let keep = match std::str::from_utf8(bytes) {
+        Ok(_) => 0,
+        // An incomplete sequence at the very end (at most 3 bytes) waits for more.
+        Err(e) if e.error_len().is_none() => bytes.len() - e.valid_up_to(),
+        Err(_) => 0,
+    };
+    let tail = bytes.split_off(bytes.len() - keep);
+    let text = String::from_utf8_lossy(bytes).into_owned();
+    *bytes = tail;
+    text
+}
+
 fn pump(
     term: Arc<Term>,
     mut reader: Box<dyn Read + Send>,
@@ -228,6 +243,8 @@ fn pump(
         ..Source::new(ultra_protocol::SourceKind::Internal)
     };
     let mut chunk = [0u8; 8192];
+    // A character split across two reads waits here for the rest of its bytes.
+    let mut partial: Vec<u8> = Vec::new();
     loop {
         let n = match reader.read(&mut chunk) {
             Ok(0) | Err(_) => break,
@@ -243,7 +260,8 @@ fn pump(
             }
         }
         term.changed.notify_all();
-        let data = String::from_utf8_lossy(&chunk[..n]).into_owned();
+        partial.extend_from_slice(&chunk[..n]);
+        let data = take_text(&mut partial);
         events.emit_with(
             "terminal.output",
             Some(&source),
@@ -944,5 +962,23 @@ impl Command<Services> for Resize {
             .resize(want)
             .map_err(|e| io_error("resize the terminal", e))?;
         Ok(Done { success: true })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn characters_split_across_reads_arrive_whole() {
+        let mut b = "a\u{e9}".as_bytes()[..2].to_vec();
+        assert_eq!(take_text(&mut b), "a");
+        assert_eq!(b, [0xc3]);
+        b.push(0xa9);
+        b.extend_from_slice(b"z");
+        assert_eq!(take_text(&mut b), "\u{e9}z");
+        assert!(b.is_empty());
+        let mut bad = vec![b'x', 0xff, b'y'];
+        assert_eq!(take_text(&mut bad), "x\u{fffd}y");
     }
 }
