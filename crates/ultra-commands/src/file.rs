@@ -44,6 +44,10 @@ pub struct OpenFileArgs {
     pub column: Option<u32>,
     /// Open in preview mode (accepted; Ultra has no preview tabs).
     pub preview: Option<bool>,
+    /// When the file does not exist, open an empty buffer for it instead of failing: the
+    /// file (and its directories) is written on the first save.
+    #[serde(default)]
+    pub create: bool,
 }
 
 /// Result of `ultra.openFile`.
@@ -76,6 +80,7 @@ static OPEN_FILE: CommandSpec = CommandSpec::new(
     Example { description: "Open a file", args: r#"{"path": "src/app.ts"}"#, files: HELLO, expect: Some(r#"{"path": "src/app.ts", "version": 1, "lineCount": 3, "language": "typescript"}"#), ..Example::EMPTY },
     Example { description: "Open at line 2, column 9", args: r#"{"path": "src/app.ts", "line": 2, "column": 9}"#, files: HELLO, expect: Some(r#"{"cursor": {"line": 1, "character": 8}}"#), ..Example::EMPTY },
     Example { description: "A missing file is an error", args: r#"{"path": "nope.ts"}"#, error: Some("FILE_NOT_FOUND"), ..Example::EMPTY },
+    Example { description: "A new file, written on first save", args: r#"{"path": "src/new.ts", "create": true}"#, expect: Some(r#"{"path": "src/new.ts", "lineCount": 1, "isDirty": false}"#), ..Example::EMPTY },
 ]);
 
 impl Command<Services> for OpenFile {
@@ -93,6 +98,13 @@ impl Command<Services> for OpenFile {
                 args.column.unwrap_or(1).saturating_sub(1),
             )
         });
+        if args.create {
+            let mut ws = cx.services.ws();
+            let rel = ws.resolve_write(&args.path, is_human(cx))?;
+            if ws.buffer(&rel).is_none() && !ws.root().exists(&rel) {
+                ws.open_new_buffer(&rel, "")?;
+            }
+        }
         open_file(cx, &args.path, cursor)
     }
 }

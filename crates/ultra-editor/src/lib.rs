@@ -68,8 +68,9 @@ fn restore() {
 pub fn run(backend: Box<dyn Backend>, files: &[String]) -> io::Result<()> {
     let (w, h) = crossterm::terminal::size()?;
     let mut app = App::new(backend, (w, h)).map_err(|e| io::Error::other(e.message))?;
+    // A file that does not exist yet opens empty and is written on the first save.
     for f in files {
-        app.run("ultra.openFile", json!({ "path": f }));
+        app.run("ultra.openFile", json!({ "path": f, "create": true }));
     }
     if let Some(first) = files.first() {
         // The first file named is the one shown.

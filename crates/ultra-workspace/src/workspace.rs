@@ -276,8 +276,12 @@ impl Workspace {
         if self.buffers.contains_key(rel) || self.root.exists(rel) {
             return Err(WsError::Exists(rel.to_string()));
         }
-        self.buffers
-            .insert(rel.clone(), Buffer::new(rel.clone(), content, None));
+        let mut buf = Buffer::new(rel.clone(), content, None);
+        if content.is_empty() {
+            // Nothing typed yet is nothing to lose: clean until edited.
+            buf.mark_saved();
+        }
+        self.buffers.insert(rel.clone(), buf);
         Ok(())
     }
 

@@ -520,3 +520,20 @@ fn files_open_from_the_sidebar() {
     t.type_text("B");
     t.shows("Bbravo");
 }
+
+#[test]
+fn a_new_file_opens_empty_and_is_written_on_save() {
+    let ws = Ws::new();
+    let t = Tmux::start(&ws, &["notes/todo.md"]);
+    let s = t.wait("the empty buffer", |s| status(s).contains("notes/todo.md"));
+    assert!(
+        !status(&s).contains("●"),
+        "nothing typed, nothing to lose:\n{s}"
+    );
+    assert!(!ws.exists("notes"), "not written before a save");
+    t.type_text("- [ ] write tests");
+    t.shows("- [ ] write tests");
+    t.keys(&["C-s"]);
+    t.wait("saved", |s| !status(s).contains("●"));
+    assert_eq!(ws.read("notes/todo.md"), "- [ ] write tests");
+}
