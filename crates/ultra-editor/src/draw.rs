@@ -467,7 +467,9 @@ fn status(f: &mut Frame<'_>, app: &App, r: Rect) {
     } else {
         format!("{} waiting for you (y/n) ", app.confirms.len())
     };
-    let pad = (r.width as usize).saturating_sub(left.chars().count() + right.chars().count());
+    let pad = (r.width as usize)
+        .saturating_sub(left.chars().count() + right.chars().count())
+        .max(2);
     let text = format!("{left}{}{right}", " ".repeat(pad));
     f.render_widget(Paragraph::new(text).style(style), r);
 }
