@@ -234,9 +234,9 @@ impl History {
 
     /// Fold typing into the newest transaction, so that one undo takes back a run of it:
     /// `changes` join that transaction when it is an edit by the same author (`source`,
-    /// session included) and command, still live, on the same one file, made only of
-    /// insertions, and `changes` insert (no line break) exactly where each of those
-    /// insertions ended. A word boundary (whitespace typed after a non-space) starts a new
+    /// session included) and command, still live, on the same one file, and `changes`
+    /// insert (no line break) exactly where each of its replacements' new text ends
+    /// (typing over a selection and going on is one run). A word boundary (whitespace typed after a non-space) starts a new
     /// transaction, as does a line break. Returns the transaction's id, or `None` when a
     /// new transaction is needed.
     pub fn extend_typing(
@@ -258,10 +258,7 @@ impl History {
             && last.source == *source
             && prev.path == fc.path
             && prev.reps.len() == fc.reps.len()
-            && prev
-                .reps
-                .iter()
-                .all(|r| r.old.is_empty() && r.new_chars < MAX_RUN)
+            && prev.reps.iter().all(|r| r.new_chars < MAX_RUN)
             && fc
                 .reps
                 .iter()
@@ -269,17 +266,18 @@ impl History {
         if !joins {
             return None;
         }
-        // Where each earlier insertion ends in the text after it: its start, shifted by
-        // the insertions before it, plus its own length.
-        let mut shift = 0;
+        // Where each earlier replacement's new text ends in the text after it: its start,
+        // shifted by what the replacements before it added or removed, plus that text.
+        let mut delta = 0isize;
         for (a, b) in prev.reps.iter().zip(&fc.reps) {
-            shift += a.new_chars;
+            let end = a.start as isize + delta + a.new_chars as isize;
+            delta += a.new_chars as isize - a.old_chars as isize;
             let boundary = b.new.starts_with(char::is_whitespace)
                 && a.new
                     .chars()
                     .next_back()
                     .is_some_and(|c| !c.is_whitespace());
-            if b.start != a.start + shift || boundary {
+            if b.start as isize != end || boundary {
                 return None;
             }
         }

@@ -231,3 +231,32 @@ fn undoing_back_to_the_saved_text_is_clean() {
         "the saved text is now abd"
     );
 }
+
+#[test]
+fn typing_over_a_selection_and_on_is_one_step() {
+    let (_d, mut ws, rel) = setup("one two\n");
+    // The first character replaces `two`; the rest go on after it.
+    let p = ws
+        .prepare(vec![FileEdits {
+            path: rel.clone(),
+            expected_version: None,
+            expected_hash: None,
+            edits: vec![EditOp::Chars {
+                start: 4,
+                end: 7,
+                text: "t".into(),
+            }],
+        }])
+        .unwrap();
+    let first = ws.commit_typing(p, &person(), "type").txn_id;
+    ws.buffer_mut(&rel).unwrap().selections = vec![ultra_workspace::buffer::Selection::cursor(5)];
+    let rest = type_at_cursors(&mut ws, &rel, "hree", &person());
+    assert_eq!(text(&ws, &rel), "one three\n");
+    assert!(rest.iter().all(|i| *i == first), "{first} {rest:?}");
+    let mine = Filter {
+        source: Some(SourceKind::Human),
+        ..Filter::default()
+    };
+    ws.undo(&mine).unwrap();
+    assert_eq!(text(&ws, &rel), "one two\n");
+}
