@@ -963,13 +963,26 @@ static SET_CONTEXT: CommandSpec = CommandSpec::new(
     "ultra.setContext",
     "View: Set Context Key",
     "View",
-    "Set a context key that when-clauses read (VS Code's setContext); null removes it. Keys derived from the view (editorFocus, paletteOpen, editorLangId, ...) cannot be set.",
+    "Set a context key that when-clauses read (VS Code's setContext); null removes it. Keys derived from the view (editorFocus, paletteOpen, editorLangId, ...) cannot be set. Not for agents: a key could turn on a person's key binding.",
 )
 .idempotent()
+.only_sources(&[
+    SourceKind::Human,
+    SourceKind::Cli,
+    SourceKind::Ipc,
+    SourceKind::Extension,
+    SourceKind::Internal,
+])
 .examples(&[Example {
     description: "Turn on a mode for key bindings",
     args: r#"{"key": "vimMode", "value": true}"#,
     expect: Some(r#"{"keys": {"vimMode": true}}"#),
+    ..Example::EMPTY
+}, Example {
+    description: "An agent may not",
+    args: r#"{"key": "vimMode", "value": true}"#,
+    error: Some("SOURCE_NOT_ALLOWED"),
+    source: Some(SourceKind::Ai),
     ..Example::EMPTY
 }]);
 
