@@ -344,7 +344,9 @@ impl App {
         follow: bool,
     ) -> Option<Group> {
         let (mut top, mut left) = self.scroll.get(path).copied().unwrap_or((0, 0));
-        for _ in 0..2 {
+        // Scrolling to the cursor may take a second fetch (a third when the line it lands
+        // on also needs a horizontal scroll); the last one is drawn as it is.
+        for attempt in 0..3 {
             let port: Viewport = match self.backend.call(
                 "ultra.getViewport",
                 json!({ "path": path, "top": top, "height": height, "maxLineChars": left + width + 1 }),
@@ -383,7 +385,7 @@ impl App {
                 top = port.top;
             }
             self.scroll.insert(path.to_string(), (top, left));
-            if !moved {
+            if !moved || attempt == 2 {
                 return Some(Group {
                     port,
                     left,

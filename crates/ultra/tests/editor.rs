@@ -537,3 +537,19 @@ fn a_new_file_opens_empty_and_is_written_on_save() {
     t.wait("saved", |s| !status(s).contains("●"));
     assert_eq!(ws.read("notes/todo.md"), "- [ ] write tests");
 }
+
+#[test]
+fn a_jump_far_down_a_long_line_scrolls_both_ways() {
+    let ws = Ws::new();
+    let mut text: String = (1..=200).map(|i| format!("line {i}\n")).collect();
+    text.push_str(&format!("{}END\n", "x".repeat(300)));
+    ws.write("long.txt", &text);
+    let t = Tmux::start(&ws, &["long.txt"]);
+    t.shows("line 1");
+    // The end of the last line: 200 lines down and 300 columns right at once.
+    t.keys(&["C-End", "Up", "End"]);
+    let s = t.wait("the cursor at the end of line 201", |s| {
+        status(s).contains("Ln 201, Col 304")
+    });
+    assert!(s.contains("xEND"), "scrolled right to the cursor:\n{s}");
+}
