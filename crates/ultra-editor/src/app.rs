@@ -171,22 +171,14 @@ impl App {
             return false;
         };
         let given = args.as_object().cloned().unwrap_or_default();
-        let title = self.title_of(command);
-        match Prompt::for_missing(command, &title, schema, given) {
+        // Titled by the id; the palette puts the command's title on it.
+        match Prompt::for_missing(command, command, schema, given) {
             Some(p) => {
                 self.prompt = Some(p);
                 true
             }
             None => false,
         }
-    }
-
-    fn title_of(&mut self, command: &str) -> String {
-        self.palette
-            .as_ref()
-            .and_then(|p| p.entries.iter().find(|e| e.id == command))
-            .map(|e| e.title.clone())
-            .unwrap_or_else(|| command.to_string())
     }
 
     fn fail(&mut self, e: &CommandError) {
@@ -212,7 +204,6 @@ impl App {
         for (k, v) in &self.view.context {
             cx.set(k, v.clone());
         }
-        cx.set("confirmationVisible", json!(!self.confirms.is_empty()));
         cx
     }
 
