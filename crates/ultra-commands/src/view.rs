@@ -391,7 +391,7 @@ static GET_VIEWPORT: CommandSpec = CommandSpec::new(
     "ultra.getViewport",
     "View: Get Viewport",
     "View",
-    "The lines of a buffer from `top` (0-based) for `height` lines, each with syntax highlighting spans (character columns, tree-sitter), plus the selections, syntax-error markers on those lines, the version, dirty state and who made the last change. What an editor draws, in one call.",
+    "The lines of a buffer from `top` (0-based) for `height` lines, each with syntax highlighting spans (character columns, tree-sitter), plus the selections, syntax-error markers on those lines, the version, dirty state and who made the last change. What an editor draws, in one call. A file that is not open is read from disk without opening it (version 0, no selections).",
 )
 .read_only()
 .quiet()
@@ -401,6 +401,12 @@ static GET_VIEWPORT: CommandSpec = CommandSpec::new(
     files: HELLO,
     setup: OPEN,
     expect: Some(r#"{"path": "src/app.rs", "lineCount": 5, "lines": [{"line": 0, "text": "fn main() {", "spans": [{"start": 0, "end": 2, "scope": "keyword"}]}, {"line": 1}], "highlighted": true}"#),
+    ..Example::EMPTY
+}, Example {
+    description: "A file not open: read without opening it",
+    args: r#"{"path": "src/app.rs", "top": 2, "height": 1}"#,
+    files: HELLO,
+    expect: Some(r#"{"version": 0, "selections": [], "lines": [{"line": 2, "text": "    println!(\"{x}\");"}]}"#),
     ..Example::EMPTY
 }]);
 
@@ -423,10 +429,9 @@ impl Command<Services> for GetViewport {
         }
         let max_chars = a.max_line_chars.unwrap_or(1000).max(1);
         let enc = cx.source.encoding();
-        let (rel, rope, version, dirty, language, sels, last_change) = {
+        let (rel, rope, version, dirty, language, sels, last_change, open) = {
             let mut ws = cx.services.ws();
             let rel: RelPath = target(cx, &ws, a.path.as_deref(), false)?;
-            ws.open_buffer(&rel)?;
             let last_change = ws
                 .history()
                 .iter()
@@ -438,26 +443,39 @@ impl Command<Services> for GetViewport {
                     command: t.command.clone(),
                     txn_id: t.txn_id,
                 });
-            let b = ws
-                .buffer(&rel)
-                .ok_or_else(|| ultra_workspace::WsError::NotFound(rel.to_string()))?;
-            let sels: Vec<ViewSelection> = b
-                .selections
-                .iter()
-                .map(|s| ViewSelection {
-                    anchor: ultra_workspace::text::to_pos(&b.rope, s.anchor, enc),
-                    head: ultra_workspace::text::to_pos(&b.rope, s.head, enc),
-                })
-                .collect();
-            (
-                rel,
-                b.rope.clone(),
-                b.version,
-                b.is_dirty(),
-                b.language,
-                sels,
-                last_change,
-            )
+            if let Some(b) = ws.buffer(&rel) {
+                let sels: Vec<ViewSelection> = b
+                    .selections
+                    .iter()
+                    .map(|s| ViewSelection {
+                        anchor: ultra_workspace::text::to_pos(&b.rope, s.anchor, enc),
+                        head: ultra_workspace::text::to_pos(&b.rope, s.head, enc),
+                    })
+                    .collect();
+                (
+                    rel,
+                    b.rope.clone(),
+                    b.version,
+                    b.is_dirty(),
+                    b.language,
+                    sels,
+                    last_change,
+                    true,
+                )
+            } else {
+                // Looking opens no buffer (no tab appears for a person).
+                let snap = ws.snapshot(&rel)?;
+                (
+                    rel,
+                    snap.rope,
+                    0,
+                    false,
+                    snap.language,
+                    Vec::new(),
+                    last_change,
+                    false,
+                )
+            }
         };
         let line_count = rope.len_lines();
         let top = a.top.min(line_count.saturating_sub(1));
@@ -500,7 +518,7 @@ impl Command<Services> for GetViewport {
                 }
                 v
             };
-            let fresh = match all.remove(&key) {
+            let fresh = match all.remove(&key).filter(|_| open) {
                 Some((v, h)) if v == version && h.lang() == lang => Some(h),
                 Some((_, mut h)) if h.lang() == lang => h.update(bytes()).then_some(h),
                 _ => Highlighter::new(lang, bytes()),
@@ -535,7 +553,9 @@ impl Command<Services> for GetViewport {
                     });
                 }
                 highlighted = true;
-                all.insert(key, (version, h));
+                if open {
+                    all.insert(key, (version, h));
+                }
             }
         }
         Ok(Viewport {
