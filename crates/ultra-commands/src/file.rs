@@ -75,6 +75,7 @@ static OPEN_FILE: CommandSpec = CommandSpec::new(
     "File",
     "Open a file into a buffer and make it active. Line and column are 1-based. Returns the buffer's version and content hash, which edits can pass as expectedVersion / expectedHash.",
 )
+.keybinding("ctrl+o")
 .idempotent()
 .examples(&[
     Example { description: "Open a file", args: r#"{"path": "src/app.ts"}"#, files: HELLO, expect: Some(r#"{"path": "src/app.ts", "version": 1, "lineCount": 3, "language": "typescript"}"#), ..Example::EMPTY },

@@ -536,6 +536,15 @@ fn a_new_file_opens_empty_and_is_written_on_save() {
     t.keys(&["C-s"]);
     t.wait("saved", |s| !status(s).contains("●"));
     assert_eq!(ws.read("notes/todo.md"), "- [ ] write tests");
+    // Ctrl+O asks for a path and opens it.
+    ws.write("other.txt", "other\n");
+    t.keys(&["C-o"]);
+    t.shows("path");
+    t.type_text("other.txt");
+    t.keys(&["Enter"]);
+    t.wait("other.txt open", |s| {
+        status(s).contains("other.txt") && s.contains("other")
+    });
 }
 
 #[test]
