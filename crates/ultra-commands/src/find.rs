@@ -11,7 +11,7 @@ use ultra_protocol::{CommandError, ErrorCode, Position};
 use ultra_workspace::buffer::Selection;
 
 use crate::Services;
-use crate::navigation::{Cursors, cursors, with_buffer};
+use crate::navigation::{Cursors, cursors, is_word, with_buffer, word_at};
 
 /// Register the find and go-to commands.
 pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
@@ -338,14 +338,8 @@ impl Command<Services> for GoToDefinition {
         let (word, here) = with_buffer(cx, a.path.as_deref(), |buf, _| {
             let rope = &buf.rope;
             let at = buf.selections[0].head;
-            let w = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
-            let (mut s, mut e) = (at, at);
-            while s > 0 && w(rope.char(s - 1)) {
-                s -= 1;
-            }
-            while e < rope.len_chars() && w(rope.char(e)) {
-                e += 1;
-            }
+            // `$` is part of a JavaScript name.
+            let (s, e) = word_at(rope, at, |c| is_word(c) || c == '$');
             let here = (buf.path.to_string(), rope.char_to_line(at) as u32 + 1);
             Ok((rope.slice(s..e).to_string(), here))
         })?;

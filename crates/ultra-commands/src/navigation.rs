@@ -284,8 +284,22 @@ static MOTIONS: &[&(CommandSpec, Motion)] = &[
     ),
 ];
 
-fn is_word(c: char) -> bool {
+/// A character of a word for word motions and selections.
+pub(crate) fn is_word(c: char) -> bool {
     c.is_alphanumeric() || c == '_'
+}
+
+/// The chars `start..end` of the run of `word` characters around `at` (empty when `at`
+/// touches none).
+pub(crate) fn word_at(rope: &Rope, at: usize, word: impl Fn(char) -> bool) -> (usize, usize) {
+    let (mut s, mut e) = (at, at);
+    while s > 0 && word(rope.char(s - 1)) {
+        s -= 1;
+    }
+    while e < rope.len_chars() && word(rope.char(e)) {
+        e += 1;
+    }
+    (s, e)
 }
 
 fn step(rope: &Rope, at: usize, m: Motion) -> usize {

@@ -10,7 +10,7 @@ use ultra_workspace::buffer::{Buffer, Selection};
 use ultra_workspace::text;
 
 use crate::Services;
-use crate::navigation::{Cursors, cursors, dedup, with_buffer};
+use crate::navigation::{Cursors, cursors, dedup, is_word, with_buffer, word_at};
 
 /// Register the selection commands.
 pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
@@ -246,10 +246,6 @@ impl Command<Services> for SingleCursor {
 
 // ---------------------------------------------------------------- selectWord
 
-fn is_word(c: char) -> bool {
-    c.is_alphanumeric() || c == '_'
-}
-
 /// `ultra.selectWord`.
 pub struct SelectWord;
 
@@ -299,14 +295,7 @@ impl Command<Services> for SelectWord {
             let rope = &buf.rope;
             let primary = buf.selections[0];
             if primary.anchor == primary.head {
-                let len = rope.len_chars();
-                let (mut s, mut e) = (primary.head, primary.head);
-                while s > 0 && is_word(rope.char(s - 1)) {
-                    s -= 1;
-                }
-                while e < len && is_word(rope.char(e)) {
-                    e += 1;
-                }
+                let (s, e) = word_at(rope, primary.head, is_word);
                 if s == e {
                     return Err(
                         CommandError::new(ErrorCode::NoMatch, "no word at the cursor")
