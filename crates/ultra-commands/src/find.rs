@@ -360,23 +360,22 @@ fn go_to(
     symbol: &str,
     here: Option<(String, u32)>,
 ) -> Result<Landed, CommandError> {
-    let (container, name) = match symbol.rsplit_once('.') {
-        Some((c, n)) if !c.is_empty() && !n.is_empty() => (Some(c.to_string()), n.to_string()),
-        _ => (None, symbol.to_string()),
-    };
-    let mut defs: Vec<(String, u32)> = {
+    let (mut defs, near): (Vec<(String, u32)>, Vec<String>) = {
         let (code, _) = cx.services.code(&[]);
         let idx = code.read();
-        idx.definitions(&name)
-            .into_iter()
-            .filter(|d| container.is_none() || d.def().container == container)
+        let (name, found) = crate::code::tools::definitions_of(&idx, symbol);
+        let near = if found.is_empty() {
+            idx.similar_names(&name, 5)
+        } else {
+            Vec::new()
+        };
+        let defs = found
+            .iter()
             .map(|d| (d.file.path.clone(), d.def().line))
-            .collect()
+            .collect();
+        (defs, near)
     };
-    defs.sort();
     if defs.is_empty() {
-        let (code, _) = cx.services.code(&[]);
-        let near = code.read().similar_names(&name, 5);
         return Err(CommandError::new(
             ErrorCode::SymbolNotFound,
             format!("no definition of `{symbol}` in the index"),

@@ -791,6 +791,27 @@ pub struct Definitions {
 /// `find_definition`.
 pub struct FindDefinition;
 
+/// The definitions of `symbol` by path and line, and the bare name looked up (a method
+/// may be given as `Class.method`, which narrows by container).
+pub(crate) fn definitions_of(
+    idx: &ultra_index::Index,
+    symbol: &str,
+) -> (String, Vec<ultra_index::index::DefRef>) {
+    let (container, name) = match symbol.rsplit_once('.') {
+        Some((c, n)) if !c.is_empty() && !n.is_empty() => (Some(c), n),
+        _ => (None, symbol),
+    };
+    let mut defs: Vec<_> = idx
+        .definitions(name)
+        .into_iter()
+        .filter(|d| container.is_none() || d.def().container.as_deref() == container)
+        .collect();
+    defs.sort_by(|a, b| {
+        (a.file.path.as_str(), a.def().line).cmp(&(b.file.path.as_str(), b.def().line))
+    });
+    (name.to_string(), defs)
+}
+
 static FIND_DEFINITION: CommandSpec = CommandSpec::new(
     "code.findDefinition",
     "Code: Find Definition",
@@ -828,19 +849,7 @@ impl Command<Services> for FindDefinition {
         a: FindDefinitionArgs,
     ) -> Result<Definitions, CommandError> {
         let (code, state) = cx.services.code(&[]);
-        let (container, name) = match a.symbol.rsplit_once('.') {
-            Some((c, n)) if !c.is_empty() && !n.is_empty() => (Some(c.to_string()), n.to_string()),
-            _ => (None, a.symbol.clone()),
-        };
-        let mut defs: Vec<_> = code
-            .read()
-            .definitions(&name)
-            .into_iter()
-            .filter(|d| container.is_none() || d.def().container == container)
-            .collect();
-        defs.sort_by(|a, b| {
-            (a.file.path.as_str(), a.def().line).cmp(&(b.file.path.as_str(), b.def().line))
-        });
+        let (name, defs) = definitions_of(&code.read(), &a.symbol);
         if defs.is_empty() {
             let idx = code.read();
             let suggestions: Vec<serde_json::Value> = idx
