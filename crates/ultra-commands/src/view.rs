@@ -104,12 +104,16 @@ pub struct ViewState {
     last_find: Option<crate::find::FindArgs>,
 }
 
+/// A buffer's id and version: what a highlighter was brought up to.
+type BufferAt = (u64, u64);
+
 /// The view and the highlighting state of open buffers.
 #[derive(Default)]
 pub struct ViewService {
     state: Mutex<ViewState>,
-    /// Per path: the buffer version highlighted and its highlighter.
-    highlighters: Mutex<HashMap<String, (u64, Highlighter)>>,
+    /// Per path: the buffer state highlighted and its highlighter; only for buffers
+    /// still open.
+    highlighters: Mutex<HashMap<String, (BufferAt, Highlighter)>>,
 }
 
 impl ViewService {
@@ -143,14 +147,6 @@ impl ViewService {
             serde_json::to_value(&state).unwrap_or_default()
         });
         state
-    }
-
-    /// Forget a closed buffer's highlighting.
-    pub fn forget(&self, path: &str) {
-        self.highlighters
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(path);
     }
 }
 
@@ -429,8 +425,10 @@ impl Command<Services> for GetViewport {
         }
         let max_chars = a.max_line_chars.unwrap_or(1000).max(1);
         let enc = cx.source.encoding();
-        let (rel, rope, version, dirty, language, sels, last_change, open) = {
+        let (rel, rope, version, dirty, language, sels, last_change, buffers) = {
             let mut ws = cx.services.ws();
+            let buffers: HashMap<String, u64> =
+                ws.buffers().map(|b| (b.path.to_string(), b.id)).collect();
             let rel: RelPath = target(cx, &ws, a.path.as_deref(), false)?;
             let last_change = ws
                 .history()
@@ -460,7 +458,7 @@ impl Command<Services> for GetViewport {
                     b.language,
                     sels,
                     last_change,
-                    true,
+                    buffers,
                 )
             } else {
                 // Looking opens no buffer (no tab appears for a person).
@@ -473,10 +471,12 @@ impl Command<Services> for GetViewport {
                     snap.language,
                     Vec::new(),
                     last_change,
-                    false,
+                    buffers,
                 )
             }
         };
+        // A file that is not open is highlighted afresh and not kept.
+        let open = buffers.contains_key(rel.as_str());
         let line_count = rope.len_lines();
         let top = a.top.min(line_count.saturating_sub(1));
         let end = (top + height).min(line_count);
@@ -510,7 +510,10 @@ impl Command<Services> for GetViewport {
                 .highlighters
                 .lock()
                 .unwrap_or_else(|p| p.into_inner());
+            // Closed buffers' highlighting goes.
+            all.retain(|p, (at, _)| buffers.get(p) == Some(&at.0));
             let key = rel.to_string();
+            let at = (buffers.get(&key).copied().unwrap_or(0), version);
             let bytes = || {
                 let mut v = Vec::with_capacity(rope.len_bytes());
                 for chunk in rope.chunks() {
@@ -519,7 +522,7 @@ impl Command<Services> for GetViewport {
                 v
             };
             let fresh = match all.remove(&key).filter(|_| open) {
-                Some((v, h)) if v == version && h.lang() == lang => Some(h),
+                Some((v, h)) if v == at && h.lang() == lang => Some(h),
                 Some((_, mut h)) if h.lang() == lang => h.update(bytes()).then_some(h),
                 _ => Highlighter::new(lang, bytes()),
             };
@@ -554,7 +557,7 @@ impl Command<Services> for GetViewport {
                 }
                 highlighted = true;
                 if open {
-                    all.insert(key, (version, h));
+                    all.insert(key, (at, h));
                 }
             }
         }

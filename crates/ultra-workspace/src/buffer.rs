@@ -52,6 +52,9 @@ pub struct DiskState {
 
 /// An open file.
 pub struct Buffer {
+    /// Unique among the buffers this process opens: a file closed and opened again gets
+    /// a new one (its version starts at 1 again), so caches keyed by it cannot go stale.
+    pub id: u64,
     pub path: RelPath,
     pub rope: Rope,
     /// Increases by one with every change; never reused.
@@ -82,7 +85,9 @@ impl Buffer {
         let rope = Rope::from_str(text);
         let hash_cache = disk.as_ref().map(|d| (1, d.hash.clone()));
         let saved = disk.is_some().then(|| rope.clone());
+        static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         Buffer {
+            id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             path,
             rope,
             version: 1,

@@ -562,3 +562,27 @@ fn a_jump_far_down_a_long_line_scrolls_both_ways() {
     });
     assert!(s.contains("xEND"), "scrolled right to the cursor:\n{s}");
 }
+
+#[test]
+fn a_reopened_file_is_highlighted_from_its_new_text() {
+    let ws = Ws::new();
+    ws.write("a.rs", "fn a() {}\n");
+    let _server = ws.serve();
+    let mut c = ws.connect();
+    let first_span = |c: &mut common::Conn| {
+        c.ok("ultra.openFile", json!({ "path": "a.rs" }));
+        let v = c.ok("ultra.getViewport", json!({ "height": 1 }));
+        v["lines"][0]["spans"][0].clone()
+    };
+    assert_eq!(
+        first_span(&mut c),
+        json!({ "start": 0, "end": 2, "scope": "keyword" })
+    );
+    // Closed, changed on disk, opened again: version 1 once more, new text.
+    c.ok("ultra.closeFile", json!({ "path": "a.rs" }));
+    ws.write("a.rs", "const X: u8 = 1;\n");
+    assert_eq!(
+        first_span(&mut c),
+        json!({ "start": 0, "end": 5, "scope": "keyword" })
+    );
+}
