@@ -51,16 +51,7 @@ pub(crate) fn apply_batch_in(
     apply_in(cx, ws, files, false)
 }
 
-/// [`apply_batch`] for a person's typing: a run of it is one undo step.
-pub(crate) fn apply_typing(
-    cx: &mut Cx<'_, Services>,
-    files: Vec<FileEdits>,
-) -> Result<TxnOutcome, CommandError> {
-    let services = cx.services;
-    let mut ws = services.ws();
-    apply_in(cx, &mut ws, files, true)
-}
-
+/// [`apply_batch_in`]; with `typing`, a person's run of typing joins one undo step.
 fn apply_in(
     cx: &mut Cx<'_, Services>,
     ws: &mut Workspace,
@@ -275,11 +266,9 @@ impl Command<Services> for InsertText {
         }];
         // A person typing at the cursors: a run of it is one undo step.
         let typing = is_human(cx) && args.position.is_none();
-        single(if typing {
-            apply_typing(cx, files)?
-        } else {
-            apply_batch(cx, files)?
-        })
+        let services = cx.services;
+        let mut ws = services.ws();
+        single(apply_in(cx, &mut ws, files, typing)?)
     }
 }
 
@@ -593,8 +582,8 @@ pub struct UndoArgs {
 }
 
 impl UndoArgs {
-    /// Without filters, a person undoes their own edits in the active buffer and a program or agent undoes
-    /// its own latest transaction.
+    /// Without filters, a person undoes their own edits in the active buffer and a program
+    /// or agent undoes its own latest transaction.
     fn filter(self, cx: &Cx<'_, Services>) -> Result<Filter, CommandError> {
         let ws = cx.services.ws();
         let path = match &self.path {
