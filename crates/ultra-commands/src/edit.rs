@@ -10,9 +10,9 @@ use ultra_core::command::{CommandSpec, Example};
 use ultra_core::registry::RegistryError;
 use ultra_core::{Command, Cx, Registry};
 use ultra_protocol::{CommandError, ErrorCode, Position, PositionEncoding, Range, SourceKind};
-use ultra_workspace::Workspace;
 use ultra_workspace::history::Filter;
-use ultra_workspace::workspace::{EditOp, FileEdits, TxnOutcome};
+use ultra_workspace::workspace::{EditOp, FileEdits, Prepared, TxnOutcome};
+use ultra_workspace::{RelPath, Workspace};
 
 use crate::Services;
 use crate::util::{current_text, emit_changed, emit_notices, is_human, target};
@@ -61,15 +61,7 @@ fn apply_in(
     let prepared = ws.prepare(files);
     emit_notices(cx, ws);
     let prepared = prepared?;
-    for pf in &prepared.files {
-        if pf.reps.is_empty() {
-            continue;
-        }
-        let guard = &*ws;
-        cx.check_content(pf.path.as_str(), &|| guard.preview(pf), &|| {
-            current_text(guard, &pf.path)
-        })?;
-    }
+    check_content(cx, ws, &prepared)?;
     let outcome = if typing {
         ws.commit_typing(prepared, cx.source, cx.command_id)
     } else {
@@ -77,6 +69,51 @@ fn apply_in(
     };
     emit_changed(cx, &outcome, cx.command_id);
     Ok(outcome)
+}
+
+/// [`apply_batch`] then a save of every file it touched, under one lock. Every file's save
+/// precondition (its disk has not moved on under the buffer) is checked before anything
+/// changes, so a refused save leaves every buffer and file as it was.
+pub(crate) fn apply_and_save(
+    cx: &mut Cx<'_, Services>,
+    files: Vec<FileEdits>,
+) -> Result<TxnOutcome, CommandError> {
+    let services = cx.services;
+    let mut ws = services.ws();
+    let prepared = ws.prepare(files);
+    emit_notices(cx, &mut ws);
+    let prepared = prepared?;
+    for pf in &prepared.files {
+        let checked = ws.check_saveable(&pf.path);
+        emit_notices(cx, &mut ws);
+        checked?;
+    }
+    check_content(cx, &ws, &prepared)?;
+    let paths: Vec<RelPath> = prepared.files.iter().map(|f| f.path.clone()).collect();
+    let outcome = ws.commit(prepared, cx.source, cx.command_id);
+    emit_changed(cx, &outcome, cx.command_id);
+    for rel in &paths {
+        crate::file::save_in(cx, &mut ws, rel, false)?;
+    }
+    Ok(outcome)
+}
+
+/// Run the content validators over each file's text after a prepared batch.
+fn check_content(
+    cx: &mut Cx<'_, Services>,
+    ws: &Workspace,
+    prepared: &Prepared,
+) -> Result<(), CommandError> {
+    for pf in &prepared.files {
+        if pf.reps.is_empty() {
+            continue;
+        }
+        let guard = ws;
+        cx.check_content(pf.path.as_str(), &|| guard.preview(pf), &|| {
+            current_text(guard, &pf.path)
+        })?;
+    }
+    Ok(())
 }
 
 /// Result of single-file edits.
@@ -555,13 +592,11 @@ impl Command<Services> for ApplyEdits {
                 });
             }
         }
-        let outcome = apply_batch(cx, files)?;
         if args.save {
-            for f in &outcome.files {
-                crate::file::save_one(cx, Some(&f.path), false)?;
-            }
+            apply_and_save(cx, files)
+        } else {
+            apply_batch(cx, files)
         }
-        Ok(outcome)
     }
 }
 

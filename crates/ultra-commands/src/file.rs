@@ -8,13 +8,14 @@ use ultra_core::registry::RegistryError;
 use ultra_core::{Command, Cx, Registry};
 use ultra_protocol::event::names;
 use ultra_protocol::{CommandError, ErrorCode, Position};
+use ultra_workspace::WsError;
 use ultra_workspace::buffer::Selection;
 use ultra_workspace::text;
-use ultra_workspace::workspace::Saved;
+use ultra_workspace::workspace::{Saved, TxnOutcome};
 use ultra_workspace::{RelPath, Workspace};
 
 use crate::Services;
-use crate::util::{current_text, emit_notices, is_human, target};
+use crate::util::{current_text, emit_changed, emit_notices, is_human, target};
 
 /// Register the file commands.
 pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
@@ -25,6 +26,7 @@ pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
     r.register(DeleteFile)?;
     r.register(RenameFile)?;
     r.register(CloseFile)?;
+    r.register(Revert)?;
     Ok(())
 }
 
@@ -232,6 +234,66 @@ impl Command<Services> for Save {
             ws.check_expected(&rel, args.expected_version, args.expected_hash.as_deref())?;
         }
         save_in(cx, &mut ws, &rel, args.force)
+    }
+}
+
+// ---------------------------------------------------------------- revert
+
+/// Arguments of `ultra.revert`.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RevertArgs {
+    /// The buffer to revert (default: the active buffer).
+    pub path: Option<String>,
+    /// Only revert if the buffer is still at this version (so changes made since the
+    /// caller looked are not dropped unseen).
+    pub expected_version: Option<u64>,
+}
+
+/// `ultra.revert`.
+pub struct Revert;
+
+static REVERT: CommandSpec = CommandSpec::new(
+    "ultra.revert",
+    "Revert File",
+    "File",
+    "Reload a buffer from disk, dropping its unsaved changes: the way out of a conflict (STALE_VERSION with reason changedOnDisk) that keeps the disk's version. One undoable transaction: ultra.undo brings the changes back.",
+)
+.examples(&[Example {
+    description: "Drop unsaved changes, taking the disk's text",
+    args: r#"{"path": "src/app.ts"}"#,
+    files: HELLO,
+    setup: &[("ultra.insertText", r#"{"path": "src/app.ts", "text": "// draft\n", "position": {"line": 0, "character": 0}}"#)],
+    expect: Some(r#"{"files": [{"path": "src/app.ts", "version": 3, "lineCount": 3}]}"#),
+    ..Example::EMPTY
+}, Example {
+    description: "Only if the buffer is still at the version the caller saw",
+    args: r#"{"path": "src/app.ts", "expectedVersion": 1}"#,
+    files: HELLO,
+    setup: &[("ultra.insertText", r#"{"path": "src/app.ts", "text": "// draft\n", "position": {"line": 0, "character": 0}}"#)],
+    error: Some("STALE_VERSION"),
+    ..Example::EMPTY
+}]);
+
+impl Command<Services> for Revert {
+    type Args = RevertArgs;
+    type Output = TxnOutcome;
+
+    fn spec(&self) -> &'static CommandSpec {
+        &REVERT
+    }
+
+    fn run(&self, cx: &mut Cx<'_, Services>, args: RevertArgs) -> Result<TxnOutcome, CommandError> {
+        let mut ws = cx.services.ws();
+        let rel = target(cx, &ws, args.path.as_deref(), false)?;
+        if ws.buffer(&rel).is_none() {
+            return Err(WsError::NotFound(format!("{rel} (not open)")).into());
+        }
+        ws.check_expected(&rel, args.expected_version, None)?;
+        let outcome = ws.revert(&rel, cx.source, REVERT.id)?;
+        emit_notices(cx, &mut ws);
+        emit_changed(cx, &outcome, REVERT.id);
+        Ok(outcome)
     }
 }
 

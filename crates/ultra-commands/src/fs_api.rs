@@ -441,23 +441,12 @@ impl Command<Services> for AppendFile {
         let appended = args.content.len() as u64;
         if ws.buffer(&rel).is_some() {
             // Through the buffer: an insert at its end, then a save, under one lock.
-            ws.sync_disk(&rel)?;
+            // The save would fail after the append committed; refuse up front.
+            ws.check_saveable(&rel)?;
             let end = {
                 let buf = ws
                     .buffer_mut(&rel)
                     .ok_or_else(|| WsError::NotFound(rel.to_string()))?;
-                if buf.disk_conflict {
-                    // The save would fail after the append committed; refuse up front.
-                    return Err(WsError::Stale {
-                        path: rel.to_string(),
-                        expected: "the file as last read".into(),
-                        current_version: buf.version,
-                        current_hash: buf.hash(),
-                        diff: None,
-                        reason: "changedOnDisk",
-                    }
-                    .into());
-                }
                 buf.rope.len_chars()
             };
             let outcome = crate::edit::apply_batch_in(

@@ -367,7 +367,7 @@ impl Command<Services> for GetOpenFiles {
                 version: b.version,
                 language: b.language.into(),
                 active: active.as_ref() == Some(&b.path),
-                disk_conflict: b.disk_conflict,
+                disk_conflict: b.disk_conflict(),
             })
             .collect())
     }

@@ -30,7 +30,7 @@ pub fn publish_notices(bus: &EventBus, ws: &mut Workspace) {
     for n in ws.take_notices() {
         let (event, path, version) = match &n {
             Notice::Reloaded { path, version } => (names::BUFFER_CHANGED, path, version),
-            Notice::Conflict { path, version } | Notice::Deleted { path, version } => {
+            Notice::Conflict { path, version, .. } | Notice::Deleted { path, version, .. } => {
                 (names::FILE_CHANGED_ON_DISK, path, version)
             }
         };

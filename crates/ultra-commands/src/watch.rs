@@ -55,20 +55,61 @@ pub fn spawn(exec: Arc<Executor<Services>>) -> Result<WatchHandle, notify::Error
                     .buffers()
                     .filter_map(|b| b.path.split().map(|(parent, _)| root.join(parent.as_str())))
                     .collect();
-                for dir in wanted.difference(&watched) {
-                    let _ = watcher.watch(dir, RecursiveMode::NonRecursive);
+                // A directory that cannot be watched (gone for now) is tried again next round.
+                let added: BTreeSet<PathBuf> = wanted
+                    .difference(&watched)
+                    .filter(|dir| watcher.watch(dir, RecursiveMode::NonRecursive).is_ok())
+                    .cloned()
+                    .collect();
+                if !added.is_empty() {
+                    // A change between a buffer's opening and its directory's watch would
+                    // otherwise wait for the next read: look once now that it is watched.
+                    let mut ws = exec.services().ws();
+                    let fresh: Vec<_> = ws
+                        .buffers()
+                        .filter(|b| {
+                            b.path.split().is_some_and(|(parent, _)| {
+                                added.contains(&root.join(parent.as_str()))
+                            })
+                        })
+                        .map(|b| b.path.clone())
+                        .collect();
+                    for rel in fresh {
+                        let _ = ws.sync_disk(&rel);
+                    }
+                    publish_notices(exec.events(), &mut ws);
                 }
                 for dir in watched.difference(&wanted) {
                     let _ = watcher.unwatch(dir);
                 }
-                watched = wanted;
+                watched = watched
+                    .intersection(&wanted)
+                    .cloned()
+                    .chain(added)
+                    .collect();
                 let Ok(first) = rx.recv_timeout(Duration::from_millis(200)) else {
                     continue;
                 };
                 // Drain what arrived together so a burst (write, rename) syncs once.
                 let mut paths: BTreeSet<PathBuf> = BTreeSet::new();
                 for ev in std::iter::once(first).chain(rx.try_iter()).flatten() {
+                    // inotify reports opens and reads too, the sync's own among them: an
+                    // event per look would make every look cause another.
+                    if is_read(&ev.kind) {
+                        continue;
+                    }
+                    // A watched directory removed (`git checkout` empties and recreates
+                    // them) loses its watch: forget it, so the next round watches the new
+                    // one and looks at its buffers.
+                    if matches!(ev.kind, notify::EventKind::Remove(_)) {
+                        for p in &ev.paths {
+                            watched.remove(p);
+                        }
+                    }
                     paths.extend(ev.paths);
+                }
+                if paths.is_empty() {
+                    continue;
                 }
                 let mut ws = exec.services().ws();
                 for p in paths {
@@ -90,4 +131,10 @@ pub fn spawn(exec: Arc<Executor<Services>>) -> Result<WatchHandle, notify::Error
         }),
         Err(e) => Err(notify::Error::io(e)),
     }
+}
+
+/// Whether an event only says a file was opened, read or closed unchanged.
+fn is_read(kind: &notify::EventKind) -> bool {
+    use notify::event::{AccessKind, AccessMode};
+    matches!(kind, notify::EventKind::Access(a) if !matches!(a, AccessKind::Close(AccessMode::Write)))
 }

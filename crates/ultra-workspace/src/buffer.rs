@@ -43,11 +43,50 @@ impl Selection {
     }
 }
 
-/// What the file looked like on disk when Ultra last read or wrote it.
+/// What the file looked like on disk when Ultra last looked at its content.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DiskState {
     pub meta: Meta,
+    /// BLAKE3 of the bytes (text or not).
     pub hash: String,
+    /// When the content was hashed (ns since the epoch). A file whose ctime is this close
+    /// to it may change again within the same timestamp tick, unseen by `stat`, so it is
+    /// re-hashed until its ctime is older ("racily clean", as git calls it).
+    pub checked_ns: u128,
+}
+
+/// How long after its ctime a file's stat is not trusted to show a further change. File
+/// times come from a coarse clock (one tick, 4-10 ms) and the check reads a finer one.
+const RACY_NS: u128 = 100_000_000;
+
+impl DiskState {
+    /// A state for bytes just read or written, with their metadata.
+    pub fn new(meta: Meta, hash: String) -> DiskState {
+        DiskState {
+            meta,
+            hash,
+            checked_ns: now_ns(),
+        }
+    }
+
+    /// Whether `meta` shows the file unchanged since this state, so its content need not
+    /// be read again. Size, inode, mtime and ctime must agree, and the ctime must not be
+    /// racy (too close to when the content was hashed).
+    pub fn unchanged(&self, meta: &Meta) -> bool {
+        meta.len == self.meta.len
+            && meta.ino == self.meta.ino
+            && meta.mtime_ns == self.meta.mtime_ns
+            && meta.ctime_ns == self.meta.ctime_ns
+            && self.checked_ns > meta.ctime_ns + RACY_NS
+    }
+}
+
+/// Wall-clock time, ns since the epoch.
+pub fn now_ns() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0)
 }
 
 /// An open file.
@@ -59,15 +98,15 @@ pub struct Buffer {
     pub rope: Rope,
     /// Increases by one with every change; never reused.
     pub version: u64,
-    /// The version that matches the disk.
+    /// The version whose text is the base (what the disk held when last in step).
     pub saved_version: u64,
-    /// The text that matches the disk, and whether the current text is that again (an
-    /// edit undone, a character typed and deleted): then the buffer is not dirty.
-    saved: Option<Rope>,
+    /// The base: the text the disk held when the buffer was last in step with it (opened,
+    /// saved, reloaded) and its hash; `None` for a buffer whose file never existed. The
+    /// current text equal to it again (an edit undone) is not dirty.
+    base: Option<(Rope, Option<String>)>,
     same_as_saved: bool,
+    /// The disk as last seen: `None` when the file was absent.
     pub disk: Option<DiskState>,
-    /// The disk changed while the buffer had unsaved changes.
-    pub disk_conflict: bool,
     /// Never empty; the first is the primary.
     pub selections: Vec<Selection>,
     pub language: &'static str,
@@ -84,7 +123,7 @@ impl Buffer {
         let language = text::language_of(path.as_str());
         let rope = Rope::from_str(text);
         let hash_cache = disk.as_ref().map(|d| (1, d.hash.clone()));
-        let saved = disk.is_some().then(|| rope.clone());
+        let base = disk.as_ref().map(|d| (rope.clone(), Some(d.hash.clone())));
         static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         Buffer {
             id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
@@ -92,10 +131,9 @@ impl Buffer {
             rope,
             version: 1,
             saved_version: if disk.is_some() { 1 } else { 0 },
-            saved,
+            base,
             same_as_saved: disk.is_some(),
             disk,
-            disk_conflict: false,
             selections: vec![Selection::cursor(0)],
             language,
             goal: None,
@@ -109,18 +147,38 @@ impl Buffer {
         self.version != self.saved_version && !self.same_as_saved
     }
 
-    /// The current text is what the disk holds now.
-    pub fn mark_saved(&mut self) {
+    /// The current text is what the disk holds now: `disk`, just read or written, or no
+    /// file at all (a new buffer's empty text, for a file not created yet).
+    pub fn mark_saved(&mut self, disk: Option<DiskState>) {
         self.saved_version = self.version;
-        self.saved = Some(self.rope.clone());
+        self.base = Some((self.rope.clone(), disk.as_ref().map(|d| d.hash.clone())));
         self.same_as_saved = true;
+        self.disk = disk;
     }
 
-    /// The disk no longer holds any version of it (the file was deleted).
-    pub fn mark_unsaved(&mut self) {
-        self.saved_version = 0;
-        self.saved = None;
-        self.same_as_saved = false;
+    /// The hash of the disk content the buffer is based on; `None` when it is based on no
+    /// file (never saved, or a new file not written yet).
+    pub fn base_hash(&self) -> Option<&str> {
+        self.base.as_ref().and_then(|(_, h)| h.as_deref())
+    }
+
+    /// Whether the disk moved away from the base while the buffer cannot follow it: its
+    /// file changed, appeared or was replaced under unsaved changes, was deleted under
+    /// them, or changed into something a buffer cannot hold (not UTF-8, too large). Saving
+    /// then needs `force`. A clean buffer whose file was deleted is not in conflict: it
+    /// keeps its text, and a save writes it back.
+    pub fn disk_conflict(&self) -> bool {
+        match (self.base_hash(), &self.disk) {
+            (Some(b), Some(d)) => b != d.hash,
+            (Some(_), None) => self.is_dirty(),
+            (None, Some(_)) => true,
+            (None, None) => false,
+        }
+    }
+
+    /// Whether the file was deleted on disk since the buffer was in step with it.
+    pub fn deleted_on_disk(&self) -> bool {
+        self.base_hash().is_some() && self.disk.is_none()
     }
 
     /// The content hash (BLAKE3 hex) of the current version, cached per version.
@@ -191,7 +249,7 @@ impl Buffer {
         self.version += 1;
         // Compared only when the lengths agree, and not for huge texts, so an edit stays
         // cheap; a huge buffer edited back to its saved text just stays dirty.
-        self.same_as_saved = self.saved.as_ref().is_some_and(|s| {
+        self.same_as_saved = self.base.as_ref().is_some_and(|(s, _)| {
             s.len_bytes() == self.rope.len_bytes() && s.len_bytes() <= 4 << 20 && *s == self.rope
         });
     }

@@ -26,15 +26,8 @@ pub enum WsError {
     TooLarge { path: String, size: u64, limit: u64 },
     #[error("`{0}` is not UTF-8 text")]
     Binary(String),
-    #[error("{path} is at version {current_version}, not {expected}")]
-    Stale {
-        path: String,
-        expected: String,
-        current_version: u64,
-        current_hash: String,
-        diff: Option<String>,
-        reason: &'static str,
-    },
+    #[error("{} is at version {}, not {}", .0.path, .0.current_version, .0.expected)]
+    Stale(Box<Stale>),
     #[error("no file is active")]
     NoActiveBuffer,
     #[error("`{0}` has unsaved changes")]
@@ -71,6 +64,20 @@ pub enum WsError {
         path: String,
         source: std::io::Error,
     },
+}
+
+/// A precondition that no longer holds: the caller's version or hash, or the disk under a
+/// buffer (`reason` says which).
+#[derive(Debug)]
+pub struct Stale {
+    pub path: String,
+    pub expected: String,
+    pub current_version: u64,
+    pub current_hash: String,
+    /// The disk's hash when the disk moved away from the buffer.
+    pub disk_hash: Option<String>,
+    pub diff: Option<String>,
+    pub reason: &'static str,
 }
 
 impl WsError {
@@ -112,7 +119,7 @@ impl WsError {
             WsError::NotEmpty(_) => ErrorCode::DirectoryNotEmpty,
             WsError::TooLarge { .. } => ErrorCode::TooLarge,
             WsError::Binary(_) => ErrorCode::BinaryFile,
-            WsError::Stale { .. } => ErrorCode::StaleVersion,
+            WsError::Stale(_) => ErrorCode::StaleVersion,
             WsError::NoActiveBuffer => ErrorCode::NoActiveBuffer,
             WsError::Dirty(_) => ErrorCode::BufferDirty,
             WsError::InvalidPosition(_) => ErrorCode::InvalidPosition,
@@ -139,12 +146,22 @@ impl From<WsError> for CommandError {
             WsError::NotFound(path) => err
                 .with_details(json!({ "path": path }))
                 .with_suggestion("check the path with fs.listDirectory or create it with ultra.createFile"),
-            WsError::Stale { path, expected, current_version, current_hash, diff, reason } => err
-                .with_details(json!({
+            WsError::Stale(st) => {
+                let Stale { path, expected, current_version, current_hash, disk_hash, diff, reason } = *st;
+                let on_disk = reason.ends_with("OnDisk");
+                let mut details = json!({
                     "path": path, "expected": expected, "currentVersion": current_version,
                     "currentHash": current_hash, "diff": diff, "reason": reason,
-                }))
-                .with_suggestion("re-read the file (or apply the diff to your copy), then retry with the current version or hash"),
+                });
+                if let Some(h) = disk_hash {
+                    details["diskHash"] = json!(h);
+                }
+                err.with_details(details).with_suggestion(if on_disk {
+                    "the file changed on disk under unsaved changes: ultra.revert takes the disk's version (undoable with ultra.undo), or save with \"force\": true to keep the buffer's"
+                } else {
+                    "re-read the file (or apply the diff to your copy), then retry with the current version or hash; ultra.revert reloads a buffer from disk"
+                })
+            }
             WsError::NoMatch { path, needle, closest } => err
                 .with_details(json!({
                     "path": path, "old": needle,

@@ -102,6 +102,10 @@ pub struct Meta {
     pub len: u64,
     /// Modification time, nanoseconds since the epoch.
     pub mtime_ns: u128,
+    /// Status change time, nanoseconds since the epoch. Unlike mtime no program can set
+    /// it back (`cp -p`, `touch -d` restore mtime, and move ctime forward), so it is what
+    /// change detection trusts.
+    pub ctime_ns: u128,
     pub ino: u64,
     pub nlink: u64,
     pub mode: u32,
@@ -125,10 +129,12 @@ fn meta_of(m: &cap_std::fs::Metadata) -> Meta {
         .and_then(|t| t.into_std().duration_since(UNIX_EPOCH).ok())
         .map(|d| d.as_nanos())
         .unwrap_or(0);
+    let ctime_ns = (m.ctime().max(0) as u128) * 1_000_000_000 + m.ctime_nsec().max(0) as u128;
     Meta {
         kind,
         len: m.len(),
         mtime_ns,
+        ctime_ns,
         ino: m.ino(),
         nlink: m.nlink(),
         mode: m.mode(),
@@ -459,6 +465,7 @@ impl Root {
             kind,
             len: st.st_size as u64,
             mtime_ns: st.st_mtime as u128 * 1_000_000_000 + st.st_mtime_nsec as u128,
+            ctime_ns: st.st_ctime as u128 * 1_000_000_000 + st.st_ctime_nsec as u128,
             ino: st.st_ino,
             nlink: st.st_nlink,
             mode: st.st_mode,
@@ -604,6 +611,15 @@ impl Root {
                 return Err(WsError::NotAFile {
                     path: rel.0.clone(),
                     kind: "directory".into(),
+                });
+            }
+            // The path was resolved through its links when it was named; a link here now
+            // was planted since. Renaming over it would turn it into a regular file with
+            // the link's mode; writing through it would skip the checks on its target.
+            Ok(m) if m.file_type().is_symlink() => {
+                return Err(WsError::NotAFile {
+                    path: rel.to_string(),
+                    kind: "symbolic link, put there since the path was opened; open the link's target to write it".into(),
                 });
             }
             Ok(m) => m.permissions().mode() & 0o7777,
@@ -981,6 +997,15 @@ impl Root {
                 return Err(WsError::NotAFile {
                     path: rel.to_string(),
                     kind: "directory".into(),
+                });
+            }
+            // The path was resolved through its links when it was named; a link here now
+            // was planted since. Renaming over it would turn it into a regular file with
+            // the link's mode; writing through it would skip the checks on its target.
+            Ok(m) if m.file_type().is_symlink() => {
+                return Err(WsError::NotAFile {
+                    path: rel.to_string(),
+                    kind: "symbolic link, put there since the path was opened; open the link's target to write it".into(),
                 });
             }
             Ok(m) => m.permissions().mode() & 0o7777,

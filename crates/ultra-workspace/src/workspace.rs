@@ -14,7 +14,7 @@ use serde::Serialize;
 use ultra_protocol::{PositionEncoding, Range, Source, SourceKind};
 
 use crate::buffer::{Buffer, DiskState};
-use crate::error::WsError;
+use crate::error::{Stale, WsError};
 use crate::history::{FileChange, Filter, History, Replacement, TxnKind};
 use crate::root::{Kind, RelPath, Root, RootOptions};
 use crate::text;
@@ -35,10 +35,21 @@ pub struct WorkspaceOptions {
 pub enum Notice {
     /// The file changed on disk and the clean buffer was reloaded.
     Reloaded { path: String, version: u64 },
-    /// The file changed on disk while the buffer had unsaved changes.
-    Conflict { path: String, version: u64 },
-    /// The file was deleted on disk; the buffer keeps its text, now unsaved.
-    Deleted { path: String, version: u64 },
+    /// The file changed on disk and the buffer cannot follow: it has unsaved changes
+    /// (`changed`), or the file is no longer UTF-8 text (`notText`) or readable
+    /// (`unreadable`).
+    Conflict {
+        path: String,
+        version: u64,
+        reason: &'static str,
+    },
+    /// The file was deleted on disk; the buffer keeps its text (`dirty` says whether it
+    /// held unsaved changes, which a save now needs `force` to write).
+    Deleted {
+        path: String,
+        version: u64,
+        dirty: bool,
+    },
 }
 
 /// One edit inside a batch. Positions and anchors refer to the text before the batch: all
@@ -255,7 +266,7 @@ impl Workspace {
         let (bytes, meta) = self.root.read(rel)?;
         let hash = text::hash_bytes(&bytes);
         let text = String::from_utf8(bytes).map_err(|_| WsError::Binary(rel.to_string()))?;
-        Ok((text, DiskState { meta, hash }))
+        Ok((text, DiskState::new(meta, hash)))
     }
 
     /// Open a buffer (or return the open one, synced with the disk). Returns whether it was
@@ -279,76 +290,113 @@ impl Workspace {
         let mut buf = Buffer::new(rel.clone(), content, None);
         if content.is_empty() {
             // Nothing typed yet is nothing to lose: clean until edited.
-            buf.mark_saved();
+            buf.mark_saved(None);
         }
         self.buffers.insert(rel.clone(), buf);
         Ok(())
     }
 
-    /// Detect external changes to an open buffer's file. A clean buffer is reloaded (as an
-    /// undoable transaction by `internal`); a dirty one is marked in conflict. Cheap when
-    /// nothing changed: one `stat`.
+    /// Bring an open buffer in step with its file. A clean buffer takes the disk's text (as
+    /// an undoable transaction by `internal`); a dirty one whose file changed, appeared,
+    /// disappeared or was replaced is left as it is and flagged
+    /// ([`Buffer::disk_conflict`]). Each change is noticed once: the state seen is
+    /// recorded whatever the outcome, so a file that stays in conflict, or becomes
+    /// unreadable as text, is not read again on every call. Cheap when nothing changed:
+    /// one `stat` (plus a read while the file's ctime is too recent to trust).
     pub fn sync_disk(&mut self, rel: &RelPath) -> Result<(), WsError> {
+        self.sync_disk_with(rel, false)
+    }
+
+    /// [`Workspace::sync_disk`] that reads and hashes the content even when `stat` says
+    /// nothing changed (a hash precondition on a clean buffer is checked against the disk).
+    pub fn sync_disk_verified(&mut self, rel: &RelPath) -> Result<(), WsError> {
+        self.sync_disk_with(rel, true)
+    }
+
+    fn sync_disk_with(&mut self, rel: &RelPath, verify: bool) -> Result<(), WsError> {
         let Some(buf) = self.buffers.get(rel) else {
             return Ok(());
         };
-        let Some(disk) = buf.disk.clone() else {
-            return Ok(());
-        };
+        let last = buf.disk.clone();
         let meta = match self.root.stat_for_change(rel) {
-            Ok(m) => m,
-            Err(WsError::NotFound(_)) => {
-                let Some(buf) = self.buffers.get_mut(rel) else {
-                    return Ok(());
-                };
-                buf.disk = None;
-                buf.mark_unsaved();
+            Ok(m) => Some(m),
+            Err(WsError::NotFound(_)) => None,
+            // A directory (or anything else) now at the path: not a file the buffer holds.
+            Err(WsError::NotADirectory(_)) => None,
+            Err(e) => return Err(e),
+        };
+        let Some(meta) = meta else {
+            if last.is_none() {
+                return Ok(());
+            }
+            let Some(buf) = self.buffers.get_mut(rel) else {
+                return Ok(());
+            };
+            buf.disk = None;
+            if buf.base_hash().is_some() {
                 self.notices.push(Notice::Deleted {
                     path: rel.to_string(),
                     version: buf.version,
+                    dirty: buf.is_dirty(),
                 });
-                return Ok(());
             }
-            Err(e) => return Err(e),
+            return Ok(());
         };
-        if meta.len == disk.meta.len
-            && meta.mtime_ns == disk.meta.mtime_ns
-            && meta.ino == disk.meta.ino
-        {
+        if !verify && last.as_ref().is_some_and(|d| d.unchanged(&meta)) {
             return Ok(());
         }
-        let (text, new_disk) = match self.read_disk_text(rel) {
+        let read = self.root.read(rel);
+        let Some(buf) = self.buffers.get_mut(rel) else {
+            return Ok(());
+        };
+        let (bytes, read_meta) = match read {
             Ok(x) => x,
-            Err(_) => {
-                if let Some(buf) = self.buffers.get_mut(rel) {
-                    buf.disk_conflict = true;
+            Err(WsError::NotFound(_)) => {
+                // Gone between the stat and the read: the next look sees it absent.
+                return Ok(());
+            }
+            Err(e) => {
+                // Unreadable now (a directory, a FIFO, too large, a link out of the root):
+                // remember the state so it is reported once, not read again per call.
+                let seen = DiskState::new(meta, format!("unreadable: {e}"));
+                let changed = last.as_ref().is_none_or(|d| d.hash != seen.hash);
+                buf.disk = Some(seen);
+                if changed {
                     self.notices.push(Notice::Conflict {
                         path: rel.to_string(),
                         version: buf.version,
+                        reason: "unreadable",
                     });
                 }
                 return Ok(());
             }
         };
-        let Some(buf) = self.buffers.get_mut(rel) else {
+        let seen = DiskState::new(read_meta, text::hash_bytes(&bytes));
+        let same_as_last = last.as_ref().is_some_and(|d| d.hash == seen.hash);
+        if buf.base_hash() == Some(seen.hash.as_str()) {
+            // The disk holds the base again (or still): nothing to take, nothing in conflict.
+            buf.disk = Some(seen);
+            return Ok(());
+        }
+        let text = if buf.is_dirty() {
+            None
+        } else {
+            String::from_utf8(bytes).ok()
+        };
+        let Some(text) = text else {
+            let reason = if buf.is_dirty() { "changed" } else { "notText" };
+            buf.disk = Some(seen);
+            if !same_as_last {
+                self.notices.push(Notice::Conflict {
+                    path: rel.to_string(),
+                    version: buf.version,
+                    reason,
+                });
+            }
             return Ok(());
         };
-        if new_disk.hash == disk.hash {
-            buf.disk = Some(new_disk);
-            return Ok(());
-        }
-        if buf.is_dirty() {
-            buf.disk_conflict = true;
-            self.notices.push(Notice::Conflict {
-                path: rel.to_string(),
-                version: buf.version,
-            });
-            return Ok(());
-        }
         let rep = buf.replace_all(&text);
-        buf.mark_saved();
-        buf.disk = Some(new_disk);
-        buf.disk_conflict = false;
+        buf.mark_saved(Some(seen));
         let version = buf.version;
         let id = self.history.next_txn_id();
         self.history.record(
@@ -366,6 +414,53 @@ impl Workspace {
             version,
         });
         Ok(())
+    }
+
+    /// Take the disk's text into a buffer, dropping its unsaved changes, as one undoable
+    /// transaction by `source` (the way out of a conflict other than saving with `force`).
+    /// A file deleted on disk cannot be reverted to.
+    pub fn revert(
+        &mut self,
+        rel: &RelPath,
+        source: &Source,
+        command: &str,
+    ) -> Result<TxnOutcome, WsError> {
+        if !self.buffers.contains_key(rel) {
+            return Err(WsError::NotFound(format!("{rel} (not open)")));
+        }
+        let (text, disk) = self.read_disk_text(rel)?;
+        let Some(buf) = self.buffers.get_mut(rel) else {
+            return Err(WsError::NotFound(rel.to_string()));
+        };
+        let same = buf.rope.len_bytes() == text.len() && buf.rope == text.as_str();
+        let mut changes = Vec::new();
+        if !same {
+            let rep = buf.replace_all(&text);
+            changes.push(FileChange {
+                path: rel.clone(),
+                reps: vec![rep],
+            });
+        }
+        buf.mark_saved(Some(disk));
+        let version = buf.version;
+        let outcome = FileOutcome {
+            path: rel.to_string(),
+            version,
+            hash: buf.cheap_hash(),
+            line_count: buf.rope.len_lines(),
+            match_levels: vec![],
+            replaced: 0,
+            changed_lines: None,
+        };
+        let id = self.history.next_txn_id();
+        if !changes.is_empty() {
+            self.history
+                .record(id, source.clone(), command, TxnKind::Edit, changes);
+        }
+        Ok(TxnOutcome {
+            txn_id: id,
+            files: vec![outcome],
+        })
     }
 
     /// The current text of a file: its buffer if open (synced with disk first), else the
@@ -408,6 +503,11 @@ impl Workspace {
         if version.is_none() && hash.is_none() {
             return Ok(());
         }
+        // A clean buffer stands for the disk: check a hash against what the disk holds
+        // now, not what `stat` last suggested (a same-size write with its mtime restored).
+        if hash.is_some() && self.buffers.get(rel).is_some_and(|b| !b.is_dirty()) {
+            self.sync_disk_verified(rel)?;
+        }
         if let Some(buf) = self.buffers.get_mut(rel) {
             let current_hash = buf.hash();
             if let Some(v) = version
@@ -416,14 +516,15 @@ impl Workspace {
                 let diff = buf
                     .recent_version(v)
                     .map(|old| unified_diff(old, &buf.rope));
-                return Err(WsError::Stale {
+                return Err(WsError::Stale(Box::new(Stale {
                     path: rel.to_string(),
                     expected: format!("version {v}"),
                     current_version: buf.version,
                     current_hash,
+                    disk_hash: None,
                     diff,
                     reason: "version",
-                });
+                })));
             }
             if let Some(h) = hash
                 && h != current_hash
@@ -431,14 +532,15 @@ impl Workspace {
                 let diff = buf
                     .recent_with_hash(h)
                     .map(|old| unified_diff(&old, &buf.rope));
-                return Err(WsError::Stale {
+                return Err(WsError::Stale(Box::new(Stale {
                     path: rel.to_string(),
                     expected: format!("hash {h}"),
                     current_version: buf.version,
                     current_hash,
+                    disk_hash: None,
                     diff,
                     reason: "hash",
-                });
+                })));
             }
             return Ok(());
         }
@@ -449,14 +551,15 @@ impl Workspace {
                 Err(e) => return Err(e),
             };
             if current != h {
-                return Err(WsError::Stale {
+                return Err(WsError::Stale(Box::new(Stale {
                     path: rel.to_string(),
                     expected: format!("hash {h}"),
                     current_version: 0,
                     current_hash: current,
+                    disk_hash: None,
                     diff: None,
                     reason: "hash",
-                });
+                })));
             }
         }
         Ok(())
@@ -723,26 +826,30 @@ impl Workspace {
         Ok(TxnOutcome { txn_id, files })
     }
 
+    /// Refuse (as a save would without `force`) when an open buffer's file moved on under
+    /// it; for callers that must check before they change anything. Reads the disk.
+    pub fn check_saveable(&mut self, rel: &RelPath) -> Result<(), WsError> {
+        self.sync_disk_verified(rel)?;
+        match self.buffers.get_mut(rel) {
+            Some(buf) if buf.disk_conflict() => Err(conflict_error(buf)),
+            _ => Ok(()),
+        }
+    }
+
     /// Write a buffer to disk crash-safely. Refuses when the file changed on disk since it
     /// was read, unless `force`.
     pub fn save(&mut self, rel: &RelPath, force: bool) -> Result<Saved, WsError> {
         if !self.buffers.contains_key(rel) {
             return Err(WsError::NotFound(format!("{rel} (not open)")));
         }
-        self.sync_disk(rel)?;
+        // Read the disk, not just its stat: a save is the one step that can destroy
+        // someone else's change, and it costs two fsyncs anyway.
+        self.sync_disk_verified(rel)?;
         let Some(buf) = self.buffers.get_mut(rel) else {
             return Err(WsError::NotFound(rel.to_string()));
         };
-        if buf.disk_conflict && !force {
-            let current_hash = buf.hash();
-            return Err(WsError::Stale {
-                path: rel.to_string(),
-                expected: "the file as last read".into(),
-                current_version: buf.version,
-                current_hash,
-                diff: None,
-                reason: "changedOnDisk",
-            });
+        if buf.disk_conflict() && !force {
+            return Err(conflict_error(buf));
         }
         let bytes = buf.rope.to_string().into_bytes();
         if buf.disk.is_none() {
@@ -753,12 +860,7 @@ impl Workspace {
             return Err(WsError::NotFound(rel.to_string()));
         };
         let hash = buf.hash();
-        buf.disk = Some(DiskState {
-            meta,
-            hash: hash.clone(),
-        });
-        buf.mark_saved();
-        buf.disk_conflict = false;
+        buf.mark_saved(Some(DiskState::new(meta, hash.clone())));
         Ok(Saved {
             path: rel.to_string(),
             version: buf.version,
@@ -989,6 +1091,24 @@ impl Workspace {
         }
         Ok(())
     }
+}
+
+/// The refusal to save a buffer over a disk that moved on: both hashes, and the ways out.
+fn conflict_error(buf: &mut Buffer) -> WsError {
+    let (reason, disk_hash) = match &buf.disk {
+        None => ("deletedOnDisk", None),
+        Some(d) if d.hash.starts_with("unreadable") => ("unreadableOnDisk", None),
+        Some(d) => ("changedOnDisk", Some(d.hash.clone())),
+    };
+    WsError::Stale(Box::new(Stale {
+        path: buf.path.to_string(),
+        expected: "the file as last read".into(),
+        current_version: buf.version,
+        current_hash: buf.hash(),
+        disk_hash,
+        diff: None,
+        reason,
+    }))
 }
 
 /// A unified diff from `old` to `new`, capped for agents' context windows.
