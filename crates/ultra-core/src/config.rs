@@ -215,6 +215,11 @@ pub struct ValidatorConfig {
     /// A plugin: the program and its arguments, run in the workspace root.
     #[serde(default)]
     pub command: Option<Vec<String>>,
+    /// A plugin as seed 000 names it: a script or program, relative to the workspace
+    /// root. `.js`/`.mjs`/`.cjs` runs with `node`, `.py` with `python3`, anything else is
+    /// executed itself. Speaks the same JSON-RPC as a `command` plugin.
+    #[serde(default)]
+    pub module: Option<String>,
     /// A plugin's answer time per call (default 5000 ms).
     #[serde(default)]
     pub timeout_ms: Option<u64>,
@@ -418,11 +423,16 @@ impl Config {
             if message.starts_with("unknown field")
                 && let Some(field) = message.split('`').nth(1)
             {
-                key = if key == "." {
-                    field.to_string()
-                } else {
-                    format!("{key}.{field}")
-                };
+                // The path names the unknown field itself when the deserializer got that
+                // far; add it only when it stops at the enclosing object.
+                let named = key == field || key.ends_with(&format!(".{field}"));
+                if !named {
+                    key = if key == "." {
+                        field.to_string()
+                    } else {
+                        format!("{key}.{field}")
+                    };
+                }
             }
             ConfigError::Invalid {
                 path: path.to_string(),
@@ -467,7 +477,14 @@ impl Config {
                 key: format!("validators[{i}]"),
                 message,
             };
-            match (v.builtin.as_deref(), &v.command) {
+            let command = match (&v.command, &v.module) {
+                (Some(_), Some(_)) => {
+                    return Err(invalid("give `command` or `module`, not both".into()));
+                }
+                (None, Some(module)) => Some(module_argv(module, root)),
+                (command, None) => command.clone(),
+            };
+            match (v.builtin.as_deref(), &command) {
                 (Some("patterns"), None) => {
                     let p = PatternsValidator::new(&v.id, &v.rules, &v.protect, &v.guidelines)
                         .map_err(invalid)?;
@@ -503,7 +520,7 @@ impl Config {
                 }
                 _ => {
                     return Err(invalid(
-                        "give either `builtin` (patterns, syntax) or `command` (a plugin program)"
+                        "give either `builtin` (patterns, syntax) or `command` / `module` (a plugin program)"
                             .into(),
                     ));
                 }
@@ -513,16 +530,81 @@ impl Config {
     }
 }
 
+/// The program line of a seed-000 `module`: its interpreter by extension, the path made
+/// absolute beneath the root (a relative program path would otherwise be looked up in
+/// `PATH`, or relative to Ultra's own directory).
+fn module_argv(module: &str, root: &std::path::Path) -> Vec<String> {
+    let path = if std::path::Path::new(module).is_absolute() {
+        module.to_string()
+    } else {
+        root.join(module).to_string_lossy().into_owned()
+    };
+    let ext = std::path::Path::new(module)
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("");
+    match ext {
+        "js" | "mjs" | "cjs" => vec!["node".into(), path],
+        "py" => vec!["python3".into(), path],
+        _ => vec![path],
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn bad_key(text: &str) -> String {
+        match Config::parse(text, "c.json") {
+            Err(ConfigError::Invalid { key, .. }) => key,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn unknown_keys_are_named_by_their_dotted_path() {
+        assert_eq!(bad_key(r#"{"ipc": {"sockt": "/x"}}"#), "ipc.sockt");
+        assert_eq!(bad_key(r#"{"bogus": 1}"#), "bogus");
+        assert_eq!(
+            bad_key(r#"{"security": {"allowFileSystemAcess": false}}"#),
+            "security.allowFileSystemAcess"
+        );
+        assert_eq!(
+            bad_key(r#"{"validators": [{"id": "v", "modul": "x.js"}]}"#),
+            "validators[0].modul"
+        );
+    }
+
+    /// Seed 000's own example config: `module` plugins, run through their interpreter.
+    #[test]
+    fn seed_example_with_module_validators_parses() {
+        let c = Config::parse(
+            r#"{"validators": [{"id": "cor", "module": "@cor/ultra-plugin", "enabled": true},
+                               {"id": "py", "module": "tools/check.py"},
+                               {"id": "off", "module": "x.js", "enabled": false}],
+                "ipc": {"socket": "/tmp/ultra.sock", "enabled": true},
+                "commands": {"aliases": {"o": "ultra.openFile", "s": "ultra.save", "q": "ultra.quit"}}}"#,
+            "c.json",
+        )
+        .unwrap();
+        let root = std::path::Path::new("/w");
+        assert!(c.build_validators(root).unwrap().has_validators());
+        assert_eq!(module_argv("a/b.mjs", root), ["node", "/w/a/b.mjs"]);
+        assert_eq!(module_argv("check.py", root), ["python3", "/w/check.py"]);
+        assert_eq!(module_argv("bin/lint", root), ["/w/bin/lint"]);
+        let both = r#"{"validators": [{"id": "v", "module": "a.js", "command": ["a"]}]}"#;
+        let e = Config::parse(both, "c.json")
+            .unwrap()
+            .build_validators(root);
+        assert!(e.is_err());
+    }
 
     #[test]
     fn unknown_keys_are_named() {
         let e = Config::parse(r#"{"ipc": {"sockt": "/x"}}"#, "c.json")
             .unwrap_err()
             .to_string();
-        assert!(e.contains("ipc.sockt"), "{e}");
+        assert!(e.contains("`ipc.sockt`"), "{e}");
         let e = Config::parse(r#"{"bogus": 1}"#, "c.json")
             .unwrap_err()
             .to_string();

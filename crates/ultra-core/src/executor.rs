@@ -425,6 +425,10 @@ impl<S: Host> Executor<S> {
             Some(r)
         };
         match self.validators.validate_command(id, args, vcx) {
+            // A validator that cannot run fails closed for what changes things; a read
+            // goes on (a plugin that does not start must not leave agents blind), while
+            // a read it explicitly refuses is still refused.
+            Err(_) if command.spec().annotations.read_only => {}
             Err(e) => return Some(CommandResult::err(e)),
             Ok(agg) if !agg.proceed => {
                 return blocked(

@@ -487,3 +487,51 @@ fn plugins_block_warn_and_fail_closed() {
     assert!(r.get("error").is_none(), "{r}");
     assert_eq!(ws.read("notes.md"), "anyway\n");
 }
+
+/// Seed 000's own example config (`validators: [{id, module, enabled}]`) is accepted:
+/// reads keep working, and an agent's write fails closed naming the plugin that cannot
+/// start. A `.py` module runs through python3 as a plugin.
+#[test]
+fn seed_000_module_validators() {
+    let ws = Ws::new();
+    ws.config(json!({
+        "validators": [{ "id": "cor", "module": "@cor/ultra-plugin", "enabled": true }],
+        "ipc": { "enabled": true },
+        "commands": { "aliases": { "o": "ultra.openFile", "s": "ultra.save", "q": "ultra.quit" } }
+    }));
+    ws.write("notes.md", "hello\n");
+    let out = ws.cli(&["-c", "ultra.getFileContent:notes.md"]);
+    assert_eq!(out.code(), 0, "{}", out.stderr());
+    let _server = ws.serve();
+    let mut c = ws.agent("bot");
+    let got = c.ok("ultra.getFileContent", json!({ "path": "notes.md" }));
+    assert_eq!(got["content"], "hello\n");
+    let r = edit_notes(&mut c, "changed");
+    assert_eq!(r["error"]["data"]["code"], "VALIDATOR_ERROR", "{r}");
+    assert!(r["error"].to_string().contains("cor"), "{r}");
+    assert_eq!(ws.read("notes.md"), "hello\n");
+    drop(_server);
+
+    let plugin =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/validator_plugin/plugin.py");
+    let ws = Ws::new();
+    ws.write(
+        "tools/guard.py",
+        &format!(
+            "import sys\nsys.argv = ['plugin.py', 'block']\nexec(open({:?}).read())\n",
+            plugin.to_str().unwrap()
+        ),
+    );
+    ws.config(json!({ "validators": [{ "id": "guard", "module": "tools/guard.py" }] }));
+    ws.write("notes.md", "hello\n");
+    let _server = ws.serve();
+    let mut c = ws.agent("bot");
+    let r = edit_notes(&mut c, "FORBIDDEN");
+    assert_eq!(
+        r["error"]["data"]["code"], "CONTENT_VALIDATION_FAILED",
+        "{r}"
+    );
+    let r = edit_notes(&mut c, "fine");
+    assert!(r.get("error").is_none(), "{r}");
+    assert_eq!(ws.read("notes.md"), "fine\n");
+}
