@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-use ultra_core::command::{CommandSpec, Example};
+use ultra_core::command::{CommandSpec, Example, Touches};
 use ultra_core::registry::RegistryError;
 use ultra_core::{Command, Cx, Registry};
 use ultra_protocol::CommandError;
@@ -75,6 +75,7 @@ static GET_CONTEXT: CommandSpec = CommandSpec::new(
     "AI",
     "Get files' content and symbols (from the code index) plus the guidelines and rules validators will enforce on them, before editing. Unreadable files are reported per file, not as a failure.",
 )
+.touches(Touches::READ)
 .read_only()
 .examples(&[Example {
     description: "Context for one file",
@@ -189,6 +190,7 @@ static REPORT_PROGRESS: CommandSpec = CommandSpec::new(
     "AI",
     "Report progress on a multi-step task; subscribers (the UI, `ultra serve`'s terminal) receive an ai.progress event.",
 )
+.touches(Touches::NOTHING)
 .idempotent()
 .examples(&[Example { description: "Step 2 of 5", args: r#"{"message": "running tests", "step": 2, "totalSteps": 5}"#, expect: Some(r#"{"reported": true}"#), ..Example::EMPTY }]);
 

@@ -5,7 +5,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
-use ultra_core::command::{CommandSpec, Example};
+use ultra_core::command::{CommandSpec, Example, Touches};
 use ultra_core::registry::RegistryError;
 use ultra_core::{Command, Cx, Registry};
 use ultra_protocol::{CommandError, ErrorCode};
@@ -39,6 +39,7 @@ static TAIL: CommandSpec = CommandSpec::new(
     "Query",
     "The latest entries of this workspace's audit log, oldest first: time (ms since the epoch), source (type, agentId, sessionId), command, argsDigest, outcome and durationUs. Empty when auditing is off.",
 )
+.touches(Touches::NOTHING)
 .read_only()
 .idempotent()
 .examples(&[Example {

@@ -5,7 +5,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use ultra_core::command::{CommandSpec, Example};
+use ultra_core::command::{CommandSpec, Example, Touches};
 use ultra_core::registry::RegistryError;
 use ultra_core::{Command, Cx, Registry};
 use ultra_protocol::{CommandError, ErrorCode};
@@ -49,6 +49,7 @@ static EXECUTE: CommandSpec = CommandSpec::new(
     "Command",
     "Run any command by id, alias or tool name with its arguments (an object, or an array holding one); the answer is `{result}`, that command's data. The command itself goes through policy, the security settings and validators.",
 )
+.touches(Touches::NOTHING)
 .forwards()
 .examples(&[
     Example {
@@ -123,6 +124,7 @@ static LIST: CommandSpec = CommandSpec::new(
     "Command",
     "The ids of every command (seed 003), optionally only those containing `filter`. `ultra.listCommands` gives schemas and examples too.",
 )
+.touches(Touches::NOTHING)
 .read_only()
 .examples(&[Example {
     description: "The editor's commands",

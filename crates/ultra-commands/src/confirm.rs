@@ -2,7 +2,7 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use ultra_core::command::{CommandSpec, Example};
+use ultra_core::command::{CommandSpec, Example, Touches};
 use ultra_core::confirm::{Decision, PendingInfo};
 use ultra_core::registry::RegistryError;
 use ultra_core::{Command, Cx, Registry};
@@ -57,6 +57,7 @@ static LIST: CommandSpec = CommandSpec::new(
     "Confirm",
     "Calls waiting for a person's approval, oldest first, with their arguments and the policy rule that asked.",
 )
+.touches(Touches::NOTHING)
 .read_only()
 .examples(&[Example { description: "Nothing is waiting", args: "{}", expect: Some("[]"), ..Example::EMPTY }]);
 
@@ -121,6 +122,7 @@ static APPROVE: CommandSpec = CommandSpec::new(
     "Confirm",
     "Approve a parked call; it then runs. People only.",
 )
+.touches(Touches::NOTHING)
 .only_sources(HUMAN_ONLY)
 .not_ai_exposed()
 .examples(&[
@@ -161,6 +163,7 @@ static DENY: CommandSpec = CommandSpec::new(
     "Confirm",
     "Deny a parked call; its caller gets CONFIRMATION_DENIED. People only.",
 )
+.touches(Touches::NOTHING)
 .only_sources(HUMAN_ONLY)
 .not_ai_exposed()
 .examples(&[Example {
@@ -207,6 +210,7 @@ static AUTO_APPLY: CommandSpec = CommandSpec::new(
     "Confirm",
     "Seed 001's /auto-apply: while on, calls that would wait for a person by default (agents' edits, creates, deletes and destructive commands) run at once; rules written in ultra.config.json still apply. People only: no agent can turn it on.",
 )
+.touches(Touches::NOTHING)
 .only_sources(HUMAN_ONLY)
 .not_ai_exposed()
 .examples(&[

@@ -6,7 +6,7 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use ultra_core::command::{CommandSpec, Example};
+use ultra_core::command::{CommandSpec, Example, Touches};
 use ultra_core::registry::RegistryError;
 use ultra_core::{Command, Cx, Registry};
 use ultra_protocol::{CommandError, ErrorCode, Position, PositionEncoding, Range, SourceKind};
@@ -92,9 +92,7 @@ pub(crate) fn apply_and_save(
     let paths: Vec<RelPath> = prepared.files.iter().map(|f| f.path.clone()).collect();
     let outcome = ws.commit(prepared, cx.source, cx.command_id);
     emit_changed(cx, &outcome, cx.command_id);
-    for rel in &paths {
-        crate::file::save_in(cx, &mut ws, rel, false)?;
-    }
+    crate::file::save_many_in(cx, &mut ws, &paths)?;
     Ok(outcome)
 }
 
@@ -131,7 +129,8 @@ pub struct Edited {
     pub line_count: usize,
     /// How many occurrences were replaced.
     pub replaced: usize,
-    /// The matching level used for anchors: exact, trailingWhitespace or indentation.
+    /// The matching level used for anchors: exact, lineEndings, trailingWhitespace or
+    /// indentation.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub match_level: Option<String>,
     /// The changed lines after the edit, 1-based.
@@ -182,6 +181,7 @@ static EDIT: CommandSpec = CommandSpec::new(
     "Edit",
     "Replace a range of a buffer with text (0-based positions; characters are Unicode scalar values). Pass expectedVersion or expectedHash to fail with STALE_VERSION, carrying the current version and a diff, instead of overwriting someone else's change.",
 )
+.touches(Touches::WRITE)
 .examples(&[
     Example {
         description: "Rename a variable on line 1",
@@ -249,6 +249,7 @@ static INSERT_TEXT: CommandSpec = CommandSpec::new(
     "Edit",
     "Insert text at a position, or at every cursor (replacing selections) when no position is given, as one undoable transaction.",
 )
+.touches(Touches::WRITE)
 .examples(&[Example {
     description: "Insert a line at the top",
     args: r#"{"path": "src/app.ts", "text": "// header\n", "position": {"line": 0, "character": 0}}"#,
@@ -340,6 +341,7 @@ static REPLACE_TEXT: CommandSpec = CommandSpec::new(
     "Edit",
     "Find and replace in one buffer: the first occurrence, or all with all: true; literal text, or a regex with regex: true. Zero matches is NO_MATCH.",
 )
+.touches(Touches::WRITE)
 .keybinding("ctrl+h")
 .more_keys(&[("ctrl+r", "{}")])
 .examples(&[
@@ -457,7 +459,9 @@ pub struct EditSpec {
     #[serde(default)]
     pub replace_all: bool,
     /// When `old` does not match exactly, retry ignoring trailing whitespace, then
-    /// indentation; the result reports which level matched.
+    /// indentation (then `new` is re-indented to where it lands, in the file's tabs or
+    /// spaces); the result reports which level matched. Line endings never need it: CRLF
+    /// and LF always match each other (level `lineEndings`), and `new` takes the file's.
     #[serde(default)]
     pub whitespace: bool,
 }
@@ -526,8 +530,9 @@ static APPLY_EDITS: CommandSpec = CommandSpec::new(
     "ultra.applyEdits",
     "Apply Edits",
     "Edit",
-    "Apply range, line and anchor-text edits across one or more files atomically: all or nothing, one undo group. Anchors ({old, new}) must match exactly once unless replaceAll; zero matches lists the closest lines, several list where they are. Set whitespace: true to tolerate indentation and trailing-space differences (the result says which level matched).",
+    "Apply range, line and anchor-text edits across one or more files atomically: all or nothing, one undo group. Anchors ({old, new}) must match exactly once unless replaceAll; zero matches lists the closest lines, several list where they are. Set whitespace: true to tolerate indentation and trailing-space differences (the result says which level matched; new is re-indented to the file's indentation). CRLF and LF always match, and new text takes the file's line endings.",
 )
+.touches(Touches::WRITE)
 .tool_name("apply_edits")
 .examples(&[
     Example {
@@ -662,6 +667,7 @@ static UNDO: CommandSpec = CommandSpec::new(
     "Edit",
     "Undo the newest transaction matching the filter: by source (undo only an agent's work), agent, txnId or path. Later edits elsewhere in the file are kept; if a later edit overlaps, UNDO_CONFLICT. With no filter a person undoes their own latest change in the active buffer (an agent's only when asked, with `source`) and an agent undoes its own latest change.",
 )
+.touches(Touches::WRITE)
 .keybinding("ctrl+z")
 .examples(&[Example {
     description: "Undo an agent's edit by source",
@@ -708,6 +714,7 @@ static REDO: CommandSpec = CommandSpec::new(
     "Edit",
     "Redo the newest undone transaction matching the filter (same filters as ultra.undo). A new edit by the same author ends its redo chain.",
 )
+.touches(Touches::WRITE)
 .keybinding("ctrl+y")
 .examples(&[Example {
     description: "Undo then redo",

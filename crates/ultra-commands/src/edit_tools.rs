@@ -7,7 +7,7 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use ultra_core::command::{CommandSpec, Example};
+use ultra_core::command::{CommandSpec, Example, Touches};
 use ultra_core::registry::RegistryError;
 use ultra_core::{Command, Cx, Registry};
 use ultra_protocol::{CommandError, ErrorCode, Source, SourceKind};
@@ -81,6 +81,7 @@ static EDIT_LINES: CommandSpec = CommandSpec::new(
     "Code",
     "Replace lines start..end (1-based, inclusive) of a file with content and save it (seed 001's edit_lines). Empty content deletes the lines; end = start - 1 inserts before start. Pass expectedHash (from get_lines or read_file) to fail with STALE_VERSION instead of overwriting a change made since you read. A person confirms agents' calls, shown the diff, unless policy or auto-apply says otherwise. One undo entry.",
 )
+.touches(Touches::WRITE)
 .tool_name("edit_lines")
 .confirms()
 .examples(&[
@@ -240,10 +241,18 @@ impl Command<Services> for EditLines {
             lines_added,
             line_count,
             hash: f.hash,
-            output: format!(
-                "Edited {} ({range}): {lines_removed} line(s) out, {lines_added} in; saved. Undo with ultra.undo {{\"txnId\": {}}}.\n{diff}",
-                f.path, outcome.txn_id
-            ),
+            // Undo history lives as long as the process: a one-shot run offers none.
+            output: if cx.services.mode().one_shot {
+                format!(
+                    "Edited {} ({range}): {lines_removed} line(s) out, {lines_added} in; saved.\n{diff}",
+                    f.path
+                )
+            } else {
+                format!(
+                    "Edited {} ({range}): {lines_removed} line(s) out, {lines_added} in; saved. Undo with ultra.undo {{\"txnId\": {}}}.\n{diff}",
+                    f.path, outcome.txn_id
+                )
+            },
         })
     }
 }
@@ -267,6 +276,7 @@ static CREATE_FILE: CommandSpec = CommandSpec::new(
     "Code",
     "Create a new file with content, creating parent directories (seed 001's create_file). Fails with FILE_EXISTS if the path exists: edit existing files with edit_lines or apply_edits. A person confirms agents' calls, shown the content, unless policy or auto-apply says otherwise.",
 )
+.touches(Touches::WRITE)
 .tool_name("create_file")
 .confirms()
 .examples(&[Example {
@@ -336,6 +346,7 @@ static DELETE_FILE: CommandSpec = CommandSpec::new(
     "Code",
     "Delete a file (seed 001's delete_file). It cannot be undone. A person confirms agents' calls, shown the content and the files that import it, unless policy or auto-apply says otherwise.",
 )
+.touches(Touches::WRITE)
 .tool_name("delete_file")
 .destructive()
 .confirms()

@@ -10,7 +10,7 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use ultra_core::command::{CommandSpec, Example};
+use ultra_core::command::{CommandSpec, Example, Touches};
 use ultra_core::registry::RegistryError;
 use ultra_core::{Command, Cx, Registry};
 use ultra_protocol::{CommandError, Position, Range};
@@ -111,6 +111,7 @@ static OPEN_FILE: CommandSpec = CommandSpec::new(
     "Editor",
     "Open a file into a buffer and make it the active editor (seed 003). Returns its documentUri (file:// + absolute path), version and hash.",
 )
+.touches(Touches::READ)
 .idempotent()
 .examples(&[
     Example { description: "Open a file", args: r#"{"path": "src/app.ts", "preview": false}"#, files: HELLO, expect: Some(r#"{"success": true, "path": "src/app.ts", "languageId": "typescript", "version": 1}"#), ..Example::EMPTY },
@@ -168,6 +169,7 @@ static CLOSE_FILE: CommandSpec = CommandSpec::new(
     "Editor",
     "Close a file's buffer (seed 003). Unsaved changes block the close (BUFFER_DIRTY) unless force; pass expectedVersion so a forced close cannot discard changes you have not seen.",
 )
+.touches(Touches::NOTHING)
 .examples(&[
     Example { description: "Close an open file", args: r#"{"path": "src/app.ts"}"#, files: HELLO, setup: OPEN, expect: Some(r#"{"success": true, "path": "src/app.ts", "closed": true}"#), ..Example::EMPTY },
     Example {
@@ -250,6 +252,7 @@ static GET_CONTENT: CommandSpec = CommandSpec::new(
     "Editor",
     "A file's text as the editor sees it: the open buffer's, unsaved changes included, else the disk's (seed 003). Whole by default; page with offset/limit/maxChars.",
 )
+.touches(Touches::READ)
 .read_only()
 .examples(&[Example {
     description: "Read a file",
@@ -341,6 +344,7 @@ static SET_CONTENT: CommandSpec = CommandSpec::new(
     "Editor",
     "Replace a buffer's whole text as one undoable transaction (seed 003). The buffer is left unsaved; call editor.save to write it. Pass expectedVersion or expectedHash to refuse (STALE_VERSION) if it changed since you read it.",
 )
+.touches(Touches::WRITE)
 .idempotent()
 .examples(&[
     Example {
@@ -407,6 +411,7 @@ static INSERT_TEXT: CommandSpec = CommandSpec::new(
     "Editor",
     "Insert text at a 0-based position as one undoable transaction (seed 003). A character past the line end clamps to it; a line past the end is INVALID_POSITION.",
 )
+.touches(Touches::WRITE)
 .examples(&[Example {
     description: "Insert a comment line at the top",
     args: r#"{"path": "src/app.ts", "position": {"line": 0, "character": 0}, "text": "// header\n"}"#,
@@ -468,6 +473,7 @@ static REPLACE_RANGE: CommandSpec = CommandSpec::new(
     "Editor",
     "Replace a 0-based range with text as one undoable transaction (seed 003; the same handler as ultra.edit).",
 )
+.touches(Touches::WRITE)
 .examples(&[
     Example {
         description: "Rename `x` on line 0",
@@ -536,6 +542,7 @@ static DELETE_RANGE: CommandSpec = CommandSpec::new(
     "Editor",
     "Delete a 0-based range as one undoable transaction (seed 003).",
 )
+.touches(Touches::WRITE)
 .examples(&[Example {
     description: "Delete the first line",
     args: r#"{"path": "src/app.ts", "range": {"start": {"line": 0, "character": 0}, "end": {"line": 1, "character": 0}}}"#,
@@ -596,6 +603,7 @@ static SET_SELECTION: CommandSpec = CommandSpec::new(
     "Editor",
     "Make the file the active editor and replace its selections with one 0-based range (seed 003); an empty range places the cursor.",
 )
+.touches(Touches::NOTHING)
 .idempotent()
 .examples(&[Example {
     description: "Select `console` on line 1",
@@ -674,6 +682,7 @@ static REVEAL_LINE: CommandSpec = CommandSpec::new(
     "Editor",
     "Make the file the active editor and move a single cursor to the start of a 0-based line (seed 003). A line past the end is INVALID_POSITION.",
 )
+.touches(Touches::NOTHING)
 .idempotent()
 .examples(&[
     Example {
@@ -742,6 +751,7 @@ static GET_ACTIVE_FILE: CommandSpec = CommandSpec::new(
     "Editor",
     "The active editor's file, language, version and cursor (seed 003). NO_ACTIVE_BUFFER when no file is open.",
 )
+.touches(Touches::READ)
 .read_only()
 .examples(&[
     Example { description: "The active file", args: "{}", files: HELLO, setup: OPEN, expect: Some(r#"{"path": "src/app.ts", "languageId": "typescript", "isDirty": false}"#), ..Example::EMPTY },
@@ -798,6 +808,7 @@ static GET_OPEN_FILES: CommandSpec = CommandSpec::new(
     "Editor",
     "The paths of every open file, the active one and those with unsaved changes (seed 003). ultra.getOpenFiles gives versions and languages too.",
 )
+.touches(Touches::READ)
 .read_only()
 .examples(&[Example {
     description: "List open files",
@@ -856,6 +867,7 @@ static SAVE: CommandSpec = CommandSpec::new(
     "Editor",
     "Write a buffer (default: the active editor) to disk crash-safely (seed 003; the same handler as ultra.save). STALE_VERSION if the file changed on disk since it was read, unless force. Also answers to VS Code's `workbench.action.files.save`, which seed 003's clients call.",
 )
+.touches(Touches::WRITE)
 .aliases(&["workbench.action.files.save"])
 .idempotent()
 .examples(&[Example {
@@ -896,6 +908,7 @@ static SAVE_ALL: CommandSpec = CommandSpec::new(
     "Editor",
     "Save every buffer with unsaved changes (seed 003). success is false when any could not be saved; each failure is listed with its error.",
 )
+.touches(Touches::WRITE)
 .idempotent()
 .examples(&[Example {
     description: "Save all dirty buffers",

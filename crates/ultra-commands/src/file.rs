@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-use ultra_core::command::{CommandSpec, Example, FileOperation, FileOperationKind};
+use ultra_core::command::{CommandSpec, Example, FileOperation, FileOperationKind, Touches};
 use ultra_core::registry::RegistryError;
 use ultra_core::{Command, Cx, Registry};
 use ultra_protocol::event::names;
@@ -77,6 +77,7 @@ static OPEN_FILE: CommandSpec = CommandSpec::new(
     "File",
     "Open a file into a buffer and make it active. Line and column are 1-based. Returns the buffer's version and content hash, which edits can pass as expectedVersion / expectedHash.",
 )
+.touches(Touches::READ)
 .keybinding("ctrl+o")
 .idempotent()
 .examples(&[
@@ -170,6 +171,7 @@ static SAVE: CommandSpec = CommandSpec::new(
     "File",
     "Write a buffer to disk crash-safely (temp file, fsync, rename, fsync dir). Refuses with STALE_VERSION if the file changed on disk since it was read, unless force.",
 )
+.touches(Touches::WRITE)
 .keybinding("ctrl+s")
 .idempotent()
 .examples(&[Example {
@@ -219,6 +221,26 @@ pub(crate) fn save_in(
     Ok(saved)
 }
 
+/// Save several buffers as one batch ([`Workspace::save_many`]: all or nothing on disk,
+/// across crashes) under a lock the caller holds, and announce each.
+pub(crate) fn save_many_in(
+    cx: &Cx<'_, Services>,
+    ws: &mut Workspace,
+    rels: &[RelPath],
+) -> Result<Vec<Saved>, CommandError> {
+    let saved = ws.save_many(rels, false);
+    emit_notices(cx, ws);
+    let saved = saved?;
+    for s in &saved {
+        cx.events.emit(
+            names::FILE_SAVED,
+            json!({ "path": s.path, "version": s.version, "hash": s.hash }),
+            Some(cx.source),
+        );
+    }
+    Ok(saved)
+}
+
 impl Command<Services> for Save {
     type Args = SaveArgs;
     type Output = Saved;
@@ -259,6 +281,7 @@ static REVERT: CommandSpec = CommandSpec::new(
     "File",
     "Reload a buffer from disk, dropping its unsaved changes: the way out of a conflict (STALE_VERSION with reason changedOnDisk) that keeps the disk's version. One undoable transaction: ultra.undo brings the changes back.",
 )
+.touches(Touches::READ)
 .examples(&[Example {
     description: "Drop unsaved changes, taking the disk's text",
     args: r#"{"path": "src/app.ts"}"#,
@@ -313,6 +336,7 @@ pub struct SavedAll {
 pub struct SaveAll;
 
 static SAVE_ALL: CommandSpec = CommandSpec::new("ultra.saveAll", "Save All", "File", "Save every buffer with unsaved changes. Reports each buffer that could not be saved instead of stopping at the first.")
+.touches(Touches::WRITE)
     .idempotent()
     .examples(&[Example {
         description: "Save all dirty buffers",
@@ -397,6 +421,7 @@ static CREATE_FILE: CommandSpec = CommandSpec::new(
     "File",
     "Create a file (and its parent directories) with optional content, written crash-safely. Fails with FILE_EXISTS unless overwrite is true.",
 )
+.touches(Touches::WRITE)
 .examples(&[
     Example { description: "Create a file", args: r#"{"path": "src/new.ts", "content": "export {};\n"}"#, expect: Some(r#"{"path": "src/new.ts", "bytes": 11, "created": true}"#), ..Example::EMPTY },
     Example { description: "An existing file is not replaced", args: r#"{"path": "src/app.ts"}"#, files: HELLO, error: Some("FILE_EXISTS"), ..Example::EMPTY },
@@ -497,6 +522,7 @@ static DELETE_FILE: CommandSpec = CommandSpec::new(
     "File",
     "Delete a file. A symlink is removed itself, never its target. An open buffer is closed; unsaved changes block the delete unless force. Destructive: agents are asked first under the default policy, shown the content and the files that import it.",
 )
+.touches(Touches::WRITE)
 .destructive()
 .examples(&[Example { description: "Delete a file", args: r#"{"path": "src/app.ts"}"#, files: HELLO, expect: Some(r#"{"path": "src/app.ts", "deleted": true}"#), ..Example::EMPTY }]);
 
@@ -604,6 +630,7 @@ static RENAME_FILE: CommandSpec = CommandSpec::new(
     "File",
     "Rename or move a file or directory inside the workspace, creating parent directories. Open buffers follow the rename. Fails with FILE_EXISTS unless overwrite; overwriting counts as destructive for policy (agents are asked).",
 )
+.touches(Touches::WRITE)
 .examples(&[
     Example {
         description: "Move a file into another directory",
@@ -713,6 +740,7 @@ static CLOSE_FILE: CommandSpec = CommandSpec::new(
     "File",
     "Close a buffer. Unsaved changes block the close (BUFFER_DIRTY) unless force. The buffer's undo history is dropped with it.",
 )
+.touches(Touches::NOTHING)
 .keybinding("ctrl+w")
 .examples(&[
     Example { description: "Close the active buffer", args: "{}", files: HELLO, setup: &[("ultra.openFile", r#"{"path": "src/app.ts"}"#)], expect: Some(r#"{"closed": true}"#), ..Example::EMPTY },

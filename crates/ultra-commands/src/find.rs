@@ -4,7 +4,7 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use ultra_core::command::{CommandSpec, Example};
+use ultra_core::command::{CommandSpec, Example, Touches};
 use ultra_core::registry::RegistryError;
 use ultra_core::{Command, Cx, Registry};
 use ultra_protocol::{CommandError, ErrorCode, Position};
@@ -68,6 +68,7 @@ static FIND: CommandSpec = CommandSpec::new(
     "Navigation",
     "Select the next match of `query` after the cursor (before it with `backwards`), wrapping round the buffer; plain text ignoring case unless `regex` or `caseSensitive`. ultra.findNext repeats it.",
 )
+.touches(Touches::READ)
 .keybinding("ctrl+f")
 .examples(&[Example {
     description: "The first console",
@@ -111,6 +112,7 @@ static FIND_NEXT: CommandSpec = CommandSpec::new(
     "Navigation",
     "Repeat the last ultra.find from the cursor (`backwards` for the previous match).",
 )
+.touches(Touches::READ)
 .keybinding("f3")
 .more_keys(&[("shift+f3", r#"{"backwards": true}"#)])
 .examples(&[Example {
@@ -270,6 +272,7 @@ static GO_TO_SYMBOL: CommandSpec = CommandSpec::new(
     "Navigation",
     "Open the file defining `symbol` (from the code index) with the cursor on its definition; other definitions of the name are listed. Not found: SYMBOL_NOT_FOUND with near names.",
 )
+.touches(Touches::READ)
 .keybinding("ctrl+t")
 .examples(&[Example {
     description: "A class",
@@ -301,6 +304,7 @@ static GO_TO_DEFINITION: CommandSpec = CommandSpec::new(
     "Navigation",
     "Go to the definition of the word at the cursor (from the code index), preferring one in another place than the cursor.",
 )
+.touches(Touches::READ)
 .keybinding("f12")
 .examples(&[Example {
     description: "From a use of UserService",

@@ -13,7 +13,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-use ultra_core::command::{CommandSpec, Example, FileOperation, FileOperationKind};
+use ultra_core::command::{CommandSpec, Example, FileOperation, FileOperationKind, Touches};
 use ultra_core::registry::RegistryError;
 use ultra_core::{Command, Cx, Registry};
 use ultra_protocol::event::names;
@@ -142,6 +142,7 @@ static READ_FILE: CommandSpec = CommandSpec::new(
     "File System",
     "Read a file: an open buffer's text (unsaved changes included), else the disk's (seed 003). encoding utf8 (default) or base64 for binary files. Whole by default; page utf8 with offset (1-based line), limit and maxChars. Returns the hash to pass as expectedHash.",
 )
+.touches(Touches::READ)
 .read_only()
 .examples(&[
     Example { description: "Read a text file", args: r#"{"path": "src/app.ts"}"#, files: HELLO, expect: Some(r#"{"content": "const x = 1;\nconsole.log(x);\n", "encoding": "utf8", "size": 29, "truncated": false}"#), ..Example::EMPTY },
@@ -282,6 +283,7 @@ static WRITE_FILE: CommandSpec = CommandSpec::new(
     "File System",
     "Create or replace a file's content crash-safely, creating parent directories (seed 003). An open buffer takes the change as an undoable transaction and is saved. Pass expectedHash (from fs.readFile) to refuse with STALE_VERSION, changing nothing, if the file changed since you read it. encoding base64 writes raw bytes.",
 )
+.touches(Touches::WRITE)
 .idempotent()
 .examples(&[
     Example { description: "Create a file", args: r#"{"path": "src/new.ts", "content": "export {};\n"}"#, expect: Some(r#"{"success": true, "path": "src/new.ts", "bytes": 11, "created": true}"#), ..Example::EMPTY },
@@ -412,6 +414,7 @@ static APPEND_FILE: CommandSpec = CommandSpec::new(
     "File System",
     "Add text to the end of a file, creating it if missing (seed 003). Atomic: the whole new file replaces the old one crash-safely, so a reader never sees half an append. An open buffer takes the append as an undoable transaction and is saved (with any unsaved changes it had).",
 )
+.touches(Touches::WRITE)
 .examples(&[
     Example { description: "Append a line", args: r#"{"path": "src/app.ts", "content": "export {};\n"}"#, files: HELLO, expect: Some(r#"{"success": true, "bytes": 40, "appended": 11, "created": false}"#), ..Example::EMPTY },
     Example { description: "Append to an open file", args: r#"{"path": "src/app.ts", "content": "// end\n"}"#, files: HELLO, setup: &[("editor.openFile", r#"{"path": "src/app.ts"}"#)], expect: Some(r#"{"success": true, "version": 2, "appended": 7}"#), ..Example::EMPTY },
@@ -525,6 +528,7 @@ static DELETE_FILE: CommandSpec = CommandSpec::new(
     "File System",
     "Delete a file (seed 003; the same handler as ultra.deleteFile). A symlink is removed itself, never its target; a directory needs fs.deleteDirectory. An open buffer is closed; unsaved changes block unless force. Destructive: agents are asked first under the default policy.",
 )
+.touches(Touches::WRITE)
 .destructive()
 .examples(&[
     Example { description: "Delete a file", args: r#"{"path": "src/app.ts"}"#, files: HELLO, expect: Some(r#"{"success": true, "path": "src/app.ts", "deleted": true}"#), ..Example::EMPTY },
@@ -591,6 +595,7 @@ static RENAME: CommandSpec = CommandSpec::new(
     "File System",
     "Rename or move a file or directory inside the workspace (seed 003; the same handler as ultra.renameFile). A symlink is moved itself. Open buffers follow. FILE_EXISTS unless overwrite.",
 )
+.touches(Touches::WRITE)
 .examples(&[
     Example { description: "Move a file", args: r#"{"oldPath": "src/app.ts", "newPath": "lib/app.ts"}"#, files: HELLO, expect: Some(r#"{"success": true, "oldPath": "src/app.ts", "newPath": "lib/app.ts"}"#), ..Example::EMPTY },
     Example { description: "An existing target is kept", args: r#"{"oldPath": "src/app.ts", "newPath": "README.md"}"#, files: TREE, error: Some("FILE_EXISTS"), ..Example::EMPTY },
@@ -673,6 +678,7 @@ static COPY: CommandSpec = CommandSpec::new(
     "File System",
     "Copy a file's bytes on disk to a new path, crash-safely, keeping its permission bits (seed 003). Directories are not copied (NOT_A_FILE). FILE_EXISTS unless overwrite; unsaved changes in the source's buffer are not included.",
 )
+.touches(Touches::WRITE)
 .examples(&[
     Example { description: "Copy a file", args: r#"{"source": "src/app.ts", "destination": "backup/app.ts"}"#, files: HELLO, expect: Some(r#"{"success": true, "destination": "backup/app.ts", "bytes": 29}"#), ..Example::EMPTY },
     Example { description: "An existing destination is kept", args: r#"{"source": "src/app.ts", "destination": "README.md"}"#, files: TREE, error: Some("FILE_EXISTS"), ..Example::EMPTY },
@@ -763,6 +769,7 @@ static CREATE_DIRECTORY: CommandSpec = CommandSpec::new(
     "File System",
     "Create a directory and its missing parents (seed 003). An existing directory is success with created: false; an existing file is FILE_EXISTS.",
 )
+.touches(Touches::WRITE)
 .idempotent()
 .examples(&[
     Example { description: "Create nested directories", args: r#"{"path": "src/a/b"}"#, expect: Some(r#"{"success": true, "path": "src/a/b", "created": true}"#), ..Example::EMPTY },
@@ -837,6 +844,7 @@ static DELETE_DIRECTORY: CommandSpec = CommandSpec::new(
     "File System",
     "Delete a directory (seed 003): empty, or with recursive everything in it. Symlinks inside are removed, never followed. Open buffers inside are closed; unsaved changes block unless force. For agents nothing inside may be protected (.git, restricted paths). Destructive: agents are asked first under the default policy.",
 )
+.touches(Touches::WRITE)
 .destructive()
 .examples(&[
     Example { description: "Delete a tree", args: r#"{"path": "src", "recursive": true}"#, files: TREE, expect: Some(r#"{"success": true, "path": "src", "deleted": true}"#), ..Example::EMPTY },
@@ -955,6 +963,7 @@ static LIST_DIRECTORY: CommandSpec = CommandSpec::new(
     "File System",
     "List a directory's entries with name, path, type (file, directory, symlink), size and mtime (seed 003). recursive descends into subdirectories but never through symlinks or into .git; at most 10000 entries, with truncated: true when cut.",
 )
+.touches(Touches::READ)
 .read_only()
 .examples(&[
     Example {
@@ -1094,6 +1103,7 @@ static EXISTS: CommandSpec = CommandSpec::new(
     "File System",
     "Whether something exists at a path, and whether it is a file, a directory or a symlink (seed 003). A path outside the workspace is an error, not false.",
 )
+.touches(Touches::READ)
 .read_only()
 .examples(&[
     Example { description: "A file exists", args: r#"{"path": "src/app.ts"}"#, files: HELLO, expect: Some(r#"{"exists": true, "isFile": true, "isDirectory": false}"#), ..Example::EMPTY },
@@ -1153,6 +1163,7 @@ static STAT: CommandSpec = CommandSpec::new(
     "File System",
     "Size, mtime (ms), type, permission bits and file/directory/symlink flags of a path (seed 003). Symlinks are followed inside the workspace; isSymlink tells the path itself is one. FILE_NOT_FOUND when nothing is there.",
 )
+.touches(Touches::READ)
 .read_only()
 .examples(&[
     Example { description: "Stat a file", args: r#"{"path": "src/app.ts"}"#, files: HELLO, expect: Some(r#"{"path": "src/app.ts", "type": "file", "size": 29, "isFile": true, "isSymlink": false}"#), ..Example::EMPTY },

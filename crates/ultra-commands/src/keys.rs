@@ -4,7 +4,7 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use ultra_core::command::{CommandSpec, Example};
+use ultra_core::command::{CommandSpec, Example, Touches};
 use ultra_core::keymap::Origin;
 use ultra_core::registry::RegistryError;
 use ultra_core::{Command, Cx, Registry};
@@ -48,6 +48,7 @@ static KEYS: CommandSpec = CommandSpec::new(
     "Query",
     "The key bindings in effect, defaults first then the user's (config `keybindings`: {key, command, when, args}; `-command` removes): a key runs the last binding whose when-clause holds.",
 )
+.touches(Touches::NOTHING)
 .read_only()
 .idempotent()
 .examples(&[Example {

@@ -110,8 +110,26 @@ pub fn state_dir(root: &Path) -> std::path::PathBuf {
     base.join("ultra").join(&hash[..16])
 }
 
+/// How the executor will be used, beyond the config.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Mode {
+    /// One process, one run (`ultra -c` with no server): undo history ends with it.
+    pub one_shot: bool,
+    /// Write nothing: the workspace's file layer refuses every change (`--dry-run`).
+    pub dry_run: bool,
+}
+
 /// Build an executor for the workspace at `root` with `config`.
 pub fn build(root: &Path, config: Config) -> Result<Arc<Executor<Services>>, BuildError> {
+    build_with(root, config, Mode::default())
+}
+
+/// [`build`] for a particular [`Mode`].
+pub fn build_with(
+    root: &Path,
+    config: Config,
+    mode: Mode,
+) -> Result<Arc<Executor<Services>>, BuildError> {
     let mut validators = config.build_validators(root)?;
     // The syntax gate needs the parsers, so it is added here; on unless turned off.
     let gate_off = config
@@ -137,7 +155,7 @@ pub fn build(root: &Path, config: Config) -> Result<Arc<Executor<Services>>, Bui
             message,
         })
     })?;
-    let services = Services::open(root, &config)?;
+    let services = Services::open(root, &config, mode)?;
     let mut registry = Registry::new();
     register_all(&mut registry)?;
     for (alias, target) in &config.commands.aliases {

@@ -3,7 +3,7 @@
 use ropey::Rope;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use ultra_core::command::{CommandSpec, Example};
+use ultra_core::command::{CommandSpec, Example, Touches};
 use ultra_core::registry::RegistryError;
 use ultra_core::{Command, Cx, Registry};
 use ultra_protocol::{CommandError, Position, PositionEncoding, Range};
@@ -87,6 +87,7 @@ static GO_TO_LINE: CommandSpec = CommandSpec::new(
     "Navigation",
     "Put a single cursor at a line (1-based) and column (1-based).",
 )
+.touches(Touches::NOTHING)
 .keybinding("ctrl+g")
 .idempotent()
 .examples(&[Example {
@@ -158,6 +159,7 @@ macro_rules! motion {
     ($id:literal, $title:literal, $key:literal, $desc:literal, $m:expr, $example:literal, $expect:literal) => {
         (
             CommandSpec::new($id, $title, "Navigation", $desc)
+                .touches(Touches::NOTHING)
                 .keybinding($key)
                 .more_keys(&[(concat!("shift+", $key), r#"{"select": true}"#)])
                 .examples(&[Example {

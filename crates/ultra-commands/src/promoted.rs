@@ -4,7 +4,7 @@
 //! from the workspace root, with empty stdin.
 
 use serde_json::json;
-use ultra_core::command::{CommandSpec, Example};
+use ultra_core::command::{CommandSpec, Example, Touches};
 use ultra_core::registry::RegistryError;
 use ultra_core::{Command, Cx, Registry};
 use ultra_protocol::command::Annotations;
@@ -114,7 +114,14 @@ impl<P: Promoted> Tool<P> {
         )
         .tool_name(name)
         .long()
-        .examples(Box::leak(examples.into_boxed_slice()));
+        .examples(Box::leak(examples.into_boxed_slice()))
+        .touches(if risk.runs {
+            Touches::PROCESSES.and(Touches::WRITE)
+        } else if risk.writes {
+            Touches::WRITE
+        } else {
+            Touches::READ
+        });
         if !risk.writes {
             spec = spec.read_only();
         }
@@ -160,6 +167,15 @@ impl<P: Promoted> Tool<P> {
 impl<P: Promoted> Command<Services> for Tool<P> {
     type Args = P::Args;
     type Output = RunOutput;
+
+    fn programs(&self, s: &Services, _a: &P::Args) -> Vec<String> {
+        let name = self.command.name();
+        let mut v = vec![name.to_string()];
+        if name == "build" {
+            v.extend(crate::runner::programs::of_build(s.root_path()));
+        }
+        v
+    }
 
     fn spec(&self) -> &'static CommandSpec {
         self.spec

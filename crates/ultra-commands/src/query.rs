@@ -3,7 +3,7 @@
 use ropey::Rope;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use ultra_core::command::{CommandSpec, Example};
+use ultra_core::command::{CommandSpec, Example, Touches};
 use ultra_core::registry::RegistryError;
 use ultra_core::{Command, Cx, Registry};
 use ultra_protocol::command::CommandInfo;
@@ -82,6 +82,7 @@ static GET_FILE_CONTENT: CommandSpec = CommandSpec::new(
     "Query",
     "Read a file: the open buffer's text (unsaved changes included) or the disk's. Page with offset (1-based line) and limit, cap with maxChars; a truncated read says how many lines remain and gives nextOffset. Returns the content hash to pass as expectedHash.",
 )
+.touches(Touches::READ)
 .read_only()
 .tool_name("read_file")
 .examples(&[
@@ -280,6 +281,7 @@ static GET_SELECTION: CommandSpec = CommandSpec::new(
     "Query",
     "The selections of a buffer (primary first) with their text and ranges.",
 )
+.touches(Touches::READ)
 .read_only()
 // Seed 003's method takes `{path?}` and reads `{range, text}`: the same shape.
 .aliases(&["editor.getSelection"])
@@ -338,6 +340,7 @@ static GET_OPEN_FILES: CommandSpec = CommandSpec::new(
     "Query",
     "Every open buffer with its version and dirty state.",
 )
+.touches(Touches::READ)
 .read_only()
 .examples(&[Example {
     description: "List open buffers",
@@ -404,6 +407,7 @@ static GET_WORKSPACE_INFO: CommandSpec = CommandSpec::new(
     "Query",
     "The workspace root, open files, active file, API level, loaded validators and where the audit log is; as seed 003's `state.getWorkspace`, its folders and name.",
 )
+.touches(Touches::NOTHING)
 .aliases(&["state.getWorkspace"])
 .read_only()
 .examples(&[Example { description: "Describe the workspace", args: "{}", expect: Some(r#"{"openFileCount": 0, "apiLevel": 1}"#), ..Example::EMPTY }]);
@@ -464,6 +468,7 @@ static LIST_COMMANDS: CommandSpec = CommandSpec::new(
     "Query",
     "Every command with its argument and result schemas, usage line, examples and risk annotations. Filter by category, aiOnly, or a fuzzy query; brief drops schemas and examples.",
 )
+.touches(Touches::NOTHING)
 .read_only()
 .examples(&[Example { description: "Find the save commands", args: r#"{"query": "save", "brief": true}"#, expect: Some(r#"[{"id": "ultra.save"}]"#), ..Example::EMPTY }]);
 

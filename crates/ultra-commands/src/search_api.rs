@@ -6,7 +6,7 @@ use globset::{Glob, GlobMatcher};
 use regex::bytes::Regex;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use ultra_core::command::{CommandSpec, Example};
+use ultra_core::command::{CommandSpec, Example, Touches};
 use ultra_core::registry::RegistryError;
 use ultra_core::{Command, Cx, Registry};
 use ultra_protocol::{CommandError, ErrorCode, Position, PositionEncoding, Range};
@@ -97,6 +97,7 @@ static FIND: CommandSpec = CommandSpec::new(
     "Search",
     "Search the workspace's files (gitignore-aware; open buffers as edited) for text or a regex, with include/exclude globs, case and whole-word options; matches with 0-based ranges and a preview, in path order, capped by maxResults.",
 )
+.touches(Touches::READ)
 .read_only()
 .examples(&[
     Example {
@@ -416,6 +417,7 @@ static REPLACE: CommandSpec = CommandSpec::new(
     "Search",
     "Replace every match of a search (search.findInFiles' options) across the workspace in one atomic transaction (every file or none, undone together), then save; answers the count.",
 )
+.touches(Touches::WRITE)
 .examples(&[Example {
     description: "Rename across files",
     args: r#"{"query": "oldName", "replacement": "newName", "options": {"wholeWord": true, "caseSensitive": true}}"#,
@@ -488,12 +490,8 @@ impl Command<Services> for FindAndReplace {
                 txn_id: None,
             });
         }
-        let outcome = crate::edit::apply_batch(cx, batch)?;
-        let mut files = Vec::new();
-        for f in &outcome.files {
-            crate::file::save_one(cx, Some(&f.path), false)?;
-            files.push(f.path.clone());
-        }
+        let outcome = crate::edit::apply_and_save(cx, batch)?;
+        let files = outcome.files.iter().map(|f| f.path.clone()).collect();
         Ok(Replaced {
             count,
             files,

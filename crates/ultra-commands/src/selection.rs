@@ -2,7 +2,7 @@
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use ultra_core::command::{CommandSpec, Example};
+use ultra_core::command::{CommandSpec, Example, Touches};
 use ultra_core::registry::RegistryError;
 use ultra_core::{Command, Cx, Registry};
 use ultra_protocol::{CommandError, ErrorCode, Position, PositionEncoding, Range};
@@ -52,6 +52,7 @@ static SET_SELECTION: CommandSpec = CommandSpec::new(
     "Selection",
     "Replace the selections with one range or several (multiple cursors, primary first). Positions are 0-based.",
 )
+.touches(Touches::NOTHING)
 .idempotent()
 .examples(&[Example {
     description: "Select `console` and `x` on two lines",
@@ -127,6 +128,7 @@ pub struct AddCursorArgs {
 pub struct AddCursor;
 
 static ADD_CURSOR: CommandSpec = CommandSpec::new("ultra.addCursor", "Add Cursor", "Selection", "Add a cursor; typing with ultra.insertText then inserts at every cursor.")
+.touches(Touches::NOTHING)
     .examples(&[Example {
         description: "Add a cursor on line 2",
         args: r#"{"position": {"line": 1, "character": 0}}"#,
@@ -171,6 +173,7 @@ static SELECT_ALL: CommandSpec = CommandSpec::new(
     "Selection",
     "Select the whole buffer as one selection.",
 )
+.touches(Touches::NOTHING)
 .keybinding("ctrl+a")
 .idempotent()
 .examples(&[Example {
@@ -210,6 +213,7 @@ static SINGLE_CURSOR: CommandSpec = CommandSpec::new(
     "Selection",
     "Drop every selection but the primary, and collapse it to its cursor.",
 )
+.touches(Touches::NOTHING)
 .keybinding("escape")
 .idempotent()
 .examples(&[Example {
@@ -255,6 +259,7 @@ static SELECT_WORD: CommandSpec = CommandSpec::new(
     "Selection",
     "With an empty primary selection, select the word at the cursor; with text selected, add a selection at the next occurrence of that text (wrapping), as VS Code's Ctrl+D does.",
 )
+.touches(Touches::NOTHING)
 .keybinding("ctrl+d")
 .examples(&[
     Example {
@@ -351,6 +356,7 @@ static SELECT_LINE: CommandSpec = CommandSpec::new(
     "Selection",
     "Extend every selection to whole lines, line break included; again, to the next line too.",
 )
+.touches(Touches::NOTHING)
 .keybinding("ctrl+l")
 .examples(&[Example {
     description: "The first line",
@@ -408,6 +414,7 @@ static ADD_CURSOR_ABOVE: CommandSpec = CommandSpec::new(
     "Selection",
     "Add a cursor on the line above the topmost cursor, in the same column where the line allows.",
 )
+.touches(Touches::NOTHING)
 .keybinding("ctrl+alt+up")
 .examples(&[Example {
     description: "From line 2",
@@ -427,6 +434,7 @@ static ADD_CURSOR_BELOW: CommandSpec = CommandSpec::new(
     "Selection",
     "Add a cursor on the line below the bottommost cursor, in the same column where the line allows.",
 )
+.touches(Touches::NOTHING)
 .keybinding("ctrl+alt+down")
 .examples(&[Example {
     description: "From line 1",

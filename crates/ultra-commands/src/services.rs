@@ -61,6 +61,7 @@ pub struct Services {
     keymap: std::sync::OnceLock<ultra_core::keymap::Keymap>,
     /// The loaded configuration.
     pub config: Config,
+    mode: crate::Mode,
 }
 
 /// Where the code index persists, from config `index`.
@@ -87,13 +88,15 @@ fn store_at(root: &Path, cfg: &ultra_core::config::IndexConfig) -> crate::code::
 
 impl Services {
     /// Open the workspace at `root`.
-    pub fn open(root: &Path, config: &Config) -> Result<Services, BuildError> {
+    pub fn open(root: &Path, config: &Config, mode: crate::Mode) -> Result<Services, BuildError> {
         let opts = WorkspaceOptions {
             root: RootOptions {
                 restricted: config.security.restricted_paths.clone(),
                 hardlink_reads: config.security.allow_hardlink_reads.clone(),
+                dry_run: mode.dry_run,
                 ..RootOptions::default()
             },
+            journal_dir: (!mode.dry_run).then(|| crate::state_dir(root).join("journal")),
         };
         let shell_root = Arc::new(ultra_workspace::Root::open(root, opts.root.clone())?);
         let ws = Workspace::open(root, opts)?;
@@ -112,7 +115,13 @@ impl Services {
             view: Default::default(),
             keymap: std::sync::OnceLock::new(),
             config: config.clone(),
+            mode,
         })
+    }
+
+    /// How this executor is used (one-shot, dry run).
+    pub fn mode(&self) -> crate::Mode {
+        self.mode
     }
 
     /// The code index, brought up to date with the disk and the open buffers first (`first`

@@ -9,7 +9,7 @@ use std::io::Write;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-use ultra_core::command::{CommandSpec, Example};
+use ultra_core::command::{CommandSpec, Example, Touches};
 use ultra_core::registry::RegistryError;
 use ultra_core::{Command, Cx, Registry};
 use ultra_protocol::command::Annotations;
@@ -133,6 +133,7 @@ pub struct Run {
 }
 
 static RUN: CommandSpec = CommandSpec::new("ultra.shell.run", "Shell: Run Script", "Shell", INTRO)
+    .touches(Touches::PROCESSES.and(Touches::WRITE))
     .tool_name("shell")
     .long()
     .examples(&[
@@ -282,6 +283,14 @@ impl Write for Capped {
 impl Command<Services> for Run {
     type Args = RunArgs;
     type Output = RunOutput;
+
+    fn programs(&self, s: &Services, a: &RunArgs) -> Vec<String> {
+        let mut v = crate::runner::programs::in_line(&a.script);
+        if v.iter().any(|p| p == "build") {
+            v.extend(crate::runner::programs::of_build(s.root_path()));
+        }
+        v
+    }
 
     fn spec(&self) -> &'static CommandSpec {
         self.spec
@@ -489,6 +498,13 @@ impl BuiltinCommand {
         .long()
         .examples(Box::leak(vec![example].into_boxed_slice()));
         let risk = builtin.max_risk();
+        spec = spec.touches(if risk.runs {
+            Touches::PROCESSES.and(Touches::WRITE)
+        } else if risk.writes {
+            Touches::WRITE
+        } else {
+            Touches::READ
+        });
         if !risk.writes {
             spec = spec.read_only();
         }

@@ -15,7 +15,7 @@ use portable_pty::{CommandBuilder, PtySize, native_pty_system};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-use ultra_core::command::{CommandSpec, Example};
+use ultra_core::command::{CommandSpec, Example, Touches};
 use ultra_core::events::EventBus;
 use ultra_core::registry::RegistryError;
 use ultra_core::{Command, Cx, Registry};
@@ -342,6 +342,7 @@ static CREATE: CommandSpec = CommandSpec::new(
     "Terminal",
     "Start a shell in a real terminal (PTY) in the workspace, with a scrubbed environment; its output streams as terminal.output events and stays readable with terminal.read.",
 )
+.touches(Touches::TERMINALS.and(Touches::PROCESSES))
 .examples(&[Example {
     description: "A terminal in a subdirectory",
     args: r#"{"name": "build", "cwd": "src"}"#,
@@ -350,12 +351,24 @@ static CREATE: CommandSpec = CommandSpec::new(
     ..Example::EMPTY
 }]);
 
+/// The shell a terminal runs: bash where there is one.
+fn shell_program() -> &'static str {
+    ["/bin/bash", "/bin/sh"]
+        .into_iter()
+        .find(|s| std::path::Path::new(s).exists())
+        .unwrap_or("/bin/sh")
+}
+
 impl Command<Services> for Create {
     type Args = CreateArgs;
     type Output = Created;
 
     fn spec(&self) -> &'static CommandSpec {
         &CREATE
+    }
+
+    fn programs(&self, _s: &Services, _a: &CreateArgs) -> Vec<String> {
+        vec![shell_program().to_string()]
     }
 
     fn run(&self, cx: &mut Cx<'_, Services>, a: CreateArgs) -> Result<Created, CommandError> {
@@ -409,10 +422,7 @@ pub(crate) fn create(cx: &Cx<'_, Services>, a: CreateArgs) -> Result<Created, Co
     let pty = native_pty_system()
         .openpty(pty_size)
         .map_err(|e| io_error("open a terminal", e))?;
-    let shell = ["/bin/bash", "/bin/sh"]
-        .into_iter()
-        .find(|s| std::path::Path::new(s).exists())
-        .unwrap_or("/bin/sh");
+    let shell = shell_program();
     let mut cmd = CommandBuilder::new(shell);
     if shell.ends_with("bash") {
         cmd.args(["--noprofile", "--norc"]);
@@ -504,6 +514,7 @@ static SEND_TEXT: CommandSpec = CommandSpec::new(
     "Terminal",
     "Type text into a terminal; with addNewLine (the default) it runs as a command line.",
 )
+.touches(Touches::TERMINALS.and(Touches::PROCESSES))
 .examples(&[Example {
     description: "Run a command",
     args: r#"{"terminalId": "term-1", "text": "echo hi"}"#,
@@ -518,6 +529,11 @@ impl Command<Services> for SendText {
 
     fn spec(&self) -> &'static CommandSpec {
         &SEND_TEXT
+    }
+
+    /// Best effort: what the shell in the terminal will run, read from the text's words.
+    fn programs(&self, _s: &Services, a: &SendTextArgs) -> Vec<String> {
+        crate::runner::programs::in_line(&a.text)
     }
 
     fn run(&self, cx: &mut Cx<'_, Services>, a: SendTextArgs) -> Result<Done, CommandError> {
@@ -581,6 +597,7 @@ static READ: CommandSpec = CommandSpec::new(
     "Terminal",
     "A terminal's output from an offset (the pull API for clients without notifications), whether it exited and its exit code; output stays readable after the process ends.",
 )
+.touches(Touches::TERMINALS)
 .read_only()
 .examples(&[Example {
     description: "Everything so far",
@@ -667,6 +684,7 @@ static WAIT: CommandSpec = CommandSpec::new(
     "Terminal",
     "Block until a terminal's process exits (`until: \"exit\"`) or its output matches a regex (`until: {\"output\": \"...\"}`), or timeoutMs passes; answers with the output meanwhile and the exit code.",
 )
+.touches(Touches::TERMINALS)
 .read_only()
 .long()
 .examples(&[Example {
@@ -745,6 +763,7 @@ static DISPOSE: CommandSpec = CommandSpec::new(
     "Terminal",
     "Close a terminal, killing everything it started (its process group and session).",
 )
+.touches(Touches::TERMINALS)
 .examples(&[Example {
     description: "Close it",
     args: r#"{"terminalId": "term-1"}"#,
@@ -799,6 +818,7 @@ static LIST: CommandSpec = CommandSpec::new(
     "Terminal",
     "Every open terminal: id, name, working directory, pid, and whether (and how) it exited.",
 )
+.touches(Touches::TERMINALS)
 .read_only()
 .examples(&[Example {
     description: "One terminal",
@@ -836,6 +856,7 @@ static SHOW: CommandSpec = CommandSpec::new(
     "Terminal",
     "Make a terminal the active one.",
 )
+.touches(Touches::TERMINALS)
 .idempotent()
 .examples(&[Example {
     description: "Activate it",
@@ -878,6 +899,7 @@ static GET_ACTIVE: CommandSpec = CommandSpec::new(
     "Terminal",
     "The active terminal (the last created or shown).",
 )
+.touches(Touches::TERMINALS)
 .read_only()
 .examples(&[Example {
     description: "The one just created",
@@ -937,6 +959,7 @@ static RESIZE: CommandSpec = CommandSpec::new(
     "Terminal",
     "Change a terminal's size (rows and columns); the program in it is told (SIGWINCH), as when a terminal window is resized.",
 )
+.touches(Touches::TERMINALS)
 .idempotent()
 .examples(&[Example {
     description: "Make it 40 by 100",

@@ -4,7 +4,7 @@
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use ultra_core::command::{CommandSpec, Example};
+use ultra_core::command::{CommandSpec, Example, Touches};
 use ultra_core::registry::RegistryError;
 use ultra_core::{Command, Cx, Registry};
 use ultra_protocol::CommandError;
@@ -55,6 +55,7 @@ static KINDS: &[&(CommandSpec, Kind)] = &[
             "Edit",
             "Delete the character before every cursor, or the selected text (Backspace).",
         )
+        .touches(Touches::WRITE)
         .keybinding("backspace")
         .examples(&[
             Example {
@@ -91,6 +92,7 @@ static KINDS: &[&(CommandSpec, Kind)] = &[
             "Edit",
             "Delete the character after every cursor, or the selected text (Delete).",
         )
+        .touches(Touches::WRITE)
         .keybinding("delete")
         .examples(&[Example {
             description: "Delete at the start",
@@ -108,6 +110,7 @@ static KINDS: &[&(CommandSpec, Kind)] = &[
             "Edit",
             "Break the line at every cursor, indenting the new line as the current one is (Enter).",
         )
+        .touches(Touches::WRITE)
         .keybinding("enter")
         .examples(&[Example {
             description: "Enter at the end of an indented line",
@@ -128,6 +131,7 @@ static KINDS: &[&(CommandSpec, Kind)] = &[
             "Edit",
             "Insert spaces to the next multiple of four columns at every cursor (Tab).",
         )
+        .touches(Touches::WRITE)
         .keybinding("tab")
         .examples(&[Example {
             description: "Tab at the start",

@@ -16,7 +16,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
-use ultra_core::command::{CommandSpec, Example};
+use ultra_core::command::{CommandSpec, Example, Touches};
 use ultra_core::registry::RegistryError;
 use ultra_core::{Command, Cx, Registry};
 use ultra_protocol::command::Annotations;
@@ -428,6 +428,7 @@ static BATCH: CommandSpec = CommandSpec::new(
     "UI",
     "Apply a UICP batch (seed 002) to the web UI's windows: window.create/update/close, dom.set/replace/append (HTML sanitised on the server), component.render/update/destroy (table, list, form, code, diff, markdown), state.set/get/watch/unwatch, api.call (uicp://intent), txn.cancel. All operations are checked first; one invalid operation refuses the whole batch with a JSON pointer, the issues and a hint. A repeated idempotencyKey applies once. Pages without script: data-state-scope/data-state-key bind inputs to state, data-command on a button or form sends a batch ({{value}}, {{form.NAME}}, {{windowId}}, {{componentId}}).",
 )
+.touches(Touches::WRITE.and(Touches::NETWORK))
 .tool_name("ui_batch")
 .examples(&[
     Example {
@@ -498,9 +499,17 @@ impl<P> OpCommand<P> {
             )],
             ..Example::EMPTY
         }]));
+        // `api.call` writes workspace files (tauri://fs/writeTextFile) and fetches over
+        // HTTP; the other operations change only the UI's own state.
+        let touches = if name == "api.call" {
+            Touches::WRITE.and(Touches::NETWORK)
+        } else {
+            Touches::NOTHING
+        };
         let spec = CommandSpec::new(name, title, "UI", summary)
             .not_ai_exposed()
-            .examples(examples);
+            .examples(examples)
+            .touches(touches);
         OpCommand {
             spec: Box::leak(Box::new(spec)),
             wrap,
@@ -537,6 +546,7 @@ static SNAPSHOT: CommandSpec = CommandSpec::new(
     "UI",
     "The web UI's current screen: every window (position, size, title) with its sanitised content in order, and the live state values. Pages draw from it, then apply ui.applied events.",
 )
+.touches(Touches::NOTHING)
 .tool_name("ui_snapshot")
 .read_only()
 .idempotent()

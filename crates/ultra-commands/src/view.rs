@@ -12,7 +12,7 @@ use std::sync::Mutex;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use ultra_core::command::{CommandSpec, Example};
+use ultra_core::command::{CommandSpec, Example, Touches};
 use ultra_core::registry::RegistryError;
 use ultra_core::{Command, Cx, Registry};
 use ultra_index::Lang;
@@ -251,6 +251,7 @@ static GET_VIEW_STATE: CommandSpec = CommandSpec::new(
     "View",
     "What the editor shows: tabs (open buffers, dirty, active), sidebar, agent pane, split, palette, the latest progress report, and every context key.",
 )
+.touches(Touches::READ)
 .read_only()
 .quiet()
 .examples(&[Example {
@@ -389,6 +390,7 @@ static GET_VIEWPORT: CommandSpec = CommandSpec::new(
     "View",
     "The lines of a buffer from `top` (0-based) for `height` lines, each with syntax highlighting spans (character columns, tree-sitter), plus the selections, syntax-error markers on those lines, the version, dirty state and who made the last change. What an editor draws, in one call. A file that is not open is read from disk without opening it (version 0, no selections).",
 )
+.touches(Touches::READ)
 .read_only()
 .quiet()
 .examples(&[Example {
@@ -625,6 +627,7 @@ static TOGGLE_SIDEBAR: CommandSpec = CommandSpec::new(
     "View",
     "Show or hide the file tree; `visible` sets it instead of toggling.",
 )
+.touches(Touches::NOTHING)
 .keybinding("ctrl+b")
 .examples(&[Example {
     description: "Show the sidebar",
@@ -639,6 +642,7 @@ static TOGGLE_AGENT_PANE: CommandSpec = CommandSpec::new(
     "View",
     "Show or hide the agent pane (recent agent commands, progress, pending confirmations); `visible` sets it instead of toggling.",
 )
+.touches(Touches::NOTHING)
 .keybinding("alt+a")
 .examples(&[Example {
     description: "Show the agent pane",
@@ -690,6 +694,7 @@ static SPLIT_VIEW: CommandSpec = CommandSpec::new(
     "View",
     "Split the editor into two groups: the second keeps showing the buffer active now while the first follows the active buffer. `direction: none` joins them again.",
 )
+.touches(Touches::NOTHING)
 .keybinding("ctrl+\\")
 .examples(&[Example {
     description: "Side by side",
@@ -739,6 +744,7 @@ static COMMAND_PALETTE: CommandSpec = CommandSpec::new(
     "View",
     "Open the command palette (fuzzy search over every command; arguments are asked for from each command's schema), optionally with a query typed in. An agent can open it to point a person at a command.",
 )
+.touches(Touches::NOTHING)
 .keybinding("ctrl+p")
 .more_keys(&[("f1", "{}"), ("ctrl+shift+p", "{}")])
 .examples(&[Example {
@@ -782,6 +788,7 @@ static CLOSE_PALETTE: CommandSpec = CommandSpec::new(
     "View",
     "Close the command palette.",
 )
+.touches(Touches::NOTHING)
 .idempotent()
 .examples(&[Example {
     description: "Close it",
@@ -815,6 +822,7 @@ static FOCUS_SIDEBAR: CommandSpec = CommandSpec::new(
     "View",
     "Send keys to the sidebar's file list (showing it if hidden: arrows choose, Enter opens), or back to the editor.",
 )
+.touches(Touches::NOTHING)
 .keybinding("alt+e")
 .examples(&[Example {
     description: "Focus the file list",
@@ -863,6 +871,7 @@ static TOGGLE_TERMINAL: CommandSpec = CommandSpec::new(
     "View",
     "Show the terminal panel with keys going to it (starting a terminal, as terminal.create does, when none it showed is alive), or hide it; the terminal lives on while hidden.",
 )
+.touches(Touches::NOTHING)
 .keybinding("alt+t")
 .more_keys(&[("ctrl+`", "{}")])
 .examples(&[Example {
@@ -928,6 +937,7 @@ static FOCUS_TERMINAL: CommandSpec = CommandSpec::new(
     "View",
     "Send keys to the visible terminal panel, or back to the editor.",
 )
+.touches(Touches::NOTHING)
 .keybinding("alt+j")
 .when("terminalVisible")
 .examples(&[Example {
@@ -988,6 +998,7 @@ static SET_CONTEXT: CommandSpec = CommandSpec::new(
     "View",
     "Set a context key that when-clauses read (VS Code's setContext); null removes it. Keys derived from the view (editorFocus, paletteOpen, editorLangId, ...) cannot be set. Not for agents: a key could turn on a person's key binding.",
 )
+.touches(Touches::NOTHING)
 .idempotent()
 .only_sources(&[
     SourceKind::Human,
@@ -1082,6 +1093,7 @@ static INSPECT_CONTEXT_KEYS: CommandSpec = CommandSpec::new(
     "View",
     "Every context key when-clauses can read now, with its value: the ones derived from the view and the active buffer and those set with ultra.setContext.",
 )
+.touches(Touches::NOTHING)
 .read_only()
 .examples(&[Example {
     description: "With a buffer open",
@@ -1125,6 +1137,7 @@ static NEXT_EDITOR: CommandSpec = CommandSpec::new(
     "View",
     "Make the next open buffer (by path, wrapping) the active one.",
 )
+.touches(Touches::NOTHING)
 .keybinding("ctrl+pagedown")
 .more_keys(&[("alt+right", "{}")])
 .examples(&[Example {
@@ -1144,6 +1157,7 @@ static PREVIOUS_EDITOR: CommandSpec = CommandSpec::new(
     "View",
     "Make the previous open buffer (by path, wrapping) the active one.",
 )
+.touches(Touches::NOTHING)
 .keybinding("ctrl+pageup")
 .more_keys(&[("alt+left", "{}")])
 .examples(&[Example {
@@ -1207,6 +1221,7 @@ static QUIT: CommandSpec = CommandSpec::new(
     "File",
     "Close the editor that runs it. Refused with BUFFER_DIRTY, listing the dirty buffers, unless they are saved or `force` is given.",
 )
+.touches(Touches::NOTHING)
 .keybinding("ctrl+q")
 .not_ai_exposed()
 .only_sources(&[SourceKind::Human])

@@ -9,6 +9,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use ultra_protocol::command::Annotations;
+pub use ultra_protocol::command::Touches;
 use ultra_protocol::{AgentFeedback, CommandError, ErrorCode, Source, SourceKind, Warning};
 
 use crate::confirm::Confirmations;
@@ -61,6 +62,9 @@ pub struct CommandSpec {
     /// is neither written to the audit log nor announced as `command.executed`, which
     /// would otherwise be mostly these. Failures are recorded as usual.
     pub quiet: bool,
+    /// What the command reaches (files, processes, terminals, network); `None` until
+    /// declared, which registration refuses.
+    pub touches: Option<Touches>,
 }
 
 impl CommandSpec {
@@ -94,7 +98,14 @@ impl CommandSpec {
             forwards: false,
             confirm: false,
             quiet: false,
+            touches: None,
         }
+    }
+
+    /// Declare what the command reaches (see [`Touches`]).
+    pub const fn touches(mut self, touches: Touches) -> Self {
+        self.touches = Some(touches);
+        self
     }
 
     /// Mark it as a per-frame read (see [`CommandSpec::quiet`]); it must be read-only.
@@ -311,6 +322,13 @@ pub trait Command<S>: Send + Sync + 'static {
         None
     }
 
+    /// The programs this call would start, every stage of every command line it runs
+    /// (`run_command "a && b | c"` names a, b and c), for `security.restrictedCommands`.
+    /// Commands that start none name none.
+    fn programs(&self, _services: &S, _args: &Self::Args) -> Vec<String> {
+        Vec::new()
+    }
+
     /// A refusal that needs no person, checked before policy: a call this returns an error
     /// for is never put to anyone (a denied command line, a path the caller may not write).
     fn precheck(
@@ -445,6 +463,7 @@ pub(crate) trait DynCommand<S>: Send + Sync {
     fn file_operation(&self, args: &(dyn Any + Send)) -> Option<FileOperation>;
     fn annotations(&self, services: &S, args: &(dyn Any + Send)) -> Annotations;
     fn preview(&self, services: &S, args: &(dyn Any + Send)) -> Option<String>;
+    fn programs(&self, services: &S, args: &(dyn Any + Send)) -> Vec<String>;
     fn precheck(
         &self,
         services: &S,
@@ -486,6 +505,12 @@ impl<S, C: Command<S>> DynCommand<S> for C {
     fn preview(&self, services: &S, args: &(dyn Any + Send)) -> Option<String> {
         args.downcast_ref::<C::Args>()
             .and_then(|a| Command::preview(self, services, a))
+    }
+
+    fn programs(&self, services: &S, args: &(dyn Any + Send)) -> Vec<String> {
+        args.downcast_ref::<C::Args>()
+            .map(|a| Command::programs(self, services, a))
+            .unwrap_or_default()
     }
 
     fn precheck(

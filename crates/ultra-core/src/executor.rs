@@ -291,7 +291,8 @@ impl<S: Host> Executor<S> {
             return (Some(spec.id), CommandResult::err(err));
         }
 
-        if let Err(err) = self.security.check(spec, source.kind) {
+        let programs = command.programs(&self.services, &*parsed);
+        if let Err(err) = self.security.check(spec, source.kind, &programs) {
             return (Some(spec.id), CommandResult::err(err));
         }
         if let Err(err) = command.precheck(&self.services, source, &*parsed) {

@@ -26,6 +26,9 @@ pub enum RegistryError {
         command: String,
         error: crate::when::WhenError,
     },
+    /// A command does not say what it reaches, so the security settings could not gate it.
+    #[error("command {0} does not declare what it touches (CommandSpec::touches)")]
+    Undeclared(String),
 }
 
 pub(crate) struct Entry<S> {
@@ -67,6 +70,7 @@ fn describe<S>(command: &dyn crate::command::DynCommand<S>) -> CommandInfo {
         annotations: spec.annotations,
         tool_name: spec.tool_name.map(Into::into),
         aliases: spec.aliases.iter().map(|a| (*a).to_string()).collect(),
+        touches: spec.touches.unwrap_or_default(),
     }
 }
 
@@ -94,6 +98,9 @@ impl<S: 'static> Registry<S> {
     /// Register a command. A duplicate id or alias is an error.
     pub fn register<C: Command<S>>(&mut self, command: C) -> Result<(), RegistryError> {
         let spec = command.spec();
+        if spec.touches.is_none() {
+            return Err(RegistryError::Undeclared(spec.id.to_string()));
+        }
         if let Some(w) = spec.when
             && let Err(error) = crate::when::When::parse(w)
         {

@@ -11,7 +11,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use ultra_core::audit::AuditLog;
-use ultra_core::command::{CommandSpec, Example, FileOperation, FileOperationKind};
+use ultra_core::command::{CommandSpec, Example, FileOperation, FileOperationKind, Touches};
 use ultra_core::confirm::Decision as Answer;
 use ultra_core::events::EventBus;
 use ultra_core::executor::ExecutorParts;
@@ -60,6 +60,7 @@ struct EchoOut {
 
 struct Echo;
 static ECHO: CommandSpec = CommandSpec::new("test.echo", "Echo", "Test", "Echo text back.")
+    .touches(Touches::NOTHING)
     .read_only()
     .aliases(&["echo"])
     .examples(&[Example {
@@ -89,7 +90,9 @@ struct PathArgs {
 
 struct Remove;
 static REMOVE: CommandSpec =
-    CommandSpec::new("test.remove", "Remove", "Test", "Pretend to delete a file.").destructive();
+    CommandSpec::new("test.remove", "Remove", "Test", "Pretend to delete a file.")
+        .touches(Touches::WRITE)
+        .destructive();
 
 impl Command<TestHost> for Remove {
     type Args = PathArgs;
@@ -111,7 +114,8 @@ impl Command<TestHost> for Remove {
 
 struct Write;
 static WRITE: CommandSpec =
-    CommandSpec::new("test.write", "Write", "Test", "Pretend to write content.");
+    CommandSpec::new("test.write", "Write", "Test", "Pretend to write content.")
+        .touches(Touches::WRITE);
 
 impl Command<TestHost> for Write {
     type Args = PathArgs;
@@ -127,7 +131,8 @@ impl Command<TestHost> for Write {
 }
 
 struct Boom;
-static BOOM: CommandSpec = CommandSpec::new("test.boom", "Boom", "Test", "Panics.");
+static BOOM: CommandSpec =
+    CommandSpec::new("test.boom", "Boom", "Test", "Panics.").touches(Touches::NOTHING);
 
 impl Command<TestHost> for Boom {
     type Args = Value;
@@ -248,8 +253,9 @@ fn code(r: &ultra_protocol::CommandResult) -> ErrorCode {
 
 /// A command whose when-clause does not parse.
 struct BadWhen;
-static BAD_WHEN: CommandSpec =
-    CommandSpec::new("test.badWhen", "Bad", "Test", "Never registers.").when("editorFocus &&");
+static BAD_WHEN: CommandSpec = CommandSpec::new("test.badWhen", "Bad", "Test", "Never registers.")
+    .touches(Touches::NOTHING)
+    .when("editorFocus &&");
 
 impl Command<TestHost> for BadWhen {
     type Args = EchoArgs;
@@ -412,11 +418,20 @@ async fn validators_block_and_fail_closed_for_agents_only() {
         .await
         .success
     );
-    // A validator error blocks an agent's call (fail closed).
+    // A validator error blocks an agent's change (fail closed)...
     let crashed = exec
-        .execute("test.echo", json!({"text": "crash"}), ai())
+        .execute(
+            "test.write",
+            json!({"path": "crash.txt", "content": "x"}),
+            ai(),
+        )
         .await;
     assert_eq!(code(&crashed), ErrorCode::ValidatorError);
+    // ...while a read goes on: a validator that cannot run must not leave agents blind.
+    let read = exec
+        .execute("test.echo", json!({"text": "crash"}), ai())
+        .await;
+    assert!(read.success, "{:?}", read.error);
     // File operations.
     let mut policy = PolicyConfig::default();
     policy

@@ -49,4 +49,73 @@ pub struct CommandInfo {
     pub tool_name: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub aliases: Vec<String>,
+    /// What the command reaches: files, processes, terminals, network.
+    #[serde(default)]
+    pub touches: Touches,
+}
+
+/// What a command reaches beyond the editor's own state, declared once in its spec. The
+/// `security` settings gate these, not names or categories, so a new command cannot slip
+/// past them: one that declares nothing does not register.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Touches {
+    /// Reads workspace files or shows their content (buffers included).
+    pub files_read: bool,
+    /// Writes, creates, deletes or renames workspace files (the git index included).
+    pub files_write: bool,
+    /// Starts programs (or hands lines to a shell that does).
+    pub processes: bool,
+    /// Opens, drives or reads terminals.
+    pub terminals: bool,
+    /// Reaches the network.
+    pub network: bool,
+}
+
+impl Touches {
+    /// Nothing beyond the editor's own state (cursors, views, the registry).
+    pub const NOTHING: Touches = Touches {
+        files_read: false,
+        files_write: false,
+        processes: false,
+        terminals: false,
+        network: false,
+    };
+    /// Reads files.
+    pub const READ: Touches = Touches {
+        files_read: true,
+        ..Touches::NOTHING
+    };
+    /// Reads and writes files.
+    pub const WRITE: Touches = Touches {
+        files_read: true,
+        files_write: true,
+        ..Touches::NOTHING
+    };
+    /// Starts processes.
+    pub const PROCESSES: Touches = Touches {
+        processes: true,
+        ..Touches::NOTHING
+    };
+    /// Uses terminals.
+    pub const TERMINALS: Touches = Touches {
+        terminals: true,
+        ..Touches::NOTHING
+    };
+    /// Reaches the network.
+    pub const NETWORK: Touches = Touches {
+        network: true,
+        ..Touches::NOTHING
+    };
+
+    /// Both sets.
+    pub const fn and(self, o: Touches) -> Touches {
+        Touches {
+            files_read: self.files_read || o.files_read,
+            files_write: self.files_write || o.files_write,
+            processes: self.processes || o.processes,
+            terminals: self.terminals || o.terminals,
+            network: self.network || o.network,
+        }
+    }
 }

@@ -134,6 +134,8 @@ error_codes! {
     ShellSyntax = ("SHELL_SYNTAX_ERROR", -32602, true),
     /// The IPC request type is unknown.
     UnknownRequest = ("UNKNOWN_REQUEST", -32600, true),
+    /// A dry run (`ultra -c ... --dry-run`) writes nothing and starts nothing.
+    DryRun = ("DRY_RUN", -32021, true),
 }
 
 impl std::fmt::Display for ErrorCode {

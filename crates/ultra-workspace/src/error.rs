@@ -55,6 +55,9 @@ pub enum WsError {
         txn: u64,
         path: String,
     },
+    /// A dry run writes nothing.
+    #[error("dry run: `{0}` is not written")]
+    DryRun(String),
     /// A check of the layer above (validators, an open buffer) refused a write.
     #[error("{reason}")]
     Refused { path: String, reason: String },
@@ -129,6 +132,7 @@ impl WsError {
             WsError::UndoConflict { .. } => ErrorCode::UndoConflict,
             WsError::Io { .. } => ErrorCode::IoError,
             WsError::Refused { .. } => ErrorCode::ValidationFailed,
+            WsError::DryRun(_) => ErrorCode::DryRun,
         }
     }
 }
@@ -179,6 +183,9 @@ impl From<WsError> for CommandError {
             WsError::TooLarge { path, size, limit } => err
                 .with_details(json!({ "path": path, "size": size, "limit": limit }))
                 .with_suggestion("read it in parts with offset/limit"),
+            WsError::DryRun(path) => err
+                .with_details(json!({ "path": path }))
+                .with_suggestion("run again without --dry-run to write it"),
             WsError::UndoConflict { txn, path, .. } => err
                 .with_details(json!({ "txnId": txn, "path": path }))
                 .with_suggestion("undo the later overlapping edits first, or edit the text directly"),

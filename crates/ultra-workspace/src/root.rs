@@ -158,6 +158,9 @@ pub struct RootOptions {
     pub hardlink_reads: Vec<String>,
     /// Largest file read into memory.
     pub max_file_bytes: u64,
+    /// Write nothing: every write, create, delete and rename is refused with `DryRun`
+    /// (`ultra -c --dry-run`; buffers still change in memory).
+    pub dry_run: bool,
 }
 
 impl Default for RootOptions {
@@ -166,6 +169,7 @@ impl Default for RootOptions {
             restricted: Vec::new(),
             hardlink_reads: Vec::new(),
             max_file_bytes: 1 << 30,
+            dry_run: false,
         }
     }
 }
@@ -184,6 +188,7 @@ pub struct Root {
     restricted_list: Vec<String>,
     hardlink_reads: GlobSet,
     max_file_bytes: u64,
+    dry_run: bool,
     tmp_counter: AtomicU64,
 }
 
@@ -233,6 +238,7 @@ impl Root {
             restricted_list: opts.restricted,
             hardlink_reads: globs(&opts.hardlink_reads)?,
             max_file_bytes: opts.max_file_bytes,
+            dry_run: opts.dry_run,
             tmp_counter: AtomicU64::new(0),
         })
     }
@@ -245,6 +251,19 @@ impl Root {
     /// Largest file read into memory.
     pub fn max_file_bytes(&self) -> u64 {
         self.max_file_bytes
+    }
+
+    /// Whether this root writes nothing (a dry run).
+    pub fn is_dry_run(&self) -> bool {
+        self.dry_run
+    }
+
+    /// Refuse a change in a dry run.
+    fn writable(&self, rel: &RelPath) -> Result<(), WsError> {
+        if self.dry_run {
+            return Err(WsError::DryRun(rel.to_string()));
+        }
+        Ok(())
     }
 
     /// Normalise a user path lexically: absolute paths must lie under the root, `..` may not
@@ -601,6 +620,15 @@ impl Root {
     /// so a hard link to an outside file is replaced, not modified. Existing permissions are
     /// kept.
     pub fn write_atomic(&self, rel: &RelPath, bytes: &[u8]) -> Result<Meta, WsError> {
+        let staged = self.stage(rel, bytes)?;
+        self.publish(&staged)
+    }
+
+    /// The first half of [`Root::write_atomic`]: the new content in a fsynced temp file
+    /// beside `rel`, not yet in place. [`Root::publish`] puts it there, [`Root::discard`]
+    /// drops it. A batch stages every file before it publishes any.
+    pub fn stage(&self, rel: &RelPath, bytes: &[u8]) -> Result<Staged, WsError> {
+        self.writable(rel)?;
         let (parent, name) = rel.split().ok_or_else(|| WsError::NotAFile {
             path: ".".into(),
             kind: "directory".into(),
@@ -626,16 +654,42 @@ impl Root {
             Err(_) => 0o644,
         };
         let tmp = self.write_temp(&dir, name, bytes, mode)?;
-        if let Err(e) = dir.rename(&tmp, &dir, name) {
-            let _ = dir.remove_file(&tmp);
+        Ok(Staged {
+            target: rel.clone(),
+            tmp: parent.join(&tmp),
+        })
+    }
+
+    /// Put a staged file in place: rename over the target, fsync the directory.
+    pub fn publish(&self, staged: &Staged) -> Result<Meta, WsError> {
+        self.writable(&staged.target)?;
+        let rel = &staged.target;
+        let (parent, name) = rel.split().ok_or_else(|| WsError::NotAFile {
+            path: ".".into(),
+            kind: "directory".into(),
+        })?;
+        let dir = self.parent_dir(&parent)?;
+        let tmp = staged.tmp.file_name();
+        if let Err(e) = dir.rename(tmp, &dir, name) {
+            let _ = dir.remove_file(tmp);
             return Err(WsError::io("rename", rel.as_str(), e));
         }
         Self::fsync_dir(&dir, parent.as_str())?;
         self.stat(rel)
     }
 
+    /// Drop a staged file that will not be published.
+    pub fn discard(&self, staged: &Staged) {
+        if let Some((parent, name)) = staged.tmp.split()
+            && let Ok(dir) = self.parent_dir(&parent)
+        {
+            let _ = dir.remove_file(name);
+        }
+    }
+
     /// Create a new file atomically; fails with `Exists` if anything is at the path.
     pub fn create_new(&self, rel: &RelPath, bytes: &[u8]) -> Result<Meta, WsError> {
+        self.writable(rel)?;
         let (parent, name) = rel.split().ok_or_else(|| WsError::Exists(".".into()))?;
         let dir = self.parent_dir(&parent)?;
         let tmp = self.write_temp(&dir, name, bytes, 0o644)?;
@@ -658,6 +712,7 @@ impl Root {
         mode: u32,
         overwrite: bool,
     ) -> Result<Meta, WsError> {
+        self.writable(rel)?;
         let (parent, name) = rel.split().ok_or_else(|| WsError::NotAFile {
             path: ".".into(),
             kind: "directory".into(),
@@ -691,6 +746,7 @@ impl Root {
 
     /// Create the parent directories of `rel`.
     pub fn create_parents(&self, rel: &RelPath) -> Result<(), WsError> {
+        self.writable(rel)?;
         if let Some((parent, _)) = rel.split()
             && !parent.0.is_empty()
         {
@@ -703,6 +759,7 @@ impl Root {
 
     /// Create a directory (and its parents when `recursive`).
     pub fn create_dir(&self, rel: &RelPath, recursive: bool) -> Result<(), WsError> {
+        self.writable(rel)?;
         let r = if recursive {
             self.dir.create_dir_all(rel.os())
         } else {
@@ -713,6 +770,7 @@ impl Root {
 
     /// Remove a file or a symlink (never its target).
     pub fn remove_file(&self, rel: &RelPath) -> Result<(), WsError> {
+        self.writable(rel)?;
         let m = self.lstat(rel)?;
         if m.kind == Kind::Dir {
             return Err(WsError::NotAFile {
@@ -732,6 +790,7 @@ impl Root {
 
     /// Remove a directory; `recursive` removes its contents without following symlinks.
     pub fn remove_dir(&self, rel: &RelPath, recursive: bool) -> Result<(), WsError> {
+        self.writable(rel)?;
         if rel.0.is_empty() {
             return Err(WsError::Restricted {
                 path: ".".into(),
@@ -752,6 +811,7 @@ impl Root {
 
     /// Rename within the root. Refuses to replace an existing target unless `overwrite`.
     pub fn rename(&self, from: &RelPath, to: &RelPath, overwrite: bool) -> Result<(), WsError> {
+        self.writable(to)?;
         let (fp, fname) = from.split().ok_or_else(|| WsError::Restricted {
             path: ".".into(),
             rule: "the workspace root itself".into(),
@@ -835,6 +895,9 @@ impl Root {
     /// whose process is gone are removed; the walk skips `.git`, `node_modules` and `target`
     /// and stops after `max_entries`. Returns how many files were removed.
     pub fn sweep_temp_files(&self, max_entries: usize) -> usize {
+        if self.dry_run {
+            return 0;
+        }
         let Ok((entries, _)) = self.list_filtered(max_entries) else {
             return 0;
         };
@@ -884,6 +947,13 @@ fn temp_file_pid(name: &str) -> Option<u32> {
     let (pid, n) = tail.split_once('.')?;
     n.parse::<u64>().ok()?;
     pid.parse().ok()
+}
+
+/// New content for `target`, fsynced in the temp file `tmp` beside it, not yet in place.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Staged {
+    pub target: RelPath,
+    pub tmp: RelPath,
 }
 
 /// A file being written: bytes go to a temp file beside the target, which replaces the
@@ -987,6 +1057,7 @@ impl Root {
     /// Start replacing (or creating) a file; see [`AtomicFile`]. Parent directories must
     /// exist. Existing permissions are kept.
     pub fn create_atomic(&self, rel: &RelPath) -> Result<AtomicFile, WsError> {
+        self.writable(rel)?;
         let (parent, name) = rel.split().ok_or_else(|| WsError::NotAFile {
             path: ".".into(),
             kind: "directory".into(),
@@ -1025,6 +1096,7 @@ impl Root {
 
     /// Open a file for appending, creating it if needed; a final symlink is not followed.
     pub fn open_append(&self, rel: &RelPath) -> Result<std::fs::File, WsError> {
+        self.writable(rel)?;
         let mut opts = OpenOptions::new();
         opts.append(true)
             .create(true)

@@ -13,9 +13,11 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use ultra_protocol::{PositionEncoding, Range, Source, SourceKind};
 
+use crate::anchor;
 use crate::buffer::{Buffer, DiskState};
 use crate::error::{Stale, WsError};
 use crate::history::{FileChange, Filter, History, Replacement, TxnKind};
+use crate::journal;
 use crate::root::{Kind, RelPath, Root, RootOptions};
 use crate::text;
 
@@ -27,6 +29,10 @@ pub const DELETE_CHECK_LIMIT: usize = 100_000;
 #[derive(Debug, Clone, Default)]
 pub struct WorkspaceOptions {
     pub root: RootOptions,
+    /// Where saved batches keep their intent journal (Ultra's state directory). Without
+    /// one, a batch's files are still each written atomically, but a crash between them
+    /// can leave some new and some old.
+    pub journal_dir: Option<std::path::PathBuf>,
 }
 
 /// Something that happened to a buffer outside the current command, for events.
@@ -106,7 +112,7 @@ pub struct Prepared {
 pub struct PreparedFile {
     pub path: RelPath,
     pub reps: Vec<Replacement>,
-    /// For each anchor edit, the matching level used (`exact`, `trailingWhitespace`,
+    /// For each anchor edit, the matching level used (`exact`, `lineEndings`, `trailingWhitespace`,
     /// `indentation`).
     pub match_levels: Vec<&'static str>,
     /// How many occurrences anchor edits replaced.
@@ -167,17 +173,25 @@ pub struct Workspace {
     active: Option<RelPath>,
     history: History,
     notices: Vec<Notice>,
+    journal_dir: Option<std::path::PathBuf>,
 }
 
 impl Workspace {
     /// Open a workspace rooted at `path`.
+    /// Open a workspace rooted at `path`. A saved batch that a crash interrupted after it
+    /// was committed is finished first (see [`crate::journal`]).
     pub fn open(path: &Path, opts: WorkspaceOptions) -> Result<Workspace, WsError> {
+        let root = Root::open(path, opts.root)?;
+        if let Some(dir) = &opts.journal_dir {
+            journal::recover(&root, dir);
+        }
         Ok(Workspace {
-            root: Root::open(path, opts.root)?,
+            root,
             buffers: BTreeMap::new(),
             active: None,
             history: History::default(),
             notices: Vec::new(),
+            journal_dir: opts.journal_dir,
         })
     }
 
@@ -626,16 +640,18 @@ impl Workspace {
                     } => {
                         let (s, e) = line_span(rope, start, end)
                             .map_err(|m| WsError::InvalidPosition(format!("edit {i}: {m}")))?;
-                        spans.push((s, e, t, i));
+                        spans.push((s, e, anchor::fit_eol_at(rope, s, e, &t), i));
                     }
-                    EditOp::All { text: t } => spans.push((0, rope.len_chars(), t, i)),
+                    EditOp::All { text: t } => {
+                        spans.push((0, rope.len_chars(), anchor::fit_whole(rope, &t), i))
+                    }
                     EditOp::Anchor {
                         old,
                         new,
                         replace_all,
                         whitespace,
                     } => {
-                        let (matches, level) = find_anchor(rope, &old, whitespace);
+                        let (matches, level) = anchor::find(rope, &old, &new, whitespace);
                         match matches.len() {
                             0 => {
                                 return Err(WsError::NoMatch {
@@ -653,7 +669,7 @@ impl Workspace {
                                     lines: matches
                                         .iter()
                                         .take(50)
-                                        .map(|(s, _)| rope.char_to_line(*s) + 1)
+                                        .map(|f| rope.char_to_line(f.start) + 1)
                                         .collect(),
                                 });
                             }
@@ -661,8 +677,8 @@ impl Workspace {
                         }
                         replaced += matches.len();
                         levels.push(level);
-                        for (s, e) in matches {
-                            spans.push((s, e, new.clone(), i));
+                        for f in matches {
+                            spans.push((f.start, f.end, f.new, i));
                         }
                     }
                 }
@@ -851,6 +867,15 @@ impl Workspace {
         if buf.disk_conflict() && !force {
             return Err(conflict_error(buf));
         }
+        if self.root.is_dry_run() {
+            // Nothing is written: the buffer stays dirty, so the run's diff shows it.
+            return Ok(Saved {
+                path: rel.to_string(),
+                version: buf.version,
+                hash: buf.hash(),
+                bytes: buf.rope.len_bytes() as u64,
+            });
+        }
         let bytes = buf.rope.to_string().into_bytes();
         if buf.disk.is_none() {
             self.root.create_parents(rel)?;
@@ -867,6 +892,96 @@ impl Workspace {
             hash,
             bytes: bytes.len() as u64,
         })
+    }
+
+    /// Save several buffers as one: every file's precondition is checked (the disk read)
+    /// before any is written, every new content is staged in a fsynced temp file, an
+    /// intent journal naming them is made durable, and only then are they put in place.
+    /// A crash before the journal leaves every file old (the temp files are swept); after
+    /// it, the next open finishes the batch, so every file is new.
+    pub fn save_many(&mut self, rels: &[RelPath], force: bool) -> Result<Vec<Saved>, WsError> {
+        if rels.len() < 2 {
+            return rels.iter().map(|r| self.save(r, force)).collect();
+        }
+        for rel in rels {
+            if !self.buffers.contains_key(rel) {
+                return Err(WsError::NotFound(format!("{rel} (not open)")));
+            }
+            self.sync_disk_verified(rel)?;
+            if let Some(buf) = self.buffers.get_mut(rel)
+                && buf.disk_conflict()
+                && !force
+            {
+                return Err(conflict_error(buf));
+            }
+        }
+        if self.root.is_dry_run() {
+            return rels.iter().map(|r| self.save(r, force)).collect();
+        }
+        let mut staged = Vec::with_capacity(rels.len());
+        let mut hashes = Vec::with_capacity(rels.len());
+        for rel in rels {
+            let Some(buf) = self.buffers.get_mut(rel) else {
+                continue;
+            };
+            let bytes = buf.rope.to_string().into_bytes();
+            hashes.push((buf.hash(), bytes.len() as u64));
+            let missing = buf.disk.is_none();
+            let st = (|| {
+                if missing {
+                    self.root.create_parents(rel)?;
+                }
+                self.root.stage(rel, &bytes)
+            })();
+            match st {
+                Ok(st) => staged.push(st),
+                Err(e) => {
+                    for st in &staged {
+                        self.root.discard(st);
+                    }
+                    return Err(e);
+                }
+            }
+        }
+        let intent = match &self.journal_dir {
+            Some(dir) => match journal::write(dir, &self.root, &staged) {
+                Ok(j) => Some(j),
+                Err(e) => {
+                    for st in &staged {
+                        self.root.discard(st);
+                    }
+                    return Err(e);
+                }
+            },
+            None => None,
+        };
+        let mut out = Vec::with_capacity(staged.len());
+        let mut failed = None;
+        for (st, (hash, bytes)) in staged.iter().zip(hashes) {
+            match self.root.publish(st) {
+                Ok(meta) => {
+                    if let Some(buf) = self.buffers.get_mut(&st.target) {
+                        buf.mark_saved(Some(DiskState::new(meta, hash.clone())));
+                        out.push(Saved {
+                            path: st.target.to_string(),
+                            version: buf.version,
+                            hash,
+                            bytes,
+                        });
+                    }
+                }
+                Err(e) => {
+                    failed.get_or_insert(e);
+                }
+            }
+        }
+        if let Some(j) = intent {
+            journal::done(&j);
+        }
+        match failed {
+            Some(e) => Err(e),
+            None => Ok(out),
+        }
     }
 
     /// Close a buffer. Refuses to drop unsaved changes unless `force`. Its undo history goes
@@ -1111,6 +1226,15 @@ fn conflict_error(buf: &mut Buffer) -> WsError {
     }))
 }
 
+/// A unified diff of a file's text, `a/PATH` to `b/PATH` as git shows it (whole, not capped).
+pub fn file_diff(path: &str, old: &str, new: &str) -> String {
+    similar::TextDiff::from_lines(old, new)
+        .unified_diff()
+        .context_radius(3)
+        .header(&format!("a/{path}"), &format!("b/{path}"))
+        .to_string()
+}
+
 /// A unified diff from `old` to `new`, capped for agents' context windows.
 pub fn unified_diff(old: &Rope, new: &Rope) -> String {
     const CAP: usize = 16 * 1024;
@@ -1160,76 +1284,6 @@ fn line_span(rope: &Rope, start: usize, end: usize) -> Result<(usize, usize), St
         rope.line_to_char(end.min(lines))
     };
     Ok((s, e))
-}
-
-/// Find `needle`: exactly, then (when `whitespace`) ignoring trailing whitespace per line,
-/// then ignoring indentation too. Returns char spans and the level that matched.
-fn find_anchor(rope: &Rope, needle: &str, whitespace: bool) -> (Vec<(usize, usize)>, &'static str) {
-    if needle.is_empty() {
-        return (Vec::new(), "exact");
-    }
-    let hay = rope.to_string();
-    let mut spans = Vec::new();
-    let mut from = 0;
-    while let Some(i) = hay[from..].find(needle) {
-        let b = from + i;
-        spans.push((b, b + needle.len()));
-        from = b + needle.len().max(1);
-    }
-    if !spans.is_empty() || !whitespace {
-        return (bytes_to_chars(rope, &hay, spans), "exact");
-    }
-    for (level, norm) in [
-        (
-            "trailingWhitespace",
-            (|s: &str| s.trim_end().to_string()) as fn(&str) -> String,
-        ),
-        ("indentation", |s: &str| s.trim().to_string()),
-    ] {
-        let spans = line_matches(&hay, needle, norm);
-        if !spans.is_empty() {
-            return (bytes_to_chars(rope, &hay, spans), level);
-        }
-    }
-    (Vec::new(), "exact")
-}
-
-fn line_matches(hay: &str, needle: &str, norm: fn(&str) -> String) -> Vec<(usize, usize)> {
-    let want: Vec<String> = needle
-        .trim_end_matches('\n')
-        .split('\n')
-        .map(norm)
-        .collect();
-    let mut starts = Vec::new();
-    let mut pos = 0;
-    for line in hay.split_inclusive('\n') {
-        starts.push((pos, line.trim_end_matches('\n').trim_end_matches('\r')));
-        pos += line.len();
-    }
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i + want.len() <= starts.len() {
-        if (0..want.len()).all(|k| norm(starts[i + k].1) == want[k]) {
-            let (s, _) = starts[i];
-            let (ls, lt) = starts[i + want.len() - 1];
-            let mut e = ls + lt.len();
-            if needle.ends_with('\n') && e < hay.len() {
-                e = hay[e..].find('\n').map(|n| e + n + 1).unwrap_or(hay.len());
-            }
-            out.push((s, e));
-            i += want.len();
-        } else {
-            i += 1;
-        }
-    }
-    out
-}
-
-fn bytes_to_chars(rope: &Rope, _hay: &str, spans: Vec<(usize, usize)>) -> Vec<(usize, usize)> {
-    spans
-        .into_iter()
-        .map(|(s, e)| (rope.byte_to_char(s), rope.byte_to_char(e)))
-        .collect()
 }
 
 /// Lines most like the first line of a missed anchor, for the error.

@@ -19,6 +19,8 @@ pub struct Options {
     /// `-a` values, each paired with the `-c` before it (see [`pair`]).
     pub args: Vec<(usize, String)>,
     pub json: bool,
+    /// Write nothing; show what would change (always in process).
+    pub dry_run: bool,
     pub socket: Option<PathBuf>,
     pub agent: Option<String>,
     pub session: Option<String>,
@@ -176,6 +178,15 @@ pub fn run(root: &Path, opts: Options, command_indices: Vec<usize>) -> ExitCode 
         agent_id: opts.agent.clone(),
         session_id: opts.session.clone(),
     };
+    if opts.dry_run {
+        if opts.socket.is_some() {
+            return usage_error(
+                "--dry-run runs in process against the disk; it cannot go through a server's socket",
+            );
+        }
+        let source = source_of(kind, &opts, encoding);
+        return in_process(root, config, calls, source, opts.json, true);
+    }
     match Client::connect(&socket) {
         Ok(mut client) => {
             if let Some(enc) = encoding {
@@ -197,11 +208,8 @@ pub fn run(root: &Path, opts: Options, command_indices: Vec<usize>) -> ExitCode 
             ExitCode::SUCCESS
         }
         Err(e) if e.is_not_running() && opts.socket.is_none() => {
-            let mut source = Source::new(kind);
-            source.agent_id = opts.agent.clone();
-            source.session_id = opts.session.clone();
-            source.position_encoding = encoding;
-            in_process(root, config, calls, source, opts.json)
+            let source = source_of(kind, &opts, encoding);
+            in_process(root, config, calls, source, opts.json, false)
         }
         Err(e) => {
             eprintln!("Error: {e}");
@@ -211,12 +219,25 @@ pub fn run(root: &Path, opts: Options, command_indices: Vec<usize>) -> ExitCode 
     }
 }
 
+fn source_of(kind: SourceKind, opts: &Options, encoding: Option<PositionEncoding>) -> Source {
+    let mut source = Source::new(kind);
+    source.agent_id = opts.agent.clone();
+    source.session_id = opts.session.clone();
+    source.position_encoding = encoding;
+    source
+}
+
+/// Run the calls in this process. A one-shot run's buffers die with it, so when every call
+/// succeeds the files they changed are saved (and named on stderr); when one fails, nothing
+/// more is saved and the dropped changes are named. A dry run writes nothing and prints the
+/// diff of each file the run would change.
 fn in_process(
     root: &Path,
     config: Config,
     calls: Vec<(String, Value)>,
     source: Source,
     json: bool,
+    dry_run: bool,
 ) -> ExitCode {
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -226,7 +247,11 @@ fn in_process(
         Err(e) => return usage_error(&format!("cannot start: {e}")),
     };
     runtime.block_on(async move {
-        let exec = match ultra_commands::build(root, config) {
+        let mode = ultra_commands::Mode {
+            one_shot: true,
+            dry_run,
+        };
+        let exec = match ultra_commands::build_with(root, config, mode) {
             Ok(e) => e,
             Err(e) => return usage_error(&e.to_string()),
         };
@@ -235,16 +260,113 @@ fn in_process(
             .is_terminal()
             .then(|| crate::serve::spawn_prompter(exec.clone()));
         for (id, args) in calls {
-            let result = exec.execute(&id, args, source.clone()).await;
+            let result = match dry_run
+                .then(|| refused_in_dry_run(exec.registry(), &id))
+                .flatten()
+            {
+                Some(err) => CommandResult::err(err),
+                None => exec.execute(&id, args, source.clone()).await,
+            };
             let ok = report(&result, json);
             // A one-shot process leaves freeing a (possibly large) result to the OS.
             std::mem::forget(result);
             if !ok {
+                let dropped = dirty_paths(&exec);
+                if !dropped.is_empty() {
+                    eprintln!(
+                        "ultra: the run failed, so its unsaved changes to {} were not written",
+                        dropped.join(", ")
+                    );
+                }
                 return ExitCode::from(1);
             }
         }
-        ExitCode::SUCCESS
+        if dry_run {
+            return show_dry_run(&exec, json);
+        }
+        save_run(&exec, &source).await
     })
+}
+
+/// Why a dry run will not run `id`: it would start programs, use a terminal or the
+/// network, or write git's index, none of which the file layer can hold back.
+fn refused_in_dry_run(registry: &Registry<Services>, id: &str) -> Option<CommandError> {
+    let info = registry.get(id)?;
+    let t = info.touches;
+    // libgit2 writes the index and objects itself, past the file layer.
+    let git_write = (info.category == "Git" || info.id == "shell.git") && t.files_write;
+    (t.processes || t.terminals || t.network || git_write).then(|| {
+        CommandError::new(
+            ErrorCode::DryRun,
+            format!("{} cannot run in a dry run: it starts programs, uses terminals or the network, or writes git's index", info.id),
+        )
+        .with_suggestion("run it without --dry-run, or leave it out of the dry run")
+    })
+}
+
+fn dirty_paths(exec: &ultra_core::Executor<Services>) -> Vec<String> {
+    exec.services()
+        .ws()
+        .buffers()
+        .filter(|b| b.is_dirty())
+        .map(|b| b.path.to_string())
+        .collect()
+}
+
+/// Save what the run changed, as the caller; name the files on stderr.
+async fn save_run(exec: &ultra_core::Executor<Services>, source: &Source) -> ExitCode {
+    let mut written = Vec::new();
+    for path in dirty_paths(exec) {
+        let r = exec
+            .execute("ultra.save", json!({ "path": path }), source.clone())
+            .await;
+        if !r.success {
+            eprintln!("ultra: the run's change to {path} was not written:");
+            print_diagnostics(&r);
+            return ExitCode::from(1);
+        }
+        written.push(path);
+    }
+    if !written.is_empty() {
+        eprintln!("ultra: wrote {}", written.join(", "));
+    }
+    ExitCode::SUCCESS
+}
+
+/// Print the diff of every file the run would change; nothing was written.
+fn show_dry_run(exec: &ultra_core::Executor<Services>, json: bool) -> ExitCode {
+    let mut changes = Vec::new();
+    {
+        let ws = exec.services().ws();
+        for b in ws.buffers().filter(|b| b.is_dirty()) {
+            let path = b.path.to_string();
+            let disk = ws
+                .root()
+                .read(&b.path)
+                .ok()
+                .map(|(bytes, _)| String::from_utf8_lossy(&bytes).into_owned())
+                .unwrap_or_default();
+            let new = b.rope.to_string();
+            let diff = ultra_workspace::workspace::file_diff(&path, &disk, &new);
+            changes.push((path, diff));
+        }
+    }
+    if json {
+        let list: Vec<Value> = changes
+            .iter()
+            .map(|(p, d)| json!({ "path": p, "diff": d }))
+            .collect();
+        print_json(&json!({ "dryRun": true, "changes": list }));
+    } else {
+        for (_, d) in &changes {
+            print_text(d.trim_end_matches('\n'));
+        }
+    }
+    eprintln!(
+        "ultra: dry run: {} file(s) would change; nothing was written",
+        changes.len()
+    );
+    ExitCode::SUCCESS
 }
 
 fn usage_error(message: &str) -> ExitCode {

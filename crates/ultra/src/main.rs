@@ -60,6 +60,11 @@ struct Cli {
     /// Print results as JSON.
     #[arg(short = 'j', long)]
     json: bool,
+    /// Run in process and write nothing: print the diff of every file the commands would
+    /// change. Commands that start programs, use terminals or the network, or write git's
+    /// index are refused (DRY_RUN).
+    #[arg(long)]
+    dry_run: bool,
     /// The server's socket (default: the workspace's socket; `$ULTRA_SOCKET`).
     #[arg(short = 's', long, value_name = "PATH")]
     socket: Option<PathBuf>,
@@ -195,6 +200,7 @@ fn main() -> ExitCode {
         && (!cli.command.is_empty()
             || !cli.args.is_empty()
             || cli.json
+            || cli.dry_run
             || cli.socket.is_some()
             || cli.agent.is_some()
             || cli.session.is_some()
@@ -241,6 +247,7 @@ fn main() -> ExitCode {
                 commands: cli.command,
                 args: arg_indices.into_iter().zip(cli.args).collect(),
                 json: cli.json,
+                dry_run: cli.dry_run,
                 socket: cli.socket,
                 agent: cli.agent,
                 session: cli.session,

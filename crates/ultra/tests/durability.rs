@@ -110,3 +110,103 @@ fn temp_files_of_dead_writers_are_swept_at_startup() {
     assert!(ws.exists("src/.hidden"));
     assert_eq!(ws.read("src/a.txt"), "a\n");
 }
+
+/// A saved batch of 20 files is all or nothing on disk whatever instant `kill -9` lands:
+/// repeated with the kill at spread-out delays after the request is sent, each restart
+/// finds every file old or every file new (the intent journal finishes a committed batch),
+/// and no temp file or journal is left.
+#[test]
+fn a_saved_batch_is_all_or_nothing_across_kill_9() {
+    let ws = Ws::new();
+    let n = 20;
+    let payload = "payload line for a bigger write\n".repeat(4000);
+    let names: Vec<String> = (0..n).map(|i| format!("d{}/f{i:02}.txt", i % 3)).collect();
+    for name in &names {
+        ws.write(name, &format!("gen 0\n{payload}"));
+    }
+    // How long one whole batch takes here, to spread the kills over it.
+    let took = {
+        let _server = ws.serve();
+        let mut c = ws.agent("batch");
+        let files: Vec<_> = names
+            .iter()
+            .map(|p| json!({ "path": p, "edits": [{ "old": "gen 0", "new": "gen 0b" }] }))
+            .collect();
+        let t = Instant::now();
+        c.ok("ultra.applyEdits", json!({ "files": files, "save": true }));
+        let took = t.elapsed();
+        for name in &names {
+            ws.write(name, &format!("gen 0\n{payload}"));
+        }
+        took
+    };
+    let mut outcomes = [0usize; 2];
+    for round in 1..=16u64 {
+        let mut server = ws.serve();
+        let mut c = ws.agent("batch");
+        // Every file holds the same generation before the batch: read it.
+        let before: Vec<String> = names
+            .iter()
+            .map(|p| ws.read(p).lines().next().unwrap().to_string())
+            .collect();
+        assert!(
+            before.iter().all(|g| *g == before[0]),
+            "round {round}: mixed before: {before:?}"
+        );
+        let old = before[0].clone();
+        let new = format!("gen {round}");
+        let files: Vec<_> = names
+            .iter()
+            .map(|p| json!({ "path": p, "edits": [{ "old": old, "new": new }] }))
+            .collect();
+        c.send(
+            &json!({ "jsonrpc": "2.0", "id": 1, "method": "ultra.applyEdits",
+                         "params": { "files": files, "save": true } }),
+        );
+        // Spread the kill over the batch's life: before, during and after the writes.
+        std::thread::sleep(took.mul_f64((round as f64) / 12.0));
+        server.kill9();
+        // Recovery runs when the workspace opens again.
+        let _server = ws.serve();
+        let gens: Vec<String> = names
+            .iter()
+            .map(|p| ws.read(p).lines().next().unwrap().to_string())
+            .collect();
+        let all_old = gens.iter().all(|g| *g == old);
+        let all_new = gens.iter().all(|g| *g == new);
+        assert!(
+            all_old || all_new,
+            "round {round}: a half-written batch: {gens:?}"
+        );
+        outcomes[usize::from(all_new)] += 1;
+        for d in ["d0", "d1", "d2"] {
+            assert!(
+                temp_files(&ws.path(d)).is_empty(),
+                "round {round}: {:?}",
+                temp_files(&ws.path(d))
+            );
+        }
+        if all_old {
+            // Put the round's generation in place by hand so the next round builds on it.
+            for name in &names {
+                ws.write(name, &format!("{new}\n{payload}"));
+            }
+        }
+    }
+    let journals = std::fs::read_dir(ws.base().join("state/ultra"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .flat_map(|d| {
+            std::fs::read_dir(d.path().join("journal"))
+                .into_iter()
+                .flatten()
+                .flatten()
+        })
+        .count();
+    assert_eq!(journals, 0, "journals left behind");
+    eprintln!(
+        "kills: {} before the batch committed, {} after",
+        outcomes[0], outcomes[1]
+    );
+}

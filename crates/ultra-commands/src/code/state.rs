@@ -6,7 +6,7 @@
 use ropey::Rope;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use ultra_core::command::{CommandSpec, Example};
+use ultra_core::command::{CommandSpec, Example, Touches};
 use ultra_core::registry::RegistryError;
 use ultra_core::{Command, Cx, Registry};
 use ultra_index::{DefKind, FileIndex};
@@ -175,6 +175,7 @@ static GET_SYMBOLS: CommandSpec = CommandSpec::new(
     "State",
     "A file's symbols (seed 003 DocumentSymbol): functions, classes and the rest, methods and fields nested under their class, with ranges in the caller's position encoding.",
 )
+.touches(Touches::READ)
 .read_only()
 .examples(&[Example {
     description: "Symbols of a Rust file",
@@ -260,6 +261,7 @@ static GO_TO_DEFINITION: CommandSpec = CommandSpec::new(
     "State",
     "Where the name at a position is defined (definitions in the same file first).",
 )
+.touches(Touches::READ)
 .read_only()
 .examples(&[Example {
     description: "From a call to the function",
@@ -312,6 +314,7 @@ static FIND_REFERENCES: CommandSpec = CommandSpec::new(
     "State",
     "Every occurrence of the name at a position, across the workspace, definitions included.",
 )
+.touches(Touches::READ)
 .read_only()
 .examples(&[Example {
     description: "Uses of a function",
@@ -381,6 +384,7 @@ static GET_HOVER: CommandSpec = CommandSpec::new(
     "State",
     "The signature and doc comment of the name at a position, as Markdown.",
 )
+.touches(Touches::READ)
 .read_only()
 .examples(&[Example {
     description: "Hover over a call",
@@ -483,6 +487,7 @@ static GET_DIAGNOSTICS: CommandSpec = CommandSpec::new(
     "State",
     "Problems in the workspace's code: syntax errors from the parser (severity error), with ranges; one file or all.",
 )
+.touches(Touches::READ)
 .aliases(&["ultra.getDiagnostics"])
 .read_only()
 .examples(&[Example {

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-use ultra_core::command::{CommandSpec, Example};
+use ultra_core::command::{CommandSpec, Example, Touches};
 use ultra_core::registry::RegistryError;
 use ultra_core::{Command, Cx, Registry};
 use ultra_index::index::{file_type, is_entry_point};
@@ -165,6 +165,7 @@ static GET_LINES: CommandSpec = CommandSpec::new(
     "Code",
     "Read lines of a file with line numbers (cat -n format); 1-based, `end` inclusive. Open buffers are read as they are, saved or not.",
 )
+.touches(Touches::READ)
 .tool_name("get_lines")
 .read_only()
 .examples(&[
@@ -264,6 +265,7 @@ static GET_FUNCTION: CommandSpec = CommandSpec::new(
     "Code",
     "Get one function's source (numbered) and metadata: params, async, exported, return type. Methods are `Class.method`; `const f = () => ...` counts. If it is not found, the error lists the file's functions. A file the index does not parse (another language, or too big) comes back whole (up to 2,000 lines) with `fallback` saying why.",
 )
+.touches(Touches::READ)
 .tool_name("get_function")
 .read_only()
 .examples(&[
@@ -401,6 +403,7 @@ static GET_CLASS: CommandSpec = CommandSpec::new(
     "Code",
     "Get one class's (struct's, interface's, trait's) source (numbered) and metadata: methods, properties, extends, implements, abstract, exported. If it is not found, the error lists the file's classes.",
 )
+.touches(Touches::READ)
 .tool_name("get_class")
 .read_only()
 .examples(&[Example {
@@ -484,6 +487,7 @@ static GET_STRUCTURE: CommandSpec = CommandSpec::new(
     "Code",
     "The directory tree as ASCII with stats. Leaves out .gitignored paths, hidden files, node_modules, .git, dist, build, target, coverage and binary-looking files.",
 )
+.touches(Touches::READ)
 .tool_name("get_structure")
 .read_only()
 .examples(&[Example {
@@ -666,6 +670,7 @@ static FIND_REFERENCES: CommandSpec = CommandSpec::new(
     "Code",
     "Every occurrence of an identifier in code (not in comments or strings), definitions flagged, with context lines; `path` limits it to a directory or file. Paged with `limit`/`cursor`.",
 )
+.touches(Touches::READ)
 .tool_name("find_references")
 .read_only()
 .examples(&[Example {
@@ -818,6 +823,7 @@ static FIND_DEFINITION: CommandSpec = CommandSpec::new(
     "Code",
     "Where a symbol is defined: every definition (overloads, re-declarations) with its type and context, by path and line, paged with `limit`/`cursor`. Not found: SYMBOL_NOT_FOUND with \"Did you mean?\" suggestions.",
 )
+.touches(Touches::READ)
 .tool_name("find_definition")
 .read_only()
 .examples(&[
@@ -1001,6 +1007,7 @@ static GET_DEPENDENCIES: CommandSpec = CommandSpec::new(
     "Code",
     "The workspace files a file imports (resolved per language), each with its type, hub status and entry-point flag; imports of packages are listed separately as external.",
 )
+.touches(Touches::READ)
 .tool_name("get_dependencies")
 .read_only()
 .examples(&[Example {
@@ -1088,6 +1095,7 @@ static GET_DEPENDENTS: CommandSpec = CommandSpec::new(
     "Code",
     "The files that import a file, with their complexity and type; a file with more than 5 dependents is a hub, and the answer warns that changing it affects them.",
 )
+.touches(Touches::READ)
 .tool_name("get_dependents")
 .read_only()
 .examples(&[Example {
@@ -1214,6 +1222,7 @@ static GET_COMPLEXITY: CommandSpec = CommandSpec::new(
     "Code",
     "Complexity per file, most complex first: lines of code (no comments), nesting depth, cyclomatic complexity and score = loc*0.4 + nesting*15 + cyclomatic*10 (capped at 100; high > 70, medium 40-70, low < 40), with a summary.",
 )
+.touches(Touches::READ)
 .tool_name("get_complexity")
 .read_only()
 .examples(&[Example {
@@ -1359,6 +1368,7 @@ static GET_TODOS: CommandSpec = CommandSpec::new(
     "Code",
     "TODO, FIXME, HACK, XXX, BUG and NOTE comments in code (every comment style of the nine languages), filtered by path and type, with a summary by type.",
 )
+.touches(Touches::READ)
 .tool_name("get_todos")
 .read_only()
 .examples(&[Example {
@@ -1469,6 +1479,7 @@ static REINDEX: CommandSpec = CommandSpec::new(
     "Code",
     "Bring the code index up to date now (or rebuild it with `cold`), announcing `index.progress` and `index.ready` events. Queries do this for themselves; this is for warming up ahead of time.",
 )
+.touches(Touches::READ)
 .read_only()
 .long()
 .examples(&[Example {

@@ -10,7 +10,7 @@ pub mod shell;
 use git2::Repository;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use ultra_core::command::{CommandSpec, Example};
+use ultra_core::command::{CommandSpec, Example, Touches};
 use ultra_core::registry::RegistryError;
 use ultra_core::{Command, Cx, Registry};
 use ultra_protocol::CommandError;
@@ -65,6 +65,7 @@ static STATUS: CommandSpec = CommandSpec::new(
     "Git",
     "The branch, its upstream with ahead/behind counts, whether HEAD is detached, and the staged, modified, untracked and conflicted files (seed 001's git_status).",
 )
+.touches(Touches::READ)
 .tool_name("git_status")
 .read_only()
 .idempotent()
@@ -106,6 +107,7 @@ static DIFF: CommandSpec = CommandSpec::new(
     "Git",
     "Uncommitted changes: per file insertions, deletions and whether it is binary, totals, and the patch (seed 001's git_diff). staged: true compares the index with HEAD; path limits it to a file or directory.",
 )
+.touches(Touches::READ)
 .tool_name("git_diff")
 .read_only()
 .idempotent()
@@ -148,6 +150,7 @@ static COMMIT: CommandSpec = CommandSpec::new(
     "Git",
     "Stage the given files (if any) and commit what is staged, with the repository's configured author (seed 001's git_commit). An empty message or nothing to commit is refused. No hooks run. A person confirms agents' calls, shown what would be committed, unless policy or auto-apply says otherwise.",
 )
+.touches(Touches::WRITE)
 .tool_name("git_commit")
 .confirms()
 .examples(&[Example {
@@ -224,6 +227,7 @@ static STAGE: CommandSpec = CommandSpec::new(
     "Git",
     "Stage files for the next commit (a deleted file is staged as deleted). Returns what is staged now.",
 )
+.touches(Touches::WRITE)
 .examples(&[Example {
     description: "Outside a repository",
     args: r#"{"files": ["a.ts"]}"#,
@@ -258,6 +262,7 @@ static UNSTAGE: CommandSpec = CommandSpec::new(
     "Git",
     "Take files out of the next commit (the index entry goes back to HEAD's; the work tree is not touched). Returns what is staged now.",
 )
+.touches(Touches::WRITE)
 .examples(&[Example {
     description: "Outside a repository",
     args: r#"{"files": ["a.ts"]}"#,
@@ -303,6 +308,7 @@ static LOG: CommandSpec = CommandSpec::new(
     "Git",
     "Commits from HEAD back, newest first: hash, author, time and summary; path keeps those that changed a file.",
 )
+.touches(Touches::READ)
 .read_only()
 .idempotent()
 .examples(OUTSIDE_REPO);
@@ -331,6 +337,7 @@ static BRANCHES: CommandSpec = CommandSpec::new(
     "Git",
     "The local branches, which one is checked out, and each one's upstream.",
 )
+.touches(Touches::READ)
 .read_only()
 .idempotent()
 .examples(OUTSIDE_REPO);

@@ -68,6 +68,16 @@ fn detect(root: &Path) -> Option<System> {
     None
 }
 
+/// The program a build runs in `root` (for restricted-command checks), if it finds a build.
+pub(crate) fn program(root: &Path) -> Option<&'static str> {
+    detect(root).map(|s| match s {
+        System::Cargo => "cargo",
+        System::Npm => "npm",
+        System::Go => "go",
+        System::Make => "make",
+    })
+}
+
 /// The argv lists a call runs, in order.
 fn plan(system: System, a: &BuildArgs, root: &Path) -> Result<Vec<Vec<String>>, String> {
     let words = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<Vec<_>>();

@@ -5,6 +5,7 @@
 
 pub mod build;
 pub mod policy;
+pub mod programs;
 pub(crate) mod sandbox;
 pub mod test_runner;
 pub mod watch;
@@ -16,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use ultra_core::command::{CommandSpec, Example};
+use ultra_core::command::{CommandSpec, Example, Touches};
 use ultra_core::registry::RegistryError;
 use ultra_core::{Command, Cx, Registry};
 use ultra_protocol::command::Annotations;
@@ -94,6 +95,7 @@ static RUN: CommandSpec = CommandSpec::new(
     "Run",
     "Run a command line in the workspace root (seed 001's run_command) and return stdout, stderr, exitCode and duration. Words are plain (no $variables, globs or redirections); stages join with &&, || , ; and |. Every stage is judged: denied ones (rm -rf, sudo, git push --force, ...) are refused, allow-listed ones (npm, node, git status/diff/log/show/branch, tsc, vitest, jest, eslint, prettier, ...) run at once, anything else waits for a person who sees the full argv. Timeout 30 s by default (max 600 s) kills the whole process group.",
 )
+.touches(Touches::PROCESSES.and(Touches::WRITE))
 .tool_name("run_command")
 .open_world()
 .long()
@@ -142,6 +144,10 @@ impl Command<Services> for RunCommand {
 
     fn spec(&self) -> &'static CommandSpec {
         &RUN
+    }
+
+    fn programs(&self, _s: &Services, a: &RunArgs) -> Vec<String> {
+        self::programs::in_line(&a.command)
     }
 
     fn precheck(

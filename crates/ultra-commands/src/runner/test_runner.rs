@@ -6,7 +6,7 @@ use std::path::Path;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use ultra_core::command::{CommandSpec, Example};
+use ultra_core::command::{CommandSpec, Example, Touches};
 use ultra_core::{Command, Cx};
 use ultra_protocol::command::Annotations;
 use ultra_protocol::{CommandError, ErrorCode};
@@ -292,6 +292,7 @@ static RUN_TESTS: CommandSpec = CommandSpec::new(
     "Run",
     "Run the project's tests (seed 001's run_tests): the runner is found from vitest/jest configs, package.json (vitest, jest, else npm test), Cargo.toml (cargo test), pytest or tox config (pytest) or go.mod (go test). path limits the run to a file or directory, filter to matching test names. Returns passed, exitCode, the output and, when the runner's summary is recognised, total/passed/failed/skipped. Runs the project's own code, like npm test. watch: true keeps re-running the tests on every source change in the background (tests.started / tests.finished events; test_watches, stop_test_watch).",
 )
+.touches(Touches::PROCESSES.and(Touches::WRITE))
 .tool_name("run_tests")
 .long()
 .examples(&[Example {
@@ -304,6 +305,10 @@ static RUN_TESTS: CommandSpec = CommandSpec::new(
 impl Command<Services> for RunTests {
     type Args = TestArgs;
     type Output = TestRun;
+
+    fn programs(&self, s: &Services, _a: &TestArgs) -> Vec<String> {
+        super::programs::of_tests(s.root_path())
+    }
 
     fn spec(&self) -> &'static CommandSpec {
         &RUN_TESTS

@@ -17,7 +17,7 @@ use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-use ultra_core::command::{CommandSpec, Example};
+use ultra_core::command::{CommandSpec, Example, Touches};
 use ultra_core::events::EventBus;
 use ultra_core::{Command, Cx};
 use ultra_protocol::{CommandError, ErrorCode, Source};
@@ -411,6 +411,7 @@ static LIST: CommandSpec = CommandSpec::new(
     "Run",
     "The test watches running (started by run_tests with watch: true): each one's id, command, how many runs so far, whether one is running now, and the latest finished run with its stats and output.",
 )
+.touches(Touches::READ)
 .tool_name("test_watches")
 .read_only()
 .idempotent()
@@ -451,6 +452,7 @@ static STOP: CommandSpec = CommandSpec::new(
     "Run",
     "End a test watch; a run in progress is killed with its process group.",
 )
+.touches(Touches::PROCESSES)
 .tool_name("stop_test_watch")
 .idempotent()
 .examples(&[Example {

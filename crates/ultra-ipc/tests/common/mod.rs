@@ -14,6 +14,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use ultra_core::audit::AuditLog;
+use ultra_core::command::Touches;
 use ultra_core::config::IpcConfig;
 use ultra_core::events::EventBus;
 use ultra_core::executor::ExecutorParts;
@@ -54,6 +55,7 @@ pub struct EchoOut {
 /// `test.echo {text, warn?}` → `{text, source}`; alias `echo`.
 pub struct Echo;
 static ECHO: CommandSpec = CommandSpec::new("test.echo", "Echo", "Test", "Echo the text back.")
+    .touches(Touches::NOTHING)
     .aliases(&["echo"])
     .read_only();
 
@@ -80,8 +82,9 @@ pub struct NoArgs {}
 
 /// `test.fail` always fails with FILE_NOT_FOUND.
 pub struct Fail;
-static FAIL: CommandSpec =
-    CommandSpec::new("test.fail", "Fail", "Test", "Always fails.").read_only();
+static FAIL: CommandSpec = CommandSpec::new("test.fail", "Fail", "Test", "Always fails.")
+    .touches(Touches::NOTHING)
+    .read_only();
 
 impl Command<TestHost> for Fail {
     type Args = NoArgs;
@@ -100,6 +103,7 @@ impl Command<TestHost> for Fail {
 /// `test.hidden`: not exposed to agents.
 pub struct Hidden;
 static HIDDEN: CommandSpec = CommandSpec::new("test.hidden", "Hidden", "Test", "Not for agents.")
+    .touches(Touches::NOTHING)
     .read_only()
     .not_ai_exposed();
 
@@ -123,6 +127,7 @@ pub struct SleepArgs {
 /// `test.sleep {ms}` blocks its thread, to observe ordering and concurrency.
 pub struct Sleep;
 static SLEEP: CommandSpec = CommandSpec::new("test.sleep", "Sleep", "Test", "Sleep for a while.")
+    .touches(Touches::NOTHING)
     .read_only()
     .long();
 

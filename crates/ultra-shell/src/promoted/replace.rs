@@ -5,6 +5,8 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::{Issue, Promoted, Risk, cli};
+use ultra_workspace::anchor;
+
 use crate::run::{Cx, Example, Io};
 
 /// `replace`.
@@ -152,7 +154,8 @@ impl Promoted for Replace {
         let mut at = 0;
         for (s, e) in &spans {
             out.push_str(&text[at..*s]);
-            out.push_str(&args.new);
+            // The new text takes the file's line endings where it lands.
+            out.push_str(&anchor::fit_eol_in(&text, *s, *e, &args.new));
             at = *e;
         }
         out.push_str(&text[at..]);
@@ -201,9 +204,8 @@ fn find(text: &str, args: &ReplaceArgs) -> Vec<(usize, usize)> {
             Err(_) => Vec::new(),
         }
     } else {
-        text.match_indices(&args.old)
-            .map(|(s, m)| (s, s + m.len()))
-            .collect()
+        // CRLF and LF are the same to an agent writing `old`.
+        anchor::find_ignoring_eol(text, &args.old).0
     };
     candidates
         .into_iter()

@@ -5,6 +5,8 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::{Issue, Promoted, Risk, cli};
+use ultra_workspace::anchor;
+
 use crate::run::{Cx, Example, Io};
 
 /// `write`.
@@ -115,6 +117,16 @@ impl Promoted for Write {
                 }
                 v
             }
+        };
+        // Over an existing text file, the new text keeps the file's line endings and BOM.
+        let content = match cx.fs.read_file(cx.cwd, &args.path) {
+            Ok((_, old)) if !args.append => {
+                match (std::str::from_utf8(&old), std::str::from_utf8(&content)) {
+                    (Ok(old), Ok(new)) => anchor::fit_whole_str(old, new).into_bytes(),
+                    _ => content,
+                }
+            }
+            _ => content,
         };
         let result = if args.append {
             cx.fs
