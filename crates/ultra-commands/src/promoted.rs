@@ -205,7 +205,7 @@ impl<P: Promoted> Command<Services> for Tool<P> {
 
     fn run(&self, cx: &mut Cx<'_, Services>, args: P::Args) -> Result<RunOutput, CommandError> {
         self.validated(&args)?;
-        let (fs, hook) = crate::shell_writes::shell_fs(cx);
+        let (fs, hook) = crate::shell_writes::shell_fs(cx, crate::shell_writes::SHELL_TIME_LIMIT);
         let mut out = Capped::new(crate::shell::DEFAULT_MAX_OUTPUT);
         let mut err = Capped::new(crate::shell::DEFAULT_MAX_OUTPUT);
         let cwd = ultra_workspace::RelPath::default();

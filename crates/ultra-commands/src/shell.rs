@@ -47,6 +47,9 @@ pub struct RunArgs {
     /// Most bytes of stdout and of stderr returned (default 64 KiB); output past it stops
     /// the script's writer and sets `truncated`.
     pub max_output: Option<usize>,
+    /// Milliseconds an awk or sed loop in the script may run before it is stopped with an
+    /// error (default and most: 60000).
+    pub timeout_ms: Option<u64>,
 }
 
 /// Result of `ultra.shell.run`.
@@ -323,7 +326,12 @@ impl Command<Services> for Run {
         })?;
         let session = session_id(cx, args.session.as_deref());
         let mut env = cx.services.take_shell_session(&session);
-        let (fs, hook) = crate::shell_writes::shell_fs(cx);
+        let limit = args
+            .timeout_ms
+            .map_or(crate::shell_writes::SHELL_TIME_LIMIT, |ms| {
+                std::time::Duration::from_millis(ms).min(crate::shell_writes::SHELL_TIME_LIMIT)
+            });
+        let (fs, hook) = crate::shell_writes::shell_fs(cx, limit);
         let shell = Shell::new(fs).with_commands(crate::promoted::shell_commands());
         let cap = args.max_output.unwrap_or(DEFAULT_MAX_OUTPUT).min(16 << 20);
         let mut out = Capped::new(cap);
@@ -537,7 +545,7 @@ impl Command<Services> for BuiltinCommand {
     fn run(&self, cx: &mut Cx<'_, Services>, args: BuiltinArgs) -> Result<RunOutput, CommandError> {
         let session = session_id(cx, args.session.as_deref());
         let env = cx.services.take_shell_session(&session);
-        let (fs, hook) = crate::shell_writes::shell_fs(cx);
+        let (fs, hook) = crate::shell_writes::shell_fs(cx, crate::shell_writes::SHELL_TIME_LIMIT);
         let cap = args.max_output.unwrap_or(DEFAULT_MAX_OUTPUT).min(16 << 20);
         let mut out = Capped::new(cap);
         let mut err = Capped::new(cap);

@@ -24,8 +24,12 @@ pub(crate) struct Hook {
     refusals: Mutex<Vec<(String, String)>>,
 }
 
+/// How long one call's in-process shell work (awk and sed loops) may run: a server's
+/// workers are shared, and a runaway `while(1)` must not hold one for good.
+pub const SHELL_TIME_LIMIT: std::time::Duration = std::time::Duration::from_secs(60);
+
 /// Confined file access for this call with every write passing through a [`Hook`].
-pub(crate) fn shell_fs(cx: &Cx<'_, Services>) -> (ShellFs, Arc<Hook>) {
+pub(crate) fn shell_fs(cx: &Cx<'_, Services>, limit: std::time::Duration) -> (ShellFs, Arc<Hook>) {
     let hook = Arc::new(Hook {
         checker: cx.write_checker(),
         workspace: cx.services.workspace_handle(),
@@ -34,7 +38,8 @@ pub(crate) fn shell_fs(cx: &Cx<'_, Services>) -> (ShellFs, Arc<Hook>) {
     });
     let fs = ShellFs::new(cx.services.shell_root().clone(), is_human(cx))
         .with_hook(hook.clone())
-        .with_code(cx.services.code_search());
+        .with_code(cx.services.code_search())
+        .with_deadline(std::time::Instant::now() + limit);
     (fs, hook)
 }
 

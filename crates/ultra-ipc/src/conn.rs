@@ -36,6 +36,9 @@ use ultra_protocol::{
 
 /// Outgoing lines buffered per connection before producers wait for the client to read.
 const OUT_QUEUE: usize = 256;
+/// Outgoing bytes buffered per connection: a client that pipelines large reads and never
+/// reads the answers holds at most this much (plus the one line being made) of them.
+const OUT_BYTES: usize = 16 << 20;
 /// A single line that makes no progress for this long means the client is gone.
 const WRITE_STALL: Duration = Duration::from_secs(30);
 /// Most subscription patterns one connection may hold (per push format).
@@ -64,6 +67,10 @@ pub(crate) async fn serve_connection<S: Host>(
     let person = at_terminal(stream.peer_cred().ok().and_then(|c| c.pid()));
     let (read_half, write_half) = stream.into_split();
     let (tx, rx) = mpsc::channel(OUT_QUEUE);
+    let tx = Outbox {
+        tx,
+        bytes: Arc::new(tokio::sync::Semaphore::new(OUT_BYTES)),
+    };
     let writer = tokio::spawn(write_lines(write_half, rx));
     let codec =
         AnyDelimiterCodec::new_with_max_length(vec![b'\n'], vec![b'\n'], limits.max_line_bytes);
@@ -116,13 +123,36 @@ pub(crate) async fn serve_connection<S: Host>(
     let _ = writer.await;
 }
 
+/// A line with the share of the byte budget it holds until written.
+type Queued = (String, tokio::sync::OwnedSemaphorePermit);
+
+/// The writer's queue, bounded in lines and in bytes.
+#[derive(Clone)]
+struct Outbox {
+    tx: mpsc::Sender<Queued>,
+    bytes: Arc<tokio::sync::Semaphore>,
+}
+
+impl Outbox {
+    /// Queue a line, waiting while the queue is full. False when the writer is gone.
+    async fn send(&self, line: String) -> bool {
+        // A line bigger than the whole budget takes all of it and goes alone.
+        let n = line.len().clamp(1, OUT_BYTES) as u32;
+        let Ok(permit) = self.bytes.clone().acquire_many_owned(n).await else {
+            return false;
+        };
+        self.tx.send((line, permit)).await.is_ok()
+    }
+}
+
 /// Write queued lines until the channel closes or the client stops reading.
-async fn write_lines(mut sink: OwnedWriteHalf, mut lines: mpsc::Receiver<String>) {
-    while let Some(line) = lines.recv().await {
+async fn write_lines(mut sink: OwnedWriteHalf, mut lines: mpsc::Receiver<Queued>) {
+    while let Some((line, permit)) = lines.recv().await {
         match tokio::time::timeout(WRITE_STALL, sink.write_all(line.as_bytes())).await {
             Ok(Ok(())) => {}
             _ => return,
         }
+        drop(permit);
     }
     let _ = sink.shutdown().await;
 }
@@ -300,7 +330,7 @@ enum Reply {
 
 struct Conn<S: Host> {
     exec: Arc<Executor<S>>,
-    out: mpsc::Sender<String>,
+    out: Outbox,
     limits: Limits,
     identity: Identity,
     subs: Arc<Mutex<Subscriptions>>,
@@ -314,7 +344,7 @@ struct Conn<S: Host> {
 impl<S: Host> Conn<S> {
     /// Queue one line for the writer. False when the writer is gone (client vanished).
     async fn send<T: serde::Serialize>(&self, value: &T) -> bool {
-        self.out.send(to_line(value)).await.is_ok()
+        self.out.send(to_line(value)).await
     }
 
     /// Handle one line. False when the connection should close.
@@ -677,7 +707,7 @@ impl<S: Host> Conn<S> {
 async fn forward_events(
     mut rx: broadcast::Receiver<Event>,
     subs: Arc<Mutex<Subscriptions>>,
-    out: mpsc::Sender<String>,
+    out: Outbox,
 ) {
     loop {
         let lines = match rx.recv().await {
@@ -736,7 +766,7 @@ async fn forward_events(
             Err(RecvError::Closed) => return,
         };
         for line in lines {
-            if out.send(line).await.is_err() {
+            if !out.send(line).await {
                 return;
             }
         }

@@ -25,6 +25,7 @@
 //! ```
 
 pub mod builtins;
+pub mod numfmt;
 pub mod promoted;
 pub mod run;
 pub mod syntax;

@@ -23,6 +23,7 @@ pub fn run(root: &std::path::Path, profile: Option<&str>, auto_apply: bool) -> E
         Err(e) => return fail(&e),
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .thread_stack_size(crate::serve::WORKER_STACK_BYTES)
         .enable_all()
         .build()
     {

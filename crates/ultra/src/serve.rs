@@ -11,10 +11,16 @@ use ultra_core::{Config, Executor};
 use ultra_protocol::event::names;
 use ultra_protocol::{Source, SourceKind};
 
+/// Stack of a runtime worker: commands run on them (the shell's awk and sed included),
+/// and debug builds take about 20 KiB a nesting level. Reserved, not committed.
+pub const WORKER_STACK_BYTES: usize = 32 << 20;
+
 /// The runtime a serving process runs on (two workers: the machine's cores).
 pub fn runtime() -> Result<tokio::runtime::Runtime, ExitCode> {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
+        // Room for the deepest program the shell's parsers accept (see ultra-shell).
+        .thread_stack_size(WORKER_STACK_BYTES)
         .enable_all()
         .build()
         .map_err(|e| {

@@ -141,7 +141,7 @@ fn a_saved_batch_is_all_or_nothing_across_kill_9() {
         took
     };
     let mut outcomes = [0usize; 2];
-    for round in 1..=16u64 {
+    for round in 1..=24u64 {
         let mut server = ws.serve();
         let mut c = ws.agent("batch");
         // Every file holds the same generation before the batch: read it.
@@ -164,7 +164,7 @@ fn a_saved_batch_is_all_or_nothing_across_kill_9() {
                          "params": { "files": files, "save": true } }),
         );
         // Spread the kill over the batch's life: before, during and after the writes.
-        std::thread::sleep(took.mul_f64((round as f64) / 12.0));
+        std::thread::sleep(took.mul_f64((round as f64) / 18.0));
         server.kill9();
         // Recovery runs when the workspace opens again.
         let _server = ws.serve();

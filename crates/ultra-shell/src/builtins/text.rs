@@ -2186,7 +2186,7 @@ fn pad(spec: &Spec, body: String, numeric: bool) -> String {
 
 /// C's `%e` from Rust's: exponent with a sign and at least two digits.
 fn fmt_exp(v: f64, prec: usize, upper: bool) -> String {
-    let s = format!("{v:.prec$e}");
+    let s = crate::numfmt::sci(v, prec);
     let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
     let e: i32 = e.parse().unwrap_or(0);
     let sign = if e < 0 { '-' } else { '+' };
@@ -2220,7 +2220,7 @@ fn fmt_float(v: f64, conv: u8, spec: &Spec) -> String {
         let prec = spec.prec.unwrap_or(6);
         match conv.to_ascii_lowercase() {
             b'f' => {
-                let s = format!("{v:.prec$}");
+                let s = crate::numfmt::fixed(v, prec);
                 if spec.alt && prec == 0 {
                     format!("{s}.")
                 } else {
@@ -2241,7 +2241,7 @@ fn fmt_float(v: f64, conv: u8, spec: &Spec) -> String {
                     fmt_exp(v, p - 1, upper)
                 } else {
                     let fp = (p as i32 - 1 - x).max(0) as usize;
-                    format!("{v:.fp$}")
+                    crate::numfmt::fixed(v, fp)
                 };
                 if spec.alt { s } else { strip_zeros(&s) }
             }
@@ -2301,7 +2301,7 @@ fn printf_float(arg: &str) -> Result<f64, f64> {
     }
     // The longest parsable prefix.
     let mut best = 0.0;
-    for i in (1..t.len()).rev() {
+    for i in (1..t.len()).rev().filter(|&i| t.is_char_boundary(i)) {
         if let Ok(v) = t[..i].parse::<f64>() {
             best = v;
             break;
@@ -2409,7 +2409,10 @@ impl Builtin for Printf {
                     spec.width = usize::try_from(w.unsigned_abs()).unwrap_or(0);
                 } else {
                     while let Some(d) = fmt.get(i).filter(|d| d.is_ascii_digit()) {
-                        spec.width = spec.width * 10 + usize::from(d - b'0');
+                        spec.width = spec
+                            .width
+                            .saturating_mul(10)
+                            .saturating_add(usize::from(d - b'0'));
                         i += 1;
                     }
                 }
@@ -2423,11 +2426,21 @@ impl Builtin for Printf {
                         p = usize::try_from(v).unwrap_or(0);
                     } else {
                         while let Some(d) = fmt.get(i).filter(|d| d.is_ascii_digit()) {
-                            p = p * 10 + usize::from(d - b'0');
+                            p = p.saturating_mul(10).saturating_add(usize::from(d - b'0'));
                             i += 1;
                         }
                     }
                     spec.prec = Some(p);
+                }
+                // A width or precision is an allocation of that size: bounded.
+                let limits = crate::numfmt::check_field(spec.width, "field width").and_then(|_| {
+                    spec.prec
+                        .map_or(Ok(0), |p| crate::numfmt::check_field(p, "precision"))
+                });
+                if let Err(e) = limits {
+                    let _ = writeln!(io.stderr, "printf: {e}");
+                    status = 1;
+                    break 'outer;
                 }
                 while matches!(
                     fmt.get(i),

@@ -55,6 +55,8 @@ pub struct ShellFs {
     human: bool,
     hook: Option<Arc<dyn WriteHook>>,
     code: Option<Arc<dyn CodeSearch>>,
+    /// When this call's in-process work must stop (awk and sed loops check it).
+    deadline: Option<std::time::Instant>,
 }
 
 impl ShellFs {
@@ -65,7 +67,21 @@ impl ShellFs {
             human,
             hook: None,
             code: None,
+            deadline: None,
         }
+    }
+
+    /// The same access, with the work of this call bounded in time: a loop in awk or sed
+    /// still running at `deadline` stops with an error.
+    pub fn with_deadline(mut self, deadline: std::time::Instant) -> ShellFs {
+        self.deadline = Some(deadline);
+        self
+    }
+
+    /// Whether this call's time is up.
+    pub fn past_deadline(&self) -> bool {
+        self.deadline
+            .is_some_and(|d| std::time::Instant::now() >= d)
     }
 
     /// The same access with a code index to search.

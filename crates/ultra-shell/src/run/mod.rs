@@ -24,6 +24,11 @@ use crate::syntax::ast::{
 use fs::ShellFs;
 use glob::PatChar;
 
+/// Stack of a pipeline stage's thread: room for the deepest awk or sed program their
+/// parsers accept (debug builds take about 20 KiB a nesting level). Reserved, not
+/// committed: untouched pages cost nothing.
+const STAGE_STACK_BYTES: usize = 32 << 20;
+
 /// Most fields one glob may expand to.
 pub const MAX_GLOB: usize = 10_000;
 
@@ -358,28 +363,42 @@ impl Shell {
                 }
                 let first = if i == 0 { first_stdin.take() } else { None };
                 let writer = writer.expect("every stage but the last has a pipe to write");
-                handles.push(scope.spawn(move || {
-                    let mut out = std::io::BufWriter::with_capacity(64 * 1024, writer);
-                    let mut err = Shared(stderr);
-                    let status = match (first, reader) {
-                        (Some(sin), _) => {
-                            self.command(cmd, &mut stage_env, *sin, &mut out, &mut err)
-                        }
-                        (None, Some(r)) => {
-                            let mut input = BufReader::with_capacity(64 * 1024, r);
-                            self.command(cmd, &mut stage_env, &mut input, &mut out, &mut err)
-                        }
-                        (None, None) => self.command(
-                            cmd,
-                            &mut stage_env,
-                            &mut std::io::empty(),
-                            &mut out,
-                            &mut err,
-                        ),
-                    };
-                    let _ = out.flush();
-                    status
-                }));
+                // Stages get the stack a deep (but bounded) awk or sed program needs.
+                let spawned = std::thread::Builder::new()
+                    .name("ultra-sh-stage".into())
+                    .stack_size(STAGE_STACK_BYTES)
+                    .spawn_scoped(scope, move || {
+                        let mut out = std::io::BufWriter::with_capacity(64 * 1024, writer);
+                        let mut err = Shared(stderr);
+                        let status = match (first, reader) {
+                            (Some(sin), _) => {
+                                self.command(cmd, &mut stage_env, *sin, &mut out, &mut err)
+                            }
+                            (None, Some(r)) => {
+                                let mut input = BufReader::with_capacity(64 * 1024, r);
+                                self.command(cmd, &mut stage_env, &mut input, &mut out, &mut err)
+                            }
+                            (None, None) => self.command(
+                                cmd,
+                                &mut stage_env,
+                                &mut std::io::empty(),
+                                &mut out,
+                                &mut err,
+                            ),
+                        };
+                        let _ = out.flush();
+                        status
+                    });
+                match spawned {
+                    Ok(h) => handles.push(h),
+                    Err(e) => {
+                        let _ = writeln!(
+                            Shared(stderr),
+                            "ultra sh: cannot start a pipeline stage: {e}"
+                        );
+                        return 1;
+                    }
+                }
             }
             0
         })

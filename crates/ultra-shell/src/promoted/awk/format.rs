@@ -47,7 +47,7 @@ fn sign_of(neg: bool, f: &Flags) -> &'static [u8] {
 
 /// `%e` digits of |x| with `prec` decimals: mantissa and exponent.
 fn exp_parts(x: f64, prec: usize) -> (String, i32) {
-    let s = format!("{:.*e}", prec, x);
+    let s = crate::numfmt::sci(x, prec);
     match s.split_once('e') {
         Some((m, e)) => (m.to_string(), e.parse().unwrap_or(0)),
         None => (s, 0),
@@ -103,7 +103,7 @@ pub fn fmt_float(out: &mut Vec<u8>, x: f64, conv: u8, default_prec: usize, f: &F
             push_exp(&mut body, e, upper);
         }
         b'f' => {
-            body = format!("{:.*}", prec, a);
+            body = crate::numfmt::fixed(a, prec);
             if f.alt && prec == 0 {
                 body.push('.');
             }
@@ -116,7 +116,7 @@ pub fn fmt_float(out: &mut Vec<u8>, x: f64, conv: u8, default_prec: usize, f: &F
                 exp_parts(a, p - 1)
             };
             if (x_exp as i64) < p as i64 && x_exp >= -4 {
-                body = format!("{:.*}", (p as i64 - 1 - x_exp as i64) as usize, a);
+                body = crate::numfmt::fixed(a, (p as i64 - 1 - x_exp as i64).max(0) as usize);
                 if f.alt {
                     if !body.contains('.') {
                         body.push('.');
@@ -258,14 +258,19 @@ pub fn sprintf(
             if w < 0.0 {
                 f.left = true;
             }
+            // `as` saturates: 2^40 stays 2^40 and fails the check below.
             f.width = w.abs() as usize;
             i += 1;
         } else {
             while i < fmt.len() && fmt[i].is_ascii_digit() {
-                f.width = f.width * 10 + usize::from(fmt[i] - b'0');
+                f.width = f
+                    .width
+                    .saturating_mul(10)
+                    .saturating_add(usize::from(fmt[i] - b'0'));
                 i += 1;
             }
         }
+        crate::numfmt::check_field(f.width, "field width")?;
         if fmt.get(i) == Some(&b'.') {
             i += 1;
             if fmt.get(i) == Some(&b'*') {
@@ -273,12 +278,17 @@ pub fn sprintf(
                 f.prec = if p < 0.0 { None } else { Some(p as usize) };
                 i += 1;
             } else {
-                let mut p = 0;
+                let mut p: usize = 0;
                 while i < fmt.len() && fmt[i].is_ascii_digit() {
-                    p = p * 10 + usize::from(fmt[i] - b'0');
+                    p = p
+                        .saturating_mul(10)
+                        .saturating_add(usize::from(fmt[i] - b'0'));
                     i += 1;
                 }
                 f.prec = Some(p);
+            }
+            if let Some(p) = f.prec {
+                crate::numfmt::check_field(p, "precision")?;
             }
         }
         while i < fmt.len() && matches!(fmt[i], b'h' | b'l' | b'L' | b'q' | b'j' | b'z' | b't') {

@@ -152,6 +152,8 @@ pub struct Interp<'a> {
     linebuf: Vec<u8>,
     spare: Vec<u8>,
     stack_top: usize,
+    /// Loop iterations and records since the clock was last read.
+    ticks: u32,
 }
 
 fn is_ident(s: &[u8]) -> bool {
@@ -165,6 +167,15 @@ fn lossy(b: &[u8]) -> String {
 }
 
 impl<'a> Interp<'a> {
+    /// Count a loop iteration or record; every few thousand, stop if the call's time is up.
+    fn tick(&mut self) -> R<()> {
+        self.ticks = self.ticks.wrapping_add(1);
+        if self.ticks % 4096 == 0 && self.cx.fs.past_deadline() {
+            return fatal("stopped: the program ran past the command's time limit".to_string());
+        }
+        Ok(())
+    }
+
     /// Set up a program run: `assigns` are the `-v` assignments, `operands` the files and
     /// `var=value` operands.
     pub fn new(
@@ -223,6 +234,7 @@ impl<'a> Interp<'a> {
             linebuf: Vec::new(),
             spare: Vec::new(),
             stack_top: stack_addr(),
+            ticks: 0,
         };
         let g = &mut it.globals;
         g[G_NR as usize] = Value::Num(0.0);
@@ -485,6 +497,7 @@ impl<'a> Interp<'a> {
     // ---- input ----
 
     fn read_main_record(&mut self) -> R<bool> {
+        self.tick()?;
         let mut rec = std::mem::take(&mut self.spare);
         let got = self.read_main(&mut rec);
         if matches!(got, Ok(true)) {
@@ -1083,6 +1096,7 @@ impl<'a> Interp<'a> {
             }
             Stmt::While(c, b) => {
                 while self.cond(c)? {
+                    self.tick()?;
                     match self.exec(b)? {
                         Flow::Break => break,
                         Flow::Return(v) => return Ok(Flow::Return(v)),
@@ -1091,6 +1105,7 @@ impl<'a> Interp<'a> {
                 }
             }
             Stmt::Do(b, c) => loop {
+                self.tick()?;
                 match self.exec(b)? {
                     Flow::Break => break,
                     Flow::Return(v) => return Ok(Flow::Return(v)),
@@ -1110,6 +1125,7 @@ impl<'a> Interp<'a> {
                     {
                         break;
                     }
+                    self.tick()?;
                     match self.exec(b)? {
                         Flow::Break => break,
                         Flow::Return(v) => return Ok(Flow::Return(v)),
@@ -1128,6 +1144,7 @@ impl<'a> Interp<'a> {
                         continue;
                     }
                     self.set_var(*k, Value::input(&key))?;
+                    self.tick()?;
                     match self.exec(b)? {
                         Flow::Break => break,
                         Flow::Return(v) => return Ok(Flow::Return(v)),

@@ -45,7 +45,22 @@ struct Parser {
     no_in: bool,
     writes: bool,
     truncates: bool,
+    /// How deep the parse is nested (expressions, statements): bounded, since each level
+    /// is a few frames of recursion here and in the interpreter.
+    depth: usize,
+    /// Binary operators in the current statement: a chain of them (`1+1+...`) is built as
+    /// a tree as deep as it is long, which evaluating and dropping recurse through.
+    ops: usize,
 }
+
+/// The most binary operators one statement may chain.
+pub const MAX_OPS: usize = 5_000;
+
+/// The deepest nesting a program may have, counted in parser levels (a parenthesis costs
+/// three: expression, operator, operand; a block or chained assignment one), so about 100
+/// nested parentheses. Real programs stay far below; a deeper one is a syntax
+/// error rather than a stack overflow.
+pub const MAX_NESTING: usize = 300;
 
 /// Parse awk program text.
 pub fn parse(src: &[u8]) -> PResult<Program> {
@@ -65,6 +80,8 @@ pub fn parse(src: &[u8]) -> PResult<Program> {
         no_in: false,
         writes: false,
         truncates: false,
+        depth: 0,
+        ops: 0,
     };
     for s in SPECIALS {
         p.global(s);
@@ -167,6 +184,28 @@ impl Parser {
             ))
         }
     }
+    /// One level deeper, or a syntax error past [`MAX_NESTING`].
+    fn enter(&mut self) -> PResult<()> {
+        if self.depth >= MAX_NESTING {
+            return self.err(format!(
+                "the program nests deeper than {MAX_NESTING} levels (parentheses, blocks, operators); split it up"
+            ));
+        }
+        self.depth += 1;
+        Ok(())
+    }
+
+    /// One more binary operator in this statement, or a syntax error past [`MAX_OPS`].
+    fn grow(&mut self) -> PResult<()> {
+        self.ops += 1;
+        if self.ops > MAX_OPS {
+            return self.err(format!(
+                "one statement chains more than {MAX_OPS} operators; split it up"
+            ));
+        }
+        Ok(())
+    }
+
     fn nls(&mut self) {
         while *self.tok() == Tok::Newline {
             self.advance();
@@ -342,6 +381,14 @@ impl Parser {
     }
 
     fn stmt(&mut self) -> PResult<Stmt> {
+        self.enter()?;
+        let r = self.stmt_inner();
+        self.depth -= 1;
+        r
+    }
+
+    fn stmt_inner(&mut self) -> PResult<Stmt> {
+        self.ops = 0;
         match self.tok().clone() {
             Tok::LBrace => Ok(Stmt::Block(self.block()?)),
             Tok::If => {
@@ -593,6 +640,13 @@ impl Parser {
     }
 
     fn expr(&mut self) -> PResult<Expr> {
+        self.enter()?;
+        let r = self.expr_inner();
+        self.depth -= 1;
+        r
+    }
+
+    fn expr_inner(&mut self) -> PResult<Expr> {
         let lhs = self.ternary()?;
         if let Some(op) = assign_op(self.tok())
             && lhs.is_lvalue()
@@ -627,6 +681,7 @@ impl Parser {
             self.nls();
             let r = self.and()?;
             l = Expr::Or(Box::new(l), Box::new(r));
+            self.grow()?;
         }
         Ok(l)
     }
@@ -638,6 +693,7 @@ impl Parser {
             self.nls();
             let r = self.in_()?;
             l = Expr::And(Box::new(l), Box::new(r));
+            self.grow()?;
         }
         Ok(l)
     }
@@ -652,6 +708,7 @@ impl Parser {
             self.advance();
             let r = self.var(&n)?;
             l = Expr::In(vec![l], r);
+            self.grow()?;
         }
         Ok(l)
     }
@@ -663,6 +720,7 @@ impl Parser {
             self.advance();
             let r = self.cmp()?;
             l = Expr::Match(neg, Box::new(l), Box::new(r));
+            self.grow()?;
         }
         Ok(l)
     }
@@ -688,6 +746,7 @@ impl Parser {
             self.advance();
             let r = self.concat()?;
             l = Expr::Cmp(op, Box::new(l), Box::new(r));
+            self.grow()?;
         }
     }
 
@@ -716,6 +775,7 @@ impl Parser {
                 self.advance();
                 let var = self.getline_var()?;
                 l = Expr::Getline(GetSrc::Cmd(Box::new(l)), var);
+                self.grow()?;
                 continue;
             }
             if *self.tok() == Tok::In && self.no_in {
@@ -729,6 +789,7 @@ impl Parser {
             }
             let r = self.additive()?;
             l = Expr::Concat(Box::new(l), Box::new(r));
+            self.grow()?;
         }
     }
 
@@ -743,6 +804,7 @@ impl Parser {
             self.advance();
             let r = self.mul()?;
             l = Expr::Arith(op, Box::new(l), Box::new(r));
+            self.grow()?;
         }
     }
 
@@ -758,10 +820,18 @@ impl Parser {
             self.advance();
             let r = self.unary()?;
             l = Expr::Arith(op, Box::new(l), Box::new(r));
+            self.grow()?;
         }
     }
 
     fn unary(&mut self) -> PResult<Expr> {
+        self.enter()?;
+        let r = self.unary_inner();
+        self.depth -= 1;
+        r
+    }
+
+    fn unary_inner(&mut self) -> PResult<Expr> {
         match self.tok() {
             Tok::Not => {
                 self.advance();
@@ -822,6 +892,13 @@ impl Parser {
     }
 
     fn primary(&mut self) -> PResult<Expr> {
+        self.enter()?;
+        let r = self.primary_inner();
+        self.depth -= 1;
+        r
+    }
+
+    fn primary_inner(&mut self) -> PResult<Expr> {
         let t = self.tok().clone();
         match t {
             Tok::Number(n) => {

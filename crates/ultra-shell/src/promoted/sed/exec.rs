@@ -636,7 +636,16 @@ impl<'s> Editor<'s, '_> {
         let script = self.script;
         let cmds = &script.cmds;
         let mut pc = 0;
+        let mut ticks: u32 = 0;
         while pc < cmds.len() {
+            // A branch can loop forever (`:a;ba`): stop when the call's time is up.
+            ticks = ticks.wrapping_add(1);
+            if ticks % 4096 == 0 && self.fs.past_deadline() {
+                return Err(Fail(
+                    "stopped: the script ran past the command's time limit".into(),
+                    4,
+                ));
+            }
             let cmd = &cmds[pc];
             if !self.selected(pc, cmd)? {
                 pc = match cmd.op {

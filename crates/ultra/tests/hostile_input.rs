@@ -1,0 +1,215 @@
+//! Small requests that used to take the whole server down, through `ultra serve` over the
+//! socket: each now gets a structured error (or a bounded answer) and the server keeps
+//! serving every client.
+
+#![allow(clippy::unwrap_used)] // test helpers outside #[test] fns unwrap too
+
+mod common;
+
+use common::Ws;
+use serde_json::{Value, json};
+
+fn nested(open: &str, mid: &str, close: &str, n: usize) -> String {
+    format!("{}{mid}{}", open.repeat(n), close.repeat(n))
+}
+
+/// The error's text, whatever shape carries it (an error, or a failed shell status).
+fn refusal(r: &Value) -> String {
+    if let Some(e) = r.get("error") {
+        return e.to_string();
+    }
+    let res = &r["result"];
+    assert_ne!(res["exitCode"], 0, "should have failed: {r}");
+    res["stderr"].to_string()
+}
+
+#[test]
+fn deep_nesting_and_huge_fields_are_refused_and_the_server_lives() {
+    let ws = Ws::new();
+    let mut server = ws.serve();
+    let mut c = ws.agent("fuzz");
+    let deep = 3000;
+    let awk =
+        |c: &mut common::Conn, program: String| c.call("shell.awk", json!({ "program": program }));
+    let cases: Vec<(&str, Value, &str)> = vec![
+        (
+            "awk parentheses",
+            awk(&mut c, format!("BEGIN{{print {}}}", nested("(", "1", ")", deep))),
+            "nests deeper",
+        ),
+        (
+            "awk blocks",
+            awk(&mut c, format!("BEGIN{}", nested("{", "", "}", deep))),
+            "nests deeper",
+        ),
+        (
+            "awk assignments",
+            awk(&mut c, format!("BEGIN{{{}1}}", "a=".repeat(deep))),
+            "nests deeper",
+        ),
+        (
+            "awk unary minus",
+            awk(&mut c, format!("BEGIN{{x={}1}}", "- ".repeat(deep))),
+            "nests deeper",
+        ),
+        (
+            "awk field of field",
+            awk(&mut c, format!("BEGIN{{x={}1}}", "$".repeat(deep))),
+            "nests deeper",
+        ),
+        (
+            "awk operator chain",
+            awk(&mut c, format!("BEGIN{{print {}1}}", "1+".repeat(100_000))),
+            "chains more than",
+        ),
+        (
+            "awk sprintf width",
+            awk(&mut c, "BEGIN{x=sprintf(\"%*s\", 2^40, \"\")}".into()),
+            "over the limit",
+        ),
+        (
+            "awk precision",
+            awk(&mut c, "BEGIN{printf \"%.99999999f\", 1}".into()),
+            "over the limit",
+        ),
+        (
+            "printf width",
+            c.call(
+                "ultra.shell.run",
+                json!({ "script": "printf '%*d' 9223372036854775807 ''" }),
+            ),
+            "over the limit",
+        ),
+        (
+            "printf precision",
+            c.call("ultra.shell.run", json!({ "script": "printf '%.99999999f' 1" })),
+            "over the limit",
+        ),
+        (
+            "awk in a pipeline",
+            c.call(
+                "ultra.shell.run",
+                json!({ "script": format!("echo x | awk 'BEGIN{{print {}}}'", nested("(", "1", ")", deep)) }),
+            ),
+            "nests deeper",
+        ),
+    ];
+    for (what, r, says) in cases {
+        let text = refusal(&r);
+        assert!(text.contains(says), "{what}: {text}");
+    }
+    // printf of multibyte text as a number: bash's answer, no panic.
+    let r = c.ok("ultra.shell.run", json!({ "script": "printf '%.9f' é" }));
+    assert_eq!(r["stdout"], "0.000000000");
+    assert!(
+        r["stderr"].as_str().unwrap().contains("invalid number"),
+        "{r}"
+    );
+    // Deep but allowed nesting still works, on the server's worker threads and in a
+    // pipeline stage.
+    let r = c.ok(
+        "shell.awk",
+        json!({ "program": format!("BEGIN{{print {}}}", nested("(", "1", ")", 90)) }),
+    );
+    assert_eq!(r["stdout"], "1\n");
+    let r = c.ok(
+        "ultra.shell.run",
+        json!({ "script": format!("echo x | awk 'BEGIN{{print {}}}'", nested("(", "2", ")", 90)) }),
+    );
+    assert_eq!(r["stdout"], "2\n", "{r}");
+    // Deep JSON arguments are refused by the parser's own limit.
+    let r = c.call(
+        "ultra.getFileContent",
+        json!({ "path": nested("[", "", "]", 1000) }),
+    );
+    assert!(r.get("error").is_some(), "{r}");
+    assert!(server.alive(), "the server died");
+    let mut other = ws.connect();
+    other.ok("ultra.getWorkspaceInfo", json!({}));
+}
+
+/// A runaway loop in awk or sed stops at the call's time limit with an error, and the
+/// server answers other clients meanwhile.
+#[test]
+fn runaway_loops_stop_at_the_time_limit() {
+    let ws = Ws::new();
+    let mut server = ws.serve();
+    let mut c = ws.agent("loop");
+    let t = std::time::Instant::now();
+    for script in [
+        "awk 'BEGIN{while(1);}'",
+        "echo x | sed ':a;ba'",
+        "awk 'BEGIN{for(;;) x++}'",
+    ] {
+        let r = c.ok(
+            "ultra.shell.run",
+            json!({ "script": script, "timeoutMs": 300 }),
+        );
+        assert_ne!(r["exitCode"], 0, "{script}: {r}");
+        assert!(
+            r["stderr"].as_str().unwrap().contains("time limit"),
+            "{script}: {r}"
+        );
+    }
+    assert!(
+        t.elapsed() < std::time::Duration::from_secs(10),
+        "{:?}",
+        t.elapsed()
+    );
+    assert!(server.alive());
+}
+
+/// A client that pipelines many large reads and reads none of the answers holds a bounded
+/// amount of the server's memory; the answers all arrive, whole, once it reads.
+#[test]
+fn unread_replies_are_bounded_in_bytes() {
+    use std::io::{BufRead, Write};
+    let ws = Ws::new();
+    ws.write("big.txt", &format!("{}\n", "x".repeat(99)).repeat(20_000));
+    let server = ws.serve();
+    let rss = |pid: u32| -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+        let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap();
+        line.split_whitespace()
+            .nth(1)
+            .unwrap()
+            .parse::<u64>()
+            .unwrap()
+            * 1024
+    };
+    let mut stream = std::os::unix::net::UnixStream::connect(&ws.sock).unwrap();
+    let n = 150;
+    let mut batch = String::new();
+    for id in 1..=n {
+        batch.push_str(
+            &json!({ "jsonrpc": "2.0", "id": id, "method": "fs.readFile", "params": { "path": "big.txt" } })
+                .to_string(),
+        );
+        batch.push('\n');
+    }
+    stream.write_all(batch.as_bytes()).unwrap();
+    // Let the server work as far as the client lets it.
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    let held = rss(server.child.id());
+    assert!(
+        held < 400 << 20,
+        "the server holds {} MiB of unread replies",
+        held >> 20
+    );
+    let mut reader = std::io::BufReader::new(stream);
+    let mut line = String::new();
+    for id in 1..=n {
+        line.clear();
+        reader.read_line(&mut line).unwrap();
+        // Whole lines in order (parsing 300 MB of JSON would make this test slow).
+        assert!(
+            line.ends_with("}\n") && line.len() > 2_000_000,
+            "reply {id}: {} bytes",
+            line.len()
+        );
+        assert!(
+            line.contains(&format!("\"id\":{id},")) || line.contains(&format!("\"id\":{id}}}")),
+            "reply {id}"
+        );
+    }
+}
