@@ -170,7 +170,7 @@ impl<'a> Interp<'a> {
     /// Count a loop iteration or record; every few thousand, stop if the call's time is up.
     fn tick(&mut self) -> R<()> {
         self.ticks = self.ticks.wrapping_add(1);
-        if self.ticks % 4096 == 0 && self.cx.fs.past_deadline() {
+        if self.ticks.is_multiple_of(4096) && self.cx.fs.past_deadline() {
             return fatal("stopped: the program ran past the command's time limit".to_string());
         }
         Ok(())

@@ -77,7 +77,10 @@ enum Pending<'s> {
 enum WFile {
     Stdout,
     Stderr,
-    File { w: BufWriter<Staged>, missing: bool },
+    File {
+        w: Box<BufWriter<Staged>>,
+        missing: bool,
+    },
 }
 
 enum Src {
@@ -322,7 +325,7 @@ impl<'s> Editor<'s, '_> {
                         .create(self.cwd, name)
                         .map_err(|e| Fail(format!("couldn't open file {name}: {e}"), 4))?;
                     WFile::File {
-                        w: BufWriter::new(f),
+                        w: Box::new(BufWriter::new(f)),
                         missing: false,
                     }
                 }
@@ -341,7 +344,9 @@ impl<'s> Editor<'s, '_> {
         self.finish_inplace()?;
         for w in self.wfiles.drain(..) {
             if let WFile::File { w, .. } = w {
-                let f = w.into_inner().map_err(|e| Fail(e.error().to_string(), 4))?;
+                let f = (*w)
+                    .into_inner()
+                    .map_err(|e| Fail(e.error().to_string(), 4))?;
                 f.commit()?;
             }
         }
@@ -640,7 +645,7 @@ impl<'s> Editor<'s, '_> {
         while pc < cmds.len() {
             // A branch can loop forever (`:a;ba`): stop when the call's time is up.
             ticks = ticks.wrapping_add(1);
-            if ticks % 4096 == 0 && self.fs.past_deadline() {
+            if ticks.is_multiple_of(4096) && self.fs.past_deadline() {
                 return Err(Fail(
                     "stopped: the script ran past the command's time limit".into(),
                     4,
