@@ -213,11 +213,7 @@ pub(crate) fn save_in(
     let saved = ws.save(rel, force);
     emit_notices(cx, ws);
     let saved = saved?;
-    cx.events.emit(
-        names::FILE_SAVED,
-        json!({ "path": saved.path, "version": saved.version, "hash": saved.hash }),
-        Some(cx.source),
-    );
+    announce_saved(cx, &saved);
     Ok(saved)
 }
 
@@ -232,13 +228,18 @@ pub(crate) fn save_many_in(
     emit_notices(cx, ws);
     let saved = saved?;
     for s in &saved {
-        cx.events.emit(
-            names::FILE_SAVED,
-            json!({ "path": s.path, "version": s.version, "hash": s.hash }),
-            Some(cx.source),
-        );
+        announce_saved(cx, s);
     }
     Ok(saved)
+}
+
+/// Announce a save as `file.saved`.
+fn announce_saved(cx: &Cx<'_, Services>, saved: &Saved) {
+    cx.events.emit(
+        names::FILE_SAVED,
+        json!({ "path": saved.path, "version": saved.version, "hash": saved.hash }),
+        Some(cx.source),
+    );
 }
 
 impl Command<Services> for Save {

@@ -7,27 +7,10 @@
 
 mod common;
 
-use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::{Ws, range, wait_until};
+use common::{Ws, git, range, wait_until};
 use serde_json::{Value, json};
-
-fn git(ws: &Ws, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(ws.path(""))
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("HOME", ws.base().join("home"))
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
-}
 
 /// Every open buffer equals its file and is clean.
 fn assert_all_follow(c: &mut common::Conn, ws: &Ws, paths: &[String], when: &str) {

@@ -9,24 +9,8 @@ mod common;
 
 use std::process::Command;
 
-use common::Ws;
+use common::{Ws, git};
 use serde_json::json;
-
-fn git(ws: &Ws, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(ws.path(""))
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("HOME", ws.base().join("home"))
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
-}
 
 /// A repository with one commit, one staged, one modified and one untracked file, and
 /// traps: hooks, a clean/smudge filter and a diff driver that would touch `pwned-*` files

@@ -596,3 +596,20 @@ pub fn temp_files(dir: &Path) -> Vec<String> {
         })
         .unwrap_or_default()
 }
+
+/// Run git in the workspace (no system or user config), asserting success; its stdout.
+pub fn git(ws: &Ws, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(ws.path(""))
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", ws.base().join("home"))
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
