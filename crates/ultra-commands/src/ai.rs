@@ -6,8 +6,8 @@ use serde_json::json;
 use ultra_core::command::{CommandSpec, Example, Touches};
 use ultra_core::registry::RegistryError;
 use ultra_core::{Command, Cx, Registry};
-use ultra_protocol::CommandError;
 use ultra_protocol::event::names;
+use ultra_protocol::{CommandError, ErrorCode};
 
 use crate::Services;
 use crate::util::{cap_chars, is_human};
@@ -19,13 +19,18 @@ pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
     Ok(())
 }
 
+/// Most paths one `ultra.ai.getContext` gathers.
+pub const MAX_CONTEXT_PATHS: usize = 200;
+/// Most characters of one file it returns, whatever `maxCharsPerFile` says.
+pub const MAX_CHARS_PER_FILE: usize = 1 << 20;
+
 /// Arguments of `ultra.ai.getContext`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct GetContextArgs {
-    /// Files the agent is about to work on.
+    /// Files the agent is about to work on (at most 200).
     pub paths: Vec<String>,
-    /// Most characters of content per file (default 64 KiB).
+    /// Most characters of content per file (default 64 KiB, at most 1 MiB).
     pub max_chars_per_file: Option<usize>,
 }
 
@@ -98,7 +103,24 @@ impl Command<Services> for GetContext {
         cx: &mut Cx<'_, Services>,
         args: GetContextArgs,
     ) -> Result<Context, CommandError> {
-        let max = args.max_chars_per_file.unwrap_or(64 * 1024);
+        // What one answer may gather: an agent's context window is far smaller anyway.
+        if args.paths.len() > MAX_CONTEXT_PATHS {
+            return Err(CommandError::new(
+                ErrorCode::InvalidArguments,
+                format!(
+                    "{} paths asked for; at most {MAX_CONTEXT_PATHS} per call",
+                    args.paths.len()
+                ),
+            )
+            .with_details(json!({ "limit": MAX_CONTEXT_PATHS, "given": args.paths.len() }))
+            .with_suggestion(
+                "ask for the files you will work on now, in several calls if needed",
+            ));
+        }
+        let max = args
+            .max_chars_per_file
+            .unwrap_or(64 * 1024)
+            .min(MAX_CHARS_PER_FILE);
         let mut files = Vec::new();
         let mut rels = Vec::new();
         {

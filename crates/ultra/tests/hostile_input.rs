@@ -213,3 +213,25 @@ fn unread_replies_are_bounded_in_bytes() {
         );
     }
 }
+
+/// `ultra.ai.getContext` gathers at most 200 files a call, each at most 1 MiB: a request
+/// naming 100,000 paths is refused with the limit instead of being gathered.
+#[test]
+fn context_requests_are_bounded() {
+    let ws = Ws::new();
+    ws.write("a.txt", "a\n");
+    let _server = ws.serve();
+    let mut c = ws.agent("ctx");
+    let paths: Vec<String> = (0..100_000).map(|i| format!("f{i}.txt")).collect();
+    let e = c.err_code(
+        "ultra.ai.getContext",
+        json!({ "paths": paths }),
+        "INVALID_ARGUMENTS",
+    );
+    assert_eq!(e["data"]["details"]["limit"], 200, "{e}");
+    let ok = c.ok(
+        "ultra.ai.getContext",
+        json!({ "paths": ["a.txt"], "maxCharsPerFile": u64::MAX }),
+    );
+    assert!(ok.to_string().contains("a\\n"), "{ok}");
+}
