@@ -235,3 +235,35 @@ fn context_requests_are_bounded() {
     );
     assert!(ok.to_string().contains("a\\n"), "{ok}");
 }
+
+/// `replace` with a huge `old`: not found answers at once (no regex is built from it for
+/// the whitespace hint), and asking for whitespace tolerance on it is refused.
+#[test]
+fn a_huge_replace_anchor_is_cheap() {
+    let ws = Ws::new();
+    ws.write("a.txt", "hello world\n");
+    let _server = ws.serve();
+    let mut c = ws.agent("rep");
+    let old: String = (0..150_000).map(|i| format!("w{i} ")).collect();
+    let t = std::time::Instant::now();
+    let r = c.call(
+        "shell.replace",
+        json!({ "file": "a.txt", "old": old, "new": "x" }),
+    );
+    assert!(refusal(&r).contains("not found"), "{}", refusal(&r));
+    let r = c.call(
+        "shell.replace",
+        json!({ "file": "a.txt", "old": old, "new": "x", "whitespace": true }),
+    );
+    assert!(
+        refusal(&r).contains("whitespace-tolerant matching takes at most"),
+        "{}",
+        refusal(&r)
+    );
+    assert!(
+        t.elapsed() < std::time::Duration::from_secs(10),
+        "{:?}",
+        t.elapsed()
+    );
+    assert_eq!(ws.read("a.txt"), "hello world\n");
+}

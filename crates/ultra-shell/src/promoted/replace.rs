@@ -12,6 +12,10 @@ use crate::run::{Cx, Example, Io};
 /// `replace`.
 pub struct Replace;
 
+/// Longest `old` matched with whitespace tolerance: it becomes a regex, whose compiling
+/// costs memory in proportion (a 1 MB `old` took hundreds of MB).
+const MAX_LOOSE_OLD: usize = 64 * 1024;
+
 /// Arguments of `replace`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -105,6 +109,16 @@ impl Promoted for Replace {
                 "old",
                 "invalid_value",
                 "old text is empty",
+            )]);
+        }
+        if args.whitespace && args.old.len() > MAX_LOOSE_OLD {
+            return Err(vec![Issue::new(
+                "old",
+                "too_long",
+                format!(
+                    "old is {} bytes; whitespace-tolerant matching takes at most {MAX_LOOSE_OLD}",
+                    args.old.len()
+                ),
             )]);
         }
         Ok(())
@@ -220,7 +234,7 @@ fn find(text: &str, args: &ReplaceArgs) -> Vec<(usize, usize)> {
 /// When nothing matched exactly, say whether a whitespace-tolerant or case-insensitive
 /// search would have found it, so the caller knows which flag to reach for.
 fn hint(text: &str, args: &ReplaceArgs) -> String {
-    if !args.whitespace {
+    if !args.whitespace && args.old.len() <= MAX_LOOSE_OLD {
         let loose = ReplaceArgs {
             file: String::new(),
             old: args.old.clone(),
