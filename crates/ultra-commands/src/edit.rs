@@ -48,52 +48,63 @@ pub(crate) fn apply_batch_in(
     ws: &mut Workspace,
     files: Vec<FileEdits>,
 ) -> Result<TxnOutcome, CommandError> {
-    apply_in(cx, ws, files, false)
+    apply_in(cx, ws, files, Finish::Commit)
 }
 
-/// [`apply_batch_in`]; with `typing`, a person's run of typing joins one undo step.
+/// How a batch ends once it resolved and the validators agreed.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Finish {
+    /// One new transaction.
+    Commit,
+    /// A person's typing: joins their run of typing as one undo step.
+    Typing,
+    /// One new transaction, then every file saved as one batch. Every file's save
+    /// precondition (its disk has not moved on under the buffer) is checked before
+    /// anything changes, so a refused save leaves every buffer and file as it was.
+    Save,
+}
+
+/// Prepare, validate and commit a batch under the caller's lock, finished as `finish` says.
 fn apply_in(
     cx: &mut Cx<'_, Services>,
     ws: &mut Workspace,
     files: Vec<FileEdits>,
-    typing: bool,
+    finish: Finish,
 ) -> Result<TxnOutcome, CommandError> {
     let prepared = ws.prepare(files);
     emit_notices(cx, ws);
     let prepared = prepared?;
+    if finish == Finish::Save {
+        for pf in &prepared.files {
+            let checked = ws.check_saveable(&pf.path);
+            emit_notices(cx, ws);
+            checked?;
+        }
+    }
     check_content(cx, ws, &prepared)?;
-    let outcome = if typing {
+    let saving: Option<Vec<RelPath>> =
+        (finish == Finish::Save).then(|| prepared.files.iter().map(|f| f.path.clone()).collect());
+    let outcome = if finish == Finish::Typing {
         ws.commit_typing(prepared, cx.source, cx.command_id)
     } else {
         ws.commit(prepared, cx.source, cx.command_id)
     };
     emit_changed(cx, &outcome, cx.command_id);
+    if let Some(paths) = saving {
+        crate::file::save_many_in(cx, ws, &paths)?;
+    }
     Ok(outcome)
 }
 
-/// [`apply_batch`] then a save of every file it touched, under one lock. Every file's save
-/// precondition (its disk has not moved on under the buffer) is checked before anything
-/// changes, so a refused save leaves every buffer and file as it was.
+/// [`apply_batch`] then a save of every file it touched, under one lock, all or nothing
+/// ([`Finish::Save`]).
 pub(crate) fn apply_and_save(
     cx: &mut Cx<'_, Services>,
     files: Vec<FileEdits>,
 ) -> Result<TxnOutcome, CommandError> {
     let services = cx.services;
     let mut ws = services.ws();
-    let prepared = ws.prepare(files);
-    emit_notices(cx, &mut ws);
-    let prepared = prepared?;
-    for pf in &prepared.files {
-        let checked = ws.check_saveable(&pf.path);
-        emit_notices(cx, &mut ws);
-        checked?;
-    }
-    check_content(cx, &ws, &prepared)?;
-    let paths: Vec<RelPath> = prepared.files.iter().map(|f| f.path.clone()).collect();
-    let outcome = ws.commit(prepared, cx.source, cx.command_id);
-    emit_changed(cx, &outcome, cx.command_id);
-    crate::file::save_many_in(cx, &mut ws, &paths)?;
-    Ok(outcome)
+    apply_in(cx, &mut ws, files, Finish::Save)
 }
 
 /// Run the content validators over each file's text after a prepared batch.
@@ -306,7 +317,12 @@ impl Command<Services> for InsertText {
         let typing = is_human(cx) && args.position.is_none();
         let services = cx.services;
         let mut ws = services.ws();
-        single(apply_in(cx, &mut ws, files, typing)?)
+        let finish = if typing {
+            Finish::Typing
+        } else {
+            Finish::Commit
+        };
+        single(apply_in(cx, &mut ws, files, finish)?)
     }
 }
 
