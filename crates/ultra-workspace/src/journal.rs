@@ -112,7 +112,8 @@ fn writer_pid(name: &str) -> Option<u32> {
     pid.parse().ok()
 }
 
-fn alive(pid: u32) -> bool {
+/// Whether the process `pid` (a writer named in a temp file or journal) still runs.
+pub(crate) fn alive(pid: u32) -> bool {
     // SAFETY: kill with signal 0 only checks whether the process exists.
     pid == std::process::id() || unsafe { libc::kill(pid as libc::pid_t, 0) } == 0
 }

@@ -909,10 +909,7 @@ impl Root {
             let Some(pid) = temp_file_pid(&e.name) else {
                 continue;
             };
-            // SAFETY: kill with signal 0 only checks whether the process exists.
-            let alive =
-                pid == std::process::id() || unsafe { libc::kill(pid as libc::pid_t, 0) } == 0;
-            if !alive && self.remove_file(&e.path).is_ok() {
+            if !crate::journal::alive(pid) && self.remove_file(&e.path).is_ok() {
                 removed += 1;
             }
         }
