@@ -81,6 +81,7 @@ static GET_CONTEXT: CommandSpec = CommandSpec::new(
     "Get files' content and symbols (from the code index) plus the guidelines and rules validators will enforce on them, before editing. Unreadable files are reported per file, not as a failure.",
 )
 .touches(Touches::READ)
+.long()
 .read_only()
 .examples(&[Example {
     description: "Context for one file",

@@ -200,12 +200,13 @@ impl<P: Promoted> Command<Services> for Tool<P> {
     }
 
     fn preview(&self, services: &Services, args: &P::Args) -> Option<String> {
-        self.command.preview(args, services.ws().root())
+        self.command.preview(args, services.shell_root())
     }
 
     fn run(&self, cx: &mut Cx<'_, Services>, args: P::Args) -> Result<RunOutput, CommandError> {
         self.validated(&args)?;
         let (fs, hook) = crate::shell_writes::shell_fs(cx, crate::shell_writes::SHELL_TIME_LIMIT);
+        let charged = fs.charge();
         let mut out = Capped::new(crate::shell::DEFAULT_MAX_OUTPUT);
         let mut err = Capped::new(crate::shell::DEFAULT_MAX_OUTPUT);
         let cwd = ultra_workspace::RelPath::default();
@@ -224,7 +225,7 @@ impl<P: Promoted> Command<Services> for Tool<P> {
             };
             self.command.execute(args, &mut io, &shell_cx)
         };
-        drop(fs);
+        drop((charged, fs));
         Ok(RunOutput {
             stdout: String::from_utf8_lossy(&out.buf).into_owned(),
             stderr: String::from_utf8_lossy(&err.buf).into_owned(),

@@ -98,6 +98,7 @@ static FIND: CommandSpec = CommandSpec::new(
     "Search the workspace's files (gitignore-aware; open buffers as edited) for text or a regex, with include/exclude globs, case and whole-word options; matches with 0-based ranges and a preview, in path order, capped by maxResults.",
 )
 .touches(Touches::READ)
+.long()
 .read_only()
 .examples(&[
     Example {
@@ -330,12 +331,18 @@ fn read(root: &ultra_workspace::Root, rel: &ultra_workspace::RelPath, buf: &mut 
     !buf[..buf.len().min(8192)].contains(&0)
 }
 
-/// Up to `max` matches of `re` in `text`, each with its line as the preview.
+/// Up to `max` matches of `re` in `text`, each with its line as the preview. Linear in the
+/// text however many matches share a line (a minified file): the line's end and preview
+/// are found once, and columns advance from the previous match.
 fn search(re: &Regex, text: &[u8], enc: PositionEncoding, max: usize, keep: bool) -> Vec<Match> {
     let mut out = Vec::new();
     let mut line = 0usize;
     let mut line_start = 0usize;
     let mut scanned = 0usize;
+    // The current line's end and preview, once computed.
+    let mut line_info: Option<(usize, String)> = None;
+    // A byte on the current line and its column.
+    let mut col_at = (0usize, 0u32);
     for m in re.find_iter(text) {
         if out.len() >= max {
             break;
@@ -344,16 +351,31 @@ fn search(re: &Regex, text: &[u8], enc: PositionEncoding, max: usize, keep: bool
         for i in memchr::memchr_iter(b'\n', &text[scanned..m.start()]) {
             line += 1;
             line_start = scanned + i + 1;
+            line_info = None;
         }
         scanned = m.start();
-        let line_end =
-            memchr::memchr(b'\n', &text[line_start..]).map_or(text.len(), |i| line_start + i);
-        let line_text = String::from_utf8_lossy(&text[line_start..line_end]);
-        let lt = line_text.trim_end_matches('\r');
-        let col = |byte: usize| units(&text[line_start..byte.min(line_end)], enc);
+        let (line_end, preview) = line_info.get_or_insert_with(|| {
+            let end =
+                memchr::memchr(b'\n', &text[line_start..]).map_or(text.len(), |i| line_start + i);
+            // A preview needs at most PREVIEW_CHARS chars: at most 4 bytes each.
+            let shown = &text[line_start..end.min(line_start + PREVIEW_CHARS * 4)];
+            let preview = String::from_utf8_lossy(shown)
+                .trim_end_matches('\r')
+                .chars()
+                .take(PREVIEW_CHARS)
+                .collect();
+            col_at = (line_start, 0);
+            (end, preview)
+        });
+        let line_end = *line_end;
+        col_at = (m.start(), col_at.1 + units(&text[col_at.0..m.start()], enc));
+        let start_col = col_at.1;
         // A regex match may run over line ends: its end is on a later line.
         let end = match memchr::memrchr(b'\n', &text[m.start()..m.end()]) {
-            None => Position::new(line as u32, col(m.end())),
+            None => Position::new(
+                line as u32,
+                start_col + units(&text[m.start()..m.end().min(line_end)], enc),
+            ),
             Some(i) => {
                 let lines = memchr::memchr_iter(b'\n', &text[m.start()..m.end()]).count();
                 let start = m.start() + i + 1;
@@ -361,8 +383,8 @@ fn search(re: &Regex, text: &[u8], enc: PositionEncoding, max: usize, keep: bool
             }
         };
         out.push(Match {
-            range: Range::new(Position::new(line as u32, col(m.start())), end),
-            preview: lt.chars().take(PREVIEW_CHARS).collect(),
+            range: Range::new(Position::new(line as u32, start_col), end),
+            preview: preview.clone(),
             text: if keep {
                 text[m.start()..m.end()].to_vec()
             } else {
@@ -452,10 +474,22 @@ impl Command<Services> for FindAndReplace {
         }
         let mut batch = Vec::new();
         let mut count = 0;
+        // A long replacement times many matches multiplies: refuse before building it.
+        let limit = ultra_workspace::workspace::MAX_BATCH_TEXT;
+        let mut inserted = 0usize;
         for r in &found.results {
             let rel = cx.services.ws().root().lexical(&r.path)?;
             let mut edits = Vec::new();
             for m in &r.matches {
+                // Checked before each copy is made (one expansion is bounded by its match).
+                if inserted.saturating_add(a.replacement.len()) > limit {
+                    return Err(ultra_workspace::WsError::EditTooLarge {
+                        path: r.path.clone(),
+                        size: inserted.saturating_add(a.replacement.len()) as u64,
+                        limit: limit as u64,
+                    }
+                    .into());
+                }
                 let text = if query.literal {
                     a.replacement.clone()
                 } else {
@@ -469,6 +503,7 @@ impl Command<Services> for FindAndReplace {
                         None => a.replacement.clone(),
                     }
                 };
+                inserted += text.len();
                 edits.push(ultra_workspace::workspace::EditOp::Range {
                     range: m.range,
                     text,
@@ -497,5 +532,51 @@ impl Command<Services> for FindAndReplace {
             files,
             txn_id: Some(outcome.txn_id),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The incremental columns equal a column counted from the line's start, in every
+    /// encoding, for matches sharing lines and matches spanning lines.
+    #[test]
+    fn columns_match_a_count_from_the_line_start() {
+        let text = "é😀a b😀a\r\nxa😀\na\n😀😀a😀a".as_bytes();
+        for pattern in ["a", "a\\s+x", "😀", "b😀a\\r\\nx"] {
+            let re = Regex::new(pattern).unwrap();
+            for enc in [
+                PositionEncoding::Utf8,
+                PositionEncoding::Utf16,
+                PositionEncoding::Utf32,
+            ] {
+                let got = search(&re, text, enc, usize::MAX, true);
+                let want: Vec<(u32, u32, u32, u32)> = re
+                    .find_iter(text)
+                    .map(|m| {
+                        let at = |byte: usize| {
+                            let before = &text[..byte];
+                            let line = before.iter().filter(|&&b| b == b'\n').count();
+                            let start = before
+                                .iter()
+                                .rposition(|&b| b == b'\n')
+                                .map_or(0, |i| i + 1);
+                            (line as u32, units(&text[start..byte], enc))
+                        };
+                        let (a, b) = (at(m.start()), at(m.end()));
+                        (a.0, a.1, b.0, b.1)
+                    })
+                    .collect();
+                let got: Vec<_> = got
+                    .iter()
+                    .map(|m| {
+                        let r = m.range;
+                        (r.start.line, r.start.character, r.end.line, r.end.character)
+                    })
+                    .collect();
+                assert_eq!(got, want, "{pattern} in {enc:?}");
+            }
+        }
     }
 }

@@ -546,6 +546,7 @@ impl Command<Services> for BuiltinCommand {
         let session = session_id(cx, args.session.as_deref());
         let env = cx.services.take_shell_session(&session);
         let (fs, hook) = crate::shell_writes::shell_fs(cx, crate::shell_writes::SHELL_TIME_LIMIT);
+        let charged = fs.charge();
         let cap = args.max_output.unwrap_or(DEFAULT_MAX_OUTPUT).min(16 << 20);
         let mut out = Capped::new(cap);
         let mut err = Capped::new(cap);
@@ -563,7 +564,7 @@ impl Command<Services> for BuiltinCommand {
             };
             self.builtin.run(&args.args, &mut io, &shell_cx)
         };
-        drop(fs);
+        drop((charged, fs));
         let cwd = env.cwd.as_str().to_string();
         cx.services.put_shell_session(&session, env);
         Ok(RunOutput {

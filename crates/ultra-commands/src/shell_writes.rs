@@ -28,6 +28,11 @@ pub(crate) struct Hook {
 /// workers are shared, and a runaway `while(1)` must not hold one for good.
 pub const SHELL_TIME_LIMIT: std::time::Duration = std::time::Duration::from_secs(60);
 
+/// How much memory one call's in-process shell work may hold (checked at awk and sed loop
+/// ticks, before a substitution grows past it, and on every pipe write): one request must
+/// not take a server's memory from every other client.
+pub const SHELL_MEMORY_LIMIT: usize = 1 << 30;
+
 /// Confined file access for this call with every write passing through a [`Hook`].
 pub(crate) fn shell_fs(cx: &Cx<'_, Services>, limit: std::time::Duration) -> (ShellFs, Arc<Hook>) {
     let hook = Arc::new(Hook {
@@ -39,7 +44,10 @@ pub(crate) fn shell_fs(cx: &Cx<'_, Services>, limit: std::time::Duration) -> (Sh
     let fs = ShellFs::new(cx.services.shell_root().clone(), is_human(cx))
         .with_hook(hook.clone())
         .with_code(cx.services.code_search())
-        .with_deadline(std::time::Instant::now() + limit);
+        .with_meter(ultra_budget::Meter::new(
+            SHELL_MEMORY_LIMIT,
+            Some(std::time::Instant::now() + limit),
+        ));
     (fs, hook)
 }
 

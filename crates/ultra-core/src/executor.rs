@@ -351,7 +351,12 @@ impl<S: Host> Executor<S> {
             command_id: spec.id,
             audit_path: self.audit.path(),
         };
-        let long = spec.long;
+        // Anything that writes (fsync), starts processes or reaches terminals or the
+        // network can take long, declared or not.
+        let long = spec.long
+            || spec
+                .touches
+                .is_some_and(|t| t.files_write || t.processes || t.terminals || t.network);
         let outcome = run_blocking(long, || {
             std::panic::catch_unwind(AssertUnwindSafe(|| command.run(&mut cx, parsed)))
         });

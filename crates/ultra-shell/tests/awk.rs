@@ -19,6 +19,17 @@ use std::process::{Command, Stdio};
 use common::Ws;
 
 const CASES: &[&str] = &[
+    // `v = v x`: appended in place; the same results as a copy
+    "awk '{ s = s $1 \",\" } END { print s }' words.txt",
+    "awk 'BEGIN { s = \"ab\"; for (i = 0; i < 4; i++) s = s s; print s, length(s) }'",
+    "awk 'BEGIN { n = 12; n = n 3; print n + 1 }'",
+    "awk 'BEGIN { t = s = \"x\"; s = s \"y\"; print t, s }'",
+    "awk 'BEGIN { a = \"q\"; b = a; a = a a \"-\" NR; print a, b }'",
+    "awk 'function f(p) { p = p \"!\"; return p } BEGIN { x = \"hi\"; print f(x), x }'",
+    "awk '{ line = line $0 } END { print length(line) }' f.txt",
+    "awk 'BEGIN { OFS = \"-\"; $0 = \"a b\"; $1 = $1 \"z\"; print }'",
+    "awk 'BEGIN { s = s (t = \"y\") t; print s, t }'",
+    "awk 'BEGIN { while (i++ < 100000) s = s \"x\"; print length(s) }'",
     // fields and records
     "awk '{ print $1 }' words.txt",
     "awk '{ print $2, $1 }' sp.txt",

@@ -34,15 +34,41 @@ pub struct Found {
     pub new: String,
 }
 
+/// A replace-all whose new text would pass the bytes allowed (`old` short and frequent,
+/// `new` long): refused before any of it is built.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TooMuch {
+    /// Places `old` matched.
+    pub matches: usize,
+    /// Bytes of new text those would take (at least).
+    pub bytes: usize,
+}
+
 /// Find every occurrence of `old` in `rope` at the first level that matches, with `new`
-/// fitted to each. An empty result means no match (the level is then `exact`).
-pub fn find(rope: &Rope, old: &str, new: &str, whitespace: bool) -> (Vec<Found>, &'static str) {
+/// fitted to each. An empty result means no match (the level is then `exact`). Fails
+/// when the fitted copies of `new` would take more than `room` bytes.
+pub fn find(
+    rope: &Rope,
+    old: &str,
+    new: &str,
+    whitespace: bool,
+    room: usize,
+) -> Result<(Vec<Found>, &'static str), TooMuch> {
     if old.is_empty() {
-        return (Vec::new(), "exact");
+        return Ok((Vec::new(), "exact"));
     }
+    let fits = |matches: usize| {
+        let bytes = matches.saturating_mul(new.len());
+        if bytes > room {
+            Err(TooMuch { matches, bytes })
+        } else {
+            Ok(())
+        }
+    };
     let hay = rope.to_string();
     let file = Text::new(&hay);
     let fit = |spans: Vec<(usize, usize)>, level| {
+        fits(spans.len())?;
         let found = spans
             .into_iter()
             .map(|(s, e)| Found {
@@ -51,7 +77,7 @@ pub fn find(rope: &Rope, old: &str, new: &str, whitespace: bool) -> (Vec<Found>,
                 new: file.fit_eol(s, e, new),
             })
             .collect();
-        (found, level)
+        Ok((found, level))
     };
     let exact = find_all(&hay, old);
     if !exact.is_empty() {
@@ -69,7 +95,7 @@ pub fn find(rope: &Rope, old: &str, new: &str, whitespace: bool) -> (Vec<Found>,
         }
     }
     if !whitespace {
-        return (Vec::new(), "exact");
+        return Ok((Vec::new(), "exact"));
     }
     let trailing = line_matches(&file.lf, &old_lf, |s| s.trim_end());
     if !trailing.is_empty() {
@@ -81,7 +107,7 @@ pub fn find(rope: &Rope, old: &str, new: &str, whitespace: bool) -> (Vec<Found>,
     }
     let indented = line_matches(&file.lf, &old_lf, str::trim);
     if indented.is_empty() {
-        return (Vec::new(), "exact");
+        return Ok((Vec::new(), "exact"));
     }
     let unit = Unit::of_file(&file.lf);
     let new_lf = new.replace("\r\n", "\n");
@@ -97,7 +123,7 @@ pub fn find(rope: &Rope, old: &str, new: &str, whitespace: bool) -> (Vec<Found>,
             }
         })
         .collect();
-    (found, "indentation")
+    Ok((found, "indentation"))
 }
 
 /// `text` with its line endings made the file's where it replaces chars
@@ -485,7 +511,7 @@ mod tests {
 
     fn apply(file: &str, old: &str, new: &str) -> (String, &'static str) {
         let rope = Rope::from_str(file);
-        let (found, level) = find(&rope, old, new, true);
+        let (found, level) = find(&rope, old, new, true, usize::MAX).expect("no limit");
         assert_eq!(found.len(), 1, "{level}: {found:?}");
         let mut r = rope.clone();
         let f = &found[0];
@@ -571,5 +597,21 @@ mod tests {
         assert_eq!(fit_whole(&rope, "x\ny\n"), "\u{feff}x\r\ny\r\n");
         let (out, _) = apply("\u{feff}a\nb\n", "a", "A");
         assert_eq!(out, "\u{feff}A\nb\n");
+    }
+
+    #[test]
+    fn a_multiplying_replace_all_is_refused_before_it_is_built() {
+        let rope = Rope::from_str(&"a".repeat(1000));
+        let long = "x".repeat(1000);
+        let e = find(&rope, "a", &long, false, 999_999).expect_err("over the room");
+        assert_eq!(
+            e,
+            TooMuch {
+                matches: 1000,
+                bytes: 1_000_000
+            }
+        );
+        let (found, _) = find(&rope, "a", &long, false, 1_000_000).expect("fits exactly");
+        assert_eq!(found.len(), 1000);
     }
 }

@@ -24,6 +24,11 @@ pub enum WsError {
     NotEmpty(String),
     #[error("`{path}` is {size} bytes, over the {limit}-byte limit")]
     TooLarge { path: String, size: u64, limit: u64 },
+    /// One batch would insert more text than [`crate::workspace::MAX_BATCH_TEXT`].
+    #[error(
+        "the edits to `{path}` would insert {size} bytes, over the {limit}-byte limit for one batch"
+    )]
+    EditTooLarge { path: String, size: u64, limit: u64 },
     #[error("`{0}` is not UTF-8 text")]
     Binary(String),
     #[error("{} is at version {}, not {}", .0.path, .0.current_version, .0.expected)]
@@ -120,7 +125,7 @@ impl WsError {
             WsError::NotADirectory(_) => ErrorCode::NotADirectory,
             WsError::Exists(_) => ErrorCode::FileExists,
             WsError::NotEmpty(_) => ErrorCode::DirectoryNotEmpty,
-            WsError::TooLarge { .. } => ErrorCode::TooLarge,
+            WsError::TooLarge { .. } | WsError::EditTooLarge { .. } => ErrorCode::TooLarge,
             WsError::Binary(_) => ErrorCode::BinaryFile,
             WsError::Stale(_) => ErrorCode::StaleVersion,
             WsError::NoActiveBuffer => ErrorCode::NoActiveBuffer,
@@ -183,6 +188,9 @@ impl From<WsError> for CommandError {
             WsError::TooLarge { path, size, limit } => err
                 .with_details(json!({ "path": path, "size": size, "limit": limit }))
                 .with_suggestion("read it in parts with offset/limit"),
+            WsError::EditTooLarge { path, size, limit } => err
+                .with_details(json!({ "path": path, "size": size, "limit": limit }))
+                .with_suggestion("split the change into smaller batches, or write the file whole with ultra.writeFile"),
             WsError::DryRun(path) => err
                 .with_details(json!({ "path": path }))
                 .with_suggestion("run again without --dry-run to write it"),

@@ -25,6 +25,11 @@ use crate::text;
 /// a program or agent.
 pub const DELETE_CHECK_LIMIT: usize = 100_000;
 
+/// Most bytes of new text one batch may insert. Requests are small, but a replace-all of
+/// a one-byte `old` with a long `new` multiplies: the batch is refused before it is built
+/// rather than growing the server until an allocation fails.
+pub const MAX_BATCH_TEXT: usize = 256 << 20;
+
 /// Options for opening a workspace.
 #[derive(Debug, Clone, Default)]
 pub struct WorkspaceOptions {
@@ -584,6 +589,12 @@ impl Workspace {
     /// overlapping edits.
     pub fn prepare(&mut self, files: Vec<FileEdits>) -> Result<Prepared, WsError> {
         let mut out = Vec::with_capacity(files.len());
+        let mut inserted = 0usize;
+        let too_large = |path: &RelPath, size: usize| WsError::EditTooLarge {
+            path: path.to_string(),
+            size: size as u64,
+            limit: MAX_BATCH_TEXT as u64,
+        };
         for fe in files {
             if out.iter().any(|p: &PreparedFile| p.path == fe.path) {
                 return Err(WsError::InvalidPosition(format!(
@@ -600,6 +611,8 @@ impl Workspace {
             let mut spans: Vec<(usize, usize, String, usize)> = Vec::new(); // start, end, text, edit index
             let mut levels = Vec::new();
             let mut replaced = 0;
+            // New text multiplied by replace-all anchors in this file so far.
+            let mut anchored = 0usize;
             for (i, op) in fe.edits.into_iter().enumerate() {
                 match op {
                     EditOp::Chars {
@@ -651,7 +664,11 @@ impl Workspace {
                         replace_all,
                         whitespace,
                     } => {
-                        let (matches, level) = anchor::find(rope, &old, &new, whitespace);
+                        let so_far = inserted + anchored;
+                        let room = MAX_BATCH_TEXT.saturating_sub(so_far);
+                        let (matches, level) = anchor::find(rope, &old, &new, whitespace, room)
+                            .map_err(|t| too_large(&fe.path, so_far + t.bytes))?;
+                        anchored += matches.iter().map(|f| f.new.len()).sum::<usize>();
                         match matches.len() {
                             0 => {
                                 return Err(WsError::NoMatch {
@@ -682,6 +699,10 @@ impl Workspace {
                         }
                     }
                 }
+            }
+            inserted += spans.iter().map(|(_, _, t, _)| t.len()).sum::<usize>();
+            if inserted > MAX_BATCH_TEXT {
+                return Err(too_large(&fe.path, inserted));
             }
             spans.sort_by_key(|(s, e, _, _)| (*s, *e));
             for w in spans.windows(2) {

@@ -119,7 +119,7 @@ fn apply(
     whitespace: bool,
 ) -> Result<(String, &'static str), String> {
     let rope = Rope::from_str(file);
-    let (found, level) = anchor::find(&rope, old, new, whitespace);
+    let (found, level) = anchor::find(&rope, old, new, whitespace, usize::MAX).expect("no limit");
     if found.len() != 1 {
         return Err(format!("{} matches at level {level}", found.len()));
     }

@@ -16,6 +16,11 @@ mod serve;
 mod sh;
 mod tools;
 
+/// Charges allocations to the request a thread works for, so a shell call can be
+/// stopped at its memory limit (see `ultra_budget`).
+#[global_allocator]
+static ALLOC: ultra_budget::Counting = ultra_budget::Counting;
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 

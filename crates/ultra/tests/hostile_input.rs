@@ -267,3 +267,196 @@ fn a_huge_replace_anchor_is_cheap() {
     );
     assert_eq!(ws.read("a.txt"), "hello world\n");
 }
+
+/// The server's peak resident memory (VmHWM) in MiB.
+fn peak_mib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
+    line.split_whitespace()
+        .nth(1)
+        .unwrap()
+        .parse::<u64>()
+        .unwrap()
+        >> 10
+}
+
+/// Small requests whose output multiplies (a one-byte pattern replaced by 64 KiB, a string
+/// doubled in a loop) are stopped at a limit with an error instead of growing the server
+/// until an allocation fails and takes every client down; nothing is written.
+#[test]
+fn multiplying_requests_stop_at_a_limit() {
+    let ws = Ws::new();
+    let line = format!("{}\n", "a".repeat(5_000));
+    ws.write("a.txt", &line);
+    let mut server = ws.serve();
+    let mut c = ws.agent("grow");
+    let long = "x".repeat(64 * 1024);
+    // Edits: refused whole with TOO_LARGE before any of the new text is built.
+    let e = c.err_code(
+        "search.findAndReplace",
+        json!({ "query": "a", "replacement": long }),
+        "TOO_LARGE",
+    );
+    assert_eq!(e["data"]["details"]["limit"], 256 << 20, "{e}");
+    let e = c.err_code(
+        "ultra.applyEdits",
+        json!({ "files": [{ "path": "a.txt", "edits": [{ "old": "a", "new": long, "replaceAll": true }] }] }),
+        "TOO_LARGE",
+    );
+    assert!(
+        e["data"]["suggestion"]
+            .as_str()
+            .unwrap()
+            .contains("smaller batches"),
+        "{e}"
+    );
+    // Regex replacements count what each expansion really adds.
+    let ok = c.ok(
+        "search.findAndReplace",
+        json!({ "query": "(a+)", "replacement": "$1$1", "options": { "useRegex": true } }),
+    );
+    assert_eq!(ok["count"], 1, "{ok}");
+    assert_eq!(ws.read("a.txt"), format!("{}\n", "a".repeat(10_000)));
+    c.ok("ultra.undo", json!({ "txnId": ok["txnId"] }));
+    c.ok("ultra.saveAll", json!({}));
+    // The shell: refused with its memory limit named, exit status non-zero.
+    let mut shell = |script: String| {
+        let r = c.ok("ultra.shell.run", json!({ "script": script }));
+        assert_ne!(r["exitCode"], 0, "{r}");
+        r["stderr"].as_str().unwrap().to_string()
+    };
+    let x64k = "x".repeat(60_000);
+    for (script, says) in [
+        (format!("sed -n 's/a/{x64k}/gp' a.txt"), "memory limit"),
+        (
+            format!("awk '{{ gsub(/a/, \"{x64k}\"); print length($0) }}' a.txt"),
+            "memory limit",
+        ),
+        (
+            "awk 'BEGIN { s = \"ab\"; for (i = 0; i < 40; i++) s = s s; print length(s) }'"
+                .to_string(),
+            "memory limit",
+        ),
+        (format!("replace --all a.txt a {x64k}"), "memory limit"),
+    ] {
+        let err = shell(script.clone());
+        assert!(err.contains(says), "{}: {err}", &script[..40]);
+    }
+    assert_eq!(ws.read("a.txt"), line, "nothing was written");
+    // What used to need many GB stayed within a few.
+    let peak = peak_mib(server.child.id());
+    assert!(peak < 3 << 10, "the server peaked at {peak} MiB");
+    // A long UI array is refused by the window budget.
+    c.ok("window.create", json!({ "id": "w", "title": "t" }));
+    c.ok(
+        "component.render",
+        json!({ "id": "l", "windowId": "w", "target": "root", "type": "list", "props": { "items": ["a"] } }),
+    );
+    let items: Vec<u64> = (0..100_000).collect();
+    let e = c.err_code(
+        "component.update",
+        json!({ "id": "l", "props": { "items": items } }),
+        "INVALID_ARGUMENTS",
+    );
+    assert!(e["message"].as_str().unwrap().contains("too much"), "{e}");
+    assert!(server.alive());
+}
+
+/// Appending to a string in a loop is linear (in place, as gawk does), not quadratic.
+#[test]
+fn awk_appends_in_place() {
+    let ws = Ws::new();
+    let _server = ws.serve();
+    let mut c = ws.agent("append");
+    let r = c.ok(
+        "ultra.shell.run",
+        json!({ "script": "awk 'BEGIN { while (i++ < 1000000) s = s \"x\"; print length(s) }'", "timeoutMs": 30_000 }),
+    );
+    assert_eq!(r["stdout"], "1000000\n", "{r}");
+}
+
+/// An endless producer in a pipeline stops at the call's time limit: the pipe closes, the
+/// consumer finishes with what it got, and the answer says why.
+#[test]
+fn an_endless_pipeline_stops_at_the_time_limit() {
+    let ws = Ws::new();
+    let mut server = ws.serve();
+    let mut c = ws.agent("pipe");
+    let t = std::time::Instant::now();
+    let r = c.ok(
+        "ultra.shell.run",
+        json!({ "script": "seq 1 100000000000 | tail -n 1; echo never", "timeoutMs": 1000 }),
+    );
+    assert_eq!(r["exitCode"], 124, "{r}");
+    let err = r["stderr"].as_str().unwrap();
+    assert!(err.contains("time limit"), "{r}");
+    let out = r["stdout"].as_str().unwrap();
+    assert!(!out.contains("never"), "nothing runs after the limit: {r}");
+    assert!(
+        t.elapsed() < std::time::Duration::from_secs(30),
+        "{:?}",
+        t.elapsed()
+    );
+    assert!(server.alive());
+}
+
+/// A command that works for seconds (staging 50,000 paths) does not hold other
+/// connections: a read on another connection is answered while it runs.
+#[test]
+fn a_long_command_does_not_hold_other_connections() {
+    let ws = Ws::new();
+    common::git(&ws, &["init", "-q"]);
+    for i in 0..100 {
+        ws.write(&format!("f{i}.txt"), "x\n");
+    }
+    let _server = ws.serve();
+    let paths: Vec<String> = (0..50_000).map(|i| format!("f{}.txt", i % 100)).collect();
+    let mut slow = ws.agent("slow");
+    let stage = std::thread::spawn(move || {
+        slow.ok("git.stage", json!({ "files": paths }));
+        std::time::Instant::now()
+    });
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let mut fast = ws.agent("fast");
+    let read = fast.ok("ultra.getFileContent", json!({ "path": "f1.txt" }));
+    let answered = std::time::Instant::now();
+    assert!(read.to_string().contains("x\\n"), "{read}");
+    let staged = stage.join().unwrap();
+    assert!(
+        answered < staged,
+        "the read waited {:?} for the stage to finish",
+        answered - staged
+    );
+}
+
+/// Many matches on one long line (a minified file) cost one pass over the line, and each
+/// match's columns are exact (counted in characters, this client's position encoding).
+#[test]
+fn matches_on_one_long_line_are_found_in_one_pass() {
+    let ws = Ws::new();
+    let unit = "é😀a";
+    ws.write("min.js", &format!("{}\n", unit.repeat(30_000)));
+    let _server = ws.serve();
+    let mut c = ws.agent("min");
+    let t = std::time::Instant::now();
+    let r = c.ok(
+        "search.findInFiles",
+        json!({ "query": "a", "options": { "maxResults": 100_000 } }),
+    );
+    let matches = r["results"][0]["matches"].as_array().unwrap();
+    assert_eq!(matches.len(), 30_000);
+    let last = &matches[29_999]["range"];
+    // Each unit is three characters; the last `a` is the third of the last unit.
+    assert_eq!(last["start"]["character"], 29_999 * 3 + 2, "{last}");
+    assert_eq!(last["end"]["character"], 29_999 * 3 + 3, "{last}");
+    assert_eq!(
+        matches[0]["preview"].as_str().unwrap().chars().count(),
+        200,
+        "previews stay short"
+    );
+    assert!(
+        t.elapsed() < std::time::Duration::from_secs(30),
+        "{:?}",
+        t.elapsed()
+    );
+}

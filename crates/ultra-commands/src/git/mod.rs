@@ -66,6 +66,7 @@ static STATUS: CommandSpec = CommandSpec::new(
     "The branch, its upstream with ahead/behind counts, whether HEAD is detached, and the staged, modified, untracked and conflicted files (seed 001's git_status).",
 )
 .touches(Touches::READ)
+.long()
 .tool_name("git_status")
 .read_only()
 .idempotent()
@@ -108,6 +109,7 @@ static DIFF: CommandSpec = CommandSpec::new(
     "Uncommitted changes: per file insertions, deletions and whether it is binary, totals, and the patch (seed 001's git_diff). staged: true compares the index with HEAD; path limits it to a file or directory.",
 )
 .touches(Touches::READ)
+.long()
 .tool_name("git_diff")
 .read_only()
 .idempotent()
@@ -197,7 +199,7 @@ impl Command<Services> for GitCommit {
         }
         let repo = open(cx.services)?;
         let paths = confined(cx, &a.files)?;
-        ops::stage(&repo, cx.services.ws().root(), &paths)?;
+        ops::stage(&repo, cx.services.shell_root(), &paths)?;
         ops::commit(&repo, &a.message)
     }
 }
@@ -246,7 +248,7 @@ impl Command<Services> for GitStage {
     fn run(&self, cx: &mut Cx<'_, Services>, a: FilesArgs) -> Result<Staged, CommandError> {
         let repo = open(cx.services)?;
         let paths = confined(cx, &a.files)?;
-        ops::stage(&repo, cx.services.ws().root(), &paths)?;
+        ops::stage(&repo, cx.services.shell_root(), &paths)?;
         Ok(Staged {
             staged: staged_paths(&repo)?,
         })
@@ -309,6 +311,7 @@ static LOG: CommandSpec = CommandSpec::new(
     "Commits from HEAD back, newest first: hash, author, time and summary; path keeps those that changed a file.",
 )
 .touches(Touches::READ)
+.long()
 .read_only()
 .idempotent()
 .examples(OUTSIDE_REPO);
@@ -338,6 +341,7 @@ static BRANCHES: CommandSpec = CommandSpec::new(
     "The local branches, which one is checked out, and each one's upstream.",
 )
 .touches(Touches::READ)
+.long()
 .read_only()
 .idempotent()
 .examples(OUTSIDE_REPO);

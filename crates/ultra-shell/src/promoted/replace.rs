@@ -153,7 +153,7 @@ impl Promoted for Replace {
             );
             return 1;
         }
-        let lines: Vec<usize> = spans.iter().map(|(s, _)| line_of(&text, *s)).collect();
+        let lines = lines_of(&text, &spans);
         if spans.len() > 1 && !args.all {
             let _ = writeln!(
                 io.stderr,
@@ -161,6 +161,18 @@ impl Promoted for Replace {
                 args.file,
                 spans.len(),
                 list(&lines)
+            );
+            return 1;
+        }
+        // `--all` with a short OLD and a long NEW multiplies: refuse before building it.
+        let size = text
+            .len()
+            .saturating_add(spans.len().saturating_mul(args.new.len()));
+        if size > cx.fs.room() {
+            let _ = writeln!(
+                io.stderr,
+                "replace: {}: the result would be {size} bytes, past the command's memory limit; replace in smaller parts",
+                args.file
             );
             return 1;
         }
@@ -196,12 +208,18 @@ fn list(lines: &[usize]) -> String {
     format!("{}{more}", shown.join(", "))
 }
 
-fn line_of(text: &str, at: usize) -> usize {
-    text.as_bytes()[..at]
+/// The 1-based line of each span's start (spans in order: one pass over the text).
+fn lines_of(text: &str, spans: &[(usize, usize)]) -> Vec<usize> {
+    let bytes = text.as_bytes();
+    let (mut line, mut at) = (1, 0);
+    spans
         .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
-        + 1
+        .map(|&(s, _)| {
+            line += memchr::memchr_iter(b'\n', &bytes[at..s]).count();
+            at = s;
+            line
+        })
+        .collect()
 }
 
 fn is_word(c: char) -> bool {

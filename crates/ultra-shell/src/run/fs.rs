@@ -4,6 +4,7 @@
 use std::io::Write;
 use std::sync::Arc;
 
+use ultra_budget::{Meter, Over};
 use ultra_workspace::root::{AtomicFile, Entry, Meta};
 use ultra_workspace::{RelPath, Root, WsError};
 
@@ -48,6 +49,10 @@ pub trait CodeSearch: Send + Sync {
     fn search(&self, query: &str, limit: usize) -> Result<Vec<SymbolHit>, String>;
 }
 
+/// Most bytes one string value (a sed pattern space, an awk string, a replaced file) may
+/// grow to in one step.
+pub const MAX_VALUE: usize = 256 << 20;
+
 /// Confined file access for built-ins and redirects.
 #[derive(Clone)]
 pub struct ShellFs {
@@ -55,8 +60,8 @@ pub struct ShellFs {
     human: bool,
     hook: Option<Arc<dyn WriteHook>>,
     code: Option<Arc<dyn CodeSearch>>,
-    /// When this call's in-process work must stop (awk and sed loops check it).
-    deadline: Option<std::time::Instant>,
+    /// This call's time and memory (awk and sed loops and pipes check it).
+    meter: Option<Arc<Meter>>,
 }
 
 impl ShellFs {
@@ -67,21 +72,40 @@ impl ShellFs {
             human,
             hook: None,
             code: None,
-            deadline: None,
+            meter: None,
         }
     }
 
-    /// The same access, with the work of this call bounded in time: a loop in awk or sed
-    /// still running at `deadline` stops with an error.
-    pub fn with_deadline(mut self, deadline: std::time::Instant) -> ShellFs {
-        self.deadline = Some(deadline);
+    /// The same access, with the work of this call bounded by `meter`: a loop in awk or
+    /// sed, or a pipe, still running past its time or memory stops with an error.
+    pub fn with_meter(mut self, meter: Arc<Meter>) -> ShellFs {
+        self.meter = Some(meter);
         self
     }
 
-    /// Whether this call's time is up.
-    pub fn past_deadline(&self) -> bool {
-        self.deadline
-            .is_some_and(|d| std::time::Instant::now() >= d)
+    /// Charge the current thread's allocations to this call until the guard drops.
+    pub fn charge(&self) -> Option<ultra_budget::Entered> {
+        self.meter.as_ref().map(Meter::enter)
+    }
+
+    /// The limit this call has run past, if any.
+    pub fn over(&self) -> Option<Over> {
+        self.meter.as_ref().and_then(|m| m.over())
+    }
+
+    /// Whether this call holds more memory than it may (one atomic load: check it often).
+    pub fn over_memory(&self) -> bool {
+        self.meter.as_ref().is_some_and(|m| m.over_memory())
+    }
+
+    /// Bytes one value built in one step (a global substitution, a concatenation, a
+    /// replaced file) may take: at most [`MAX_VALUE`], and no more than this call may still
+    /// allocate. Such work stops before it passes this rather than after.
+    pub fn room(&self) -> usize {
+        self.meter.as_ref().map_or(MAX_VALUE, |m| {
+            let used = m.used().max(0) as usize;
+            m.memory_limit().saturating_sub(used).min(MAX_VALUE)
+        })
     }
 
     /// The same access with a code index to search.

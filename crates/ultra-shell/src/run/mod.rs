@@ -284,19 +284,30 @@ impl Shell {
         stdout: &mut (dyn Write + Send),
         stderr: &mut (dyn Write + Send),
     ) -> i32 {
+        let _charged = self.fs.charge();
         let stderr = Mutex::new(stderr);
         let mut stdin: &mut (dyn BufRead + Send) = stdin;
-        for item in &script.items {
-            let mut status = self.pipeline(&item.first, env, &mut stdin, stdout, &stderr);
-            env.status = status;
-            for (op, p) in &item.rest {
+        'items: for item in &script.items {
+            let pipelines = std::iter::once((None, &item.first))
+                .chain(item.rest.iter().map(|(op, p)| (Some(op), p)));
+            for (op, p) in pipelines {
                 let run = match op {
-                    AndOrOp::And => status == 0,
-                    AndOrOp::Or => status != 0,
+                    None => true,
+                    Some(AndOrOp::And) => env.status == 0,
+                    Some(AndOrOp::Or) => env.status != 0,
                 };
                 if run {
-                    status = self.pipeline(p, env, &mut stdin, stdout, &stderr);
-                    env.status = status;
+                    env.status = self.pipeline(p, env, &mut stdin, stdout, &stderr);
+                }
+                if let Some(o) = self.fs.over() {
+                    // Say why the output stops here, and run nothing more.
+                    let _ = writeln!(
+                        Shared(&stderr),
+                        "ultra sh: stopped: the command ran past its {} limit",
+                        o.what()
+                    );
+                    env.status = 124;
+                    break 'items;
                 }
             }
         }
@@ -368,7 +379,14 @@ impl Shell {
                     .name("ultra-sh-stage".into())
                     .stack_size(STAGE_STACK_BYTES)
                     .spawn_scoped(scope, move || {
-                        let mut out = std::io::BufWriter::with_capacity(64 * 1024, writer);
+                        let _charged = self.fs.charge();
+                        // A stage past the call's limits finds its pipe closed, so an
+                        // endless producer (`seq 1 1e12 | tail -1`) stops too.
+                        let metered = Metered {
+                            inner: writer,
+                            fs: &self.fs,
+                        };
+                        let mut out = std::io::BufWriter::with_capacity(64 * 1024, metered);
                         let mut err = Shared(stderr);
                         let status = match (first, reader) {
                             (Some(sin), _) => {
@@ -784,4 +802,26 @@ pub fn read_all(r: &mut dyn Read) -> std::io::Result<String> {
     let mut v = Vec::new();
     r.read_to_end(&mut v)?;
     Ok(String::from_utf8_lossy(&v).into_owned())
+}
+
+/// A pipe that refuses writes once the call is past its time or memory.
+struct Metered<'f, W> {
+    inner: W,
+    fs: &'f ShellFs,
+}
+
+impl<W: Write> Write for Metered<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if let Some(o) = self.fs.over() {
+            return Err(std::io::Error::other(format!(
+                "the command ran past its {} limit",
+                o.what()
+            )));
+        }
+        self.inner.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
 }

@@ -45,7 +45,7 @@ pub enum GetSrc {
 #[derive(Debug, Clone)]
 pub enum Expr {
     Num(f64),
-    Str(std::rc::Rc<[u8]>),
+    Str(super::value::Str),
     /// A regex literal: alone it matches `$0`.
     Regex(usize),
     Var(VarRef),

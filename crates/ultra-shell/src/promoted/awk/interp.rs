@@ -8,6 +8,7 @@ use std::io::{BufRead, BufWriter, Write};
 use std::rc::Rc;
 
 use regex::bytes::Regex;
+use ultra_budget::Over;
 
 use super::ast::*;
 use super::format;
@@ -167,13 +168,24 @@ fn lossy(b: &[u8]) -> String {
 }
 
 impl<'a> Interp<'a> {
-    /// Count a loop iteration or record; every few thousand, stop if the call's time is up.
+    /// Count a loop iteration or record: stop if the call holds too much memory, or
+    /// (every few thousand ticks) if its time is up.
     fn tick(&mut self) -> R<()> {
         self.ticks = self.ticks.wrapping_add(1);
-        if self.ticks.is_multiple_of(4096) && self.cx.fs.past_deadline() {
-            return fatal("stopped: the program ran past the command's time limit".to_string());
+        let over = if self.cx.fs.over_memory() {
+            Some(Over::Memory)
+        } else if self.ticks.is_multiple_of(4096) {
+            self.cx.fs.over()
+        } else {
+            None
+        };
+        match over {
+            Some(o) => fatal(format!(
+                "stopped: the program ran past the command's {} limit",
+                o.what()
+            )),
+            None => Ok(()),
         }
-        Ok(())
     }
 
     /// Set up a program run: `assigns` are the `-v` assignments, `operands` the files and
@@ -1422,6 +1434,11 @@ impl<'a> Interp<'a> {
             }
             Expr::Assign(op, lv, rhs) => match op {
                 None => {
+                    if let Expr::Var(r) = **lv
+                        && let Some(v) = self.append(r, rhs)?
+                    {
+                        return Ok(v);
+                    }
                     let v = self.eval(rhs)?;
                     self.assign_expr(lv, v.clone())?;
                     v
@@ -1461,7 +1478,12 @@ impl<'a> Interp<'a> {
             Expr::Concat(..) => {
                 let mut out = Vec::new();
                 self.push_str(e, &mut out)?;
-                Value::Str(Rc::from(out))
+                if out.len() > self.cx.fs.room() {
+                    return fatal(
+                        "stopped: a string ran past the command's memory limit".to_string(),
+                    );
+                }
+                Value::Str(Rc::new(out))
             }
             Expr::In(subs, r) => {
                 let mut k = Vec::new();
@@ -1474,6 +1496,54 @@ impl<'a> Interp<'a> {
             Expr::Getline(src, var) => self.getline(src, var.as_deref())?,
             Expr::Group(x) => self.eval(x)?,
         })
+    }
+
+    /// `v = v x ...` appends to `v` in place (amortized, as gawk does) instead of copying
+    /// the whole string on every iteration; `None` when `rhs` is not such a concatenation
+    /// or `v` is special. The tail is evaluated first, so it must have no side effects.
+    fn append(&mut self, r: VarRef, rhs: &'a Expr) -> R<Option<Value>> {
+        let mut tail = Vec::new();
+        let mut e = rhs;
+        loop {
+            match e {
+                Expr::Concat(a, b) if pure(b) => {
+                    tail.push(&**b);
+                    e = a;
+                }
+                Expr::Var(v) if *v == r && !tail.is_empty() => break,
+                _ => return Ok(None),
+            }
+        }
+        if matches!(r, VarRef::Global(i) if i < SPECIALS.len() as u32) || self.is_array(r) {
+            return Ok(None);
+        }
+        let mut more = Vec::new();
+        for x in tail.iter().rev() {
+            self.push_str(x, &mut more)?;
+        }
+        let slot = match r {
+            VarRef::Global(i) => &mut self.globals[i as usize],
+            VarRef::Local(j) => &mut self.stack[self.base + j as usize],
+        };
+        let mut s = match std::mem::take(slot) {
+            Value::Str(s) | Value::StrNum(s) => s,
+            Value::Uninit => Rc::new(Vec::new()),
+            Value::Num(n) => {
+                let mut b = Vec::new();
+                push_num(n, &self.convfmt, &mut b);
+                Rc::new(b)
+            }
+        };
+        if s.len() + more.len() > self.cx.fs.room() {
+            return fatal("stopped: a string ran past the command's memory limit".to_string());
+        }
+        Rc::make_mut(&mut s).extend_from_slice(&more);
+        let slot = match r {
+            VarRef::Global(i) => &mut self.globals[i as usize],
+            VarRef::Local(j) => &mut self.stack[self.base + j as usize],
+        };
+        *slot = Value::Str(s.clone());
+        Ok(Some(Value::Str(s)))
     }
 
     fn call(&mut self, fi: usize, args: &'a [Expr]) -> R<Value> {
@@ -1653,9 +1723,13 @@ impl<'a> Interp<'a> {
                 };
                 let cur = self.get_place(&p);
                 let s = self.to_bytes(&cur);
-                let (out, count) = substitute(&re, &s, &repl, b == "gsub");
+                // One gsub can multiply a record: stop at the call's memory, not past it.
+                let Some((out, count)) = substitute(&re, &s, &repl, b == "gsub", self.cx.fs.room())
+                else {
+                    return fatal(format!("stopped: {b} ran past the command's memory limit"));
+                };
                 if count > 0 {
-                    self.set_place(p, Value::Str(Rc::from(out)))?;
+                    self.set_place(p, Value::Str(Rc::new(out)))?;
                 } else if let Place::Elem(_, k) = p {
                     self.keybuf = k;
                 }
@@ -1680,7 +1754,7 @@ impl<'a> Interp<'a> {
                 let fmt = self.to_bytes(&vals[0]);
                 let mut out = Vec::new();
                 format::sprintf(&mut out, &fmt, &vals[1..], &self.convfmt).map_err(Jump::Fatal)?;
-                Ok(Value::Str(Rc::from(out)))
+                Ok(Value::Str(Rc::new(out)))
             }
             "sin" => n(self.num(&args[0])?.sin()),
             "cos" => n(self.num(&args[0])?.cos()),
@@ -1726,7 +1800,7 @@ impl<'a> Interp<'a> {
                 } else {
                     s.make_ascii_uppercase();
                 }
-                Ok(Value::Str(Rc::from(s)))
+                Ok(Value::Str(Rc::new(s)))
             }
             "system" => fatal(format!("system() is not available: {NOPROC}")),
             "close" => {
@@ -1842,8 +1916,25 @@ fn push_repl(out: &mut Vec<u8>, repl: &[u8], m: &[u8]) {
     }
 }
 
-/// Replace the first (or every) match of `re` in `s`; the result and the count.
-pub fn substitute(re: &Regex, s: &[u8], repl: &[u8], global: bool) -> (Vec<u8>, usize) {
+/// Whether evaluating `e` has no side effects (so the order it runs in cannot matter).
+fn pure(e: &Expr) -> bool {
+    match e {
+        Expr::Str(_) | Expr::Num(_) | Expr::Var(_) | Expr::Nf => true,
+        Expr::Field(ix) | Expr::Group(ix) => pure(ix),
+        Expr::Concat(a, b) => pure(a) && pure(b),
+        _ => false,
+    }
+}
+
+/// Replace the first (or every) match of `re` in `s`; the result and the count, or `None`
+/// once the result would pass `room` bytes.
+pub fn substitute(
+    re: &Regex,
+    s: &[u8],
+    repl: &[u8],
+    global: bool,
+    room: usize,
+) -> Option<(Vec<u8>, usize)> {
     let mut out = Vec::with_capacity(s.len() + 16);
     let mut count = 0;
     let mut pos = 0;
@@ -1863,6 +1954,9 @@ pub fn substitute(re: &Regex, s: &[u8], repl: &[u8], global: bool) -> (Vec<u8>, 
         }
         out.extend_from_slice(&s[pos..m.start()]);
         push_repl(&mut out, repl, &s[m.start()..m.end()]);
+        if out.len() > room {
+            return None;
+        }
         count += 1;
         if m.is_empty() {
             if m.start() < s.len() {
@@ -1881,7 +1975,7 @@ pub fn substitute(re: &Regex, s: &[u8], repl: &[u8], global: bool) -> (Vec<u8>, 
     if pos < s.len() {
         out.extend_from_slice(&s[pos..]);
     }
-    (out, count)
+    Some((out, count))
 }
 
 #[cfg(test)]
@@ -1891,7 +1985,9 @@ mod tests {
     fn gsub(re: &str, s: &str, r: &str) -> String {
         let re = Regex::new(re).ok();
         let Some(re) = re else { return String::new() };
-        String::from_utf8_lossy(&substitute(&re, s.as_bytes(), r.as_bytes(), true).0).into_owned()
+        let (out, _) =
+            substitute(&re, s.as_bytes(), r.as_bytes(), true, usize::MAX).expect("no limit");
+        String::from_utf8_lossy(&out).into_owned()
     }
 
     #[test]

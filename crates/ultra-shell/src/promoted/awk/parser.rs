@@ -907,7 +907,7 @@ impl Parser {
             }
             Tok::Str(s) => {
                 self.advance();
-                Ok(Expr::Str(Rc::from(s)))
+                Ok(Expr::Str(Rc::new(s)))
             }
             Tok::Regex(r) => {
                 self.advance();

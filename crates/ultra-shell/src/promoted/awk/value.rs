@@ -3,8 +3,9 @@
 
 use std::rc::Rc;
 
-/// An immutable byte string.
-pub type Str = Rc<[u8]>;
+/// A shared byte string. A `Vec` (not `[u8]`) so that `s = s x` can append in place when
+/// the variable holds the only reference, instead of copying the whole string each time.
+pub type Str = Rc<Vec<u8>>;
 
 /// An awk value.
 #[derive(Debug, Clone, Default)]
@@ -44,12 +45,12 @@ impl Value {
 
     /// A strnum from input bytes.
     pub fn input(s: &[u8]) -> Value {
-        Value::StrNum(Rc::from(s))
+        Value::StrNum(Rc::new(s.to_vec()))
     }
 
     /// A string value.
     pub fn str(s: &[u8]) -> Value {
-        Value::Str(Rc::from(s))
+        Value::Str(Rc::new(s.to_vec()))
     }
 
     /// For comparisons: the number when this value counts as numeric.

@@ -5,6 +5,7 @@
 use std::io::{BufRead, BufReader, BufWriter, Write};
 
 use regex::bytes::{CaptureLocations, Regex};
+use ultra_budget::Over;
 use ultra_workspace::RelPath;
 
 use super::parse::{Addr, Case, Cmd, Op, Part, Script, Subst};
@@ -645,9 +646,19 @@ impl<'s> Editor<'s, '_> {
         while pc < cmds.len() {
             // A branch can loop forever (`:a;ba`): stop when the call's time is up.
             ticks = ticks.wrapping_add(1);
-            if ticks.is_multiple_of(4096) && self.fs.past_deadline() {
+            let over = if self.fs.over_memory() {
+                Some(Over::Memory)
+            } else if ticks.is_multiple_of(4096) {
+                self.fs.over()
+            } else {
+                None
+            };
+            if let Some(o) = over {
                 return Err(Fail(
-                    "stopped: the script ran past the command's time limit".into(),
+                    format!(
+                        "stopped: the script ran past the command's {} limit",
+                        o.what()
+                    ),
                     4,
                 ));
             }
@@ -836,6 +847,9 @@ impl<'s> Editor<'s, '_> {
                 self.locs.len() - 1
             }
         };
+        // One substitution can multiply a line (`s/a/<64 KiB>/g`): stop at the call's
+        // memory before growing past it.
+        let room = self.fs.room();
         let locs = &mut self.locs[li].1;
         let ps = &self.ps;
         let out = &mut self.scratch;
@@ -867,6 +881,14 @@ impl<'s> Editor<'s, '_> {
             if count >= s.nth {
                 out.extend_from_slice(&ps[copied..ms]);
                 expand(out, &s.repl, ps, (ms, me), locs, need_caps, s.cases);
+                if out.len() > room {
+                    out.clear();
+                    out.shrink_to(ps.len());
+                    return Err(Fail(
+                        "stopped: the substitution ran past the command's memory limit".into(),
+                        4,
+                    ));
+                }
                 copied = me;
                 did = true;
                 if !s.global {
