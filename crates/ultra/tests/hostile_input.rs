@@ -342,6 +342,40 @@ fn multiplying_requests_stop_at_a_limit() {
         let err = shell(script.clone());
         assert!(err.contains(says), "{}: {err}", &script[..40]);
     }
+    // Shell variables: a doubled variable stops at 1 MiB (sessions keep them), and words
+    // that repeat one stop at 16 MiB per command.
+    let doubled = format!("x=ab; {}", "x=$x$x; ".repeat(40));
+    let r = c.ok(
+        "ultra.shell.run",
+        json!({ "script": format!("{doubled} echo $x | wc -c"), "session": "s" }),
+    );
+    assert_eq!(r["stdout"], "1048577\n", "{r}");
+    assert!(
+        r["stderr"]
+            .as_str()
+            .unwrap()
+            .contains("limit for a variable"),
+        "{r}"
+    );
+    let r = c.ok(
+        "ultra.shell.run",
+        json!({ "script": format!("echo {} | wc -c", "$x ".repeat(100)), "session": "s" }),
+    );
+    assert!(
+        r["stderr"]
+            .as_str()
+            .unwrap()
+            .contains("limit for one command"),
+        "{r}"
+    );
+    let r = c.ok(
+        "ultra.shell.run",
+        json!({ "script": format!("cat <<EOF | wc -c\n{}\nEOF", "$x$x\n".repeat(20)), "session": "s" }),
+    );
+    assert!(
+        r["stderr"].as_str().unwrap().contains("here-document"),
+        "{r}"
+    );
     assert_eq!(ws.read("a.txt"), line, "nothing was written");
     // What used to need many GB stayed within a few.
     let peak = peak_mib(server.child.id());

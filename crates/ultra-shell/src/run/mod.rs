@@ -32,6 +32,12 @@ const STAGE_STACK_BYTES: usize = 32 << 20;
 /// Most fields one glob may expand to.
 pub const MAX_GLOB: usize = 10_000;
 
+/// Most bytes a variable may hold (sessions keep variables between calls).
+pub const MAX_VAR: usize = 1 << 20;
+
+/// Most bytes of parameter values one command's words may expand to.
+pub const MAX_EXPANSION: usize = 16 << 20;
+
 /// A shell session's state: variables, working directory and the last status.
 #[derive(Debug, Clone)]
 pub struct Env {
@@ -440,7 +446,23 @@ impl Shell {
         };
         let mut vars = env.vars.clone();
         for a in &cmd.assignments {
-            let value = self.expand_string(&a.value, env);
+            let value = match self.expand_string(&a.value, env) {
+                Ok(v) => v,
+                Err(msg) => {
+                    let _ = writeln!(stderr, "ultra sh: {msg}");
+                    return 1;
+                }
+            };
+            // `x=$x$x` repeated doubles: a session must not keep a huge variable.
+            if value.len() > MAX_VAR {
+                let _ = writeln!(
+                    stderr,
+                    "ultra sh: {}: the value would be {} bytes, over the {MAX_VAR}-byte limit for a variable",
+                    a.name,
+                    value.len()
+                );
+                return 1;
+            }
             vars.insert(a.name.clone(), value);
         }
         if argv.is_empty() {
@@ -521,12 +543,12 @@ impl Shell {
         for r in &cmd.redirects {
             match (&r.kind, &r.target) {
                 (RedirectKind::Read, RedirectTarget::Word(w))
-                    if self.expand_string(w, env) == DEV_NULL =>
+                    if self.expand_string(w, env)? == DEV_NULL =>
                 {
                     new_stdin = Some(Box::new(std::io::empty()));
                 }
                 (RedirectKind::Read, RedirectTarget::Word(w)) => {
-                    let path = self.expand_string(w, env);
+                    let path = self.expand_string(w, env)?;
                     let file = self
                         .fs
                         .open_read(&env.cwd, &path)
@@ -535,7 +557,7 @@ impl Shell {
                 }
                 (RedirectKind::HereDoc { .. }, RedirectTarget::HereDoc(h)) => {
                     let body = if h.expand {
-                        self.expand_parts(&h.parts, env)
+                        self.expand_parts(&h.parts, env)?
                     } else {
                         h.body.clone()
                     };
@@ -548,7 +570,7 @@ impl Shell {
                     | RedirectKind::AppendBoth,
                     RedirectTarget::Word(w),
                 ) => {
-                    let path = self.expand_string(w, env);
+                    let path = self.expand_string(w, env)?;
                     let sink = if path == DEV_NULL {
                         Sink::Null
                     } else if matches!(r.kind, RedirectKind::Write | RedirectKind::WriteBoth) {
@@ -665,6 +687,7 @@ impl Shell {
     /// Expand words into fields: parameters, field splitting of unquoted parameters, globs.
     fn expand_words(&self, words: &[Word], env: &Env) -> Result<Vec<String>, String> {
         let mut out = Vec::new();
+        let mut expanded = 0usize;
         for w in words {
             // Build fields as pattern chars; unquoted parameters split on whitespace.
             let mut fields: Vec<Vec<PatChar>> = vec![Vec::new()];
@@ -702,6 +725,13 @@ impl Shell {
                     }
                     WordPart::Param { name, quoted } => {
                         let value = self.param(name, env);
+                        // `$x $x $x ...` multiplies a variable: stop before building it.
+                        expanded += value.len();
+                        if expanded > MAX_EXPANSION {
+                            return Err(format!(
+                                "the expanded words would pass {MAX_EXPANSION} bytes, the limit for one command"
+                            ));
+                        }
                         if *quoted {
                             any_quoted = true;
                             fields
@@ -770,20 +800,29 @@ impl Shell {
 
     /// Expand a word to one string (assignment values, redirect targets): no splitting or
     /// globbing.
-    fn expand_string(&self, w: &Word, env: &Env) -> String {
+    fn expand_string(&self, w: &Word, env: &Env) -> Result<String, String> {
         self.expand_parts(&w.parts, env)
     }
 
-    fn expand_parts(&self, parts: &[WordPart], env: &Env) -> String {
+    fn expand_parts(&self, parts: &[WordPart], env: &Env) -> Result<String, String> {
         let mut s = String::new();
         for p in parts {
             match p {
                 WordPart::Literal { text, .. } => s.push_str(text),
                 WordPart::Glob { pattern } => s.push_str(pattern),
-                WordPart::Param { name, .. } => s.push_str(&self.param(name, env)),
+                WordPart::Param { name, .. } => {
+                    let value = self.param(name, env);
+                    // A here-document of `$x` lines multiplies a variable.
+                    if s.len() + value.len() > MAX_EXPANSION {
+                        return Err(format!(
+                            "the expansion would pass {MAX_EXPANSION} bytes, the limit for one word or here-document"
+                        ));
+                    }
+                    s.push_str(&value);
+                }
             }
         }
-        s
+        Ok(s)
     }
 
     fn param(&self, name: &str, env: &Env) -> String {
