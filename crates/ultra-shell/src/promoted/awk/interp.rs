@@ -1502,6 +1502,14 @@ impl<'a> Interp<'a> {
     /// the whole string on every iteration; `None` when `rhs` is not such a concatenation
     /// or `v` is special. The tail is evaluated first, so it must have no side effects.
     fn append(&mut self, r: VarRef, rhs: &'a Expr) -> R<Option<Value>> {
+        // Most assignments are not appends: find out without allocating.
+        let mut leftmost = rhs;
+        while let Expr::Concat(a, _) = leftmost {
+            leftmost = a;
+        }
+        if !matches!(leftmost, Expr::Var(v) if *v == r) || std::ptr::eq(leftmost, rhs) {
+            return Ok(None);
+        }
         let mut tail = Vec::new();
         let mut e = rhs;
         loop {
