@@ -2,7 +2,8 @@
 //!
 //! Random interleavings of external operations (in-place write, temp + rename, unlink +
 //! create, truncate + write, delete, chmod, a same-size write with its mtime restored, a
-//! symlink swap, non-UTF-8 bytes) with reads, agent edits (with the hash they last read),
+//! symlink swap, non-UTF-8 bytes, and on a real repository `git checkout` of a branch,
+//! `git stash`, `git reset --hard` and `git checkout -- f.txt`) with reads, agent edits (with the hash they last read),
 //! saves, forced saves and reverts, checked after every step against a model of what the
 //! disk and the buffer must hold:
 //! - a clean buffer equals the disk at the next read;
@@ -34,6 +35,17 @@ enum Ext {
     /// The path becomes a symlink to `other.txt`.
     SymlinkSwap,
     NotUtf8,
+    /// A git command on the real repository around the file.
+    Git(Git),
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Git {
+    /// `git checkout -f` of branch `one` or `two` (their `f.txt` differ).
+    Checkout(bool),
+    Stash,
+    ResetHard,
+    CheckoutFile,
 }
 
 #[derive(Debug, Clone)]
@@ -66,6 +78,10 @@ fn op() -> impl Strategy<Value = Op> {
         2 => Just(Op::Ext(Ext::SameSizeOldMtime)),
         1 => Just(Op::Ext(Ext::SymlinkSwap)),
         1 => Just(Op::Ext(Ext::NotUtf8)),
+        1 => any::<bool>().prop_map(|b| Op::Ext(Ext::Git(Git::Checkout(b)))),
+        1 => Just(Op::Ext(Ext::Git(Git::Stash))),
+        1 => Just(Op::Ext(Ext::Git(Git::ResetHard))),
+        1 => Just(Op::Ext(Ext::Git(Git::CheckoutFile))),
         4 => Just(Op::Read),
         3 => Just(Op::AgentEdit),
         2 => Just(Op::Save),
@@ -209,6 +225,18 @@ fn apply_ext(root: &Path, m: &mut Model, e: &Ext) {
             std::os::unix::fs::symlink("other.txt", &p).unwrap();
             m.disk = Disk::Link(other);
         }
+        Ext::Git(g) => {
+            let args: &[&str] = match g {
+                Git::Checkout(true) => &["checkout", "-q", "-f", "one"],
+                Git::Checkout(false) => &["checkout", "-q", "-f", "two"],
+                Git::Stash => &["stash", "-q"],
+                Git::ResetHard => &["reset", "-q", "--hard"],
+                Git::CheckoutFile => &["checkout", "-q", "--", "f.txt"],
+            };
+            // Whatever git leaves (it may refuse, e.g. nothing to stash) is the disk now.
+            let _ = git(root, args);
+            m.disk = disk_now(root);
+        }
         Ext::NotUtf8 => {
             if let Disk::Link(_) = m.disk {
                 unlink(&p);
@@ -218,6 +246,33 @@ fn apply_ext(root: &Path, m: &mut Model, e: &Ext) {
             m.disk = Disk::File(bytes);
         }
     }
+}
+
+/// Run git in `root` with no user or system config; whether it succeeded.
+fn git(root: &Path, args: &[&str]) -> bool {
+    std::process::Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .args(args)
+        .current_dir(root)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Make `root` a repository: branch `one` holds `initial` in `f.txt`, branch `two` other
+/// text; `one` is checked out.
+fn init_repo(root: &Path, initial: &str) {
+    assert!(git(root, &["init", "-q", "-b", "one"]));
+    fs::write(root.join("f.txt"), "two\nlines\n").unwrap();
+    assert!(git(root, &["add", "f.txt"]));
+    assert!(git(root, &["commit", "-q", "-m", "two"]));
+    assert!(git(root, &["branch", "two"]));
+    fs::write(root.join("f.txt"), initial).unwrap();
+    assert!(git(root, &["add", "f.txt"]));
+    assert!(git(root, &["commit", "-q", "--allow-empty", "-m", "one"]));
 }
 
 fn disk_now(root: &Path) -> Disk {
@@ -233,6 +288,9 @@ fn run(initial: &str, ops: &[Op]) -> Result<(), TestCaseError> {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     fs::write(root.join("f.txt"), initial).unwrap();
+    if ops.iter().any(|o| matches!(o, Op::Ext(Ext::Git(_)))) {
+        init_repo(root, initial);
+    }
     let mut ws = Workspace::open(root, WorkspaceOptions::default()).unwrap();
     let rel: RelPath = ws.resolve_read("f.txt", true).unwrap();
     ws.open_buffer(&rel).unwrap();
