@@ -167,16 +167,7 @@ fn unread_replies_are_bounded_in_bytes() {
     let ws = Ws::new();
     ws.write("big.txt", &format!("{}\n", "x".repeat(99)).repeat(20_000));
     let server = ws.serve();
-    let rss = |pid: u32| -> u64 {
-        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-        let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap();
-        line.split_whitespace()
-            .nth(1)
-            .unwrap()
-            .parse::<u64>()
-            .unwrap()
-            * 1024
-    };
+    let rss = |pid: u32| status_kib(pid, "VmRSS") * 1024;
     let mut stream = std::os::unix::net::UnixStream::connect(&ws.sock).unwrap();
     let n = 150;
     let mut batch = String::new();
@@ -268,16 +259,18 @@ fn a_huge_replace_anchor_is_cheap() {
     assert_eq!(ws.read("a.txt"), "hello world\n");
 }
 
-/// The server's peak resident memory (VmHWM) in MiB.
-fn peak_mib(pid: u32) -> u64 {
+/// A process's memory figure from `/proc/PID/status` (`VmRSS`, `VmHWM`: the peak), in KiB.
+fn status_kib(pid: u32, field: &str) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
+    let line = status
+        .lines()
+        .find(|l| l.strip_prefix(field).is_some_and(|r| r.starts_with(':')))
+        .unwrap();
     line.split_whitespace()
         .nth(1)
         .unwrap()
         .parse::<u64>()
         .unwrap()
-        >> 10
 }
 
 /// Small requests whose output multiplies (a one-byte pattern replaced by 64 KiB, a string
@@ -378,7 +371,7 @@ fn multiplying_requests_stop_at_a_limit() {
     );
     assert_eq!(ws.read("a.txt"), line, "nothing was written");
     // What used to need many GB stayed within a few.
-    let peak = peak_mib(server.child.id());
+    let peak = status_kib(server.child.id(), "VmHWM") >> 10;
     assert!(peak < 3 << 10, "the server peaked at {peak} MiB");
     // A long UI array is refused by the window budget.
     c.ok("window.create", json!({ "id": "w", "title": "t" }));

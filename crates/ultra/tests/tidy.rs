@@ -37,7 +37,8 @@ fn crate_graph_points_down() {
         ("ultra-protocol", &[][..]),
         ("ultra-core", &["ultra-protocol"][..]),
         ("ultra-workspace", &["ultra-protocol"][..]),
-        ("ultra-shell", &["ultra-workspace"][..]),
+        ("ultra-budget", &[][..]),
+        ("ultra-shell", &["ultra-workspace", "ultra-budget"][..]),
         ("ultra-index", &[][..]),
         ("ultra-ui", &[][..]),
         (
@@ -49,6 +50,7 @@ fn crate_graph_points_down() {
                 "ultra-shell",
                 "ultra-index",
                 "ultra-ui",
+                "ultra-budget",
             ][..],
         ),
         ("ultra-ipc", &["ultra-protocol", "ultra-core"][..]),
@@ -71,6 +73,7 @@ fn crate_graph_points_down() {
                 "ultra-shell",
                 "ultra-workspace",
                 "ultra-index",
+                "ultra-budget",
             ][..],
         ),
     ]);
