@@ -98,6 +98,18 @@ impl ShellFs {
         self.meter.as_ref().is_some_and(|m| m.over_memory())
     }
 
+    /// The check for an interpreter's loop tick `ticks`: memory on every tick (cheap),
+    /// time every 4,096 (a clock read).
+    pub fn over_at(&self, ticks: u32) -> Option<Over> {
+        if self.over_memory() {
+            Some(Over::Memory)
+        } else if ticks.is_multiple_of(4096) {
+            self.over()
+        } else {
+            None
+        }
+    }
+
     /// Bytes one value built in one step (a global substitution, a concatenation, a
     /// replaced file) may take: at most [`MAX_VALUE`], and no more than this call may still
     /// allocate. Such work stops before it passes this rather than after.

@@ -8,7 +8,6 @@ use std::io::{BufRead, BufWriter, Write};
 use std::rc::Rc;
 
 use regex::bytes::Regex;
-use ultra_budget::Over;
 
 use super::ast::*;
 use super::format;
@@ -172,14 +171,7 @@ impl<'a> Interp<'a> {
     /// (every few thousand ticks) if its time is up.
     fn tick(&mut self) -> R<()> {
         self.ticks = self.ticks.wrapping_add(1);
-        let over = if self.cx.fs.over_memory() {
-            Some(Over::Memory)
-        } else if self.ticks.is_multiple_of(4096) {
-            self.cx.fs.over()
-        } else {
-            None
-        };
-        match over {
+        match self.cx.fs.over_at(self.ticks) {
             Some(o) => fatal(format!(
                 "stopped: the program ran past the command's {} limit",
                 o.what()
@@ -955,6 +947,13 @@ impl<'a> Interp<'a> {
         }
     }
 
+    fn slot(&mut self, r: VarRef) -> &mut Value {
+        match r {
+            VarRef::Global(i) => &mut self.globals[i as usize],
+            VarRef::Local(j) => &mut self.stack[self.base + j as usize],
+        }
+    }
+
     fn array_id(&self, r: VarRef) -> usize {
         match r {
             VarRef::Global(i) => i as usize,
@@ -1529,11 +1528,7 @@ impl<'a> Interp<'a> {
         for x in tail.iter().rev() {
             self.push_str(x, &mut more)?;
         }
-        let slot = match r {
-            VarRef::Global(i) => &mut self.globals[i as usize],
-            VarRef::Local(j) => &mut self.stack[self.base + j as usize],
-        };
-        let mut s = match std::mem::take(slot) {
+        let mut s = match std::mem::take(self.slot(r)) {
             Value::Str(s) | Value::StrNum(s) => s,
             Value::Uninit => Rc::new(Vec::new()),
             Value::Num(n) => {
@@ -1546,11 +1541,7 @@ impl<'a> Interp<'a> {
             return fatal("stopped: a string ran past the command's memory limit".to_string());
         }
         Rc::make_mut(&mut s).extend_from_slice(&more);
-        let slot = match r {
-            VarRef::Global(i) => &mut self.globals[i as usize],
-            VarRef::Local(j) => &mut self.stack[self.base + j as usize],
-        };
-        *slot = Value::Str(s.clone());
+        *self.slot(r) = Value::Str(s.clone());
         Ok(Some(Value::Str(s)))
     }
 

@@ -5,7 +5,6 @@
 use std::io::{BufRead, BufReader, BufWriter, Write};
 
 use regex::bytes::{CaptureLocations, Regex};
-use ultra_budget::Over;
 use ultra_workspace::RelPath;
 
 use super::parse::{Addr, Case, Cmd, Op, Part, Script, Subst};
@@ -646,14 +645,7 @@ impl<'s> Editor<'s, '_> {
         while pc < cmds.len() {
             // A branch can loop forever (`:a;ba`): stop when the call's time is up.
             ticks = ticks.wrapping_add(1);
-            let over = if self.fs.over_memory() {
-                Some(Over::Memory)
-            } else if ticks.is_multiple_of(4096) {
-                self.fs.over()
-            } else {
-                None
-            };
-            if let Some(o) = over {
+            if let Some(o) = self.fs.over_at(ticks) {
                 return Err(Fail(
                     format!(
                         "stopped: the script ran past the command's {} limit",
