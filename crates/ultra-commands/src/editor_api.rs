@@ -16,11 +16,10 @@ use ultra_core::{Command, Cx, Registry};
 use ultra_protocol::{CommandError, Position, Range};
 use ultra_workspace::buffer::Selection;
 use ultra_workspace::text;
-use ultra_workspace::workspace::{EditOp, FileEdits, Saved};
+use ultra_workspace::workspace::{EditOp, FileEdits};
 
 use crate::Services;
 use crate::edit::{Edited, apply_batch, single};
-use crate::file::{Closed, SavedAll};
 use crate::navigation::{Cursors, cursors, with_buffer};
 use crate::query::NoArgs;
 use crate::util::{file_uri, target};
@@ -28,7 +27,6 @@ use crate::util::{file_uri, target};
 /// Register the seed 003 editor methods.
 pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
     r.register(OpenFile)?;
-    r.register(CloseFile)?;
     r.register(GetContent)?;
     r.register(SetContent)?;
     r.register(InsertText)?;
@@ -38,8 +36,6 @@ pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
     r.register(RevealLine)?;
     r.register(GetActiveFile)?;
     r.register(GetOpenFiles)?;
-    r.register(Save)?;
-    r.register(SaveAll)?;
     Ok(())
 }
 
@@ -142,61 +138,6 @@ impl Command<Services> for OpenFile {
             is_dirty: opened.is_dirty,
             hash: opened.hash,
         })
-    }
-}
-
-// ---------------------------------------------------------------- closeFile
-
-/// Arguments of `editor.closeFile`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct CloseFileArgs {
-    /// The open file to close.
-    pub path: String,
-    /// Close without saving, discarding unsaved changes.
-    #[serde(default)]
-    pub force: bool,
-    /// Only close if the buffer is still at this version.
-    pub expected_version: Option<u64>,
-}
-
-/// `editor.closeFile`.
-pub struct CloseFile;
-
-static CLOSE_FILE: CommandSpec = CommandSpec::new(
-    "editor.closeFile",
-    "Editor: Close File",
-    "Editor",
-    "Close a file's buffer (seed 003). Unsaved changes block the close (BUFFER_DIRTY) unless force; pass expectedVersion so a forced close cannot discard changes you have not seen.",
-)
-.touches(Touches::NOTHING)
-.examples(&[
-    Example { description: "Close an open file", args: r#"{"path": "src/app.ts"}"#, files: HELLO, setup: OPEN, expect: Some(r#"{"success": true, "path": "src/app.ts", "closed": true}"#), ..Example::EMPTY },
-    Example {
-        description: "Unsaved changes block a close",
-        args: r#"{"path": "src/app.ts"}"#,
-        files: HELLO,
-        setup: &[("editor.insertText", r#"{"path": "src/app.ts", "text": "x", "position": {"line": 0, "character": 0}}"#)],
-        error: Some("BUFFER_DIRTY"),
-        ..Example::EMPTY
-    },
-]);
-
-impl Command<Services> for CloseFile {
-    type Args = CloseFileArgs;
-    type Output = Done<Closed>;
-
-    fn spec(&self) -> &'static CommandSpec {
-        &CLOSE_FILE
-    }
-
-    fn run(
-        &self,
-        cx: &mut Cx<'_, Services>,
-        args: CloseFileArgs,
-    ) -> Result<Done<Closed>, CommandError> {
-        crate::file::close_file(cx, Some(&args.path), args.force, args.expected_version)
-            .map(Done::ok)
     }
 }
 
@@ -837,101 +778,6 @@ impl Command<Services> for GetOpenFiles {
                 .filter(|b| b.is_dirty())
                 .map(|b| b.path.to_string())
                 .collect(),
-        })
-    }
-}
-
-// ---------------------------------------------------------------- save / saveAll
-
-/// Arguments of `editor.save`.
-#[derive(Debug, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct SaveArgs {
-    /// The file to save (default: the active editor).
-    pub path: Option<String>,
-    /// Save even if the file changed on disk since it was read.
-    #[serde(default)]
-    pub force: bool,
-    /// Only save if the buffer is still at this version (the one you reviewed).
-    pub expected_version: Option<u64>,
-    /// Only save if the buffer's content hash is still this.
-    pub expected_hash: Option<String>,
-}
-
-/// `editor.save`.
-pub struct Save;
-
-static SAVE: CommandSpec = CommandSpec::new(
-    "editor.save",
-    "Editor: Save",
-    "Editor",
-    "Write a buffer (default: the active editor) to disk crash-safely (seed 003; the same handler as ultra.save). STALE_VERSION if the file changed on disk since it was read, unless force. Also answers to VS Code's `workbench.action.files.save`, which seed 003's clients call.",
-)
-.touches(Touches::WRITE)
-.aliases(&["workbench.action.files.save"])
-.idempotent()
-.examples(&[Example {
-    description: "Save an edited file",
-    args: r#"{"path": "src/app.ts", "expectedVersion": 2}"#,
-    files: HELLO,
-    setup: &[("editor.insertText", r#"{"path": "src/app.ts", "position": {"line": 0, "character": 0}, "text": "// saved\n"}"#)],
-    expect: Some(r#"{"success": true, "path": "src/app.ts", "version": 2}"#),
-    ..Example::EMPTY
-}]);
-
-impl Command<Services> for Save {
-    type Args = SaveArgs;
-    type Output = Done<Saved>;
-
-    fn spec(&self) -> &'static CommandSpec {
-        &SAVE
-    }
-
-    fn run(&self, cx: &mut Cx<'_, Services>, args: SaveArgs) -> Result<Done<Saved>, CommandError> {
-        let services = cx.services;
-        let mut ws = services.ws();
-        let rel = target(cx, &ws, args.path.as_deref(), true)?;
-        if ws.buffer(&rel).is_some() {
-            ws.sync_disk(&rel)?;
-            ws.check_expected(&rel, args.expected_version, args.expected_hash.as_deref())?;
-        }
-        crate::file::save_in(cx, &mut ws, &rel, args.force).map(Done::ok)
-    }
-}
-
-/// `editor.saveAll`.
-pub struct SaveAll;
-
-static SAVE_ALL: CommandSpec = CommandSpec::new(
-    "editor.saveAll",
-    "Editor: Save All",
-    "Editor",
-    "Save every buffer with unsaved changes (seed 003). success is false when any could not be saved; each failure is listed with its error.",
-)
-.touches(Touches::WRITE)
-.idempotent()
-.examples(&[Example {
-    description: "Save all dirty buffers",
-    args: "{}",
-    files: HELLO,
-    setup: &[("editor.setContent", r#"{"path": "src/app.ts", "content": "let y = 2;\n"}"#)],
-    expect: Some(r#"{"success": true, "saved": [{"path": "src/app.ts"}], "failed": []}"#),
-    ..Example::EMPTY
-}]);
-
-impl Command<Services> for SaveAll {
-    type Args = NoArgs;
-    type Output = Done<SavedAll>;
-
-    fn spec(&self) -> &'static CommandSpec {
-        &SAVE_ALL
-    }
-
-    fn run(&self, cx: &mut Cx<'_, Services>, _: NoArgs) -> Result<Done<SavedAll>, CommandError> {
-        let all = crate::file::save_all(cx);
-        Ok(Done {
-            success: all.failed.is_empty(),
-            data: all,
         })
     }
 }

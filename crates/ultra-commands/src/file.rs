@@ -254,6 +254,8 @@ impl Command<Services> for Save {
         let mut ws = cx.services.ws();
         let rel = target(cx, &ws, args.path.as_deref(), true)?;
         if ws.buffer(&rel).is_some() {
+            // The precondition speaks of the buffer as the disk has it now.
+            ws.sync_disk(&rel)?;
             ws.check_expected(&rel, args.expected_version, args.expected_hash.as_deref())?;
         }
         save_in(cx, &mut ws, &rel, args.force)
@@ -504,6 +506,7 @@ impl Command<Services> for CreateFile {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct DeleteFileArgs {
+    /// File path, relative to the workspace root (or absolute inside it).
     pub path: String,
     /// Accepted for seed compatibility; approval is decided by policy, not by the caller.
     pub confirm: Option<bool>,
@@ -605,7 +608,9 @@ pub(crate) fn delete_file(
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct RenameFileArgs {
+    /// The file or directory to move.
     pub path: String,
+    /// Where it goes (parent directories are created).
     pub new_path: String,
     /// Replace an existing target.
     #[serde(default)]
@@ -723,6 +728,8 @@ pub struct CloseFileArgs {
     /// Close without saving, discarding unsaved changes.
     #[serde(default)]
     pub force: bool,
+    /// Only close if the buffer is still at this version.
+    pub expected_version: Option<u64>,
 }
 
 /// Result of close commands.
@@ -764,7 +771,7 @@ impl Command<Services> for CloseFile {
     }
 
     fn run(&self, cx: &mut Cx<'_, Services>, args: CloseFileArgs) -> Result<Closed, CommandError> {
-        close_file(cx, args.path.as_deref(), args.force, None)
+        close_file(cx, args.path.as_deref(), args.force, args.expected_version)
     }
 }
 

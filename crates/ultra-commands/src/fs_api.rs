@@ -13,7 +13,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-use ultra_core::command::{CommandSpec, Example, FileOperation, FileOperationKind, Touches};
+use ultra_core::command::{CommandSpec, Example, FileOperation, Touches};
 use ultra_core::registry::RegistryError;
 use ultra_core::{Command, Cx, Registry};
 use ultra_protocol::event::names;
@@ -32,8 +32,6 @@ pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
     r.register(ReadFile)?;
     r.register(WriteFile)?;
     r.register(AppendFile)?;
-    r.register(DeleteFile)?;
-    r.register(Rename)?;
     r.register(Copy)?;
     r.register(CreateDirectory)?;
     r.register(DeleteDirectory)?;
@@ -500,138 +498,6 @@ impl Command<Services> for AppendFile {
             appended,
             version: None,
             created,
-        })
-    }
-}
-
-// ---------------------------------------------------------------- deleteFile
-
-/// Arguments of `fs.deleteFile`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct DeleteFileArgs {
-    /// File path, relative to the workspace root (or absolute inside it).
-    pub path: String,
-    /// Delete even if the open buffer has unsaved changes.
-    #[serde(default)]
-    pub force: bool,
-    /// Only delete if the file's content hash is still this.
-    pub expected_hash: Option<String>,
-}
-
-/// `fs.deleteFile`.
-pub struct DeleteFile;
-
-static DELETE_FILE: CommandSpec = CommandSpec::new(
-    "fs.deleteFile",
-    "FS: Delete File",
-    "File System",
-    "Delete a file (seed 003; the same handler as ultra.deleteFile). A symlink is removed itself, never its target; a directory needs fs.deleteDirectory. An open buffer is closed; unsaved changes block unless force. Destructive: agents are asked first under the default policy.",
-)
-.touches(Touches::WRITE)
-.destructive()
-.examples(&[
-    Example { description: "Delete a file", args: r#"{"path": "src/app.ts"}"#, files: HELLO, expect: Some(r#"{"success": true, "path": "src/app.ts", "deleted": true}"#), ..Example::EMPTY },
-    Example { description: "A directory is not a file", args: r#"{"path": "src"}"#, files: HELLO, error: Some("NOT_A_FILE"), ..Example::EMPTY },
-]);
-
-impl Command<Services> for DeleteFile {
-    type Args = DeleteFileArgs;
-    type Output = Done<Deleted>;
-
-    fn spec(&self) -> &'static CommandSpec {
-        &DELETE_FILE
-    }
-
-    fn file_operation(&self, args: &DeleteFileArgs) -> Option<FileOperation> {
-        FileOperation::delete(&args.path)
-    }
-
-    fn run(
-        &self,
-        cx: &mut Cx<'_, Services>,
-        args: DeleteFileArgs,
-    ) -> Result<Done<Deleted>, CommandError> {
-        crate::file::delete_file(cx, &args.path, args.force, args.expected_hash.as_deref())
-            .map(Done::ok)
-    }
-}
-
-// ---------------------------------------------------------------- rename
-
-/// Arguments of `fs.rename`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct RenameArgs {
-    /// The file or directory to move.
-    pub old_path: String,
-    /// Where it goes (parent directories are created).
-    pub new_path: String,
-    /// Replace an existing target.
-    #[serde(default)]
-    pub overwrite: bool,
-    /// Only move if the file's content hash is still this.
-    pub expected_hash: Option<String>,
-}
-
-/// Result of `fs.rename`.
-#[derive(Debug, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct FsRenamed {
-    /// Always true: failures are errors.
-    pub success: bool,
-    /// Where it was (workspace-relative).
-    pub old_path: String,
-    /// Where it is now (workspace-relative).
-    pub new_path: String,
-}
-
-/// `fs.rename`.
-pub struct Rename;
-
-static RENAME: CommandSpec = CommandSpec::new(
-    "fs.rename",
-    "FS: Rename",
-    "File System",
-    "Rename or move a file or directory inside the workspace (seed 003; the same handler as ultra.renameFile). A symlink is moved itself. Open buffers follow. FILE_EXISTS unless overwrite.",
-)
-.touches(Touches::WRITE)
-.examples(&[
-    Example { description: "Move a file", args: r#"{"oldPath": "src/app.ts", "newPath": "lib/app.ts"}"#, files: HELLO, expect: Some(r#"{"success": true, "oldPath": "src/app.ts", "newPath": "lib/app.ts"}"#), ..Example::EMPTY },
-    Example { description: "An existing target is kept", args: r#"{"oldPath": "src/app.ts", "newPath": "README.md"}"#, files: TREE, error: Some("FILE_EXISTS"), ..Example::EMPTY },
-]);
-
-impl Command<Services> for Rename {
-    type Args = RenameArgs;
-    type Output = FsRenamed;
-
-    fn spec(&self) -> &'static CommandSpec {
-        &RENAME
-    }
-
-    fn file_operation(&self, args: &RenameArgs) -> Option<FileOperation> {
-        FileOperation::rename(FileOperationKind::Rename, &args.old_path, &args.new_path)
-    }
-
-    fn annotations(&self, args: &RenameArgs) -> ultra_protocol::command::Annotations {
-        let mut a = self.spec().annotations;
-        // Replacing an existing file loses its content: ask like a delete.
-        a.destructive |= args.overwrite;
-        a
-    }
-
-    fn run(&self, cx: &mut Cx<'_, Services>, args: RenameArgs) -> Result<FsRenamed, CommandError> {
-        let r = crate::file::rename(
-            cx,
-            &args.old_path,
-            &args.new_path,
-            args.overwrite,
-            args.expected_hash.as_deref(),
-        )?;
-        Ok(FsRenamed {
-            success: true,
-            old_path: r.path,
-            new_path: r.new_path,
         })
     }
 }

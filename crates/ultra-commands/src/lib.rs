@@ -10,6 +10,7 @@ pub mod audit;
 pub mod code;
 pub mod command_api;
 pub mod confirm;
+pub mod dialects;
 pub mod edit;
 pub mod edit_tools;
 pub mod editor_api;
@@ -24,7 +25,7 @@ pub mod query;
 pub mod runner;
 pub mod search_api;
 pub mod selection;
-mod services;
+pub mod services;
 pub mod shell;
 mod shell_writes;
 pub mod syntax_gate;
@@ -90,6 +91,8 @@ pub fn register_all(r: &mut Registry<Services>) -> Result<(), RegistryError> {
     typing::register(r)?;
     ui::register(r)?;
     view::register(r)?;
+    // Last: a dialect reaches a command registered above.
+    dialects::register(r)?;
     Ok(())
 }
 

@@ -457,6 +457,10 @@ impl<S> Cx<'_, S> {
 /// Object-safe form of [`Command`] used by the registry and executor.
 pub(crate) trait DynCommand<S>: Send + Sync {
     fn spec(&self) -> &'static CommandSpec;
+    /// The operation this name reaches, when it is a [`crate::dialect::Dialect`].
+    fn target(&self) -> Option<&'static str> {
+        None
+    }
     fn args_schema(&self) -> Value;
     fn result_schema(&self) -> Value;
     fn parse(&self, args: Value) -> Result<Box<dyn Any + Send>, Vec<crate::schema::Issue>>;
@@ -473,9 +477,13 @@ pub(crate) trait DynCommand<S>: Send + Sync {
     fn run(&self, cx: &mut Cx<'_, S>, args: Box<dyn Any + Send>) -> Result<Value, CommandError>;
 }
 
-impl<S, C: Command<S>> DynCommand<S> for C {
+/// A [`Command`] seen through [`DynCommand`] (a wrapper, so that other kinds of entry,
+/// such as dialects, can implement it too).
+pub(crate) struct Typed<C>(pub(crate) C);
+
+impl<S, C: Command<S>> DynCommand<S> for Typed<C> {
     fn spec(&self) -> &'static CommandSpec {
-        Command::spec(self)
+        Command::spec(&self.0)
     }
 
     fn args_schema(&self) -> Value {
@@ -492,24 +500,24 @@ impl<S, C: Command<S>> DynCommand<S> for C {
 
     fn file_operation(&self, args: &(dyn Any + Send)) -> Option<FileOperation> {
         args.downcast_ref::<C::Args>()
-            .and_then(|a| Command::file_operation(self, a))
+            .and_then(|a| Command::file_operation(&self.0, a))
     }
 
     fn annotations(&self, services: &S, args: &(dyn Any + Send)) -> Annotations {
         match args.downcast_ref::<C::Args>() {
-            Some(a) => Command::annotations_in(self, services, a),
-            None => Command::spec(self).annotations,
+            Some(a) => Command::annotations_in(&self.0, services, a),
+            None => Command::spec(&self.0).annotations,
         }
     }
 
     fn preview(&self, services: &S, args: &(dyn Any + Send)) -> Option<String> {
         args.downcast_ref::<C::Args>()
-            .and_then(|a| Command::preview(self, services, a))
+            .and_then(|a| Command::preview(&self.0, services, a))
     }
 
     fn programs(&self, services: &S, args: &(dyn Any + Send)) -> Vec<String> {
         args.downcast_ref::<C::Args>()
-            .map(|a| Command::programs(self, services, a))
+            .map(|a| Command::programs(&self.0, services, a))
             .unwrap_or_default()
     }
 
@@ -520,7 +528,7 @@ impl<S, C: Command<S>> DynCommand<S> for C {
         args: &(dyn Any + Send),
     ) -> Result<(), CommandError> {
         match args.downcast_ref::<C::Args>() {
-            Some(a) => Command::precheck(self, services, source, a),
+            Some(a) => Command::precheck(&self.0, services, source, a),
             None => Ok(()),
         }
     }
@@ -529,7 +537,7 @@ impl<S, C: Command<S>> DynCommand<S> for C {
         let args = args
             .downcast::<C::Args>()
             .map_err(|_| CommandError::new(ErrorCode::InternalError, "argument type mismatch"))?;
-        let out = Command::run(self, cx, *args)?;
+        let out = Command::run(&self.0, cx, *args)?;
         serde_json::to_value(out).map_err(|e| {
             CommandError::new(
                 ErrorCode::InternalError,

@@ -11,6 +11,7 @@ pub mod audit;
 pub mod command;
 pub mod config;
 pub mod confirm;
+pub mod dialect;
 pub mod events;
 pub mod executor;
 pub mod keymap;

@@ -8,7 +8,8 @@ use nucleo_matcher::{Matcher, Utf32Str};
 use serde_json::Value;
 use ultra_protocol::command::{CommandInfo, ExampleInfo};
 
-use crate::command::{Command, SharedCommand};
+use crate::command::{Command, CommandSpec, SharedCommand};
+use crate::dialect::{Dialect, DialectCommand};
 use crate::schema::usage_line;
 
 /// Registration failed.
@@ -20,6 +21,9 @@ pub enum RegistryError {
     /// An alias points at no command.
     #[error("alias `{alias}` points at unknown command `{target}`")]
     UnknownAliasTarget { alias: String, target: String },
+    /// A dialect names an operation that is not registered (register it first).
+    #[error("dialect `{name}` reaches unknown command `{target}`")]
+    UnknownDialectTarget { name: String, target: String },
     /// A command's `when` does not parse.
     #[error("command {command}: {error}")]
     BadWhen {
@@ -71,6 +75,7 @@ fn describe<S>(command: &dyn crate::command::DynCommand<S>) -> CommandInfo {
         tool_name: spec.tool_name.map(Into::into),
         aliases: spec.aliases.iter().map(|a| (*a).to_string()).collect(),
         touches: spec.touches.unwrap_or_default(),
+        target: command.target().map(Into::into),
     }
 }
 
@@ -97,7 +102,29 @@ impl<S: 'static> Registry<S> {
 
     /// Register a command. A duplicate id or alias is an error.
     pub fn register<C: Command<S>>(&mut self, command: C) -> Result<(), RegistryError> {
-        let spec = command.spec();
+        self.insert(Arc::new(crate::command::Typed(command)))
+    }
+
+    /// Register another name for a registered operation (see [`Dialect`]).
+    pub fn register_dialect(&mut self, dialect: &'static Dialect) -> Result<(), RegistryError> {
+        let Some(target) = self.entries.get(dialect.target) else {
+            return Err(RegistryError::UnknownDialectTarget {
+                name: dialect.spec.id.into(),
+                target: dialect.target.into(),
+            });
+        };
+        let target = target.command.clone();
+        // Leaked once per dialect at start-up: specs are `'static` everywhere else.
+        let spec: &'static CommandSpec = Box::leak(Box::new(dialect.merged_spec(target.spec())));
+        self.insert(Arc::new(DialectCommand {
+            dialect,
+            spec,
+            target,
+        }))
+    }
+
+    fn insert(&mut self, shared: SharedCommand<S>) -> Result<(), RegistryError> {
+        let spec = shared.spec();
         if spec.touches.is_none() {
             return Err(RegistryError::Undeclared(spec.id.to_string()));
         }
@@ -119,7 +146,6 @@ impl<S: 'static> Registry<S> {
                 return Err(RegistryError::Duplicate((*alias).to_string()));
             }
         }
-        let shared: SharedCommand<S> = Arc::new(command);
         for alias in spec.aliases.iter().chain(tool_alias.iter()) {
             self.aliases.insert((*alias).to_string(), spec.id);
         }

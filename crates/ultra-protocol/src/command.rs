@@ -52,6 +52,9 @@ pub struct CommandInfo {
     /// What the command reaches: files, processes, terminals, network.
     #[serde(default)]
     pub touches: Touches,
+    /// For another name of an operation (a seed's method), the operation it reaches.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
 }
 
 /// What a command reaches beyond the editor's own state, declared once in its spec. The

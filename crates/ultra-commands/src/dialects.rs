@@ -1,0 +1,117 @@
+//! Other names for operations, as data: seed 003's methods that do what an `ultra.*`
+//! command does, with their own argument names and result shapes (see
+//! [`ultra_core::dialect`]). A new name for an existing operation is one entry here, not a
+//! command of its own.
+
+use ultra_core::Registry;
+use ultra_core::command::{CommandSpec, Example};
+use ultra_core::dialect::{Dialect, Reshape};
+use ultra_core::registry::RegistryError;
+
+use crate::services::Services;
+
+const HELLO: &[(&str, &str)] = &[("src/app.ts", "const x = 1;\nconsole.log(x);\n")];
+const TREE: &[(&str, &str)] = &[
+    ("src/app.ts", "const x = 1;\nconsole.log(x);\n"),
+    ("src/lib/util.ts", "export {};\n"),
+    ("README.md", "# demo\n"),
+];
+
+/// Every dialect name with the operation it reaches.
+pub static DIALECTS: &[Dialect] = &[
+    Dialect::new(
+        CommandSpec::new(
+            "editor.save",
+            "Editor: Save",
+            "Editor",
+            "Write a buffer (default: the active editor) to disk crash-safely (seed 003; the same handler as ultra.save). STALE_VERSION if the file changed on disk since it was read, unless force. Also answers to VS Code's `workbench.action.files.save`, which seed 003's clients call.",
+        )
+        .aliases(&["workbench.action.files.save"])
+        .examples(&[Example {
+            description: "Save an edited file",
+            args: r#"{"path": "src/app.ts", "expectedVersion": 2}"#,
+            files: HELLO,
+            setup: &[("editor.insertText", r#"{"path": "src/app.ts", "position": {"line": 0, "character": 0}, "text": "// saved\n"}"#)],
+            expect: Some(r#"{"success": true, "path": "src/app.ts", "version": 2}"#),
+            ..Example::EMPTY
+        }]),
+        "ultra.save",
+    )
+    .reshape(Reshape::Success),
+    Dialect::new(
+        CommandSpec::new(
+            "editor.saveAll",
+            "Editor: Save All",
+            "Editor",
+            "Save every buffer with unsaved changes (seed 003). success is false when any could not be saved; each failure is listed with its error.",
+        )
+        .examples(&[Example {
+            description: "Save all dirty buffers",
+            args: "{}",
+            files: HELLO,
+            setup: &[("editor.setContent", r#"{"path": "src/app.ts", "content": "let y = 2;\n"}"#)],
+            expect: Some(r#"{"success": true, "saved": [{"path": "src/app.ts"}], "failed": []}"#),
+            ..Example::EMPTY
+        }]),
+        "ultra.saveAll",
+    )
+    .reshape(Reshape::SuccessWhenEmpty("failed")),
+    Dialect::new(
+        CommandSpec::new(
+            "editor.closeFile",
+            "Editor: Close File",
+            "Editor",
+            "Close a file's buffer (seed 003). Unsaved changes block the close (BUFFER_DIRTY) unless force; pass expectedVersion so a forced close cannot discard changes you have not seen.",
+        )
+        .examples(&[
+            Example { description: "Close an open file", args: r#"{"path": "src/app.ts"}"#, files: HELLO, setup: &[("ultra.openFile", r#"{"path": "src/app.ts"}"#)], expect: Some(r#"{"success": true, "path": "src/app.ts", "closed": true}"#), ..Example::EMPTY },
+            Example {
+                description: "Unsaved changes block a close",
+                args: r#"{"path": "src/app.ts"}"#,
+                files: HELLO,
+                setup: &[("editor.insertText", r#"{"path": "src/app.ts", "text": "x", "position": {"line": 0, "character": 0}}"#)],
+                error: Some("BUFFER_DIRTY"),
+                ..Example::EMPTY
+            },
+        ]),
+        "ultra.closeFile",
+    )
+    .require(&["path"])
+    .reshape(Reshape::Success),
+    Dialect::new(
+        CommandSpec::new(
+            "fs.deleteFile",
+            "FS: Delete File",
+            "File System",
+            "Delete a file (seed 003; the same handler as ultra.deleteFile). A symlink is removed itself, never its target; a directory needs fs.deleteDirectory. An open buffer is closed; unsaved changes block unless force. Destructive: agents are asked first under the default policy.",
+        )
+        .examples(&[
+            Example { description: "Delete a file", args: r#"{"path": "src/app.ts"}"#, files: HELLO, expect: Some(r#"{"success": true, "path": "src/app.ts", "deleted": true}"#), ..Example::EMPTY },
+            Example { description: "A directory is not a file", args: r#"{"path": "src"}"#, files: HELLO, error: Some("NOT_A_FILE"), ..Example::EMPTY },
+        ]),
+        "ultra.deleteFile",
+    )
+    .omit(&["confirm"])
+    .reshape(Reshape::Success),
+    Dialect::new(
+        CommandSpec::new(
+            "fs.rename",
+            "FS: Rename",
+            "File System",
+            "Rename or move a file or directory inside the workspace (seed 003; the same handler as ultra.renameFile). A symlink is moved itself. Open buffers follow. FILE_EXISTS unless overwrite.",
+        )
+        .examples(&[
+            Example { description: "Move a file", args: r#"{"oldPath": "src/app.ts", "newPath": "lib/app.ts"}"#, files: HELLO, expect: Some(r#"{"success": true, "oldPath": "src/app.ts", "newPath": "lib/app.ts"}"#), ..Example::EMPTY },
+            Example { description: "An existing target is kept", args: r#"{"oldPath": "src/app.ts", "newPath": "README.md"}"#, files: TREE, error: Some("FILE_EXISTS"), ..Example::EMPTY },
+        ]),
+        "ultra.renameFile",
+    )
+    .args(&[("oldPath", "path")])
+    .results(&[("path", "oldPath")])
+    .reshape(Reshape::Success),
+];
+
+/// Register every dialect name; their targets must be registered already.
+pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
+    DIALECTS.iter().try_for_each(|d| r.register_dialect(d))
+}
