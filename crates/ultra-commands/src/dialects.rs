@@ -115,3 +115,23 @@ pub static DIALECTS: &[Dialect] = &[
 pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
     DIALECTS.iter().try_for_each(|d| r.register_dialect(d))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_dialect_is_listed_with_its_target_and_the_targets_risk() {
+        let mut r = Registry::<Services>::new();
+        crate::register_all(&mut r).expect("registry builds");
+        for d in DIALECTS {
+            let info = r.get(d.spec.id).expect("dialect registered");
+            assert_eq!(info.target.as_deref(), Some(d.target));
+            let target = r.get(d.target).expect("target registered");
+            assert_eq!(info.annotations, target.annotations, "{}", d.spec.id);
+            assert_eq!(info.touches, target.touches, "{}", d.spec.id);
+            assert!(target.target.is_none(), "{} reaches an operation, not a name", d.spec.id);
+        }
+        assert_eq!(r.resolve("workbench.action.files.save"), Some("editor.save"));
+    }
+}

@@ -1,0 +1,328 @@
+//! Where names are: `find_references`, `find_definition`.
+
+use super::*;
+
+// ---------------------------------------------------------------- find_references
+
+/// Arguments of `find_references`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct FindReferencesArgs {
+    /// The identifier.
+    pub symbol: String,
+    /// Only files under this path.
+    pub path: Option<String>,
+    /// Lines of context on each side (default 1).
+    pub context_lines: Option<u32>,
+    /// Most references returned (default 100).
+    pub limit: Option<usize>,
+    /// Skip this many (from a previous answer's `nextCursor`).
+    pub cursor: Option<usize>,
+}
+
+/// One reference.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ReferenceInfo {
+    pub path: String,
+    pub line: u32,
+    pub column: u32,
+    pub context: Vec<String>,
+    pub is_definition: bool,
+}
+
+/// Result of `find_references`.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct References {
+    pub symbol: String,
+    pub total_references: usize,
+    pub references: Vec<ReferenceInfo>,
+    /// Pass as `cursor` for the next page.
+    pub next_cursor: Option<usize>,
+    pub text: String,
+    pub index: IndexState,
+}
+
+/// `find_references`.
+pub struct FindReferences;
+
+static FIND_REFERENCES: CommandSpec = CommandSpec::new(
+    "code.findReferences",
+    "Code: Find References",
+    "Code",
+    "Every occurrence of an identifier in code (not in comments or strings), definitions flagged, with context lines; `path` limits it to a directory or file. Paged with `limit`/`cursor`.",
+)
+.touches(Touches::READ)
+.tool_name("find_references")
+.read_only()
+.examples(&[Example {
+    description: "Where a class is used",
+    args: r#"{"symbol": "Db", "contextLines": 0}"#,
+    files: FIXTURE,
+    expect: Some(r#"{"symbol": "Db", "totalReferences": 3, "references": [{"path": "src/db.ts", "line": 1, "isDefinition": true}, {"path": "src/service.ts", "line": 1, "isDefinition": false}, {"path": "src/service.ts", "line": 5, "isDefinition": false}]}"#),
+    ..Example::EMPTY
+}]);
+
+impl Command<Services> for FindReferences {
+    type Args = FindReferencesArgs;
+    type Output = References;
+    fn spec(&self) -> &'static CommandSpec {
+        &FIND_REFERENCES
+    }
+    fn run(
+        &self,
+        cx: &mut Cx<'_, Services>,
+        a: FindReferencesArgs,
+    ) -> Result<References, CommandError> {
+        let under = scope(cx, a.path.as_deref())?;
+        let (code, state) = cx.services.code(&[]);
+        let files: Vec<std::sync::Arc<FileIndex>> = code
+            .read()
+            .files_with_name(&a.symbol)
+            .into_iter()
+            .filter(|f| {
+                under.is_empty() || f.path == under || f.path.starts_with(&format!("{under}/"))
+            })
+            .collect();
+        let mut all = Vec::new();
+        for f in &files {
+            for r in f.references_to(&a.symbol) {
+                all.push((f.path.clone(), r));
+            }
+        }
+        let total = all.len();
+        let (start, limit) = (
+            a.cursor.unwrap_or(0),
+            a.limit.unwrap_or(100).clamp(1, 10_000),
+        );
+        let radius = a.context_lines.unwrap_or(1).min(10);
+        let mut references = Vec::new();
+        let mut texts: std::collections::HashMap<String, LineIndex> =
+            std::collections::HashMap::new();
+        for (path, r) in all.into_iter().skip(start).take(limit) {
+            let text = texts
+                .entry(path.clone())
+                .or_insert_with(|| LineIndex::new(text_at(cx, &path)));
+            references.push(ReferenceInfo {
+                context: text.context(r.line, radius),
+                path,
+                line: r.line,
+                column: r.column,
+                is_definition: r.is_definition,
+            });
+        }
+        let next = (start + references.len() < total).then_some(start + references.len());
+        let mut text = format!("Symbol: {}\nTotal references: {total}\n", a.symbol);
+        for (i, r) in references.iter().enumerate() {
+            let def = if r.is_definition { " (definition)" } else { "" };
+            let _ = write!(text, "\n{}. {}:{}{def}\n", start + i + 1, r.path, r.line);
+            for c in &r.context {
+                let _ = writeln!(text, "   {c}");
+            }
+        }
+        if let Some(n) = next {
+            let _ = writeln!(text, "\n[{} more: pass cursor {n}]", total - n);
+        }
+        Ok(References {
+            symbol: a.symbol,
+            total_references: total,
+            references,
+            next_cursor: next,
+            text,
+            index: state,
+        })
+    }
+}
+
+// ---------------------------------------------------------------- find_definition
+
+/// Arguments of `find_definition`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct FindDefinitionArgs {
+    /// The name (a method may be given as `Class.method`).
+    pub symbol: String,
+    /// Most definitions in one answer (default 50, at most 1,000).
+    pub limit: Option<usize>,
+    /// Where to continue: the `nextCursor` of the previous answer.
+    pub cursor: Option<usize>,
+}
+
+/// One definition.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DefinitionInfo {
+    pub path: String,
+    pub line: u32,
+    #[serde(rename = "type")]
+    pub kind: DefKind,
+    pub container: Option<String>,
+    pub context: Vec<String>,
+}
+
+/// Result of `find_definition`.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Definitions {
+    pub symbol: String,
+    /// This page of definitions, by path and line.
+    pub definitions: Vec<DefinitionInfo>,
+    /// Definitions in all pages.
+    pub total: usize,
+    /// Pass as `cursor` for the next page.
+    pub next_cursor: Option<usize>,
+    pub text: String,
+    pub index: IndexState,
+}
+
+/// `find_definition`.
+pub struct FindDefinition;
+
+/// The definitions of `symbol` by path and line, and the bare name looked up (a method
+/// may be given as `Class.method`, which narrows by container).
+pub(crate) fn definitions_of(
+    idx: &ultra_index::Index,
+    symbol: &str,
+) -> (String, Vec<ultra_index::index::DefRef>) {
+    let (container, name) = match symbol.rsplit_once('.') {
+        Some((c, n)) if !c.is_empty() && !n.is_empty() => (Some(c), n),
+        _ => (None, symbol),
+    };
+    let mut defs: Vec<_> = idx
+        .definitions(name)
+        .into_iter()
+        .filter(|d| container.is_none() || d.def().container.as_deref() == container)
+        .collect();
+    defs.sort_by(|a, b| {
+        (a.file.path.as_str(), a.def().line).cmp(&(b.file.path.as_str(), b.def().line))
+    });
+    (name.to_string(), defs)
+}
+
+static FIND_DEFINITION: CommandSpec = CommandSpec::new(
+    "code.findDefinition",
+    "Code: Find Definition",
+    "Code",
+    "Where a symbol is defined: every definition (overloads, re-declarations) with its type and context, by path and line, paged with `limit`/`cursor`. Not found: SYMBOL_NOT_FOUND with \"Did you mean?\" suggestions.",
+)
+.touches(Touches::READ)
+.tool_name("find_definition")
+.read_only()
+.examples(&[
+    Example {
+        description: "A class",
+        args: r#"{"symbol": "UserService"}"#,
+        files: FIXTURE,
+        expect: Some(r#"{"definitions": [{"path": "src/service.ts", "line": 4, "type": "class"}]}"#),
+        ..Example::EMPTY
+    },
+    Example {
+        description: "A near miss suggests the real names",
+        args: r#"{"symbol": "findByid"}"#,
+        files: FIXTURE,
+        error: Some("SYMBOL_NOT_FOUND"),
+        ..Example::EMPTY
+    },
+]);
+
+impl Command<Services> for FindDefinition {
+    type Args = FindDefinitionArgs;
+    type Output = Definitions;
+    fn spec(&self) -> &'static CommandSpec {
+        &FIND_DEFINITION
+    }
+    fn run(
+        &self,
+        cx: &mut Cx<'_, Services>,
+        a: FindDefinitionArgs,
+    ) -> Result<Definitions, CommandError> {
+        let (code, state) = cx.services.code(&[]);
+        let (name, defs) = definitions_of(&code.read(), &a.symbol);
+        if defs.is_empty() {
+            let idx = code.read();
+            let suggestions: Vec<serde_json::Value> = idx
+                .similar_names(&name, 5)
+                .into_iter()
+                .flat_map(|n| idx.definitions(&n).into_iter().take(2))
+                .map(|d| json!({ "name": d.def().name, "path": d.file.path, "line": d.def().line }))
+                .take(8)
+                .collect();
+            let list: Vec<String> = suggestions
+                .iter()
+                .map(|s| {
+                    format!(
+                        "  - {} ({}:{})",
+                        s["name"].as_str().unwrap_or(""),
+                        s["path"].as_str().unwrap_or(""),
+                        s["line"]
+                    )
+                })
+                .collect();
+            let mut message = format!("Symbol '{}' not found.", a.symbol);
+            if !list.is_empty() {
+                message.push_str(&format!("\n\nDid you mean?\n{}", list.join("\n")));
+            }
+            return Err(CommandError::new(ErrorCode::SymbolNotFound, message)
+                .with_details(
+                    json!({ "symbol": a.symbol, "suggestions": suggestions, "index": state }),
+                )
+                .with_suggestion(if state.state == "warming" {
+                    "the index is still warming up; retry in a moment".to_string()
+                } else {
+                    "check the spelling (see the suggestions) or search text with grep -rn"
+                        .to_string()
+                }));
+        }
+        let total = defs.len();
+        let start = a.cursor.unwrap_or(0).min(total);
+        let limit = a.limit.unwrap_or(50).clamp(1, 1_000);
+        let mut definitions = Vec::new();
+        // One read per file, however many definitions it has.
+        let mut file: Option<(String, LineIndex)> = None;
+        for d in defs.into_iter().skip(start).take(limit) {
+            if file.as_ref().is_none_or(|(p, _)| *p != d.file.path) {
+                let text = text_at(cx, &d.file.path);
+                file = Some((d.file.path.clone(), LineIndex::new(text)));
+            }
+            let lines = file.as_ref().map(|(_, l)| l);
+            definitions.push(DefinitionInfo {
+                path: d.file.path.clone(),
+                line: d.def().line,
+                kind: d.def().kind,
+                container: d.def().container.clone(),
+                context: lines
+                    .map(|l| l.context(d.def().line, 1))
+                    .unwrap_or_default(),
+            });
+        }
+        let next_cursor = (start + definitions.len() < total).then_some(start + definitions.len());
+        let mut text = format!(
+            "Symbol: {}\nFound {} definition{}:\n",
+            a.symbol,
+            total,
+            if total == 1 { "" } else { "s" }
+        );
+        for d in &definitions {
+            let kind = serde_json::to_value(d.kind)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default();
+            let _ = write!(text, "\n{}:{} ({kind})\n", d.path, d.line);
+            for c in &d.context {
+                let _ = writeln!(text, "   {c}");
+            }
+        }
+        if let Some(n) = next_cursor {
+            let _ = writeln!(text, "\n[{} more: pass cursor {n}]", total - n);
+        }
+        Ok(Definitions {
+            symbol: a.symbol,
+            definitions,
+            total,
+            next_cursor,
+            text,
+            index: state,
+        })
+    }
+}
