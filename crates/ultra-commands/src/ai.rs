@@ -74,30 +74,26 @@ pub struct Context {
 /// `ultra.ai.getContext`.
 pub struct GetContext;
 
-static GET_CONTEXT: CommandSpec = CommandSpec::new(
-    "ultra.ai.getContext",
-    "AI: Get Context for Files",
-    "AI",
-    "Get files' content and symbols (from the code index) plus the guidelines and rules validators will enforce on them, before editing. Unreadable files are reported per file, not as a failure.",
-)
-.touches(Touches::READ)
-.long()
-.read_only()
-.examples(&[Example {
-    description: "Context for one file",
-    args: r#"{"paths": ["src/app.ts", "missing.ts"]}"#,
-    files: &[("src/app.ts", "const x = 1;\n")],
-    expect: Some(r#"{"files": [{"path": "src/app.ts", "content": "const x = 1;\n", "symbols": [{"name": "x", "kind": "const", "line": 1}]}, {"path": "missing.ts", "content": null}]}"#),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for GetContext {
     type Args = GetContextArgs;
     type Output = Context;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &GET_CONTEXT
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "ultra.ai.getContext",
+        "AI: Get Context for Files",
+        "AI",
+        "Get files' content and symbols (from the code index) plus the guidelines and rules validators will enforce on them, before editing. Unreadable files are reported per file, not as a failure.",
+    )
+    .touches(Touches::READ)
+    .long()
+    .read_only()
+    .examples(&[Example {
+        description: "Context for one file",
+        args: r#"{"paths": ["src/app.ts", "missing.ts"]}"#,
+        files: &[("src/app.ts", "const x = 1;\n")],
+        expect: Some(r#"{"files": [{"path": "src/app.ts", "content": "const x = 1;\n", "symbols": [{"name": "x", "kind": "const", "line": 1}]}, {"path": "missing.ts", "content": null}]}"#),
+        ..Example::EMPTY
+    }]);
 
     fn run(
         &self,
@@ -207,23 +203,19 @@ pub struct Reported {
 /// `ultra.ai.reportProgress`.
 pub struct ReportProgress;
 
-static REPORT_PROGRESS: CommandSpec = CommandSpec::new(
-    "ultra.ai.reportProgress",
-    "AI: Report Progress",
-    "AI",
-    "Report progress on a multi-step task; subscribers (the UI, `ultra serve`'s terminal) receive an ai.progress event.",
-)
-.touches(Touches::NOTHING)
-.idempotent()
-.examples(&[Example { description: "Step 2 of 5", args: r#"{"message": "running tests", "step": 2, "totalSteps": 5}"#, expect: Some(r#"{"reported": true}"#), ..Example::EMPTY }]);
-
 impl Command<Services> for ReportProgress {
     type Args = ProgressArgs;
     type Output = Reported;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &REPORT_PROGRESS
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "ultra.ai.reportProgress",
+        "AI: Report Progress",
+        "AI",
+        "Report progress on a multi-step task; subscribers (the UI, `ultra serve`'s terminal) receive an ai.progress event.",
+    )
+    .touches(Touches::NOTHING)
+    .idempotent()
+    .examples(&[Example { description: "Step 2 of 5", args: r#"{"message": "running tests", "step": 2, "totalSteps": 5}"#, expect: Some(r#"{"reported": true}"#), ..Example::EMPTY }]);
 
     fn run(&self, cx: &mut Cx<'_, Services>, args: ProgressArgs) -> Result<Reported, CommandError> {
         let mut progress =

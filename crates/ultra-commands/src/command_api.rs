@@ -43,37 +43,33 @@ pub struct Forward {
 /// `command.execute`.
 pub struct Execute;
 
-static EXECUTE: CommandSpec = CommandSpec::new(
-    "command.execute",
-    "Execute Command",
-    "Command",
-    "Run any command by id, alias or tool name with its arguments (an object, or an array holding one); the answer is `{result}`, that command's data. The command itself goes through policy, the security settings and validators.",
-)
-.touches(Touches::NOTHING)
-.forwards()
-.examples(&[
-    Example {
-        description: "Run a command by id",
-        args: r#"{"command": "editor.getContent", "args": [{"path": "src/app.ts"}]}"#,
-        files: HELLO,
-        expect: Some(r#"{"result": {"content": "const x = 1;\n"}}"#),
-        ..Example::EMPTY
-    },
-    Example {
-        description: "An unknown command says which ones are close",
-        args: r#"{"command": "editor.getContnt"}"#,
-        error: Some("UNKNOWN_COMMAND"),
-        ..Example::EMPTY
-    },
-]);
-
 impl Command<Services> for Execute {
     type Args = ExecuteArgs;
     type Output = Forward;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &EXECUTE
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "command.execute",
+        "Execute Command",
+        "Command",
+        "Run any command by id, alias or tool name with its arguments (an object, or an array holding one); the answer is `{result}`, that command's data. The command itself goes through policy, the security settings and validators.",
+    )
+    .touches(Touches::NOTHING)
+    .forwards()
+    .examples(&[
+        Example {
+            description: "Run a command by id",
+            args: r#"{"command": "editor.getContent", "args": [{"path": "src/app.ts"}]}"#,
+            files: HELLO,
+            expect: Some(r#"{"result": {"content": "const x = 1;\n"}}"#),
+            ..Example::EMPTY
+        },
+        Example {
+            description: "An unknown command says which ones are close",
+            args: r#"{"command": "editor.getContnt"}"#,
+            error: Some("UNKNOWN_COMMAND"),
+            ..Example::EMPTY
+        },
+    ]);
 
     fn run(&self, _cx: &mut Cx<'_, Services>, a: ExecuteArgs) -> Result<Forward, CommandError> {
         let args = match a.args {
@@ -118,28 +114,24 @@ pub struct CommandIds {
 /// `command.list`.
 pub struct List;
 
-static LIST: CommandSpec = CommandSpec::new(
-    "command.list",
-    "List Command Ids",
-    "Command",
-    "The ids of every command (seed 003), optionally only those containing `filter`. `ultra.listCommands` gives schemas and examples too.",
-)
-.touches(Touches::NOTHING)
-.read_only()
-.examples(&[Example {
-    description: "The editor's commands",
-    args: r#"{"filter": "editor.get"}"#,
-    expect: Some(r#"{"commands": ["editor.getActiveFile", "editor.getContent", "editor.getOpenFiles", "editor.getSelection"]}"#),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for List {
     type Args = ListArgs;
     type Output = CommandIds;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &LIST
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "command.list",
+        "List Command Ids",
+        "Command",
+        "The ids of every command (seed 003), optionally only those containing `filter`. `ultra.listCommands` gives schemas and examples too.",
+    )
+    .touches(Touches::NOTHING)
+    .read_only()
+    .examples(&[Example {
+        description: "The editor's commands",
+        args: r#"{"filter": "editor.get"}"#,
+        expect: Some(r#"{"commands": ["editor.getActiveFile", "editor.getContent", "editor.getOpenFiles", "editor.getSelection"]}"#),
+        ..Example::EMPTY
+    }]);
 
     fn run(&self, cx: &mut Cx<'_, Services>, a: ListArgs) -> Result<CommandIds, CommandError> {
         let filter = a.filter.map(|f| f.to_lowercase());

@@ -51,23 +51,19 @@ impl From<PendingInfo> for Pending {
 /// `ultra.confirm.list`.
 pub struct List;
 
-static LIST: CommandSpec = CommandSpec::new(
-    "ultra.confirm.list",
-    "List Pending Confirmations",
-    "Confirm",
-    "Calls waiting for a person's approval, oldest first, with their arguments and the policy rule that asked.",
-)
-.touches(Touches::NOTHING)
-.read_only()
-.examples(&[Example { description: "Nothing is waiting", args: "{}", expect: Some("[]"), ..Example::EMPTY }]);
-
 impl Command<Services> for List {
     type Args = NoArgs;
     type Output = Vec<Pending>;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &LIST
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "ultra.confirm.list",
+        "List Pending Confirmations",
+        "Confirm",
+        "Calls waiting for a person's approval, oldest first, with their arguments and the policy rule that asked.",
+    )
+    .touches(Touches::NOTHING)
+    .read_only()
+    .examples(&[Example { description: "Nothing is waiting", args: "{}", expect: Some("[]"), ..Example::EMPTY }]);
 
     fn run(&self, cx: &mut Cx<'_, Services>, _: NoArgs) -> Result<Vec<Pending>, CommandError> {
         Ok(cx
@@ -116,38 +112,34 @@ fn resolve(
 /// `ultra.confirm.approve`.
 pub struct Approve;
 
-static APPROVE: CommandSpec = CommandSpec::new(
-    "ultra.confirm.approve",
-    "Approve Pending Action",
-    "Confirm",
-    "Approve a parked call; it then runs. People only.",
-)
-.touches(Touches::NOTHING)
-.only_sources(HUMAN_ONLY)
-.not_ai_exposed()
-.examples(&[
-    Example {
-        description: "An unknown id is reported",
-        args: r#"{"id": "confirm-99"}"#,
-        error: Some("CONFIRMATION_NOT_FOUND"),
-        ..Example::EMPTY
-    },
-    Example {
-        description: "Agents cannot approve",
-        args: r#"{"id": "confirm-1"}"#,
-        source: Some(SourceKind::Ai),
-        error: Some("SOURCE_NOT_ALLOWED"),
-        ..Example::EMPTY
-    },
-]);
-
 impl Command<Services> for Approve {
     type Args = IdArgs;
     type Output = Resolved;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &APPROVE
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "ultra.confirm.approve",
+        "Approve Pending Action",
+        "Confirm",
+        "Approve a parked call; it then runs. People only.",
+    )
+    .touches(Touches::NOTHING)
+    .only_sources(HUMAN_ONLY)
+    .not_ai_exposed()
+    .examples(&[
+        Example {
+            description: "An unknown id is reported",
+            args: r#"{"id": "confirm-99"}"#,
+            error: Some("CONFIRMATION_NOT_FOUND"),
+            ..Example::EMPTY
+        },
+        Example {
+            description: "Agents cannot approve",
+            args: r#"{"id": "confirm-1"}"#,
+            source: Some(SourceKind::Ai),
+            error: Some("SOURCE_NOT_ALLOWED"),
+            ..Example::EMPTY
+        },
+    ]);
 
     fn run(&self, cx: &mut Cx<'_, Services>, args: IdArgs) -> Result<Resolved, CommandError> {
         resolve(cx, args.id, Decision::Approved)
@@ -157,29 +149,25 @@ impl Command<Services> for Approve {
 /// `ultra.confirm.deny`.
 pub struct Deny;
 
-static DENY: CommandSpec = CommandSpec::new(
-    "ultra.confirm.deny",
-    "Deny Pending Action",
-    "Confirm",
-    "Deny a parked call; its caller gets CONFIRMATION_DENIED. People only.",
-)
-.touches(Touches::NOTHING)
-.only_sources(HUMAN_ONLY)
-.not_ai_exposed()
-.examples(&[Example {
-    description: "An unknown id is reported",
-    args: r#"{"id": "confirm-99"}"#,
-    error: Some("CONFIRMATION_NOT_FOUND"),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for Deny {
     type Args = IdArgs;
     type Output = Resolved;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &DENY
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "ultra.confirm.deny",
+        "Deny Pending Action",
+        "Confirm",
+        "Deny a parked call; its caller gets CONFIRMATION_DENIED. People only.",
+    )
+    .touches(Touches::NOTHING)
+    .only_sources(HUMAN_ONLY)
+    .not_ai_exposed()
+    .examples(&[Example {
+        description: "An unknown id is reported",
+        args: r#"{"id": "confirm-99"}"#,
+        error: Some("CONFIRMATION_NOT_FOUND"),
+        ..Example::EMPTY
+    }]);
 
     fn run(&self, cx: &mut Cx<'_, Services>, args: IdArgs) -> Result<Resolved, CommandError> {
         resolve(cx, args.id, Decision::Denied)
@@ -204,38 +192,34 @@ pub struct AutoApplyState {
 /// `ultra.confirm.autoApply`.
 pub struct AutoApply;
 
-static AUTO_APPLY: CommandSpec = CommandSpec::new(
-    "ultra.confirm.autoApply",
-    "Toggle Auto-Apply",
-    "Confirm",
-    "Seed 001's /auto-apply: while on, calls that would wait for a person by default (agents' edits, creates, deletes and destructive commands) run at once; rules written in ultra.config.json still apply. People only: no agent can turn it on.",
-)
-.touches(Touches::NOTHING)
-.only_sources(HUMAN_ONLY)
-.not_ai_exposed()
-.examples(&[
-    Example {
-        description: "Turn it on",
-        args: r#"{"on": true}"#,
-        expect: Some(r#"{"autoApply": true}"#),
-        ..Example::EMPTY
-    },
-    Example {
-        description: "Agents cannot turn it on",
-        args: r#"{"on": true}"#,
-        source: Some(SourceKind::Ai),
-        error: Some("SOURCE_NOT_ALLOWED"),
-        ..Example::EMPTY
-    },
-]);
-
 impl Command<Services> for AutoApply {
     type Args = AutoApplyArgs;
     type Output = AutoApplyState;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &AUTO_APPLY
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "ultra.confirm.autoApply",
+        "Toggle Auto-Apply",
+        "Confirm",
+        "Seed 001's /auto-apply: while on, calls that would wait for a person by default (agents' edits, creates, deletes and destructive commands) run at once; rules written in ultra.config.json still apply. People only: no agent can turn it on.",
+    )
+    .touches(Touches::NOTHING)
+    .only_sources(HUMAN_ONLY)
+    .not_ai_exposed()
+    .examples(&[
+        Example {
+            description: "Turn it on",
+            args: r#"{"on": true}"#,
+            expect: Some(r#"{"autoApply": true}"#),
+            ..Example::EMPTY
+        },
+        Example {
+            description: "Agents cannot turn it on",
+            args: r#"{"on": true}"#,
+            source: Some(SourceKind::Ai),
+            error: Some("SOURCE_NOT_ALLOWED"),
+            ..Example::EMPTY
+        },
+    ]);
 
     fn run(
         &self,

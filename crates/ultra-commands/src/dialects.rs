@@ -130,8 +130,15 @@ mod tests {
             let target = r.get(d.target).expect("target registered");
             assert_eq!(info.annotations, target.annotations, "{}", d.spec.id);
             assert_eq!(info.touches, target.touches, "{}", d.spec.id);
-            assert!(target.target.is_none(), "{} reaches an operation, not a name", d.spec.id);
+            assert!(
+                target.target.is_none(),
+                "{} reaches an operation, not a name",
+                d.spec.id
+            );
         }
-        assert_eq!(r.resolve("workbench.action.files.save"), Some("editor.save"));
+        assert_eq!(
+            r.resolve("workbench.action.files.save"),
+            Some("editor.save")
+        );
     }
 }

@@ -101,26 +101,22 @@ pub struct EditorOpened {
 /// `editor.openFile`.
 pub struct OpenFile;
 
-static OPEN_FILE: CommandSpec = CommandSpec::new(
-    "editor.openFile",
-    "Editor: Open File",
-    "Editor",
-    "Open a file into a buffer and make it the active editor (seed 003). Returns its documentUri (file:// + absolute path), version and hash.",
-)
-.touches(Touches::READ)
-.idempotent()
-.examples(&[
-    Example { description: "Open a file", args: r#"{"path": "src/app.ts", "preview": false}"#, files: HELLO, expect: Some(r#"{"success": true, "path": "src/app.ts", "languageId": "typescript", "version": 1}"#), ..Example::EMPTY },
-    Example { description: "A missing file is an error", args: r#"{"path": "nope.ts"}"#, error: Some("FILE_NOT_FOUND"), ..Example::EMPTY },
-]);
-
 impl Command<Services> for OpenFile {
     type Args = OpenFileArgs;
     type Output = EditorOpened;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &OPEN_FILE
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "editor.openFile",
+        "Editor: Open File",
+        "Editor",
+        "Open a file into a buffer and make it the active editor (seed 003). Returns its documentUri (file:// + absolute path), version and hash.",
+    )
+    .touches(Touches::READ)
+    .idempotent()
+    .examples(&[
+        Example { description: "Open a file", args: r#"{"path": "src/app.ts", "preview": false}"#, files: HELLO, expect: Some(r#"{"success": true, "path": "src/app.ts", "languageId": "typescript", "version": 1}"#), ..Example::EMPTY },
+        Example { description: "A missing file is an error", args: r#"{"path": "nope.ts"}"#, error: Some("FILE_NOT_FOUND"), ..Example::EMPTY },
+    ]);
 
     fn run(
         &self,
@@ -187,29 +183,25 @@ pub struct EditorContent {
 /// `editor.getContent`.
 pub struct GetContent;
 
-static GET_CONTENT: CommandSpec = CommandSpec::new(
-    "editor.getContent",
-    "Editor: Get Content",
-    "Editor",
-    "A file's text as the editor sees it: the open buffer's, unsaved changes included, else the disk's (seed 003). Whole by default; page with offset/limit/maxChars.",
-)
-.touches(Touches::READ)
-.read_only()
-.examples(&[Example {
-    description: "Read a file",
-    args: r#"{"path": "src/app.ts"}"#,
-    files: HELLO,
-    expect: Some(r#"{"content": "const x = 1;\nconsole.log(x);\n", "languageId": "typescript", "truncated": false}"#),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for GetContent {
     type Args = GetContentArgs;
     type Output = EditorContent;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &GET_CONTENT
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "editor.getContent",
+        "Editor: Get Content",
+        "Editor",
+        "A file's text as the editor sees it: the open buffer's, unsaved changes included, else the disk's (seed 003). Whole by default; page with offset/limit/maxChars.",
+    )
+    .touches(Touches::READ)
+    .read_only()
+    .examples(&[Example {
+        description: "Read a file",
+        args: r#"{"path": "src/app.ts"}"#,
+        files: HELLO,
+        expect: Some(r#"{"content": "const x = 1;\nconsole.log(x);\n", "languageId": "typescript", "truncated": false}"#),
+        ..Example::EMPTY
+    }]);
 
     fn run(
         &self,
@@ -279,38 +271,34 @@ pub struct SetContentArgs {
 /// `editor.setContent`.
 pub struct SetContent;
 
-static SET_CONTENT: CommandSpec = CommandSpec::new(
-    "editor.setContent",
-    "Editor: Set Content",
-    "Editor",
-    "Replace a buffer's whole text as one undoable transaction (seed 003). The buffer is left unsaved; call editor.save to write it. Pass expectedVersion or expectedHash to refuse (STALE_VERSION) if it changed since you read it.",
-)
-.touches(Touches::WRITE)
-.idempotent()
-.examples(&[
-    Example {
-        description: "Replace the whole file",
-        args: r#"{"path": "src/app.ts", "content": "export const y = 2;\n"}"#,
-        files: HELLO,
-        expect: Some(r#"{"success": true, "path": "src/app.ts", "version": 2, "lineCount": 2}"#),
-        ..Example::EMPTY
-    },
-    Example {
-        description: "A stale hash is refused",
-        args: r#"{"path": "src/app.ts", "content": "", "expectedHash": "0000"}"#,
-        files: HELLO,
-        error: Some("STALE_VERSION"),
-        ..Example::EMPTY
-    },
-]);
-
 impl Command<Services> for SetContent {
     type Args = SetContentArgs;
     type Output = Done<Edited>;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &SET_CONTENT
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "editor.setContent",
+        "Editor: Set Content",
+        "Editor",
+        "Replace a buffer's whole text as one undoable transaction (seed 003). The buffer is left unsaved; call editor.save to write it. Pass expectedVersion or expectedHash to refuse (STALE_VERSION) if it changed since you read it.",
+    )
+    .touches(Touches::WRITE)
+    .idempotent()
+    .examples(&[
+        Example {
+            description: "Replace the whole file",
+            args: r#"{"path": "src/app.ts", "content": "export const y = 2;\n"}"#,
+            files: HELLO,
+            expect: Some(r#"{"success": true, "path": "src/app.ts", "version": 2, "lineCount": 2}"#),
+            ..Example::EMPTY
+        },
+        Example {
+            description: "A stale hash is refused",
+            args: r#"{"path": "src/app.ts", "content": "", "expectedHash": "0000"}"#,
+            files: HELLO,
+            error: Some("STALE_VERSION"),
+            ..Example::EMPTY
+        },
+    ]);
 
     fn run(
         &self,
@@ -346,28 +334,24 @@ pub struct InsertTextArgs {
 /// `editor.insertText`.
 pub struct InsertText;
 
-static INSERT_TEXT: CommandSpec = CommandSpec::new(
-    "editor.insertText",
-    "Editor: Insert Text",
-    "Editor",
-    "Insert text at a 0-based position as one undoable transaction (seed 003). A character past the line end clamps to it; a line past the end is INVALID_POSITION.",
-)
-.touches(Touches::WRITE)
-.examples(&[Example {
-    description: "Insert a comment line at the top",
-    args: r#"{"path": "src/app.ts", "position": {"line": 0, "character": 0}, "text": "// header\n"}"#,
-    files: HELLO,
-    expect: Some(r#"{"success": true, "version": 2, "lineCount": 4, "changedLines": [1, 1]}"#),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for InsertText {
     type Args = InsertTextArgs;
     type Output = Done<Edited>;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &INSERT_TEXT
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "editor.insertText",
+        "Editor: Insert Text",
+        "Editor",
+        "Insert text at a 0-based position as one undoable transaction (seed 003). A character past the line end clamps to it; a line past the end is INVALID_POSITION.",
+    )
+    .touches(Touches::WRITE)
+    .examples(&[Example {
+        description: "Insert a comment line at the top",
+        args: r#"{"path": "src/app.ts", "position": {"line": 0, "character": 0}, "text": "// header\n"}"#,
+        files: HELLO,
+        expect: Some(r#"{"success": true, "version": 2, "lineCount": 4, "changedLines": [1, 1]}"#),
+        ..Example::EMPTY
+    }]);
 
     fn run(
         &self,
@@ -408,37 +392,33 @@ pub struct ReplaceRangeArgs {
 /// `editor.replaceRange`.
 pub struct ReplaceRange;
 
-static REPLACE_RANGE: CommandSpec = CommandSpec::new(
-    "editor.replaceRange",
-    "Editor: Replace Range",
-    "Editor",
-    "Replace a 0-based range with text as one undoable transaction (seed 003; the same handler as ultra.edit).",
-)
-.touches(Touches::WRITE)
-.examples(&[
-    Example {
-        description: "Rename `x` on line 0",
-        args: r#"{"path": "src/app.ts", "range": {"start": {"line": 0, "character": 6}, "end": {"line": 0, "character": 7}}, "text": "total"}"#,
-        files: HELLO,
-        expect: Some(r#"{"success": true, "path": "src/app.ts", "version": 2}"#),
-        ..Example::EMPTY
-    },
-    Example {
-        description: "A stale version is refused",
-        args: r#"{"path": "src/app.ts", "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}}, "text": "C", "expectedVersion": 5}"#,
-        files: HELLO,
-        error: Some("STALE_VERSION"),
-        ..Example::EMPTY
-    },
-]);
-
 impl Command<Services> for ReplaceRange {
     type Args = ReplaceRangeArgs;
     type Output = Done<Edited>;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &REPLACE_RANGE
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "editor.replaceRange",
+        "Editor: Replace Range",
+        "Editor",
+        "Replace a 0-based range with text as one undoable transaction (seed 003; the same handler as ultra.edit).",
+    )
+    .touches(Touches::WRITE)
+    .examples(&[
+        Example {
+            description: "Rename `x` on line 0",
+            args: r#"{"path": "src/app.ts", "range": {"start": {"line": 0, "character": 6}, "end": {"line": 0, "character": 7}}, "text": "total"}"#,
+            files: HELLO,
+            expect: Some(r#"{"success": true, "path": "src/app.ts", "version": 2}"#),
+            ..Example::EMPTY
+        },
+        Example {
+            description: "A stale version is refused",
+            args: r#"{"path": "src/app.ts", "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}}, "text": "C", "expectedVersion": 5}"#,
+            files: HELLO,
+            error: Some("STALE_VERSION"),
+            ..Example::EMPTY
+        },
+    ]);
 
     fn run(
         &self,
@@ -477,28 +457,24 @@ pub struct DeleteRangeArgs {
 /// `editor.deleteRange`.
 pub struct DeleteRange;
 
-static DELETE_RANGE: CommandSpec = CommandSpec::new(
-    "editor.deleteRange",
-    "Editor: Delete Range",
-    "Editor",
-    "Delete a 0-based range as one undoable transaction (seed 003).",
-)
-.touches(Touches::WRITE)
-.examples(&[Example {
-    description: "Delete the first line",
-    args: r#"{"path": "src/app.ts", "range": {"start": {"line": 0, "character": 0}, "end": {"line": 1, "character": 0}}}"#,
-    files: HELLO,
-    expect: Some(r#"{"success": true, "version": 2, "lineCount": 2}"#),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for DeleteRange {
     type Args = DeleteRangeArgs;
     type Output = Done<Edited>;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &DELETE_RANGE
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "editor.deleteRange",
+        "Editor: Delete Range",
+        "Editor",
+        "Delete a 0-based range as one undoable transaction (seed 003).",
+    )
+    .touches(Touches::WRITE)
+    .examples(&[Example {
+        description: "Delete the first line",
+        args: r#"{"path": "src/app.ts", "range": {"start": {"line": 0, "character": 0}, "end": {"line": 1, "character": 0}}}"#,
+        files: HELLO,
+        expect: Some(r#"{"success": true, "version": 2, "lineCount": 2}"#),
+        ..Example::EMPTY
+    }]);
 
     fn run(
         &self,
@@ -538,29 +514,25 @@ pub struct SetSelectionArgs {
 /// `editor.setSelection`.
 pub struct SetSelection;
 
-static SET_SELECTION: CommandSpec = CommandSpec::new(
-    "editor.setSelection",
-    "Editor: Set Selection",
-    "Editor",
-    "Make the file the active editor and replace its selections with one 0-based range (seed 003); an empty range places the cursor.",
-)
-.touches(Touches::NOTHING)
-.idempotent()
-.examples(&[Example {
-    description: "Select `console` on line 1",
-    args: r#"{"path": "src/app.ts", "range": {"start": {"line": 1, "character": 0}, "end": {"line": 1, "character": 7}}}"#,
-    files: HELLO,
-    expect: Some(r#"{"success": true, "cursor": {"line": 1, "character": 7}, "selections": [{"start": {"line": 1, "character": 0}}]}"#),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for SetSelection {
     type Args = SetSelectionArgs;
     type Output = Done<Cursors>;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &SET_SELECTION
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "editor.setSelection",
+        "Editor: Set Selection",
+        "Editor",
+        "Make the file the active editor and replace its selections with one 0-based range (seed 003); an empty range places the cursor.",
+    )
+    .touches(Touches::NOTHING)
+    .idempotent()
+    .examples(&[Example {
+        description: "Select `console` on line 1",
+        args: r#"{"path": "src/app.ts", "range": {"start": {"line": 1, "character": 0}, "end": {"line": 1, "character": 7}}}"#,
+        files: HELLO,
+        expect: Some(r#"{"success": true, "cursor": {"line": 1, "character": 7}, "selections": [{"start": {"line": 1, "character": 0}}]}"#),
+        ..Example::EMPTY
+    }]);
 
     fn run(
         &self,
@@ -617,32 +589,28 @@ pub struct Revealed {
 /// `editor.revealLine`.
 pub struct RevealLine;
 
-static REVEAL_LINE: CommandSpec = CommandSpec::new(
-    "editor.revealLine",
-    "Editor: Reveal Line",
-    "Editor",
-    "Make the file the active editor and move a single cursor to the start of a 0-based line (seed 003). A line past the end is INVALID_POSITION.",
-)
-.touches(Touches::NOTHING)
-.idempotent()
-.examples(&[
-    Example {
-        description: "Reveal line 1 at the center",
-        args: r#"{"path": "src/app.ts", "line": 1, "at": "center"}"#,
-        files: HELLO,
-        expect: Some(r#"{"success": true, "line": 1, "at": "center", "cursor": {"line": 1, "character": 0}}"#),
-        ..Example::EMPTY
-    },
-    Example { description: "A line past the end is an error", args: r#"{"path": "src/app.ts", "line": 9}"#, files: HELLO, error: Some("INVALID_POSITION"), ..Example::EMPTY },
-]);
-
 impl Command<Services> for RevealLine {
     type Args = RevealLineArgs;
     type Output = Revealed;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &REVEAL_LINE
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "editor.revealLine",
+        "Editor: Reveal Line",
+        "Editor",
+        "Make the file the active editor and move a single cursor to the start of a 0-based line (seed 003). A line past the end is INVALID_POSITION.",
+    )
+    .touches(Touches::NOTHING)
+    .idempotent()
+    .examples(&[
+        Example {
+            description: "Reveal line 1 at the center",
+            args: r#"{"path": "src/app.ts", "line": 1, "at": "center"}"#,
+            files: HELLO,
+            expect: Some(r#"{"success": true, "line": 1, "at": "center", "cursor": {"line": 1, "character": 0}}"#),
+            ..Example::EMPTY
+        },
+        Example { description: "A line past the end is an error", args: r#"{"path": "src/app.ts", "line": 9}"#, files: HELLO, error: Some("INVALID_POSITION"), ..Example::EMPTY },
+    ]);
 
     fn run(
         &self,
@@ -686,26 +654,22 @@ pub struct ActiveFile {
 /// `editor.getActiveFile`.
 pub struct GetActiveFile;
 
-static GET_ACTIVE_FILE: CommandSpec = CommandSpec::new(
-    "editor.getActiveFile",
-    "Editor: Get Active File",
-    "Editor",
-    "The active editor's file, language, version and cursor (seed 003). NO_ACTIVE_BUFFER when no file is open.",
-)
-.touches(Touches::READ)
-.read_only()
-.examples(&[
-    Example { description: "The active file", args: "{}", files: HELLO, setup: OPEN, expect: Some(r#"{"path": "src/app.ts", "languageId": "typescript", "isDirty": false}"#), ..Example::EMPTY },
-    Example { description: "No open file is an error", args: "{}", error: Some("NO_ACTIVE_BUFFER"), ..Example::EMPTY },
-]);
-
 impl Command<Services> for GetActiveFile {
     type Args = NoArgs;
     type Output = ActiveFile;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &GET_ACTIVE_FILE
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "editor.getActiveFile",
+        "Editor: Get Active File",
+        "Editor",
+        "The active editor's file, language, version and cursor (seed 003). NO_ACTIVE_BUFFER when no file is open.",
+    )
+    .touches(Touches::READ)
+    .read_only()
+    .examples(&[
+        Example { description: "The active file", args: "{}", files: HELLO, setup: OPEN, expect: Some(r#"{"path": "src/app.ts", "languageId": "typescript", "isDirty": false}"#), ..Example::EMPTY },
+        Example { description: "No open file is an error", args: "{}", error: Some("NO_ACTIVE_BUFFER"), ..Example::EMPTY },
+    ]);
 
     fn run(&self, cx: &mut Cx<'_, Services>, _: NoArgs) -> Result<ActiveFile, CommandError> {
         let enc = cx.source.encoding();
@@ -743,30 +707,26 @@ pub struct OpenFiles {
 /// `editor.getOpenFiles`.
 pub struct GetOpenFiles;
 
-static GET_OPEN_FILES: CommandSpec = CommandSpec::new(
-    "editor.getOpenFiles",
-    "Editor: Get Open Files",
-    "Editor",
-    "The paths of every open file, the active one and those with unsaved changes (seed 003). ultra.getOpenFiles gives versions and languages too.",
-)
-.touches(Touches::READ)
-.read_only()
-.examples(&[Example {
-    description: "List open files",
-    args: "{}",
-    files: HELLO,
-    setup: OPEN,
-    expect: Some(r#"{"files": ["src/app.ts"], "activeFile": "src/app.ts", "dirty": []}"#),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for GetOpenFiles {
     type Args = NoArgs;
     type Output = OpenFiles;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &GET_OPEN_FILES
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "editor.getOpenFiles",
+        "Editor: Get Open Files",
+        "Editor",
+        "The paths of every open file, the active one and those with unsaved changes (seed 003). ultra.getOpenFiles gives versions and languages too.",
+    )
+    .touches(Touches::READ)
+    .read_only()
+    .examples(&[Example {
+        description: "List open files",
+        args: "{}",
+        files: HELLO,
+        setup: OPEN,
+        expect: Some(r#"{"files": ["src/app.ts"], "activeFile": "src/app.ts", "dirty": []}"#),
+        ..Example::EMPTY
+    }]);
 
     fn run(&self, cx: &mut Cx<'_, Services>, _: NoArgs) -> Result<OpenFiles, CommandError> {
         let ws = cx.services.ws();

@@ -71,29 +71,25 @@ pub struct Opened {
 /// `ultra.openFile`.
 pub struct OpenFile;
 
-static OPEN_FILE: CommandSpec = CommandSpec::new(
-    "ultra.openFile",
-    "Open File",
-    "File",
-    "Open a file into a buffer and make it active. Line and column are 1-based. Returns the buffer's version and content hash, which edits can pass as expectedVersion / expectedHash.",
-)
-.touches(Touches::READ)
-.keybinding("ctrl+o")
-.idempotent()
-.examples(&[
-    Example { description: "Open a file", args: r#"{"path": "src/app.ts"}"#, files: HELLO, expect: Some(r#"{"path": "src/app.ts", "version": 1, "lineCount": 3, "language": "typescript"}"#), ..Example::EMPTY },
-    Example { description: "Open at line 2, column 9", args: r#"{"path": "src/app.ts", "line": 2, "column": 9}"#, files: HELLO, expect: Some(r#"{"cursor": {"line": 1, "character": 8}}"#), ..Example::EMPTY },
-    Example { description: "A missing file is an error", args: r#"{"path": "nope.ts"}"#, error: Some("FILE_NOT_FOUND"), ..Example::EMPTY },
-    Example { description: "A new file, written on first save", args: r#"{"path": "src/new.ts", "create": true}"#, expect: Some(r#"{"path": "src/new.ts", "lineCount": 1, "isDirty": false}"#), ..Example::EMPTY },
-]);
-
 impl Command<Services> for OpenFile {
     type Args = OpenFileArgs;
     type Output = Opened;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &OPEN_FILE
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "ultra.openFile",
+        "Open File",
+        "File",
+        "Open a file into a buffer and make it active. Line and column are 1-based. Returns the buffer's version and content hash, which edits can pass as expectedVersion / expectedHash.",
+    )
+    .touches(Touches::READ)
+    .keybinding("ctrl+o")
+    .idempotent()
+    .examples(&[
+        Example { description: "Open a file", args: r#"{"path": "src/app.ts"}"#, files: HELLO, expect: Some(r#"{"path": "src/app.ts", "version": 1, "lineCount": 3, "language": "typescript"}"#), ..Example::EMPTY },
+        Example { description: "Open at line 2, column 9", args: r#"{"path": "src/app.ts", "line": 2, "column": 9}"#, files: HELLO, expect: Some(r#"{"cursor": {"line": 1, "character": 8}}"#), ..Example::EMPTY },
+        Example { description: "A missing file is an error", args: r#"{"path": "nope.ts"}"#, error: Some("FILE_NOT_FOUND"), ..Example::EMPTY },
+        Example { description: "A new file, written on first save", args: r#"{"path": "src/new.ts", "create": true}"#, expect: Some(r#"{"path": "src/new.ts", "lineCount": 1, "isDirty": false}"#), ..Example::EMPTY },
+    ]);
 
     fn run(&self, cx: &mut Cx<'_, Services>, args: OpenFileArgs) -> Result<Opened, CommandError> {
         let cursor = args.line.map(|line| {
@@ -165,34 +161,6 @@ pub struct SaveArgs {
 /// `ultra.save`.
 pub struct Save;
 
-static SAVE: CommandSpec = CommandSpec::new(
-    "ultra.save",
-    "Save",
-    "File",
-    "Write a buffer to disk crash-safely (temp file, fsync, rename, fsync dir). Refuses with STALE_VERSION if the file changed on disk since it was read, unless force.",
-)
-.touches(Touches::WRITE)
-.keybinding("ctrl+s")
-.idempotent()
-.examples(&[Example {
-    description: "Save the active buffer after an edit",
-    args: "{}",
-    files: HELLO,
-    setup: &[
-        ("ultra.openFile", r#"{"path": "src/app.ts"}"#),
-        ("ultra.insertText", r#"{"text": "// saved\n", "position": {"line": 0, "character": 0}}"#),
-    ],
-    expect: Some(r#"{"path": "src/app.ts", "version": 2}"#),
-    ..Example::EMPTY
-}, Example {
-    description: "A save that expects an older version is refused",
-    args: r#"{"path": "src/app.ts", "expectedVersion": 1}"#,
-    files: HELLO,
-    setup: &[("ultra.insertText", r#"{"path": "src/app.ts", "text": "// x\n", "position": {"line": 0, "character": 0}}"#)],
-    error: Some("STALE_VERSION"),
-    ..Example::EMPTY
-}]);
-
 pub(crate) fn save_one(
     cx: &Cx<'_, Services>,
     path: Option<&str>,
@@ -246,9 +214,33 @@ impl Command<Services> for Save {
     type Args = SaveArgs;
     type Output = Saved;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &SAVE
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "ultra.save",
+        "Save",
+        "File",
+        "Write a buffer to disk crash-safely (temp file, fsync, rename, fsync dir). Refuses with STALE_VERSION if the file changed on disk since it was read, unless force.",
+    )
+    .touches(Touches::WRITE)
+    .keybinding("ctrl+s")
+    .idempotent()
+    .examples(&[Example {
+        description: "Save the active buffer after an edit",
+        args: "{}",
+        files: HELLO,
+        setup: &[
+            ("ultra.openFile", r#"{"path": "src/app.ts"}"#),
+            ("ultra.insertText", r#"{"text": "// saved\n", "position": {"line": 0, "character": 0}}"#),
+        ],
+        expect: Some(r#"{"path": "src/app.ts", "version": 2}"#),
+        ..Example::EMPTY
+    }, Example {
+        description: "A save that expects an older version is refused",
+        args: r#"{"path": "src/app.ts", "expectedVersion": 1}"#,
+        files: HELLO,
+        setup: &[("ultra.insertText", r#"{"path": "src/app.ts", "text": "// x\n", "position": {"line": 0, "character": 0}}"#)],
+        error: Some("STALE_VERSION"),
+        ..Example::EMPTY
+    }]);
 
     fn run(&self, cx: &mut Cx<'_, Services>, args: SaveArgs) -> Result<Saved, CommandError> {
         let mut ws = cx.services.ws();
@@ -278,36 +270,32 @@ pub struct RevertArgs {
 /// `ultra.revert`.
 pub struct Revert;
 
-static REVERT: CommandSpec = CommandSpec::new(
-    "ultra.revert",
-    "Revert File",
-    "File",
-    "Reload a buffer from disk, dropping its unsaved changes: the way out of a conflict (STALE_VERSION with reason changedOnDisk) that keeps the disk's version. One undoable transaction: ultra.undo brings the changes back.",
-)
-.touches(Touches::READ)
-.examples(&[Example {
-    description: "Drop unsaved changes, taking the disk's text",
-    args: r#"{"path": "src/app.ts"}"#,
-    files: HELLO,
-    setup: &[("ultra.insertText", r#"{"path": "src/app.ts", "text": "// draft\n", "position": {"line": 0, "character": 0}}"#)],
-    expect: Some(r#"{"files": [{"path": "src/app.ts", "version": 3, "lineCount": 3}]}"#),
-    ..Example::EMPTY
-}, Example {
-    description: "Only if the buffer is still at the version the caller saw",
-    args: r#"{"path": "src/app.ts", "expectedVersion": 1}"#,
-    files: HELLO,
-    setup: &[("ultra.insertText", r#"{"path": "src/app.ts", "text": "// draft\n", "position": {"line": 0, "character": 0}}"#)],
-    error: Some("STALE_VERSION"),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for Revert {
     type Args = RevertArgs;
     type Output = TxnOutcome;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &REVERT
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "ultra.revert",
+        "Revert File",
+        "File",
+        "Reload a buffer from disk, dropping its unsaved changes: the way out of a conflict (STALE_VERSION with reason changedOnDisk) that keeps the disk's version. One undoable transaction: ultra.undo brings the changes back.",
+    )
+    .touches(Touches::READ)
+    .examples(&[Example {
+        description: "Drop unsaved changes, taking the disk's text",
+        args: r#"{"path": "src/app.ts"}"#,
+        files: HELLO,
+        setup: &[("ultra.insertText", r#"{"path": "src/app.ts", "text": "// draft\n", "position": {"line": 0, "character": 0}}"#)],
+        expect: Some(r#"{"files": [{"path": "src/app.ts", "version": 3, "lineCount": 3}]}"#),
+        ..Example::EMPTY
+    }, Example {
+        description: "Only if the buffer is still at the version the caller saw",
+        args: r#"{"path": "src/app.ts", "expectedVersion": 1}"#,
+        files: HELLO,
+        setup: &[("ultra.insertText", r#"{"path": "src/app.ts", "text": "// draft\n", "position": {"line": 0, "character": 0}}"#)],
+        error: Some("STALE_VERSION"),
+        ..Example::EMPTY
+    }]);
 
     fn run(&self, cx: &mut Cx<'_, Services>, args: RevertArgs) -> Result<TxnOutcome, CommandError> {
         let mut ws = cx.services.ws();
@@ -316,9 +304,9 @@ impl Command<Services> for Revert {
             return Err(WsError::NotFound(format!("{rel} (not open)")).into());
         }
         ws.check_expected(&rel, args.expected_version, None)?;
-        let outcome = ws.revert(&rel, cx.source, REVERT.id)?;
+        let outcome = ws.revert(&rel, cx.source, Revert::SPEC.id)?;
         emit_notices(cx, &mut ws);
-        emit_changed(cx, &outcome, REVERT.id);
+        emit_changed(cx, &outcome, Revert::SPEC.id);
         Ok(outcome)
     }
 }
@@ -338,25 +326,21 @@ pub struct SavedAll {
 /// `ultra.saveAll`.
 pub struct SaveAll;
 
-static SAVE_ALL: CommandSpec = CommandSpec::new("ultra.saveAll", "Save All", "File", "Save every buffer with unsaved changes. Reports each buffer that could not be saved instead of stopping at the first.")
-.touches(Touches::WRITE)
-    .idempotent()
-    .examples(&[Example {
-        description: "Save all dirty buffers",
-        args: "{}",
-        files: HELLO,
-        setup: &[("ultra.edit", r#"{"path": "src/app.ts", "range": {"start": {"line": 0, "character": 6}, "end": {"line": 0, "character": 7}}, "text": "y"}"#)],
-        expect: Some(r#"{"saved": [{"path": "src/app.ts"}], "failed": []}"#),
-        ..Example::EMPTY
-    }]);
-
 impl Command<Services> for SaveAll {
     type Args = NoArgs;
     type Output = SavedAll;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &SAVE_ALL
-    }
+    const SPEC: CommandSpec = CommandSpec::new("ultra.saveAll", "Save All", "File", "Save every buffer with unsaved changes. Reports each buffer that could not be saved instead of stopping at the first.")
+    .touches(Touches::WRITE)
+        .idempotent()
+        .examples(&[Example {
+            description: "Save all dirty buffers",
+            args: "{}",
+            files: HELLO,
+            setup: &[("ultra.edit", r#"{"path": "src/app.ts", "range": {"start": {"line": 0, "character": 6}, "end": {"line": 0, "character": 7}}, "text": "y"}"#)],
+            expect: Some(r#"{"saved": [{"path": "src/app.ts"}], "failed": []}"#),
+            ..Example::EMPTY
+        }]);
 
     fn run(&self, cx: &mut Cx<'_, Services>, _: NoArgs) -> Result<SavedAll, CommandError> {
         Ok(save_all(cx))
@@ -418,25 +402,21 @@ pub struct Created {
 /// `ultra.createFile`.
 pub struct CreateFile;
 
-static CREATE_FILE: CommandSpec = CommandSpec::new(
-    "ultra.createFile",
-    "Create File",
-    "File",
-    "Create a file (and its parent directories) with optional content, written crash-safely. Fails with FILE_EXISTS unless overwrite is true.",
-)
-.touches(Touches::WRITE)
-.examples(&[
-    Example { description: "Create a file", args: r#"{"path": "src/new.ts", "content": "export {};\n"}"#, expect: Some(r#"{"path": "src/new.ts", "bytes": 11, "created": true}"#), ..Example::EMPTY },
-    Example { description: "An existing file is not replaced", args: r#"{"path": "src/app.ts"}"#, files: HELLO, error: Some("FILE_EXISTS"), ..Example::EMPTY },
-]);
-
 impl Command<Services> for CreateFile {
     type Args = CreateFileArgs;
     type Output = Created;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &CREATE_FILE
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "ultra.createFile",
+        "Create File",
+        "File",
+        "Create a file (and its parent directories) with optional content, written crash-safely. Fails with FILE_EXISTS unless overwrite is true.",
+    )
+    .touches(Touches::WRITE)
+    .examples(&[
+        Example { description: "Create a file", args: r#"{"path": "src/new.ts", "content": "export {};\n"}"#, expect: Some(r#"{"path": "src/new.ts", "bytes": 11, "created": true}"#), ..Example::EMPTY },
+        Example { description: "An existing file is not replaced", args: r#"{"path": "src/app.ts"}"#, files: HELLO, error: Some("FILE_EXISTS"), ..Example::EMPTY },
+    ]);
 
     fn file_operation(&self, args: &CreateFileArgs) -> Option<FileOperation> {
         FileOperation::create(&args.path)
@@ -470,7 +450,7 @@ impl Command<Services> for CreateFile {
             }
         })?;
         let saved = if exists {
-            ws.write_file(&rel, &args.content, cx.source, CREATE_FILE.id)?
+            ws.write_file(&rel, &args.content, cx.source, CreateFile::SPEC.id)?
         } else {
             ws.root().create_parents(&rel)?;
             let meta = ws.root().create_new(&rel, args.content.as_bytes())?;
@@ -520,16 +500,6 @@ pub struct DeleteFileArgs {
 /// `ultra.deleteFile`.
 pub struct DeleteFile;
 
-static DELETE_FILE: CommandSpec = CommandSpec::new(
-    "ultra.deleteFile",
-    "Delete File",
-    "File",
-    "Delete a file. A symlink is removed itself, never its target. An open buffer is closed; unsaved changes block the delete unless force. Destructive: agents are asked first under the default policy, shown the content and the files that import it.",
-)
-.touches(Touches::WRITE)
-.destructive()
-.examples(&[Example { description: "Delete a file", args: r#"{"path": "src/app.ts"}"#, files: HELLO, expect: Some(r#"{"path": "src/app.ts", "deleted": true}"#), ..Example::EMPTY }]);
-
 /// Result of delete commands.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct Deleted {
@@ -541,9 +511,15 @@ impl Command<Services> for DeleteFile {
     type Args = DeleteFileArgs;
     type Output = Deleted;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &DELETE_FILE
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "ultra.deleteFile",
+        "Delete File",
+        "File",
+        "Delete a file. A symlink is removed itself, never its target. An open buffer is closed; unsaved changes block the delete unless force. Destructive: agents are asked first under the default policy, shown the content and the files that import it.",
+    )
+    .touches(Touches::WRITE)
+    .destructive()
+    .examples(&[Example { description: "Delete a file", args: r#"{"path": "src/app.ts"}"#, files: HELLO, expect: Some(r#"{"path": "src/app.ts", "deleted": true}"#), ..Example::EMPTY }]);
 
     fn file_operation(&self, args: &DeleteFileArgs) -> Option<FileOperation> {
         FileOperation::delete(&args.path)
@@ -630,38 +606,34 @@ pub struct Renamed {
 /// `ultra.renameFile`.
 pub struct RenameFile;
 
-static RENAME_FILE: CommandSpec = CommandSpec::new(
-    "ultra.renameFile",
-    "Rename File",
-    "File",
-    "Rename or move a file or directory inside the workspace, creating parent directories. Open buffers follow the rename. Fails with FILE_EXISTS unless overwrite; overwriting counts as destructive for policy (agents are asked).",
-)
-.touches(Touches::WRITE)
-.examples(&[
-    Example {
-        description: "Move a file into another directory",
-        args: r#"{"path": "src/app.ts", "newPath": "lib/app.ts"}"#,
-        files: HELLO,
-        expect: Some(r#"{"path": "src/app.ts", "newPath": "lib/app.ts"}"#),
-        ..Example::EMPTY
-    },
-    Example {
-        description: "An agent overwriting a file needs a person's approval",
-        args: r#"{"path": "src/app.ts", "newPath": "src/b.ts", "overwrite": true}"#,
-        files: &[("src/app.ts", "a\n"), ("src/b.ts", "b\n")],
-        source: Some(ultra_protocol::SourceKind::Ai),
-        error: Some("CONFIRMATION_REQUIRED"),
-        ..Example::EMPTY
-    },
-]);
-
 impl Command<Services> for RenameFile {
     type Args = RenameFileArgs;
     type Output = Renamed;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &RENAME_FILE
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "ultra.renameFile",
+        "Rename File",
+        "File",
+        "Rename or move a file or directory inside the workspace, creating parent directories. Open buffers follow the rename. Fails with FILE_EXISTS unless overwrite; overwriting counts as destructive for policy (agents are asked).",
+    )
+    .touches(Touches::WRITE)
+    .examples(&[
+        Example {
+            description: "Move a file into another directory",
+            args: r#"{"path": "src/app.ts", "newPath": "lib/app.ts"}"#,
+            files: HELLO,
+            expect: Some(r#"{"path": "src/app.ts", "newPath": "lib/app.ts"}"#),
+            ..Example::EMPTY
+        },
+        Example {
+            description: "An agent overwriting a file needs a person's approval",
+            args: r#"{"path": "src/app.ts", "newPath": "src/b.ts", "overwrite": true}"#,
+            files: &[("src/app.ts", "a\n"), ("src/b.ts", "b\n")],
+            source: Some(ultra_protocol::SourceKind::Ai),
+            error: Some("CONFIRMATION_REQUIRED"),
+            ..Example::EMPTY
+        },
+    ]);
 
     fn file_operation(&self, args: &RenameFileArgs) -> Option<FileOperation> {
         FileOperation::rename(FileOperationKind::Rename, &args.path, &args.new_path)
@@ -742,33 +714,29 @@ pub struct Closed {
 /// `ultra.closeFile`.
 pub struct CloseFile;
 
-static CLOSE_FILE: CommandSpec = CommandSpec::new(
-    "ultra.closeFile",
-    "Close File",
-    "File",
-    "Close a buffer. Unsaved changes block the close (BUFFER_DIRTY) unless force. The buffer's undo history is dropped with it.",
-)
-.touches(Touches::NOTHING)
-.keybinding("ctrl+w")
-.examples(&[
-    Example { description: "Close the active buffer", args: "{}", files: HELLO, setup: &[("ultra.openFile", r#"{"path": "src/app.ts"}"#)], expect: Some(r#"{"closed": true}"#), ..Example::EMPTY },
-    Example {
-        description: "Unsaved changes block a close",
-        args: r#"{"path": "src/app.ts"}"#,
-        files: HELLO,
-        setup: &[("ultra.insertText", r#"{"path": "src/app.ts", "text": "x", "position": {"line": 0, "character": 0}}"#)],
-        error: Some("BUFFER_DIRTY"),
-        ..Example::EMPTY
-    },
-]);
-
 impl Command<Services> for CloseFile {
     type Args = CloseFileArgs;
     type Output = Closed;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &CLOSE_FILE
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "ultra.closeFile",
+        "Close File",
+        "File",
+        "Close a buffer. Unsaved changes block the close (BUFFER_DIRTY) unless force. The buffer's undo history is dropped with it.",
+    )
+    .touches(Touches::NOTHING)
+    .keybinding("ctrl+w")
+    .examples(&[
+        Example { description: "Close the active buffer", args: "{}", files: HELLO, setup: &[("ultra.openFile", r#"{"path": "src/app.ts"}"#)], expect: Some(r#"{"closed": true}"#), ..Example::EMPTY },
+        Example {
+            description: "Unsaved changes block a close",
+            args: r#"{"path": "src/app.ts"}"#,
+            files: HELLO,
+            setup: &[("ultra.insertText", r#"{"path": "src/app.ts", "text": "x", "position": {"line": 0, "character": 0}}"#)],
+            error: Some("BUFFER_DIRTY"),
+            ..Example::EMPTY
+        },
+    ]);
 
     fn run(&self, cx: &mut Cx<'_, Services>, args: CloseFileArgs) -> Result<Closed, CommandError> {
         close_file(cx, args.path.as_deref(), args.force, args.expected_version)

@@ -62,30 +62,26 @@ pub struct Found {
 /// `ultra.find`.
 pub struct Find;
 
-static FIND: CommandSpec = CommandSpec::new(
-    "ultra.find",
-    "Find",
-    "Navigation",
-    "Select the next match of `query` after the cursor (before it with `backwards`), wrapping round the buffer; plain text ignoring case unless `regex` or `caseSensitive`. ultra.findNext repeats it.",
-)
-.touches(Touches::READ)
-.keybinding("ctrl+f")
-.examples(&[Example {
-    description: "The first console",
-    args: r#"{"query": "CONSOLE"}"#,
-    files: HELLO,
-    setup: OPEN,
-    expect: Some(r#"{"selections": [{"start": {"line": 1, "character": 0}, "end": {"line": 1, "character": 7}}], "total": 2, "wrapped": false}"#),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for Find {
     type Args = FindArgs;
     type Output = Found;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &FIND
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "ultra.find",
+        "Find",
+        "Navigation",
+        "Select the next match of `query` after the cursor (before it with `backwards`), wrapping round the buffer; plain text ignoring case unless `regex` or `caseSensitive`. ultra.findNext repeats it.",
+    )
+    .touches(Touches::READ)
+    .keybinding("ctrl+f")
+    .examples(&[Example {
+        description: "The first console",
+        args: r#"{"query": "CONSOLE"}"#,
+        files: HELLO,
+        setup: OPEN,
+        expect: Some(r#"{"selections": [{"start": {"line": 1, "character": 0}, "end": {"line": 1, "character": 7}}], "total": 2, "wrapped": false}"#),
+        ..Example::EMPTY
+    }]);
 
     fn run(&self, cx: &mut Cx<'_, Services>, a: FindArgs) -> Result<Found, CommandError> {
         let found = find(cx, &a)?;
@@ -106,34 +102,30 @@ pub struct FindNextArgs {
 /// `ultra.findNext`.
 pub struct FindNext;
 
-static FIND_NEXT: CommandSpec = CommandSpec::new(
-    "ultra.findNext",
-    "Find Next",
-    "Navigation",
-    "Repeat the last ultra.find from the cursor (`backwards` for the previous match).",
-)
-.touches(Touches::READ)
-.keybinding("f3")
-.more_keys(&[("shift+f3", r#"{"backwards": true}"#)])
-.examples(&[Example {
-    description: "The second console",
-    args: "{}",
-    files: HELLO,
-    setup: &[
-        ("ultra.openFile", r#"{"path": "src/app.ts"}"#),
-        ("ultra.find", r#"{"query": "console"}"#),
-    ],
-    expect: Some(r#"{"selections": [{"start": {"line": 2, "character": 0}}]}"#),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for FindNext {
     type Args = FindNextArgs;
     type Output = Found;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &FIND_NEXT
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "ultra.findNext",
+        "Find Next",
+        "Navigation",
+        "Repeat the last ultra.find from the cursor (`backwards` for the previous match).",
+    )
+    .touches(Touches::READ)
+    .keybinding("f3")
+    .more_keys(&[("shift+f3", r#"{"backwards": true}"#)])
+    .examples(&[Example {
+        description: "The second console",
+        args: "{}",
+        files: HELLO,
+        setup: &[
+            ("ultra.openFile", r#"{"path": "src/app.ts"}"#),
+            ("ultra.find", r#"{"query": "console"}"#),
+        ],
+        expect: Some(r#"{"selections": [{"start": {"line": 2, "character": 0}}]}"#),
+        ..Example::EMPTY
+    }]);
 
     fn run(&self, cx: &mut Cx<'_, Services>, a: FindNextArgs) -> Result<Found, CommandError> {
         let Some(mut last) = cx.services.view().last_find() else {
@@ -266,29 +258,25 @@ const CODE: &[(&str, &str)] = &[
     ),
 ];
 
-static GO_TO_SYMBOL: CommandSpec = CommandSpec::new(
-    "ultra.goToSymbol",
-    "Go to Symbol in Workspace",
-    "Navigation",
-    "Open the file defining `symbol` (from the code index) with the cursor on its definition; other definitions of the name are listed. Not found: SYMBOL_NOT_FOUND with near names.",
-)
-.touches(Touches::READ)
-.keybinding("ctrl+t")
-.examples(&[Example {
-    description: "A class",
-    args: r#"{"symbol": "UserService"}"#,
-    files: CODE,
-    expect: Some(r#"{"path": "src/service.ts", "cursor": {"line": 0}}"#),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for GoToSymbol {
     type Args = GoToSymbolArgs;
     type Output = Landed;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &GO_TO_SYMBOL
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "ultra.goToSymbol",
+        "Go to Symbol in Workspace",
+        "Navigation",
+        "Open the file defining `symbol` (from the code index) with the cursor on its definition; other definitions of the name are listed. Not found: SYMBOL_NOT_FOUND with near names.",
+    )
+    .touches(Touches::READ)
+    .keybinding("ctrl+t")
+    .examples(&[Example {
+        description: "A class",
+        args: r#"{"symbol": "UserService"}"#,
+        files: CODE,
+        expect: Some(r#"{"path": "src/service.ts", "cursor": {"line": 0}}"#),
+        ..Example::EMPTY
+    }]);
 
     fn run(&self, cx: &mut Cx<'_, Services>, a: GoToSymbolArgs) -> Result<Landed, CommandError> {
         go_to(cx, &a.symbol, None)
@@ -297,26 +285,6 @@ impl Command<Services> for GoToSymbol {
 
 /// `ultra.goToDefinition`.
 pub struct GoToDefinition;
-
-static GO_TO_DEFINITION: CommandSpec = CommandSpec::new(
-    "ultra.goToDefinition",
-    "Go to Definition",
-    "Navigation",
-    "Go to the definition of the word at the cursor (from the code index), preferring one in another place than the cursor.",
-)
-.touches(Touches::READ)
-.keybinding("f12")
-.examples(&[Example {
-    description: "From a use of UserService",
-    args: "{}",
-    files: CODE,
-    setup: &[
-        ("ultra.openFile", r#"{"path": "src/app.ts"}"#),
-        ("ultra.goToLine", r#"{"line": 2, "column": 16}"#),
-    ],
-    expect: Some(r#"{"symbol": "UserService", "path": "src/service.ts"}"#),
-    ..Example::EMPTY
-}]);
 
 /// Arguments of `ultra.goToDefinition`.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
@@ -330,9 +298,25 @@ impl Command<Services> for GoToDefinition {
     type Args = GoToDefinitionArgs;
     type Output = Landed;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &GO_TO_DEFINITION
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "ultra.goToDefinition",
+        "Go to Definition",
+        "Navigation",
+        "Go to the definition of the word at the cursor (from the code index), preferring one in another place than the cursor.",
+    )
+    .touches(Touches::READ)
+    .keybinding("f12")
+    .examples(&[Example {
+        description: "From a use of UserService",
+        args: "{}",
+        files: CODE,
+        setup: &[
+            ("ultra.openFile", r#"{"path": "src/app.ts"}"#),
+            ("ultra.goToLine", r#"{"line": 2, "column": 16}"#),
+        ],
+        expect: Some(r#"{"symbol": "UserService", "path": "src/service.ts"}"#),
+        ..Example::EMPTY
+    }]);
 
     fn run(
         &self,

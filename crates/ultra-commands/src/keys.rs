@@ -42,29 +42,25 @@ pub struct KeyInfo {
 /// `ultra.keybindings`.
 pub struct Keybindings;
 
-static KEYS: CommandSpec = CommandSpec::new(
-    "ultra.keybindings",
-    "Key Bindings",
-    "Query",
-    "The key bindings in effect, defaults first then the user's (config `keybindings`: {key, command, when, args}; `-command` removes): a key runs the last binding whose when-clause holds.",
-)
-.touches(Touches::NOTHING)
-.read_only()
-.idempotent()
-.examples(&[Example {
-    description: "What saves",
-    args: r#"{"command": "ultra.save"}"#,
-    expect: Some(r#"[{"key": "ctrl+s", "command": "ultra.save", "origin": "default"}]"#),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for Keybindings {
     type Args = KeysArgs;
     type Output = Vec<KeyInfo>;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &KEYS
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "ultra.keybindings",
+        "Key Bindings",
+        "Query",
+        "The key bindings in effect, defaults first then the user's (config `keybindings`: {key, command, when, args}; `-command` removes): a key runs the last binding whose when-clause holds.",
+    )
+    .touches(Touches::NOTHING)
+    .read_only()
+    .idempotent()
+    .examples(&[Example {
+        description: "What saves",
+        args: r#"{"command": "ultra.save"}"#,
+        expect: Some(r#"[{"key": "ctrl+s", "command": "ultra.save", "origin": "default"}]"#),
+        ..Example::EMPTY
+    }]);
 
     fn run(&self, cx: &mut Cx<'_, Services>, a: KeysArgs) -> Result<Vec<KeyInfo>, CommandError> {
         let wanted = a

@@ -81,31 +81,27 @@ pub struct GoToLineArgs {
 /// `ultra.goToLine`.
 pub struct GoToLine;
 
-static GO_TO_LINE: CommandSpec = CommandSpec::new(
-    "ultra.goToLine",
-    "Go to Line",
-    "Navigation",
-    "Put a single cursor at a line (1-based) and column (1-based).",
-)
-.touches(Touches::NOTHING)
-.keybinding("ctrl+g")
-.idempotent()
-.examples(&[Example {
-    description: "Jump to line 2",
-    args: r#"{"line": 2}"#,
-    files: HELLO,
-    setup: OPEN,
-    expect: Some(r#"{"cursor": {"line": 1, "character": 0}}"#),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for GoToLine {
     type Args = GoToLineArgs;
     type Output = Cursors;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &GO_TO_LINE
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "ultra.goToLine",
+        "Go to Line",
+        "Navigation",
+        "Put a single cursor at a line (1-based) and column (1-based).",
+    )
+    .touches(Touches::NOTHING)
+    .keybinding("ctrl+g")
+    .idempotent()
+    .examples(&[Example {
+        description: "Jump to line 2",
+        args: r#"{"line": 2}"#,
+        files: HELLO,
+        setup: OPEN,
+        expect: Some(r#"{"cursor": {"line": 1, "character": 0}}"#),
+        ..Example::EMPTY
+    }]);
 
     fn run(&self, cx: &mut Cx<'_, Services>, args: GoToLineArgs) -> Result<Cursors, CommandError> {
         with_buffer(cx, args.path.as_deref(), |buf, enc| {

@@ -76,27 +76,23 @@ pub struct FileContent {
 /// `ultra.getFileContent`.
 pub struct GetFileContent;
 
-static GET_FILE_CONTENT: CommandSpec = CommandSpec::new(
-    "ultra.getFileContent",
-    "Get File Content",
-    "Query",
-    "Read a file: the open buffer's text (unsaved changes included) or the disk's. Page with offset (1-based line) and limit, cap with maxChars; a truncated read says how many lines remain and gives nextOffset. Returns the content hash to pass as expectedHash.",
-)
-.touches(Touches::READ)
-.read_only()
-.tool_name("read_file")
-.examples(&[
-    Example { description: "Read a whole file", args: r#"{"path": "src/app.ts"}"#, files: HELLO, expect: Some(r#"{"content": "const x = 1;\nconsole.log(x);\n", "language": "typescript", "lineCount": 2, "truncated": false}"#), ..Example::EMPTY },
-    Example { description: "Read one line", args: r#"{"path": "src/app.ts", "offset": 2, "limit": 1}"#, files: HELLO, expect: Some(r#"{"content": "console.log(x);\n", "startLine": 2, "endLine": 2}"#), ..Example::EMPTY },
-]);
-
 impl Command<Services> for GetFileContent {
     type Args = GetFileContentArgs;
     type Output = FileContent;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &GET_FILE_CONTENT
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "ultra.getFileContent",
+        "Get File Content",
+        "Query",
+        "Read a file: the open buffer's text (unsaved changes included) or the disk's. Page with offset (1-based line) and limit, cap with maxChars; a truncated read says how many lines remain and gives nextOffset. Returns the content hash to pass as expectedHash.",
+    )
+    .touches(Touches::READ)
+    .read_only()
+    .tool_name("read_file")
+    .examples(&[
+        Example { description: "Read a whole file", args: r#"{"path": "src/app.ts"}"#, files: HELLO, expect: Some(r#"{"content": "const x = 1;\nconsole.log(x);\n", "language": "typescript", "lineCount": 2, "truncated": false}"#), ..Example::EMPTY },
+        Example { description: "Read one line", args: r#"{"path": "src/app.ts", "offset": 2, "limit": 1}"#, files: HELLO, expect: Some(r#"{"content": "console.log(x);\n", "startLine": 2, "endLine": 2}"#), ..Example::EMPTY },
+    ]);
 
     fn run(
         &self,
@@ -275,35 +271,31 @@ pub(crate) fn selection_of(
 /// `ultra.getSelection`.
 pub struct GetSelection;
 
-static GET_SELECTION: CommandSpec = CommandSpec::new(
-    "ultra.getSelection",
-    "Get Selection",
-    "Query",
-    "The selections of a buffer (primary first) with their text and ranges.",
-)
-.touches(Touches::READ)
-.read_only()
-// Seed 003's method takes `{path?}` and reads `{range, text}`: the same shape.
-.aliases(&["editor.getSelection"])
-.examples(&[Example {
-    description: "Read the selection after selecting all",
-    args: "{}",
-    files: HELLO,
-    setup: &[
-        ("ultra.openFile", r#"{"path": "src/app.ts"}"#),
-        ("ultra.selectAll", "{}"),
-    ],
-    expect: Some(r#"{"text": "const x = 1;\nconsole.log(x);\n", "isEmpty": false}"#),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for GetSelection {
     type Args = PathArg;
     type Output = SelectionResult;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &GET_SELECTION
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "ultra.getSelection",
+        "Get Selection",
+        "Query",
+        "The selections of a buffer (primary first) with their text and ranges.",
+    )
+    .touches(Touches::READ)
+    .read_only()
+    // Seed 003's method takes `{path?}` and reads `{range, text}`: the same shape.
+    .aliases(&["editor.getSelection"])
+    .examples(&[Example {
+        description: "Read the selection after selecting all",
+        args: "{}",
+        files: HELLO,
+        setup: &[
+            ("ultra.openFile", r#"{"path": "src/app.ts"}"#),
+            ("ultra.selectAll", "{}"),
+        ],
+        expect: Some(r#"{"text": "const x = 1;\nconsole.log(x);\n", "isEmpty": false}"#),
+        ..Example::EMPTY
+    }]);
 
     fn run(
         &self,
@@ -334,30 +326,26 @@ pub struct OpenFileInfo {
 /// `ultra.getOpenFiles`.
 pub struct GetOpenFiles;
 
-static GET_OPEN_FILES: CommandSpec = CommandSpec::new(
-    "ultra.getOpenFiles",
-    "Get Open Files",
-    "Query",
-    "Every open buffer with its version and dirty state.",
-)
-.touches(Touches::READ)
-.read_only()
-.examples(&[Example {
-    description: "List open buffers",
-    args: "{}",
-    files: HELLO,
-    setup: &[("ultra.openFile", r#"{"path": "src/app.ts"}"#)],
-    expect: Some(r#"[{"path": "src/app.ts", "isDirty": false, "active": true}]"#),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for GetOpenFiles {
     type Args = NoArgs;
     type Output = Vec<OpenFileInfo>;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &GET_OPEN_FILES
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "ultra.getOpenFiles",
+        "Get Open Files",
+        "Query",
+        "Every open buffer with its version and dirty state.",
+    )
+    .touches(Touches::READ)
+    .read_only()
+    .examples(&[Example {
+        description: "List open buffers",
+        args: "{}",
+        files: HELLO,
+        setup: &[("ultra.openFile", r#"{"path": "src/app.ts"}"#)],
+        expect: Some(r#"[{"path": "src/app.ts", "isDirty": false, "active": true}]"#),
+        ..Example::EMPTY
+    }]);
 
     fn run(&self, cx: &mut Cx<'_, Services>, _: NoArgs) -> Result<Vec<OpenFileInfo>, CommandError> {
         let ws = cx.services.ws();
@@ -401,24 +389,20 @@ pub struct WorkspaceInfo {
 /// `ultra.getWorkspaceInfo`.
 pub struct GetWorkspaceInfo;
 
-static GET_WORKSPACE_INFO: CommandSpec = CommandSpec::new(
-    "ultra.getWorkspaceInfo",
-    "Get Workspace Info",
-    "Query",
-    "The workspace root, open files, active file, API level, loaded validators and where the audit log is; as seed 003's `state.getWorkspace`, its folders and name.",
-)
-.touches(Touches::NOTHING)
-.aliases(&["state.getWorkspace"])
-.read_only()
-.examples(&[Example { description: "Describe the workspace", args: "{}", expect: Some(r#"{"openFileCount": 0, "apiLevel": 1}"#), ..Example::EMPTY }]);
-
 impl Command<Services> for GetWorkspaceInfo {
     type Args = NoArgs;
     type Output = WorkspaceInfo;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &GET_WORKSPACE_INFO
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "ultra.getWorkspaceInfo",
+        "Get Workspace Info",
+        "Query",
+        "The workspace root, open files, active file, API level, loaded validators and where the audit log is; as seed 003's `state.getWorkspace`, its folders and name.",
+    )
+    .touches(Touches::NOTHING)
+    .aliases(&["state.getWorkspace"])
+    .read_only()
+    .examples(&[Example { description: "Describe the workspace", args: "{}", expect: Some(r#"{"openFileCount": 0, "apiLevel": 1}"#), ..Example::EMPTY }]);
 
     fn run(&self, cx: &mut Cx<'_, Services>, _: NoArgs) -> Result<WorkspaceInfo, CommandError> {
         let ws = cx.services.ws();
@@ -462,23 +446,19 @@ pub struct ListCommandsArgs {
 /// `ultra.listCommands`.
 pub struct ListCommands;
 
-static LIST_COMMANDS: CommandSpec = CommandSpec::new(
-    "ultra.listCommands",
-    "List Commands",
-    "Query",
-    "Every command with its argument and result schemas, usage line, examples and risk annotations. Filter by category, aiOnly, or a fuzzy query; brief drops schemas and examples.",
-)
-.touches(Touches::NOTHING)
-.read_only()
-.examples(&[Example { description: "Find the save commands", args: r#"{"query": "save", "brief": true}"#, expect: Some(r#"[{"id": "ultra.save"}]"#), ..Example::EMPTY }]);
-
 impl Command<Services> for ListCommands {
     type Args = ListCommandsArgs;
     type Output = Vec<serde_json::Value>;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &LIST_COMMANDS
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "ultra.listCommands",
+        "List Commands",
+        "Query",
+        "Every command with its argument and result schemas, usage line, examples and risk annotations. Filter by category, aiOnly, or a fuzzy query; brief drops schemas and examples.",
+    )
+    .touches(Touches::NOTHING)
+    .read_only()
+    .examples(&[Example { description: "Find the save commands", args: r#"{"query": "save", "brief": true}"#, expect: Some(r#"[{"id": "ultra.save"}]"#), ..Example::EMPTY }]);
 
     fn run(
         &self,

@@ -91,38 +91,34 @@ pub struct Found {
 /// `search.findInFiles`.
 pub struct FindInFiles;
 
-static FIND: CommandSpec = CommandSpec::new(
-    "search.findInFiles",
-    "Find in Files",
-    "Search",
-    "Search the workspace's files (gitignore-aware; open buffers as edited) for text or a regex, with include/exclude globs, case and whole-word options; matches with 0-based ranges and a preview, in path order, capped by maxResults.",
-)
-.touches(Touches::READ)
-.long()
-.read_only()
-.examples(&[
-    Example {
-        description: "A word, case-insensitive",
-        args: r#"{"query": "todo", "options": {"include": "*.ts"}}"#,
-        files: &[("src/a.ts", "// TODO: x\nconst todo = 1;\n"), ("notes.md", "todo\n")],
-        expect: Some(r#"{"count": 2, "results": [{"path": "src/a.ts"}]}"#),
-        ..Example::EMPTY
-    },
-    Example {
-        description: "A bad regex is an argument error",
-        args: r#"{"query": "(", "options": {"useRegex": true}}"#,
-        error: Some("INVALID_ARGUMENTS"),
-        ..Example::EMPTY
-    },
-]);
-
 impl Command<Services> for FindInFiles {
     type Args = FindArgs;
     type Output = Found;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &FIND
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "search.findInFiles",
+        "Find in Files",
+        "Search",
+        "Search the workspace's files (gitignore-aware; open buffers as edited) for text or a regex, with include/exclude globs, case and whole-word options; matches with 0-based ranges and a preview, in path order, capped by maxResults.",
+    )
+    .touches(Touches::READ)
+    .long()
+    .read_only()
+    .examples(&[
+        Example {
+            description: "A word, case-insensitive",
+            args: r#"{"query": "todo", "options": {"include": "*.ts"}}"#,
+            files: &[("src/a.ts", "// TODO: x\nconst todo = 1;\n"), ("notes.md", "todo\n")],
+            expect: Some(r#"{"count": 2, "results": [{"path": "src/a.ts"}]}"#),
+            ..Example::EMPTY
+        },
+        Example {
+            description: "A bad regex is an argument error",
+            args: r#"{"query": "(", "options": {"useRegex": true}}"#,
+            error: Some("INVALID_ARGUMENTS"),
+            ..Example::EMPTY
+        },
+    ]);
 
     fn run(&self, cx: &mut Cx<'_, Services>, a: FindArgs) -> Result<Found, CommandError> {
         let query = compile(&a.query, &a.options)?;
@@ -433,31 +429,27 @@ pub struct Replaced {
 /// `search.findAndReplace`.
 pub struct FindAndReplace;
 
-static REPLACE: CommandSpec = CommandSpec::new(
-    "search.findAndReplace",
-    "Find and Replace in Files",
-    "Search",
-    "Replace every match of a search (search.findInFiles' options) across the workspace in one atomic transaction (every file or none, undone together), then save; answers the count.",
-)
-.touches(Touches::WRITE)
-.examples(&[Example {
-    description: "Rename across files",
-    args: r#"{"query": "oldName", "replacement": "newName", "options": {"wholeWord": true, "caseSensitive": true}}"#,
-    files: &[
-        ("a.ts", "oldName(); oldNameX();\n"),
-        ("b.ts", "let y = oldName;\n"),
-    ],
-    expect: Some(r#"{"count": 2, "files": ["a.ts", "b.ts"]}"#),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for FindAndReplace {
     type Args = ReplaceArgs;
     type Output = Replaced;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &REPLACE
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "search.findAndReplace",
+        "Find and Replace in Files",
+        "Search",
+        "Replace every match of a search (search.findInFiles' options) across the workspace in one atomic transaction (every file or none, undone together), then save; answers the count.",
+    )
+    .touches(Touches::WRITE)
+    .examples(&[Example {
+        description: "Rename across files",
+        args: r#"{"query": "oldName", "replacement": "newName", "options": {"wholeWord": true, "caseSensitive": true}}"#,
+        files: &[
+            ("a.ts", "oldName(); oldNameX();\n"),
+            ("b.ts", "let y = oldName;\n"),
+        ],
+        expect: Some(r#"{"count": 2, "files": ["a.ts", "b.ts"]}"#),
+        ..Example::EMPTY
+    }]);
 
     fn run(&self, cx: &mut Cx<'_, Services>, a: ReplaceArgs) -> Result<Replaced, CommandError> {
         let query = compile(&a.query, &a.options)?;

@@ -46,30 +46,26 @@ pub struct SetSelectionArgs {
 /// `ultra.setSelection`.
 pub struct SetSelection;
 
-static SET_SELECTION: CommandSpec = CommandSpec::new(
-    "ultra.setSelection",
-    "Set Selection",
-    "Selection",
-    "Replace the selections with one range or several (multiple cursors, primary first). Positions are 0-based.",
-)
-.touches(Touches::NOTHING)
-.idempotent()
-.examples(&[Example {
-    description: "Select `console` and `x` on two lines",
-    args: r#"{"ranges": [{"start": {"line": 1, "character": 0}, "end": {"line": 1, "character": 7}}, {"start": {"line": 0, "character": 6}, "end": {"line": 0, "character": 7}}]}"#,
-    files: HELLO,
-    setup: OPEN,
-    expect: Some(r#"{"cursor": {"line": 1, "character": 7}}"#),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for SetSelection {
     type Args = SetSelectionArgs;
     type Output = Cursors;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &SET_SELECTION
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "ultra.setSelection",
+        "Set Selection",
+        "Selection",
+        "Replace the selections with one range or several (multiple cursors, primary first). Positions are 0-based.",
+    )
+    .touches(Touches::NOTHING)
+    .idempotent()
+    .examples(&[Example {
+        description: "Select `console` and `x` on two lines",
+        args: r#"{"ranges": [{"start": {"line": 1, "character": 0}, "end": {"line": 1, "character": 7}}, {"start": {"line": 0, "character": 6}, "end": {"line": 0, "character": 7}}]}"#,
+        files: HELLO,
+        setup: OPEN,
+        expect: Some(r#"{"cursor": {"line": 1, "character": 7}}"#),
+        ..Example::EMPTY
+    }]);
 
     fn run(
         &self,
@@ -127,24 +123,20 @@ pub struct AddCursorArgs {
 /// `ultra.addCursor`.
 pub struct AddCursor;
 
-static ADD_CURSOR: CommandSpec = CommandSpec::new("ultra.addCursor", "Add Cursor", "Selection", "Add a cursor; typing with ultra.insertText then inserts at every cursor.")
-.touches(Touches::NOTHING)
-    .examples(&[Example {
-        description: "Add a cursor on line 2",
-        args: r#"{"position": {"line": 1, "character": 0}}"#,
-        files: HELLO,
-        setup: OPEN,
-        expect: Some(r#"{"selections": [{"start": {"line": 0, "character": 0}}, {"start": {"line": 1, "character": 0}}]}"#),
-        ..Example::EMPTY
-    }]);
-
 impl Command<Services> for AddCursor {
     type Args = AddCursorArgs;
     type Output = Cursors;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &ADD_CURSOR
-    }
+    const SPEC: CommandSpec = CommandSpec::new("ultra.addCursor", "Add Cursor", "Selection", "Add a cursor; typing with ultra.insertText then inserts at every cursor.")
+    .touches(Touches::NOTHING)
+        .examples(&[Example {
+            description: "Add a cursor on line 2",
+            args: r#"{"position": {"line": 1, "character": 0}}"#,
+            files: HELLO,
+            setup: OPEN,
+            expect: Some(r#"{"selections": [{"start": {"line": 0, "character": 0}}, {"start": {"line": 1, "character": 0}}]}"#),
+            ..Example::EMPTY
+        }]);
 
     fn run(&self, cx: &mut Cx<'_, Services>, args: AddCursorArgs) -> Result<Cursors, CommandError> {
         with_buffer(cx, args.path.as_deref(), |buf, enc| {
@@ -167,31 +159,27 @@ pub struct PathArg {
 /// `ultra.selectAll`.
 pub struct SelectAll;
 
-static SELECT_ALL: CommandSpec = CommandSpec::new(
-    "ultra.selectAll",
-    "Select All",
-    "Selection",
-    "Select the whole buffer as one selection.",
-)
-.touches(Touches::NOTHING)
-.keybinding("ctrl+a")
-.idempotent()
-.examples(&[Example {
-    description: "Select everything",
-    args: "{}",
-    files: HELLO,
-    setup: OPEN,
-    expect: Some(r#"{"cursor": {"line": 2, "character": 0}}"#),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for SelectAll {
     type Args = PathArg;
     type Output = Cursors;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &SELECT_ALL
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "ultra.selectAll",
+        "Select All",
+        "Selection",
+        "Select the whole buffer as one selection.",
+    )
+    .touches(Touches::NOTHING)
+    .keybinding("ctrl+a")
+    .idempotent()
+    .examples(&[Example {
+        description: "Select everything",
+        args: "{}",
+        files: HELLO,
+        setup: OPEN,
+        expect: Some(r#"{"cursor": {"line": 2, "character": 0}}"#),
+        ..Example::EMPTY
+    }]);
 
     fn run(&self, cx: &mut Cx<'_, Services>, args: PathArg) -> Result<Cursors, CommandError> {
         with_buffer(cx, args.path.as_deref(), |buf, enc| {
@@ -207,37 +195,33 @@ impl Command<Services> for SelectAll {
 /// `ultra.singleCursor`.
 pub struct SingleCursor;
 
-static SINGLE_CURSOR: CommandSpec = CommandSpec::new(
-    "ultra.singleCursor",
-    "Single Cursor",
-    "Selection",
-    "Drop every selection but the primary, and collapse it to its cursor.",
-)
-.touches(Touches::NOTHING)
-.keybinding("escape")
-.idempotent()
-.examples(&[Example {
-    description: "Back to one cursor",
-    args: "{}",
-    files: HELLO,
-    setup: &[
-        ("ultra.openFile", r#"{"path": "src/app.ts"}"#),
-        (
-            "ultra.addCursor",
-            r#"{"position": {"line": 1, "character": 0}}"#,
-        ),
-    ],
-    expect: Some(r#"{"selections": [{"start": {"line": 0, "character": 0}}]}"#),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for SingleCursor {
     type Args = PathArg;
     type Output = Cursors;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &SINGLE_CURSOR
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "ultra.singleCursor",
+        "Single Cursor",
+        "Selection",
+        "Drop every selection but the primary, and collapse it to its cursor.",
+    )
+    .touches(Touches::NOTHING)
+    .keybinding("escape")
+    .idempotent()
+    .examples(&[Example {
+        description: "Back to one cursor",
+        args: "{}",
+        files: HELLO,
+        setup: &[
+            ("ultra.openFile", r#"{"path": "src/app.ts"}"#),
+            (
+                "ultra.addCursor",
+                r#"{"position": {"line": 1, "character": 0}}"#,
+            ),
+        ],
+        expect: Some(r#"{"selections": [{"start": {"line": 0, "character": 0}}]}"#),
+        ..Example::EMPTY
+    }]);
 
     fn run(&self, cx: &mut Cx<'_, Services>, args: PathArg) -> Result<Cursors, CommandError> {
         with_buffer(cx, args.path.as_deref(), |buf, enc| {
@@ -253,47 +237,43 @@ impl Command<Services> for SingleCursor {
 /// `ultra.selectWord`.
 pub struct SelectWord;
 
-static SELECT_WORD: CommandSpec = CommandSpec::new(
-    "ultra.selectWord",
-    "Select Word / Add Next Occurrence",
-    "Selection",
-    "With an empty primary selection, select the word at the cursor; with text selected, add a selection at the next occurrence of that text (wrapping), as VS Code's Ctrl+D does.",
-)
-.touches(Touches::NOTHING)
-.keybinding("ctrl+d")
-.examples(&[
-    Example {
-        description: "The word at the cursor",
-        args: "{}",
-        files: HELLO,
-        setup: &[
-            ("ultra.openFile", r#"{"path": "src/app.ts"}"#),
-            ("ultra.goToLine", r#"{"line": 2, "column": 3}"#),
-        ],
-        expect: Some(r#"{"selections": [{"start": {"line": 1, "character": 0}, "end": {"line": 1, "character": 7}}]}"#),
-        ..Example::EMPTY
-    },
-    Example {
-        description: "Twice: the next `x` too",
-        args: "{}",
-        files: HELLO,
-        setup: &[
-            ("ultra.openFile", r#"{"path": "src/app.ts"}"#),
-            ("ultra.goToLine", r#"{"line": 1, "column": 7}"#),
-            ("ultra.selectWord", "{}"),
-        ],
-        expect: Some(r#"{"selections": [{"start": {"line": 0, "character": 6}}, {"start": {"line": 1, "character": 12}, "end": {"line": 1, "character": 13}}]}"#),
-        ..Example::EMPTY
-    },
-]);
-
 impl Command<Services> for SelectWord {
     type Args = PathArg;
     type Output = Cursors;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &SELECT_WORD
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "ultra.selectWord",
+        "Select Word / Add Next Occurrence",
+        "Selection",
+        "With an empty primary selection, select the word at the cursor; with text selected, add a selection at the next occurrence of that text (wrapping), as VS Code's Ctrl+D does.",
+    )
+    .touches(Touches::NOTHING)
+    .keybinding("ctrl+d")
+    .examples(&[
+        Example {
+            description: "The word at the cursor",
+            args: "{}",
+            files: HELLO,
+            setup: &[
+                ("ultra.openFile", r#"{"path": "src/app.ts"}"#),
+                ("ultra.goToLine", r#"{"line": 2, "column": 3}"#),
+            ],
+            expect: Some(r#"{"selections": [{"start": {"line": 1, "character": 0}, "end": {"line": 1, "character": 7}}]}"#),
+            ..Example::EMPTY
+        },
+        Example {
+            description: "Twice: the next `x` too",
+            args: "{}",
+            files: HELLO,
+            setup: &[
+                ("ultra.openFile", r#"{"path": "src/app.ts"}"#),
+                ("ultra.goToLine", r#"{"line": 1, "column": 7}"#),
+                ("ultra.selectWord", "{}"),
+            ],
+            expect: Some(r#"{"selections": [{"start": {"line": 0, "character": 6}}, {"start": {"line": 1, "character": 12}, "end": {"line": 1, "character": 13}}]}"#),
+            ..Example::EMPTY
+        },
+    ]);
 
     fn run(&self, cx: &mut Cx<'_, Services>, args: PathArg) -> Result<Cursors, CommandError> {
         with_buffer(cx, args.path.as_deref(), |buf, enc| {
@@ -350,30 +330,26 @@ impl Command<Services> for SelectWord {
 /// `ultra.selectLine`.
 pub struct SelectLine;
 
-static SELECT_LINE: CommandSpec = CommandSpec::new(
-    "ultra.selectLine",
-    "Select Line",
-    "Selection",
-    "Extend every selection to whole lines, line break included; again, to the next line too.",
-)
-.touches(Touches::NOTHING)
-.keybinding("ctrl+l")
-.examples(&[Example {
-    description: "The first line",
-    args: "{}",
-    files: HELLO,
-    setup: OPEN,
-    expect: Some(r#"{"selections": [{"start": {"line": 0, "character": 0}, "end": {"line": 1, "character": 0}}]}"#),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for SelectLine {
     type Args = PathArg;
     type Output = Cursors;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &SELECT_LINE
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "ultra.selectLine",
+        "Select Line",
+        "Selection",
+        "Extend every selection to whole lines, line break included; again, to the next line too.",
+    )
+    .touches(Touches::NOTHING)
+    .keybinding("ctrl+l")
+    .examples(&[Example {
+        description: "The first line",
+        args: "{}",
+        files: HELLO,
+        setup: OPEN,
+        expect: Some(r#"{"selections": [{"start": {"line": 0, "character": 0}, "end": {"line": 1, "character": 0}}]}"#),
+        ..Example::EMPTY
+    }]);
 
     fn run(&self, cx: &mut Cx<'_, Services>, args: PathArg) -> Result<Cursors, CommandError> {
         with_buffer(cx, args.path.as_deref(), |buf, enc| {

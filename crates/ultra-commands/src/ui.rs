@@ -422,36 +422,32 @@ pub struct BatchArgs {
 /// `ui.batch`.
 pub struct Batch;
 
-static BATCH: CommandSpec = CommandSpec::new(
-    "ui.batch",
-    "UI: Apply Batch",
-    "UI",
-    "Apply a UICP batch (seed 002) to the web UI's windows: window.create/update/close, dom.set/replace/append (HTML sanitised on the server), component.render/update/destroy (table, list, form, code, diff, markdown), state.set/get/watch/unwatch, api.call (uicp://intent), txn.cancel. All operations are checked first; one invalid operation refuses the whole batch with a JSON pointer, the issues and a hint. A repeated idempotencyKey applies once. Pages without script: data-state-scope/data-state-key bind inputs to state, data-command on a button or form sends a batch ({{value}}, {{form.NAME}}, {{windowId}}, {{componentId}}).",
-)
-.touches(Touches::WRITE.and(Touches::NETWORK))
-.tool_name("ui_batch")
-.examples(&[
-    Example {
-        description: "Open a window and fill it",
-        args: r#"{"batch": [{"op": "window.create", "params": {"id": "w1", "title": "Status"}}, {"op": "dom.set", "params": {"windowId": "w1", "target": "root", "html": "<p>Ready</p><script>x</script>"}}]}"#,
-        expect: Some(r#"{"results": [{"op": "window.create", "windowId": "w1"}, {"op": "dom.set", "windowId": "w1"}], "changes": 2}"#),
-        ..Example::EMPTY
-    },
-    Example {
-        description: "A window smaller than 120 px is refused, with where and why",
-        args: r#"{"batch": [{"op": "window.create", "params": {"title": "Tiny", "width": 80}}]}"#,
-        error: Some("INVALID_ARGUMENTS"),
-        ..Example::EMPTY
-    },
-]);
-
 impl Command<Services> for Batch {
     type Args = BatchArgs;
     type Output = Applied;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &BATCH
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "ui.batch",
+        "UI: Apply Batch",
+        "UI",
+        "Apply a UICP batch (seed 002) to the web UI's windows: window.create/update/close, dom.set/replace/append (HTML sanitised on the server), component.render/update/destroy (table, list, form, code, diff, markdown), state.set/get/watch/unwatch, api.call (uicp://intent), txn.cancel. All operations are checked first; one invalid operation refuses the whole batch with a JSON pointer, the issues and a hint. A repeated idempotencyKey applies once. Pages without script: data-state-scope/data-state-key bind inputs to state, data-command on a button or form sends a batch ({{value}}, {{form.NAME}}, {{windowId}}, {{componentId}}).",
+    )
+    .touches(Touches::WRITE.and(Touches::NETWORK))
+    .tool_name("ui_batch")
+    .examples(&[
+        Example {
+            description: "Open a window and fill it",
+            args: r#"{"batch": [{"op": "window.create", "params": {"id": "w1", "title": "Status"}}, {"op": "dom.set", "params": {"windowId": "w1", "target": "root", "html": "<p>Ready</p><script>x</script>"}}]}"#,
+            expect: Some(r#"{"results": [{"op": "window.create", "windowId": "w1"}, {"op": "dom.set", "windowId": "w1"}], "changes": 2}"#),
+            ..Example::EMPTY
+        },
+        Example {
+            description: "A window smaller than 120 px is refused, with where and why",
+            args: r#"{"batch": [{"op": "window.create", "params": {"title": "Tiny", "width": 80}}]}"#,
+            error: Some("INVALID_ARGUMENTS"),
+            ..Example::EMPTY
+        },
+    ]);
 
     fn annotations(&self, a: &BatchArgs) -> Annotations {
         ops::parse_batch(a.batch.clone())
@@ -540,30 +536,26 @@ where
 /// `ui.snapshot`.
 pub struct Snapshot;
 
-static SNAPSHOT: CommandSpec = CommandSpec::new(
-    "ui.snapshot",
-    "UI: Snapshot",
-    "UI",
-    "The web UI's current screen: every window (position, size, title) with its sanitised content in order, and the live state values. Pages draw from it, then apply ui.applied events.",
-)
-.touches(Touches::NOTHING)
-.tool_name("ui_snapshot")
-.read_only()
-.idempotent()
-.examples(&[Example {
-    description: "Nothing open yet",
-    args: "{}",
-    expect: Some(r#"{"windows": [], "state": []}"#),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for Snapshot {
     type Args = NoArgs;
     type Output = Value;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &SNAPSHOT
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "ui.snapshot",
+        "UI: Snapshot",
+        "UI",
+        "The web UI's current screen: every window (position, size, title) with its sanitised content in order, and the live state values. Pages draw from it, then apply ui.applied events.",
+    )
+    .touches(Touches::NOTHING)
+    .tool_name("ui_snapshot")
+    .read_only()
+    .idempotent()
+    .examples(&[Example {
+        description: "Nothing open yet",
+        args: "{}",
+        expect: Some(r#"{"windows": [], "state": []}"#),
+        ..Example::EMPTY
+    }]);
 
     fn run(&self, cx: &mut Cx<'_, Services>, _: NoArgs) -> Result<Value, CommandError> {
         cx.services.ui().snapshot()

@@ -293,8 +293,15 @@ pub trait Command<S>: Send + Sync + 'static {
     /// Typed result data.
     type Output: Serialize + JsonSchema;
 
-    /// The static description.
-    fn spec(&self) -> &'static CommandSpec;
+    /// The description: id, title, schema-less facts, examples, risk. Most commands declare
+    /// it here; a command whose description depends on its value (one type serving several
+    /// ids) overrides [`Command::spec`] instead. Registration refuses an empty id.
+    const SPEC: CommandSpec = CommandSpec::new("", "", "", "");
+
+    /// The description this command is registered with (by default [`Command::SPEC`]).
+    fn spec(&self) -> &'static CommandSpec {
+        &Self::SPEC
+    }
 
     /// Do the work. Runs after policy and validators allowed it.
     fn run(&self, cx: &mut Cx<'_, S>, args: Self::Args) -> Result<Self::Output, CommandError>;

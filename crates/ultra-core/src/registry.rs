@@ -30,6 +30,9 @@ pub enum RegistryError {
         command: String,
         error: crate::when::WhenError,
     },
+    /// A command declares neither `SPEC` nor `spec()`.
+    #[error("a command declares no spec (Command::SPEC or Command::spec)")]
+    NoSpec,
     /// A command does not say what it reaches, so the security settings could not gate it.
     #[error("command {0} does not declare what it touches (CommandSpec::touches)")]
     Undeclared(String),
@@ -125,6 +128,9 @@ impl<S: 'static> Registry<S> {
 
     fn insert(&mut self, shared: SharedCommand<S>) -> Result<(), RegistryError> {
         let spec = shared.spec();
+        if spec.id.is_empty() {
+            return Err(RegistryError::NoSpec);
+        }
         if spec.touches.is_none() {
             return Err(RegistryError::Undeclared(spec.id.to_string()));
         }

@@ -169,28 +169,24 @@ pub struct Symbols {
 /// `state.getSymbols`.
 pub struct GetSymbols;
 
-static GET_SYMBOLS: CommandSpec = CommandSpec::new(
-    "state.getSymbols",
-    "State: Get Document Symbols",
-    "State",
-    "A file's symbols (seed 003 DocumentSymbol): functions, classes and the rest, methods and fields nested under their class, with ranges in the caller's position encoding.",
-)
-.touches(Touches::READ)
-.read_only()
-.examples(&[Example {
-    description: "Symbols of a Rust file",
-    args: r#"{"path": "src/lib.rs"}"#,
-    files: FIXTURE,
-    expect: Some(r#"{"symbols": [{"name": "add", "kind": "function", "selectionRange": {"start": {"line": 1, "character": 7}, "end": {"line": 1, "character": 10}}}, {"name": "Point", "kind": "struct", "children": [{"name": "norm", "kind": "method"}]}]}"#),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for GetSymbols {
     type Args = PathArg;
     type Output = Symbols;
-    fn spec(&self) -> &'static CommandSpec {
-        &GET_SYMBOLS
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "state.getSymbols",
+        "State: Get Document Symbols",
+        "State",
+        "A file's symbols (seed 003 DocumentSymbol): functions, classes and the rest, methods and fields nested under their class, with ranges in the caller's position encoding.",
+    )
+    .touches(Touches::READ)
+    .read_only()
+    .examples(&[Example {
+        description: "Symbols of a Rust file",
+        args: r#"{"path": "src/lib.rs"}"#,
+        files: FIXTURE,
+        expect: Some(r#"{"symbols": [{"name": "add", "kind": "function", "selectionRange": {"start": {"line": 1, "character": 7}, "end": {"line": 1, "character": 10}}}, {"name": "Point", "kind": "struct", "children": [{"name": "norm", "kind": "method"}]}]}"#),
+        ..Example::EMPTY
+    }]);
     fn run(&self, cx: &mut Cx<'_, Services>, a: PathArg) -> Result<Symbols, CommandError> {
         let (file, state) = file_record(cx, &a.path)?;
         let rope = rope_of(cx, &file.path).unwrap_or_default();
@@ -255,28 +251,24 @@ pub struct Locations {
 /// `state.goToDefinition`.
 pub struct GoToDefinition;
 
-static GO_TO_DEFINITION: CommandSpec = CommandSpec::new(
-    "state.goToDefinition",
-    "State: Go to Definition",
-    "State",
-    "Where the name at a position is defined (definitions in the same file first).",
-)
-.touches(Touches::READ)
-.read_only()
-.examples(&[Example {
-    description: "From a call to the function",
-    args: r#"{"path": "src/lib.rs", "position": {"line": 11, "character": 9}}"#,
-    files: FIXTURE,
-    expect: Some(r#"{"symbol": "add", "locations": [{"path": "src/lib.rs", "range": {"start": {"line": 1, "character": 7}, "end": {"line": 1, "character": 10}}}]}"#),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for GoToDefinition {
     type Args = PositionArgs;
     type Output = Locations;
-    fn spec(&self) -> &'static CommandSpec {
-        &GO_TO_DEFINITION
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "state.goToDefinition",
+        "State: Go to Definition",
+        "State",
+        "Where the name at a position is defined (definitions in the same file first).",
+    )
+    .touches(Touches::READ)
+    .read_only()
+    .examples(&[Example {
+        description: "From a call to the function",
+        args: r#"{"path": "src/lib.rs", "position": {"line": 11, "character": 9}}"#,
+        files: FIXTURE,
+        expect: Some(r#"{"symbol": "add", "locations": [{"path": "src/lib.rs", "range": {"start": {"line": 1, "character": 7}, "end": {"line": 1, "character": 10}}}]}"#),
+        ..Example::EMPTY
+    }]);
     fn run(&self, cx: &mut Cx<'_, Services>, a: PositionArgs) -> Result<Locations, CommandError> {
         let (file, state) = file_record(cx, &a.path)?;
         let (name, _, _) = ident_at(cx, &file, a.position)?;
@@ -308,31 +300,27 @@ impl Command<Services> for GoToDefinition {
 /// `state.findReferences`.
 pub struct FindReferences;
 
-static FIND_REFERENCES: CommandSpec = CommandSpec::new(
-    "state.findReferences",
-    "State: Find References",
-    "State",
-    "Every occurrence of the name at a position, across the workspace, definitions included.",
-)
-.touches(Touches::READ)
-.read_only()
-.examples(&[Example {
-    description: "Uses of a function",
-    args: r#"{"path": "src/lib.rs", "position": {"line": 1, "character": 8}}"#,
-    files: FIXTURE,
-    expect: Some(r#"{"symbol": "add", "locations": [{"path": "src/lib.rs", "range": {"start": {"line": 1, "character": 7}}}, {"path": "src/lib.rs", "range": {"start": {"line": 11, "character": 8}}}]}"#),
-    ..Example::EMPTY
-}]);
-
 /// Most locations one answer carries.
 const MAX_LOCATIONS: usize = 5000;
 
 impl Command<Services> for FindReferences {
     type Args = PositionArgs;
     type Output = Locations;
-    fn spec(&self) -> &'static CommandSpec {
-        &FIND_REFERENCES
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "state.findReferences",
+        "State: Find References",
+        "State",
+        "Every occurrence of the name at a position, across the workspace, definitions included.",
+    )
+    .touches(Touches::READ)
+    .read_only()
+    .examples(&[Example {
+        description: "Uses of a function",
+        args: r#"{"path": "src/lib.rs", "position": {"line": 1, "character": 8}}"#,
+        files: FIXTURE,
+        expect: Some(r#"{"symbol": "add", "locations": [{"path": "src/lib.rs", "range": {"start": {"line": 1, "character": 7}}}, {"path": "src/lib.rs", "range": {"start": {"line": 11, "character": 8}}}]}"#),
+        ..Example::EMPTY
+    }]);
     fn run(&self, cx: &mut Cx<'_, Services>, a: PositionArgs) -> Result<Locations, CommandError> {
         let (file, state) = file_record(cx, &a.path)?;
         let (name, _, _) = ident_at(cx, &file, a.position)?;
@@ -378,30 +366,26 @@ pub struct Hover {
 /// `state.getHover`.
 pub struct GetHover;
 
-static GET_HOVER: CommandSpec = CommandSpec::new(
-    "state.getHover",
-    "State: Get Hover",
-    "State",
-    "The signature and doc comment of the name at a position, as Markdown.",
-)
-.touches(Touches::READ)
-.read_only()
-.examples(&[Example {
-    description: "Hover over a call",
-    args: r#"{"path": "src/lib.rs", "position": {"line": 11, "character": 9}}"#,
-    files: FIXTURE,
-    expect: Some(
-        r#"{"content": "```rust\npub fn add(a: i32, b: i32) -> i32\n```\n\nAdds two numbers."}"#,
-    ),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for GetHover {
     type Args = PositionArgs;
     type Output = Hover;
-    fn spec(&self) -> &'static CommandSpec {
-        &GET_HOVER
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "state.getHover",
+        "State: Get Hover",
+        "State",
+        "The signature and doc comment of the name at a position, as Markdown.",
+    )
+    .touches(Touches::READ)
+    .read_only()
+    .examples(&[Example {
+        description: "Hover over a call",
+        args: r#"{"path": "src/lib.rs", "position": {"line": 11, "character": 9}}"#,
+        files: FIXTURE,
+        expect: Some(
+            r#"{"content": "```rust\npub fn add(a: i32, b: i32) -> i32\n```\n\nAdds two numbers."}"#,
+        ),
+        ..Example::EMPTY
+    }]);
     fn run(&self, cx: &mut Cx<'_, Services>, a: PositionArgs) -> Result<Hover, CommandError> {
         let (file, state) = file_record(cx, &a.path)?;
         let (name, _, _) = ident_at(cx, &file, a.position)?;
@@ -481,29 +465,25 @@ pub struct Diagnostics {
 /// `state.getDiagnostics`.
 pub struct GetDiagnostics;
 
-static GET_DIAGNOSTICS: CommandSpec = CommandSpec::new(
-    "state.getDiagnostics",
-    "State: Get Diagnostics",
-    "State",
-    "Problems in the workspace's code: syntax errors from the parser (severity error), with ranges; one file or all.",
-)
-.touches(Touches::READ)
-.aliases(&["ultra.getDiagnostics"])
-.read_only()
-.examples(&[Example {
-    description: "A syntax error in Python",
-    args: r#"{"path": "bad.py"}"#,
-    files: FIXTURE,
-    expect: Some(r#"{"diagnostics": [{"path": "bad.py", "severity": "error", "source": "tree-sitter", "range": {"start": {"line": 3}}}]}"#),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for GetDiagnostics {
     type Args = DiagnosticsArgs;
     type Output = Diagnostics;
-    fn spec(&self) -> &'static CommandSpec {
-        &GET_DIAGNOSTICS
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "state.getDiagnostics",
+        "State: Get Diagnostics",
+        "State",
+        "Problems in the workspace's code: syntax errors from the parser (severity error), with ranges; one file or all.",
+    )
+    .touches(Touches::READ)
+    .aliases(&["ultra.getDiagnostics"])
+    .read_only()
+    .examples(&[Example {
+        description: "A syntax error in Python",
+        args: r#"{"path": "bad.py"}"#,
+        files: FIXTURE,
+        expect: Some(r#"{"diagnostics": [{"path": "bad.py", "severity": "error", "source": "tree-sitter", "range": {"start": {"line": 3}}}]}"#),
+        ..Example::EMPTY
+    }]);
     fn run(
         &self,
         cx: &mut Cx<'_, Services>,

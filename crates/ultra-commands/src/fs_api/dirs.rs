@@ -29,27 +29,23 @@ pub struct DirCreated {
 /// `fs.createDirectory`.
 pub struct CreateDirectory;
 
-static CREATE_DIRECTORY: CommandSpec = CommandSpec::new(
-    "fs.createDirectory",
-    "FS: Create Directory",
-    "File System",
-    "Create a directory and its missing parents (seed 003). An existing directory is success with created: false; an existing file is FILE_EXISTS.",
-)
-.touches(Touches::WRITE)
-.idempotent()
-.examples(&[
-    Example { description: "Create nested directories", args: r#"{"path": "src/a/b"}"#, expect: Some(r#"{"success": true, "path": "src/a/b", "created": true}"#), ..Example::EMPTY },
-    Example { description: "An existing directory is fine", args: r#"{"path": "src"}"#, files: HELLO, expect: Some(r#"{"success": true, "created": false}"#), ..Example::EMPTY },
-    Example { description: "A file is in the way", args: r#"{"path": "src/app.ts"}"#, files: HELLO, error: Some("FILE_EXISTS"), ..Example::EMPTY },
-]);
-
 impl Command<Services> for CreateDirectory {
     type Args = CreateDirectoryArgs;
     type Output = DirCreated;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &CREATE_DIRECTORY
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "fs.createDirectory",
+        "FS: Create Directory",
+        "File System",
+        "Create a directory and its missing parents (seed 003). An existing directory is success with created: false; an existing file is FILE_EXISTS.",
+    )
+    .touches(Touches::WRITE)
+    .idempotent()
+    .examples(&[
+        Example { description: "Create nested directories", args: r#"{"path": "src/a/b"}"#, expect: Some(r#"{"success": true, "path": "src/a/b", "created": true}"#), ..Example::EMPTY },
+        Example { description: "An existing directory is fine", args: r#"{"path": "src"}"#, files: HELLO, expect: Some(r#"{"success": true, "created": false}"#), ..Example::EMPTY },
+        Example { description: "A file is in the way", args: r#"{"path": "src/app.ts"}"#, files: HELLO, error: Some("FILE_EXISTS"), ..Example::EMPTY },
+    ]);
 
     fn file_operation(&self, args: &CreateDirectoryArgs) -> Option<FileOperation> {
         FileOperation::create(&args.path)
@@ -104,26 +100,22 @@ pub struct DeleteDirectoryArgs {
 /// `fs.deleteDirectory`.
 pub struct DeleteDirectory;
 
-static DELETE_DIRECTORY: CommandSpec = CommandSpec::new(
-    "fs.deleteDirectory",
-    "FS: Delete Directory",
-    "File System",
-    "Delete a directory (seed 003): empty, or with recursive everything in it. Symlinks inside are removed, never followed. Open buffers inside are closed; unsaved changes block unless force. For agents nothing inside may be protected (.git, restricted paths). Destructive: agents are asked first under the default policy.",
-)
-.touches(Touches::WRITE)
-.destructive()
-.examples(&[
-    Example { description: "Delete a tree", args: r#"{"path": "src", "recursive": true}"#, files: TREE, expect: Some(r#"{"success": true, "path": "src", "deleted": true}"#), ..Example::EMPTY },
-    Example { description: "A non-empty directory needs recursive", args: r#"{"path": "src"}"#, files: TREE, error: Some("DIRECTORY_NOT_EMPTY"), ..Example::EMPTY },
-]);
-
 impl Command<Services> for DeleteDirectory {
     type Args = DeleteDirectoryArgs;
     type Output = Done<Deleted>;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &DELETE_DIRECTORY
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "fs.deleteDirectory",
+        "FS: Delete Directory",
+        "File System",
+        "Delete a directory (seed 003): empty, or with recursive everything in it. Symlinks inside are removed, never followed. Open buffers inside are closed; unsaved changes block unless force. For agents nothing inside may be protected (.git, restricted paths). Destructive: agents are asked first under the default policy.",
+    )
+    .touches(Touches::WRITE)
+    .destructive()
+    .examples(&[
+        Example { description: "Delete a tree", args: r#"{"path": "src", "recursive": true}"#, files: TREE, expect: Some(r#"{"success": true, "path": "src", "deleted": true}"#), ..Example::EMPTY },
+        Example { description: "A non-empty directory needs recursive", args: r#"{"path": "src"}"#, files: TREE, error: Some("DIRECTORY_NOT_EMPTY"), ..Example::EMPTY },
+    ]);
 
     fn file_operation(&self, args: &DeleteDirectoryArgs) -> Option<FileOperation> {
         FileOperation::delete(&args.path)
@@ -223,39 +215,35 @@ pub struct Listing {
 /// `fs.listDirectory`.
 pub struct ListDirectory;
 
-static LIST_DIRECTORY: CommandSpec = CommandSpec::new(
-    "fs.listDirectory",
-    "FS: List Directory",
-    "File System",
-    "List a directory's entries with name, path, type (file, directory, symlink), size and mtime (seed 003). recursive descends into subdirectories but never through symlinks or into .git; at most 10000 entries, with truncated: true when cut.",
-)
-.touches(Touches::READ)
-.read_only()
-.examples(&[
-    Example {
-        description: "List the root",
-        args: r#"{"path": "."}"#,
-        files: TREE,
-        expect: Some(r#"{"entries": [{"name": "README.md", "path": "README.md", "type": "file", "size": 7}, {"name": "src", "type": "directory"}], "truncated": false}"#),
-        ..Example::EMPTY
-    },
-    Example {
-        description: "List recursively, capped",
-        args: r#"{"path": "src", "recursive": true, "maxEntries": 2}"#,
-        files: TREE,
-        expect: Some(r#"{"entries": [{"path": "src/app.ts"}, {"path": "src/lib"}], "truncated": true}"#),
-        ..Example::EMPTY
-    },
-    Example { description: "A file is not a directory", args: r#"{"path": "README.md"}"#, files: TREE, error: Some("NOT_A_DIRECTORY"), ..Example::EMPTY },
-]);
-
 impl Command<Services> for ListDirectory {
     type Args = ListDirectoryArgs;
     type Output = Listing;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &LIST_DIRECTORY
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "fs.listDirectory",
+        "FS: List Directory",
+        "File System",
+        "List a directory's entries with name, path, type (file, directory, symlink), size and mtime (seed 003). recursive descends into subdirectories but never through symlinks or into .git; at most 10000 entries, with truncated: true when cut.",
+    )
+    .touches(Touches::READ)
+    .read_only()
+    .examples(&[
+        Example {
+            description: "List the root",
+            args: r#"{"path": "."}"#,
+            files: TREE,
+            expect: Some(r#"{"entries": [{"name": "README.md", "path": "README.md", "type": "file", "size": 7}, {"name": "src", "type": "directory"}], "truncated": false}"#),
+            ..Example::EMPTY
+        },
+        Example {
+            description: "List recursively, capped",
+            args: r#"{"path": "src", "recursive": true, "maxEntries": 2}"#,
+            files: TREE,
+            expect: Some(r#"{"entries": [{"path": "src/app.ts"}, {"path": "src/lib"}], "truncated": true}"#),
+            ..Example::EMPTY
+        },
+        Example { description: "A file is not a directory", args: r#"{"path": "README.md"}"#, files: TREE, error: Some("NOT_A_DIRECTORY"), ..Example::EMPTY },
+    ]);
 
     fn run(
         &self,

@@ -58,29 +58,25 @@ pub struct FileRead {
 /// `fs.readFile`.
 pub struct ReadFile;
 
-static READ_FILE: CommandSpec = CommandSpec::new(
-    "fs.readFile",
-    "FS: Read File",
-    "File System",
-    "Read a file: an open buffer's text (unsaved changes included), else the disk's (seed 003). encoding utf8 (default) or base64 for binary files. Whole by default; page utf8 with offset (1-based line), limit and maxChars. Returns the hash to pass as expectedHash.",
-)
-.touches(Touches::READ)
-.read_only()
-.examples(&[
-    Example { description: "Read a text file", args: r#"{"path": "src/app.ts"}"#, files: HELLO, expect: Some(r#"{"content": "const x = 1;\nconsole.log(x);\n", "encoding": "utf8", "size": 29, "truncated": false}"#), ..Example::EMPTY },
-    Example { description: "Read bytes as base64", args: r#"{"path": "README.md", "encoding": "base64"}"#, files: TREE, expect: Some(r#"{"content": "IyBkZW1vCg==", "encoding": "base64", "size": 7}"#), ..Example::EMPTY },
-    Example { description: "Read the second line only", args: r#"{"path": "src/app.ts", "offset": 2, "limit": 1}"#, files: HELLO, expect: Some(r#"{"content": "console.log(x);\n", "lineCount": 2}"#), ..Example::EMPTY },
-    Example { description: "Other encodings are refused", args: r#"{"path": "src/app.ts", "encoding": "latin1"}"#, files: HELLO, error: Some("INVALID_ARGUMENTS"), ..Example::EMPTY },
-    Example { description: "Paths outside the workspace are refused", args: r#"{"path": "../etc/passwd"}"#, error: Some("PATH_OUTSIDE_WORKSPACE"), ..Example::EMPTY },
-]);
-
 impl Command<Services> for ReadFile {
     type Args = ReadFileArgs;
     type Output = FileRead;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &READ_FILE
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "fs.readFile",
+        "FS: Read File",
+        "File System",
+        "Read a file: an open buffer's text (unsaved changes included), else the disk's (seed 003). encoding utf8 (default) or base64 for binary files. Whole by default; page utf8 with offset (1-based line), limit and maxChars. Returns the hash to pass as expectedHash.",
+    )
+    .touches(Touches::READ)
+    .read_only()
+    .examples(&[
+        Example { description: "Read a text file", args: r#"{"path": "src/app.ts"}"#, files: HELLO, expect: Some(r#"{"content": "const x = 1;\nconsole.log(x);\n", "encoding": "utf8", "size": 29, "truncated": false}"#), ..Example::EMPTY },
+        Example { description: "Read bytes as base64", args: r#"{"path": "README.md", "encoding": "base64"}"#, files: TREE, expect: Some(r#"{"content": "IyBkZW1vCg==", "encoding": "base64", "size": 7}"#), ..Example::EMPTY },
+        Example { description: "Read the second line only", args: r#"{"path": "src/app.ts", "offset": 2, "limit": 1}"#, files: HELLO, expect: Some(r#"{"content": "console.log(x);\n", "lineCount": 2}"#), ..Example::EMPTY },
+        Example { description: "Other encodings are refused", args: r#"{"path": "src/app.ts", "encoding": "latin1"}"#, files: HELLO, error: Some("INVALID_ARGUMENTS"), ..Example::EMPTY },
+        Example { description: "Paths outside the workspace are refused", args: r#"{"path": "../etc/passwd"}"#, error: Some("PATH_OUTSIDE_WORKSPACE"), ..Example::EMPTY },
+    ]);
 
     fn run(&self, cx: &mut Cx<'_, Services>, args: ReadFileArgs) -> Result<FileRead, CommandError> {
         if args.encoding == Encoding::Base64 {

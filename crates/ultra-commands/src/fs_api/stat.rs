@@ -72,26 +72,22 @@ pub struct ExistsResult {
 /// `fs.exists`.
 pub struct Exists;
 
-static EXISTS: CommandSpec = CommandSpec::new(
-    "fs.exists",
-    "FS: Exists",
-    "File System",
-    "Whether something exists at a path, and whether it is a file, a directory or a symlink (seed 003). A path outside the workspace is an error, not false.",
-)
-.touches(Touches::READ)
-.read_only()
-.examples(&[
-    Example { description: "A file exists", args: r#"{"path": "src/app.ts"}"#, files: HELLO, expect: Some(r#"{"exists": true, "isFile": true, "isDirectory": false}"#), ..Example::EMPTY },
-    Example { description: "A missing path", args: r#"{"path": "nope.ts"}"#, expect: Some(r#"{"exists": false, "isFile": false}"#), ..Example::EMPTY },
-]);
-
 impl Command<Services> for Exists {
     type Args = PathArgs;
     type Output = ExistsResult;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &EXISTS
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "fs.exists",
+        "FS: Exists",
+        "File System",
+        "Whether something exists at a path, and whether it is a file, a directory or a symlink (seed 003). A path outside the workspace is an error, not false.",
+    )
+    .touches(Touches::READ)
+    .read_only()
+    .examples(&[
+        Example { description: "A file exists", args: r#"{"path": "src/app.ts"}"#, files: HELLO, expect: Some(r#"{"exists": true, "isFile": true, "isDirectory": false}"#), ..Example::EMPTY },
+        Example { description: "A missing path", args: r#"{"path": "nope.ts"}"#, expect: Some(r#"{"exists": false, "isFile": false}"#), ..Example::EMPTY },
+    ]);
 
     fn run(&self, cx: &mut Cx<'_, Services>, args: PathArgs) -> Result<ExistsResult, CommandError> {
         let p = probe(cx, &args.path)?;
@@ -132,26 +128,22 @@ pub struct StatResult {
 /// `fs.stat`.
 pub struct Stat;
 
-static STAT: CommandSpec = CommandSpec::new(
-    "fs.stat",
-    "FS: Stat",
-    "File System",
-    "Size, mtime (ms), type, permission bits and file/directory/symlink flags of a path (seed 003). Symlinks are followed inside the workspace; isSymlink tells the path itself is one. FILE_NOT_FOUND when nothing is there.",
-)
-.touches(Touches::READ)
-.read_only()
-.examples(&[
-    Example { description: "Stat a file", args: r#"{"path": "src/app.ts"}"#, files: HELLO, expect: Some(r#"{"path": "src/app.ts", "type": "file", "size": 29, "isFile": true, "isSymlink": false}"#), ..Example::EMPTY },
-    Example { description: "A missing path is an error", args: r#"{"path": "nope.ts"}"#, error: Some("FILE_NOT_FOUND"), ..Example::EMPTY },
-]);
-
 impl Command<Services> for Stat {
     type Args = PathArgs;
     type Output = StatResult;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &STAT
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "fs.stat",
+        "FS: Stat",
+        "File System",
+        "Size, mtime (ms), type, permission bits and file/directory/symlink flags of a path (seed 003). Symlinks are followed inside the workspace; isSymlink tells the path itself is one. FILE_NOT_FOUND when nothing is there.",
+    )
+    .touches(Touches::READ)
+    .read_only()
+    .examples(&[
+        Example { description: "Stat a file", args: r#"{"path": "src/app.ts"}"#, files: HELLO, expect: Some(r#"{"path": "src/app.ts", "type": "file", "size": 29, "isFile": true, "isSymlink": false}"#), ..Example::EMPTY },
+        Example { description: "A missing path is an error", args: r#"{"path": "nope.ts"}"#, error: Some("FILE_NOT_FOUND"), ..Example::EMPTY },
+    ]);
 
     fn run(&self, cx: &mut Cx<'_, Services>, args: PathArgs) -> Result<StatResult, CommandError> {
         let p = probe(cx, &args.path)?;

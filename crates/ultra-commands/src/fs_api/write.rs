@@ -44,22 +44,6 @@ pub struct Written {
 /// `fs.writeFile`.
 pub struct WriteFile;
 
-static WRITE_FILE: CommandSpec = CommandSpec::new(
-    "fs.writeFile",
-    "FS: Write File",
-    "File System",
-    "Create or replace a file's content crash-safely, creating parent directories (seed 003). An open buffer takes the change as an undoable transaction and is saved. Pass expectedHash (from fs.readFile) to refuse with STALE_VERSION, changing nothing, if the file changed since you read it. encoding base64 writes raw bytes.",
-)
-.touches(Touches::WRITE)
-.idempotent()
-.examples(&[
-    Example { description: "Create a file", args: r#"{"path": "src/new.ts", "content": "export {};\n"}"#, expect: Some(r#"{"success": true, "path": "src/new.ts", "bytes": 11, "created": true}"#), ..Example::EMPTY },
-    Example { description: "Replace a file", args: r#"{"path": "src/app.ts", "content": "let y = 2;\n"}"#, files: HELLO, expect: Some(r#"{"success": true, "created": false}"#), ..Example::EMPTY },
-    Example { description: "Write bytes from base64", args: r#"{"path": "bin/blob", "content": "AAH/", "encoding": "base64"}"#, expect: Some(r#"{"bytes": 3}"#), ..Example::EMPTY },
-    Example { description: "A stale hash is refused", args: r#"{"path": "src/app.ts", "content": "", "expectedHash": "0000"}"#, files: HELLO, error: Some("STALE_VERSION"), ..Example::EMPTY },
-    Example { description: "Agents may not write git internals", args: r#"{"path": ".git/config", "content": "[core]\n"}"#, source: Some(ultra_protocol::SourceKind::Ai), error: Some("RESTRICTED_PATH"), ..Example::EMPTY },
-]);
-
 /// The bytes a write carries.
 fn decode(content: String, encoding: Encoding) -> Result<Vec<u8>, CommandError> {
     match encoding {
@@ -81,9 +65,21 @@ impl Command<Services> for WriteFile {
     type Args = WriteFileArgs;
     type Output = Written;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &WRITE_FILE
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "fs.writeFile",
+        "FS: Write File",
+        "File System",
+        "Create or replace a file's content crash-safely, creating parent directories (seed 003). An open buffer takes the change as an undoable transaction and is saved. Pass expectedHash (from fs.readFile) to refuse with STALE_VERSION, changing nothing, if the file changed since you read it. encoding base64 writes raw bytes.",
+    )
+    .touches(Touches::WRITE)
+    .idempotent()
+    .examples(&[
+        Example { description: "Create a file", args: r#"{"path": "src/new.ts", "content": "export {};\n"}"#, expect: Some(r#"{"success": true, "path": "src/new.ts", "bytes": 11, "created": true}"#), ..Example::EMPTY },
+        Example { description: "Replace a file", args: r#"{"path": "src/app.ts", "content": "let y = 2;\n"}"#, files: HELLO, expect: Some(r#"{"success": true, "created": false}"#), ..Example::EMPTY },
+        Example { description: "Write bytes from base64", args: r#"{"path": "bin/blob", "content": "AAH/", "encoding": "base64"}"#, expect: Some(r#"{"bytes": 3}"#), ..Example::EMPTY },
+        Example { description: "A stale hash is refused", args: r#"{"path": "src/app.ts", "content": "", "expectedHash": "0000"}"#, files: HELLO, error: Some("STALE_VERSION"), ..Example::EMPTY },
+        Example { description: "Agents may not write git internals", args: r#"{"path": ".git/config", "content": "[core]\n"}"#, source: Some(ultra_protocol::SourceKind::Ai), error: Some("RESTRICTED_PATH"), ..Example::EMPTY },
+    ]);
 
     fn file_operation(&self, args: &WriteFileArgs) -> Option<FileOperation> {
         // May create the file; validators see it like ultra.createFile.
@@ -109,13 +105,13 @@ impl Command<Services> for WriteFile {
                 None
             }
         })?;
-        let saved = ws.write_bytes(&rel, &bytes, cx.source, WRITE_FILE.id);
+        let saved = ws.write_bytes(&rel, &bytes, cx.source, WriteFile::SPEC.id);
         emit_notices(cx, &mut ws);
         let saved = saved?;
         if open {
             cx.events.emit(
                 names::BUFFER_CHANGED,
-                json!({ "path": saved.path, "version": saved.version, "command": WRITE_FILE.id }),
+                json!({ "path": saved.path, "version": saved.version, "command": WriteFile::SPEC.id }),
                 Some(cx.source),
             );
         }
@@ -175,26 +171,22 @@ pub struct Appended {
 /// `fs.appendFile`.
 pub struct AppendFile;
 
-static APPEND_FILE: CommandSpec = CommandSpec::new(
-    "fs.appendFile",
-    "FS: Append to File",
-    "File System",
-    "Add text to the end of a file, creating it if missing (seed 003). Atomic: the whole new file replaces the old one crash-safely, so a reader never sees half an append. An open buffer takes the append as an undoable transaction and is saved (with any unsaved changes it had).",
-)
-.touches(Touches::WRITE)
-.examples(&[
-    Example { description: "Append a line", args: r#"{"path": "src/app.ts", "content": "export {};\n"}"#, files: HELLO, expect: Some(r#"{"success": true, "bytes": 40, "appended": 11, "created": false}"#), ..Example::EMPTY },
-    Example { description: "Append to an open file", args: r#"{"path": "src/app.ts", "content": "// end\n"}"#, files: HELLO, setup: &[("editor.openFile", r#"{"path": "src/app.ts"}"#)], expect: Some(r#"{"success": true, "version": 2, "appended": 7}"#), ..Example::EMPTY },
-    Example { description: "Create a log file", args: r#"{"path": "logs/run.log", "content": "started\n"}"#, expect: Some(r#"{"created": true, "bytes": 8}"#), ..Example::EMPTY },
-]);
-
 impl Command<Services> for AppendFile {
     type Args = AppendFileArgs;
     type Output = Appended;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &APPEND_FILE
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "fs.appendFile",
+        "FS: Append to File",
+        "File System",
+        "Add text to the end of a file, creating it if missing (seed 003). Atomic: the whole new file replaces the old one crash-safely, so a reader never sees half an append. An open buffer takes the append as an undoable transaction and is saved (with any unsaved changes it had).",
+    )
+    .touches(Touches::WRITE)
+    .examples(&[
+        Example { description: "Append a line", args: r#"{"path": "src/app.ts", "content": "export {};\n"}"#, files: HELLO, expect: Some(r#"{"success": true, "bytes": 40, "appended": 11, "created": false}"#), ..Example::EMPTY },
+        Example { description: "Append to an open file", args: r#"{"path": "src/app.ts", "content": "// end\n"}"#, files: HELLO, setup: &[("editor.openFile", r#"{"path": "src/app.ts"}"#)], expect: Some(r#"{"success": true, "version": 2, "appended": 7}"#), ..Example::EMPTY },
+        Example { description: "Create a log file", args: r#"{"path": "logs/run.log", "content": "started\n"}"#, expect: Some(r#"{"created": true, "bytes": 8}"#), ..Example::EMPTY },
+    ]);
 
     fn file_operation(&self, args: &AppendFileArgs) -> Option<FileOperation> {
         FileOperation::create(&args.path)
@@ -254,7 +246,7 @@ impl Command<Services> for AppendFile {
         let mut new = old.clone().unwrap_or_default();
         new.extend_from_slice(args.content.as_bytes());
         cx.check_content(rel.as_str(), &|| lossy(&new), &|| old.as_deref().map(lossy))?;
-        let saved = ws.write_bytes(&rel, &new, cx.source, APPEND_FILE.id)?;
+        let saved = ws.write_bytes(&rel, &new, cx.source, AppendFile::SPEC.id)?;
         emit_saved(
             cx,
             json!({ "path": saved.path, "hash": saved.hash, "created": created }),
@@ -307,25 +299,21 @@ pub struct Copied {
 /// `fs.copy`.
 pub struct Copy;
 
-static COPY: CommandSpec = CommandSpec::new(
-    "fs.copy",
-    "FS: Copy File",
-    "File System",
-    "Copy a file's bytes on disk to a new path, crash-safely, keeping its permission bits (seed 003). Directories are not copied (NOT_A_FILE). FILE_EXISTS unless overwrite; unsaved changes in the source's buffer are not included.",
-)
-.touches(Touches::WRITE)
-.examples(&[
-    Example { description: "Copy a file", args: r#"{"source": "src/app.ts", "destination": "backup/app.ts"}"#, files: HELLO, expect: Some(r#"{"success": true, "destination": "backup/app.ts", "bytes": 29}"#), ..Example::EMPTY },
-    Example { description: "An existing destination is kept", args: r#"{"source": "src/app.ts", "destination": "README.md"}"#, files: TREE, error: Some("FILE_EXISTS"), ..Example::EMPTY },
-]);
-
 impl Command<Services> for Copy {
     type Args = CopyArgs;
     type Output = Copied;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &COPY
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "fs.copy",
+        "FS: Copy File",
+        "File System",
+        "Copy a file's bytes on disk to a new path, crash-safely, keeping its permission bits (seed 003). Directories are not copied (NOT_A_FILE). FILE_EXISTS unless overwrite; unsaved changes in the source's buffer are not included.",
+    )
+    .touches(Touches::WRITE)
+    .examples(&[
+        Example { description: "Copy a file", args: r#"{"source": "src/app.ts", "destination": "backup/app.ts"}"#, files: HELLO, expect: Some(r#"{"success": true, "destination": "backup/app.ts", "bytes": 29}"#), ..Example::EMPTY },
+        Example { description: "An existing destination is kept", args: r#"{"source": "src/app.ts", "destination": "README.md"}"#, files: TREE, error: Some("FILE_EXISTS"), ..Example::EMPTY },
+    ]);
 
     fn file_operation(&self, args: &CopyArgs) -> Option<FileOperation> {
         FileOperation::create(&args.destination)

@@ -59,29 +59,25 @@ fn yes(b: bool) -> &'static str {
 /// `get_dependencies`.
 pub struct GetDependencies;
 
-static GET_DEPENDENCIES: CommandSpec = CommandSpec::new(
-    "code.getDependencies",
-    "Code: Get Dependencies",
-    "Code",
-    "The workspace files a file imports (resolved per language), each with its type, hub status and entry-point flag; imports of packages are listed separately as external.",
-)
-.touches(Touches::READ)
-.tool_name("get_dependencies")
-.read_only()
-.examples(&[Example {
-    description: "What a service imports",
-    args: r#"{"path": "src/service.ts"}"#,
-    files: FIXTURE,
-    expect: Some(r#"{"totalDependencies": 1, "dependencies": [{"path": "src/db.ts", "exists": true, "fileType": "source"}]}"#),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for GetDependencies {
     type Args = PathArgs;
     type Output = Dependencies;
-    fn spec(&self) -> &'static CommandSpec {
-        &GET_DEPENDENCIES
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "code.getDependencies",
+        "Code: Get Dependencies",
+        "Code",
+        "The workspace files a file imports (resolved per language), each with its type, hub status and entry-point flag; imports of packages are listed separately as external.",
+    )
+    .touches(Touches::READ)
+    .tool_name("get_dependencies")
+    .read_only()
+    .examples(&[Example {
+        description: "What a service imports",
+        args: r#"{"path": "src/service.ts"}"#,
+        files: FIXTURE,
+        expect: Some(r#"{"totalDependencies": 1, "dependencies": [{"path": "src/db.ts", "exists": true, "fileType": "source"}]}"#),
+        ..Example::EMPTY
+    }]);
     fn run(&self, cx: &mut Cx<'_, Services>, a: PathArgs) -> Result<Dependencies, CommandError> {
         let rel = resolve(cx, &a.path)?;
         let (code, state) = cx.services.code(&[rel.as_str().to_string()]);
@@ -147,29 +143,25 @@ pub struct Dependents {
 /// `get_dependents`.
 pub struct GetDependents;
 
-static GET_DEPENDENTS: CommandSpec = CommandSpec::new(
-    "code.getDependents",
-    "Code: Get Dependents",
-    "Code",
-    "The files that import a file, with their complexity and type; a file with more than 5 dependents is a hub, and the answer warns that changing it affects them.",
-)
-.touches(Touches::READ)
-.tool_name("get_dependents")
-.read_only()
-.examples(&[Example {
-    description: "Who imports the database module",
-    args: r#"{"path": "src/db.ts"}"#,
-    files: FIXTURE,
-    expect: Some(r#"{"isHub": false, "totalDependents": 1, "dependents": [{"path": "src/service.ts"}]}"#),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for GetDependents {
     type Args = PathArgs;
     type Output = Dependents;
-    fn spec(&self) -> &'static CommandSpec {
-        &GET_DEPENDENTS
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "code.getDependents",
+        "Code: Get Dependents",
+        "Code",
+        "The files that import a file, with their complexity and type; a file with more than 5 dependents is a hub, and the answer warns that changing it affects them.",
+    )
+    .touches(Touches::READ)
+    .tool_name("get_dependents")
+    .read_only()
+    .examples(&[Example {
+        description: "Who imports the database module",
+        args: r#"{"path": "src/db.ts"}"#,
+        files: FIXTURE,
+        expect: Some(r#"{"isHub": false, "totalDependents": 1, "dependents": [{"path": "src/service.ts"}]}"#),
+        ..Example::EMPTY
+    }]);
     fn run(&self, cx: &mut Cx<'_, Services>, a: PathArgs) -> Result<Dependents, CommandError> {
         let rel = resolve(cx, &a.path)?;
         let (code, state) = cx.services.code(&[rel.as_str().to_string()]);

@@ -52,29 +52,25 @@ pub struct ComplexityReport {
 /// `get_complexity`.
 pub struct GetComplexity;
 
-static GET_COMPLEXITY: CommandSpec = CommandSpec::new(
-    "code.getComplexity",
-    "Code: Get Complexity",
-    "Code",
-    "Complexity per file, most complex first: lines of code (no comments), nesting depth, cyclomatic complexity and score = loc*0.4 + nesting*15 + cyclomatic*10 (capped at 100; high > 70, medium 40-70, low < 40), with a summary.",
-)
-.touches(Touches::READ)
-.tool_name("get_complexity")
-.read_only()
-.examples(&[Example {
-    description: "The most complex files",
-    args: r#"{"limit": 1}"#,
-    files: FIXTURE,
-    expect: Some(r#"{"files": [{"path": "src/service.ts"}], "summary": {"totalFiles": 2}}"#),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for GetComplexity {
     type Args = GetComplexityArgs;
     type Output = ComplexityReport;
-    fn spec(&self) -> &'static CommandSpec {
-        &GET_COMPLEXITY
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "code.getComplexity",
+        "Code: Get Complexity",
+        "Code",
+        "Complexity per file, most complex first: lines of code (no comments), nesting depth, cyclomatic complexity and score = loc*0.4 + nesting*15 + cyclomatic*10 (capped at 100; high > 70, medium 40-70, low < 40), with a summary.",
+    )
+    .touches(Touches::READ)
+    .tool_name("get_complexity")
+    .read_only()
+    .examples(&[Example {
+        description: "The most complex files",
+        args: r#"{"limit": 1}"#,
+        files: FIXTURE,
+        expect: Some(r#"{"files": [{"path": "src/service.ts"}], "summary": {"totalFiles": 2}}"#),
+        ..Example::EMPTY
+    }]);
     fn run(
         &self,
         cx: &mut Cx<'_, Services>,
@@ -198,29 +194,25 @@ pub struct Todos {
 /// `get_todos`.
 pub struct GetTodos;
 
-static GET_TODOS: CommandSpec = CommandSpec::new(
-    "code.getTodos",
-    "Code: Get TODOs",
-    "Code",
-    "TODO, FIXME, HACK, XXX, BUG and NOTE comments in code (every comment style of the nine languages), filtered by path and type, with a summary by type.",
-)
-.touches(Touches::READ)
-.tool_name("get_todos")
-.read_only()
-.examples(&[Example {
-    description: "Every TODO",
-    args: r#"{"type": "todo"}"#,
-    files: FIXTURE,
-    expect: Some(r#"{"todos": [{"path": "src/service.ts", "line": 8, "type": "TODO", "text": "cache"}], "summary": {"total": 1}}"#),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for GetTodos {
     type Args = GetTodosArgs;
     type Output = Todos;
-    fn spec(&self) -> &'static CommandSpec {
-        &GET_TODOS
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "code.getTodos",
+        "Code: Get TODOs",
+        "Code",
+        "TODO, FIXME, HACK, XXX, BUG and NOTE comments in code (every comment style of the nine languages), filtered by path and type, with a summary by type.",
+    )
+    .touches(Touches::READ)
+    .tool_name("get_todos")
+    .read_only()
+    .examples(&[Example {
+        description: "Every TODO",
+        args: r#"{"type": "todo"}"#,
+        files: FIXTURE,
+        expect: Some(r#"{"todos": [{"path": "src/service.ts", "line": 8, "type": "TODO", "text": "cache"}], "summary": {"total": 1}}"#),
+        ..Example::EMPTY
+    }]);
     fn run(&self, cx: &mut Cx<'_, Services>, a: GetTodosArgs) -> Result<Todos, CommandError> {
         let under = scope(cx, a.path.as_deref())?;
         let kind = a.kind.as_deref().map(str::to_uppercase);
@@ -309,29 +301,25 @@ pub struct Reindexed {
 /// `code.reindex`.
 pub struct Reindex;
 
-static REINDEX: CommandSpec = CommandSpec::new(
-    "code.reindex",
-    "Code: Reindex",
-    "Code",
-    "Bring the code index up to date now (or rebuild it with `cold`), announcing `index.progress` and `index.ready` events. Queries do this for themselves; this is for warming up ahead of time.",
-)
-.touches(Touches::READ)
-.read_only()
-.long()
-.examples(&[Example {
-    description: "Rebuild from scratch",
-    args: r#"{"cold": true}"#,
-    files: FIXTURE,
-    expect: Some(r#"{"parsed": 2, "index": {"files": 2, "state": "ready"}}"#),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for Reindex {
     type Args = ReindexArgs;
     type Output = Reindexed;
-    fn spec(&self) -> &'static CommandSpec {
-        &REINDEX
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "code.reindex",
+        "Code: Reindex",
+        "Code",
+        "Bring the code index up to date now (or rebuild it with `cold`), announcing `index.progress` and `index.ready` events. Queries do this for themselves; this is for warming up ahead of time.",
+    )
+    .touches(Touches::READ)
+    .read_only()
+    .long()
+    .examples(&[Example {
+        description: "Rebuild from scratch",
+        args: r#"{"cold": true}"#,
+        files: FIXTURE,
+        expect: Some(r#"{"parsed": 2, "index": {"files": 2, "state": "ready"}}"#),
+        ..Example::EMPTY
+    }]);
     fn run(&self, cx: &mut Cx<'_, Services>, a: ReindexArgs) -> Result<Reindexed, CommandError> {
         use ultra_protocol::event::names;
         let start = std::time::Instant::now();

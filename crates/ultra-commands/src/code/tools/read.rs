@@ -31,38 +31,34 @@ pub struct Lines {
 /// `get_lines`.
 pub struct GetLines;
 
-static GET_LINES: CommandSpec = CommandSpec::new(
-    "code.getLines",
-    "Code: Get Lines",
-    "Code",
-    "Read lines of a file with line numbers (cat -n format); 1-based, `end` inclusive. Open buffers are read as they are, saved or not.",
-)
-.touches(Touches::READ)
-.tool_name("get_lines")
-.read_only()
-.examples(&[
-    Example {
-        description: "Lines 2 to 3",
-        args: r#"{"path": "src/db.ts", "start": 2, "end": 3}"#,
-        files: FIXTURE,
-        expect: Some(r#"{"start": 2, "end": 3, "totalLines": 5, "text": "     2\t  get(id: string) {\n     3\t    return id;\n"}"#),
-        ..Example::EMPTY
-    },
-    Example {
-        description: "A start past the end is an error naming the line count",
-        args: r#"{"path": "src/db.ts", "start": 9}"#,
-        files: FIXTURE,
-        error: Some("INVALID_POSITION"),
-        ..Example::EMPTY
-    },
-]);
-
 impl Command<Services> for GetLines {
     type Args = GetLinesArgs;
     type Output = Lines;
-    fn spec(&self) -> &'static CommandSpec {
-        &GET_LINES
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "code.getLines",
+        "Code: Get Lines",
+        "Code",
+        "Read lines of a file with line numbers (cat -n format); 1-based, `end` inclusive. Open buffers are read as they are, saved or not.",
+    )
+    .touches(Touches::READ)
+    .tool_name("get_lines")
+    .read_only()
+    .examples(&[
+        Example {
+            description: "Lines 2 to 3",
+            args: r#"{"path": "src/db.ts", "start": 2, "end": 3}"#,
+            files: FIXTURE,
+            expect: Some(r#"{"start": 2, "end": 3, "totalLines": 5, "text": "     2\t  get(id: string) {\n     3\t    return id;\n"}"#),
+            ..Example::EMPTY
+        },
+        Example {
+            description: "A start past the end is an error naming the line count",
+            args: r#"{"path": "src/db.ts", "start": 9}"#,
+            files: FIXTURE,
+            error: Some("INVALID_POSITION"),
+            ..Example::EMPTY
+        },
+    ]);
     fn run(&self, cx: &mut Cx<'_, Services>, a: GetLinesArgs) -> Result<Lines, CommandError> {
         let rel = resolve(cx, &a.path)?;
         let text = text_of(cx, &rel).ok_or_else(|| {
@@ -131,45 +127,41 @@ pub const FALLBACK_LINES: u32 = 2_000;
 /// `get_function`.
 pub struct GetFunction;
 
-static GET_FUNCTION: CommandSpec = CommandSpec::new(
-    "code.getFunction",
-    "Code: Get Function",
-    "Code",
-    "Get one function's source (numbered) and metadata: params, async, exported, return type. Methods are `Class.method`; `const f = () => ...` counts. If it is not found, the error lists the file's functions. A file the index does not parse (another language, or too big) comes back whole (up to 2,000 lines) with `fallback` saying why.",
-)
-.touches(Touches::READ)
-.tool_name("get_function")
-.read_only()
-.examples(&[
-    Example {
-        description: "A class method",
-        args: r#"{"path": "src/service.ts", "name": "UserService.findById"}"#,
-        files: FIXTURE,
-        expect: Some(r#"{"name": "UserService.findById", "lineStart": 7, "lineEnd": 10, "params": ["id: string"], "isAsync": true, "returnType": "Promise<User>"}"#),
-        ..Example::EMPTY
-    },
-    Example {
-        description: "An unknown name lists the functions there are",
-        args: r#"{"path": "src/service.ts", "name": "login"}"#,
-        files: FIXTURE,
-        error: Some("SYMBOL_NOT_FOUND"),
-        ..Example::EMPTY
-    },
-    Example {
-        description: "A file in a language the index does not parse comes back whole",
-        args: r#"{"path": "lib/tool.rb", "name": "run"}"#,
-        files: &[("lib/tool.rb", "def run\n  puts 1\nend\n")],
-        expect: Some(r#"{"name": "run", "lineStart": 1, "lineEnd": 3, "code": "     1\tdef run\n     2\t  puts 1\n     3\tend\n"}"#),
-        ..Example::EMPTY
-    },
-]);
-
 impl Command<Services> for GetFunction {
     type Args = GetFunctionArgs;
     type Output = FunctionInfo;
-    fn spec(&self) -> &'static CommandSpec {
-        &GET_FUNCTION
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "code.getFunction",
+        "Code: Get Function",
+        "Code",
+        "Get one function's source (numbered) and metadata: params, async, exported, return type. Methods are `Class.method`; `const f = () => ...` counts. If it is not found, the error lists the file's functions. A file the index does not parse (another language, or too big) comes back whole (up to 2,000 lines) with `fallback` saying why.",
+    )
+    .touches(Touches::READ)
+    .tool_name("get_function")
+    .read_only()
+    .examples(&[
+        Example {
+            description: "A class method",
+            args: r#"{"path": "src/service.ts", "name": "UserService.findById"}"#,
+            files: FIXTURE,
+            expect: Some(r#"{"name": "UserService.findById", "lineStart": 7, "lineEnd": 10, "params": ["id: string"], "isAsync": true, "returnType": "Promise<User>"}"#),
+            ..Example::EMPTY
+        },
+        Example {
+            description: "An unknown name lists the functions there are",
+            args: r#"{"path": "src/service.ts", "name": "login"}"#,
+            files: FIXTURE,
+            error: Some("SYMBOL_NOT_FOUND"),
+            ..Example::EMPTY
+        },
+        Example {
+            description: "A file in a language the index does not parse comes back whole",
+            args: r#"{"path": "lib/tool.rb", "name": "run"}"#,
+            files: &[("lib/tool.rb", "def run\n  puts 1\nend\n")],
+            expect: Some(r#"{"name": "run", "lineStart": 1, "lineEnd": 3, "code": "     1\tdef run\n     2\t  puts 1\n     3\tend\n"}"#),
+            ..Example::EMPTY
+        },
+    ]);
     fn run(
         &self,
         cx: &mut Cx<'_, Services>,
@@ -269,29 +261,25 @@ pub struct ClassInfo {
 /// `get_class`.
 pub struct GetClass;
 
-static GET_CLASS: CommandSpec = CommandSpec::new(
-    "code.getClass",
-    "Code: Get Class",
-    "Code",
-    "Get one class's (struct's, interface's, trait's) source (numbered) and metadata: methods, properties, extends, implements, abstract, exported. If it is not found, the error lists the file's classes.",
-)
-.touches(Touches::READ)
-.tool_name("get_class")
-.read_only()
-.examples(&[Example {
-    description: "A class with its methods",
-    args: r#"{"path": "src/service.ts", "name": "UserService"}"#,
-    files: FIXTURE,
-    expect: Some(r#"{"name": "UserService", "kind": "class", "lineStart": 4, "lineEnd": 11, "isExported": true}"#),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for GetClass {
     type Args = GetClassArgs;
     type Output = ClassInfo;
-    fn spec(&self) -> &'static CommandSpec {
-        &GET_CLASS
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "code.getClass",
+        "Code: Get Class",
+        "Code",
+        "Get one class's (struct's, interface's, trait's) source (numbered) and metadata: methods, properties, extends, implements, abstract, exported. If it is not found, the error lists the file's classes.",
+    )
+    .touches(Touches::READ)
+    .tool_name("get_class")
+    .read_only()
+    .examples(&[Example {
+        description: "A class with its methods",
+        args: r#"{"path": "src/service.ts", "name": "UserService"}"#,
+        files: FIXTURE,
+        expect: Some(r#"{"name": "UserService", "kind": "class", "lineStart": 4, "lineEnd": 11, "isExported": true}"#),
+        ..Example::EMPTY
+    }]);
     fn run(&self, cx: &mut Cx<'_, Services>, a: GetClassArgs) -> Result<ClassInfo, CommandError> {
         let rel = resolve(cx, &a.path)?;
         let (code, state) = cx.services.code(&[rel.as_str().to_string()]);
@@ -353,23 +341,6 @@ pub struct Structure {
 /// `get_structure`.
 pub struct GetStructure;
 
-static GET_STRUCTURE: CommandSpec = CommandSpec::new(
-    "code.getStructure",
-    "Code: Get Structure",
-    "Code",
-    "The directory tree as ASCII with stats. Leaves out .gitignored paths, hidden files, node_modules, .git, dist, build, target, coverage and binary-looking files.",
-)
-.touches(Touches::READ)
-.tool_name("get_structure")
-.read_only()
-.examples(&[Example {
-    description: "The source directory",
-    args: r#"{"path": "src"}"#,
-    files: FIXTURE,
-    expect: Some(r#"{"directories": 0, "files": 2, "text": "src/\n├── 📄 db.ts\n└── 📄 service.ts\n\nStats: 0 directories, 2 files\n"}"#),
-    ..Example::EMPTY
-}]);
-
 /// Most entries one structure answer lists.
 const MAX_STRUCTURE: usize = 5000;
 
@@ -381,9 +352,22 @@ const BINARY_EXT: [&str; 16] = [
 impl Command<Services> for GetStructure {
     type Args = GetStructureArgs;
     type Output = Structure;
-    fn spec(&self) -> &'static CommandSpec {
-        &GET_STRUCTURE
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "code.getStructure",
+        "Code: Get Structure",
+        "Code",
+        "The directory tree as ASCII with stats. Leaves out .gitignored paths, hidden files, node_modules, .git, dist, build, target, coverage and binary-looking files.",
+    )
+    .touches(Touches::READ)
+    .tool_name("get_structure")
+    .read_only()
+    .examples(&[Example {
+        description: "The source directory",
+        args: r#"{"path": "src"}"#,
+        files: FIXTURE,
+        expect: Some(r#"{"directories": 0, "files": 2, "text": "src/\n├── 📄 db.ts\n└── 📄 service.ts\n\nStats: 0 directories, 2 files\n"}"#),
+        ..Example::EMPTY
+    }]);
     fn run(
         &self,
         cx: &mut Cx<'_, Services>,

@@ -47,29 +47,25 @@ pub struct References {
 /// `find_references`.
 pub struct FindReferences;
 
-static FIND_REFERENCES: CommandSpec = CommandSpec::new(
-    "code.findReferences",
-    "Code: Find References",
-    "Code",
-    "Every occurrence of an identifier in code (not in comments or strings), definitions flagged, with context lines; `path` limits it to a directory or file. Paged with `limit`/`cursor`.",
-)
-.touches(Touches::READ)
-.tool_name("find_references")
-.read_only()
-.examples(&[Example {
-    description: "Where a class is used",
-    args: r#"{"symbol": "Db", "contextLines": 0}"#,
-    files: FIXTURE,
-    expect: Some(r#"{"symbol": "Db", "totalReferences": 3, "references": [{"path": "src/db.ts", "line": 1, "isDefinition": true}, {"path": "src/service.ts", "line": 1, "isDefinition": false}, {"path": "src/service.ts", "line": 5, "isDefinition": false}]}"#),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for FindReferences {
     type Args = FindReferencesArgs;
     type Output = References;
-    fn spec(&self) -> &'static CommandSpec {
-        &FIND_REFERENCES
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "code.findReferences",
+        "Code: Find References",
+        "Code",
+        "Every occurrence of an identifier in code (not in comments or strings), definitions flagged, with context lines; `path` limits it to a directory or file. Paged with `limit`/`cursor`.",
+    )
+    .touches(Touches::READ)
+    .tool_name("find_references")
+    .read_only()
+    .examples(&[Example {
+        description: "Where a class is used",
+        args: r#"{"symbol": "Db", "contextLines": 0}"#,
+        files: FIXTURE,
+        expect: Some(r#"{"symbol": "Db", "totalReferences": 3, "references": [{"path": "src/db.ts", "line": 1, "isDefinition": true}, {"path": "src/service.ts", "line": 1, "isDefinition": false}, {"path": "src/service.ts", "line": 5, "isDefinition": false}]}"#),
+        ..Example::EMPTY
+    }]);
     fn run(
         &self,
         cx: &mut Cx<'_, Services>,
@@ -200,38 +196,34 @@ pub(crate) fn definitions_of(
     (name.to_string(), defs)
 }
 
-static FIND_DEFINITION: CommandSpec = CommandSpec::new(
-    "code.findDefinition",
-    "Code: Find Definition",
-    "Code",
-    "Where a symbol is defined: every definition (overloads, re-declarations) with its type and context, by path and line, paged with `limit`/`cursor`. Not found: SYMBOL_NOT_FOUND with \"Did you mean?\" suggestions.",
-)
-.touches(Touches::READ)
-.tool_name("find_definition")
-.read_only()
-.examples(&[
-    Example {
-        description: "A class",
-        args: r#"{"symbol": "UserService"}"#,
-        files: FIXTURE,
-        expect: Some(r#"{"definitions": [{"path": "src/service.ts", "line": 4, "type": "class"}]}"#),
-        ..Example::EMPTY
-    },
-    Example {
-        description: "A near miss suggests the real names",
-        args: r#"{"symbol": "findByid"}"#,
-        files: FIXTURE,
-        error: Some("SYMBOL_NOT_FOUND"),
-        ..Example::EMPTY
-    },
-]);
-
 impl Command<Services> for FindDefinition {
     type Args = FindDefinitionArgs;
     type Output = Definitions;
-    fn spec(&self) -> &'static CommandSpec {
-        &FIND_DEFINITION
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "code.findDefinition",
+        "Code: Find Definition",
+        "Code",
+        "Where a symbol is defined: every definition (overloads, re-declarations) with its type and context, by path and line, paged with `limit`/`cursor`. Not found: SYMBOL_NOT_FOUND with \"Did you mean?\" suggestions.",
+    )
+    .touches(Touches::READ)
+    .tool_name("find_definition")
+    .read_only()
+    .examples(&[
+        Example {
+            description: "A class",
+            args: r#"{"symbol": "UserService"}"#,
+            files: FIXTURE,
+            expect: Some(r#"{"definitions": [{"path": "src/service.ts", "line": 4, "type": "class"}]}"#),
+            ..Example::EMPTY
+        },
+        Example {
+            description: "A near miss suggests the real names",
+            args: r#"{"symbol": "findByid"}"#,
+            files: FIXTURE,
+            error: Some("SYMBOL_NOT_FOUND"),
+            ..Example::EMPTY
+        },
+    ]);
     fn run(
         &self,
         cx: &mut Cx<'_, Services>,
