@@ -1,0 +1,584 @@
+//! The code index as a workspace service: [`CodeIndex`] follows the workspace.
+//!
+//! Before an answer, files whose size or modification time changed on disk since they
+//! were indexed are reindexed (unchanged content is skipped by hash), new files are added,
+//! deleted ones dropped, and open buffers are indexed from their text, so an agent sees
+//! what it just edited. A watcher narrows a refresh to the paths it reported. Protected
+//! paths are never indexed for anyone. The commands over the index live in
+//! `ultra-commands` (`code/`).
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Mutex, RwLock};
+
+use schemars::JsonSchema;
+use serde::Serialize;
+use ultra_index::build::{self, Progress};
+use ultra_index::store::{Redb, Redis, Store};
+use ultra_index::{Index, index_file};
+use ultra_workspace::{Root, Workspace};
+
+/// How current an answer is (seed 001 answers carry it so an empty answer while warming
+/// is never mistaken for "nothing there").
+#[derive(Debug, Clone, Serialize, JsonSchema, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct IndexState {
+    /// `ready`, or `warming` while a first index is being built.
+    pub state: String,
+    pub files: usize,
+    /// Files skipped (unknown language, binary, too large).
+    pub skipped: usize,
+    /// Files reindexed for this answer.
+    pub refreshed: usize,
+    /// While warming: files done of total.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub progress: Option<(usize, usize)>,
+    /// Why the configured store is not in use (the index then lives in memory only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub store_error: Option<String>,
+}
+
+/// Where the index persists (config `index.backend`).
+#[derive(Debug, Clone)]
+pub enum StoreAt {
+    /// An embedded redb file.
+    Redb(PathBuf),
+    /// A Redis server, shared by every server with the same URL and namespace.
+    Redis { url: String, namespace: String },
+    /// Nowhere: every process parses afresh.
+    Nowhere,
+}
+
+/// What was on disk when a file was indexed.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Stamp {
+    len: u64,
+    mtime_ns: u128,
+}
+
+impl Stamp {
+    /// The size and modification time of a file now.
+    fn of(path: &std::path::Path) -> Option<Stamp> {
+        let m = std::fs::metadata(path).ok()?;
+        Some(Stamp {
+            len: m.len(),
+            mtime_ns: m
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_nanos()),
+        })
+    }
+}
+
+/// The index of one workspace.
+pub struct CodeIndex {
+    root: PathBuf,
+    /// Where records persist; opened on first use (`None` inside: unavailable, e.g. held
+    /// by a running server, or a Redis server that does not answer).
+    store_at: StoreAt,
+    store: Mutex<Option<Option<Box<dyn Store>>>>,
+    /// Why the store could not be used, for answers.
+    store_error: Mutex<Option<String>>,
+    index: RwLock<Index>,
+    stamps: Mutex<HashMap<String, Stamp>>,
+    /// Serialises refreshes (a second caller waits, then finds little to do).
+    refreshing: Mutex<()>,
+    skipped: Mutex<usize>,
+    warming: Mutex<Option<(usize, usize)>>,
+    /// Paths a file-system watcher reported since the last refresh; `None` when no watcher
+    /// runs. `rescan` asks for a full walk (events were lost).
+    changes: Mutex<Option<Changes>>,
+    /// A full walk has been done: from then on a watcher's reports suffice.
+    walked: std::sync::atomic::AtomicBool,
+    /// Open buffers' last indexed text and tree, for incremental reparses.
+    trees: Mutex<HashMap<String, ultra_index::passes::Incremental>>,
+}
+
+/// What a watcher reported.
+#[derive(Default)]
+struct Changes {
+    paths: std::collections::HashSet<String>,
+    rescan: bool,
+}
+
+impl CodeIndex {
+    /// An empty index of the workspace at `root`.
+    pub fn new(root: PathBuf, store_at: StoreAt) -> CodeIndex {
+        CodeIndex {
+            root,
+            store_at,
+            store: Mutex::new(None),
+            store_error: Mutex::new(None),
+            index: RwLock::new(Index::new()),
+            stamps: Mutex::new(HashMap::new()),
+            refreshing: Mutex::new(()),
+            skipped: Mutex::new(0),
+            warming: Mutex::new(None),
+            changes: Mutex::new(None),
+            walked: std::sync::atomic::AtomicBool::new(false),
+            trees: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Watch the workspace (recursively, inotify): from now on a refresh looks only at the
+    /// paths the watcher reported instead of walking the tree. Fails when the OS refuses
+    /// (e.g. the inotify watch limit); refreshes then keep walking.
+    pub fn watch(self: &std::sync::Arc<Self>) -> Result<notify::RecommendedWatcher, notify::Error> {
+        use notify::Watcher;
+        let me = std::sync::Arc::downgrade(self);
+        let root = self.root.clone();
+        *self.changes.lock().unwrap_or_else(|p| p.into_inner()) = Some(Changes {
+            rescan: true,
+            ..Changes::default()
+        });
+        let mut watcher =
+            notify::recommended_watcher(move |res: notify::Result<notify::Event>| {
+                let Some(me) = me.upgrade() else { return };
+                let mut slot = me.changes.lock().unwrap_or_else(|p| p.into_inner());
+                let Some(changes) = slot.as_mut() else { return };
+                match res {
+                    // Reads (ours too: answers read files for context) change nothing.
+                    Ok(ev) if matches!(ev.kind, notify::EventKind::Access(_)) => {}
+                    Ok(ev) => {
+                        if ev.need_rescan() {
+                            changes.rescan = true;
+                        }
+                        for p in ev.paths {
+                            if let Some(rel) = p.strip_prefix(&root).ok().and_then(|r| r.to_str())
+                                && !rel.is_empty()
+                                && changes.paths.len() < 100_000
+                            {
+                                changes.paths.insert(rel.to_string());
+                            } else if changes.paths.len() >= 100_000 {
+                                changes.rescan = true;
+                            }
+                        }
+                    }
+                    Err(_) => changes.rescan = true,
+                }
+            })?;
+        if let Err(e) = watcher.watch(&self.root, notify::RecursiveMode::Recursive) {
+            *self.changes.lock().unwrap_or_else(|p| p.into_inner()) = None;
+            return Err(e);
+        }
+        Ok(watcher)
+    }
+
+    /// The watcher's report since the last refresh, when it can stand in for a walk.
+    fn take_changes(&self) -> Option<std::collections::HashSet<String>> {
+        let mut slot = self.changes.lock().unwrap_or_else(|p| p.into_inner());
+        let changes = slot.as_mut()?;
+        let report = std::mem::take(changes);
+        if report.rescan || !self.walked.load(std::sync::atomic::Ordering::SeqCst) {
+            return None;
+        }
+        Some(report.paths)
+    }
+
+    /// The files to look at for reported `paths` (a directory stands for what is under
+    /// it), and the indexed files they say are gone.
+    fn targeted(
+        &self,
+        paths: std::collections::HashSet<String>,
+        allow: &(dyn Fn(&str) -> bool + Sync),
+    ) -> (Vec<build::Found>, Vec<String>) {
+        let ignored = build::root_gitignore(&self.root);
+        let mut found = Vec::new();
+        let mut gone = Vec::new();
+        let idx = self.read();
+        for p in paths {
+            let abs = self.root.join(&p);
+            match std::fs::symlink_metadata(&abs) {
+                Ok(m) if m.is_dir() => {
+                    let under = build::walk_under(&self.root, &p, allow);
+                    let seen: std::collections::HashSet<&str> =
+                        under.iter().map(|f| f.path.as_str()).collect();
+                    gone.extend(
+                        idx.files_under(&p)
+                            .map(|f| f.path.clone())
+                            .filter(|q| !seen.contains(q.as_str())),
+                    );
+                    found.extend(under);
+                }
+                Ok(m) if m.is_file() && build::indexable(&p, &ignored) && allow(&p) => {
+                    found.push(build::Found {
+                        len: m.len(),
+                        path: p,
+                        abs,
+                    });
+                }
+                _ => {
+                    // Gone (or no longer indexable): the file, or what was under it.
+                    gone.extend(idx.files_under(&p).map(|f| f.path.clone()));
+                }
+            }
+        }
+        gone.sort();
+        gone.dedup();
+        // A file may be reported itself and through its directory.
+        found.sort_by(|a, b| a.path.cmp(&b.path));
+        found.dedup_by(|a, b| a.path == b.path);
+        (found, gone)
+    }
+
+    /// Read access to the index.
+    pub fn read(&self) -> std::sync::RwLockReadGuard<'_, Index> {
+        self.index.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn write(&self) -> std::sync::RwLockWriteGuard<'_, Index> {
+        self.index.write().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Bring the index up to date with the disk and the open buffers; `first` are indexed
+    /// before the rest when much has changed.
+    pub fn refresh(&self, root: &Root, ws: &Mutex<Workspace>, first: &[String]) -> IndexState {
+        self.refresh_with(root, ws, first, &mut |_| {})
+    }
+
+    /// [`CodeIndex::refresh`], reporting progress while files are parsed.
+    pub fn refresh_with(
+        &self,
+        root: &Root,
+        ws: &Mutex<Workspace>,
+        first: &[String],
+        on_progress: &mut dyn FnMut(Progress),
+    ) -> IndexState {
+        // While a big (re)index is under way, do not wait for it: index the files asked
+        // about now and answer from what is there, marked `warming`.
+        let _one = match self.refreshing.try_lock() {
+            Ok(g) => g,
+            Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+            Err(std::sync::TryLockError::WouldBlock) => {
+                if self
+                    .warming
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .is_some()
+                {
+                    return self.index_these(root, ws, first);
+                }
+                self.refreshing.lock().unwrap_or_else(|p| p.into_inner())
+            }
+        };
+        let allow = |rel: &str| {
+            root.lexical(rel)
+                .is_ok_and(|r| root.check_readable(&r, false).is_ok())
+        };
+        // With a watcher, look only at what it reported (and the files asked about);
+        // without one, or after it lost events, walk the whole tree, while the stored
+        // records load.
+        let changes = self.take_changes();
+        let (found, gone) = std::thread::scope(|s| {
+            let walk = changes
+                .is_none()
+                .then(|| s.spawn(|| build::walk(&self.root, &allow)));
+            self.load_store();
+            match (changes, walk) {
+                (Some(mut paths), _) => {
+                    paths.extend(first.iter().cloned());
+                    self.targeted(paths, &allow)
+                }
+                (None, walk) => {
+                    let found = walk
+                        .and_then(|w| w.join().ok())
+                        .unwrap_or_else(|| build::walk(&self.root, &allow));
+                    let seen: std::collections::HashSet<&str> =
+                        found.iter().map(|f| f.path.as_str()).collect();
+                    let gone: Vec<String> = {
+                        let idx = self.read();
+                        idx.files()
+                            .map(|f| f.path.clone())
+                            .filter(|p| !seen.contains(p.as_str()))
+                            .collect()
+                    };
+                    (found, gone)
+                }
+            }
+        });
+        let mut changed = Vec::new();
+        {
+            let stamps = self.stamps.lock().unwrap_or_else(|p| p.into_inner());
+            for f in found {
+                let stamp = Stamp::of(&f.abs);
+                if stamp.is_none() || stamps.get(&f.path) != stamp.as_ref() {
+                    changed.push(f);
+                }
+            }
+        }
+        let mut refreshed = gone.len();
+        if !gone.is_empty() {
+            let mut idx = self.write();
+            let mut stamps = self.stamps.lock().unwrap_or_else(|p| p.into_inner());
+            for p in &gone {
+                idx.remove(p);
+                stamps.remove(p);
+            }
+            self.persist(&[], &gone);
+        }
+        if !changed.is_empty() {
+            let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+            let total = changed.len();
+            let big = total > 200;
+            if big {
+                *self.warming.lock().unwrap_or_else(|p| p.into_inner()) = Some((0, total));
+            }
+            let stamps_for: HashMap<String, Stamp> = changed
+                .iter()
+                .filter_map(|f| Some((f.path.clone(), Stamp::of(&f.abs)?)))
+                .collect();
+            let mut batch = Vec::new();
+            let progress = build::index_files(
+                changed,
+                first,
+                threads,
+                &mut |record, content| {
+                    batch.push((record, content.to_vec()));
+                    // Hand records over in batches so readers are not starved.
+                    if batch.len() >= 256 {
+                        self.apply(std::mem::take(&mut batch), &stamps_for);
+                    }
+                },
+                &mut |p: Progress| {
+                    if big {
+                        *self.warming.lock().unwrap_or_else(|p| p.into_inner()) =
+                            Some((p.done, p.total));
+                    }
+                    on_progress(p);
+                },
+            );
+            self.apply(batch, &stamps_for);
+            *self.skipped.lock().unwrap_or_else(|p| p.into_inner()) += progress.skipped;
+            *self.warming.lock().unwrap_or_else(|p| p.into_inner()) = None;
+            refreshed += total;
+        }
+        refreshed += self.index_buffers(ws);
+        self.walked.store(true, std::sync::atomic::Ordering::SeqCst);
+        let idx = self.read();
+        IndexState {
+            state: "ready".into(),
+            files: idx.len(),
+            skipped: *self.skipped.lock().unwrap_or_else(|p| p.into_inner()),
+            refreshed,
+            progress: None,
+            store_error: self.store_error(),
+        }
+    }
+
+    fn store_error(&self) -> Option<String> {
+        self.store_error
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    fn apply(
+        &self,
+        batch: Vec<(ultra_index::FileIndex, Vec<u8>)>,
+        stamps_for: &HashMap<String, Stamp>,
+    ) {
+        let mut stored = Vec::with_capacity(batch.len());
+        {
+            let mut idx = self.write();
+            let mut stamps = self.stamps.lock().unwrap_or_else(|p| p.into_inner());
+            for (record, content) in batch {
+                let path = record.path.clone();
+                if path.ends_with("go.mod") {
+                    // Its module path is read from its content, which is not stored.
+                    idx.set_go_module(&path, &String::from_utf8_lossy(&content));
+                }
+                idx.upsert(record);
+                if let Some(s) = stamps_for.get(&path) {
+                    stamps.insert(path.clone(), *s);
+                    if !path.ends_with("go.mod")
+                        && let Some(r) = idx.get(&path)
+                    {
+                        stored.push((s.len, s.mtime_ns, r));
+                    }
+                }
+            }
+        }
+        let refs: Vec<(u64, u128, &ultra_index::FileIndex)> =
+            stored.iter().map(|(l, m, r)| (*l, *m, &**r)).collect();
+        self.persist(&refs, &[]);
+    }
+
+    /// Open the configured store; a failure is remembered for answers and the index runs
+    /// without one.
+    fn open_store(&self) -> Option<Box<dyn Store>> {
+        let opened: Result<Box<dyn Store>, String> = match &self.store_at {
+            StoreAt::Nowhere => return None,
+            StoreAt::Redb(path) => Redb::open(path)
+                .map(|s| Box::new(s) as Box<dyn Store>)
+                .map_err(|e| e.to_string()),
+            StoreAt::Redis { url, namespace } => Redis::open(url, namespace)
+                .map(|s| Box::new(s) as Box<dyn Store>)
+                .map_err(|e| e.to_string()),
+        };
+        match opened {
+            Ok(s) => Some(s),
+            Err(e) => {
+                *self.store_error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+                None
+            }
+        }
+    }
+
+    /// Load the stored records once, before the first refresh: files whose stamp still
+    /// matches are not parsed again.
+    fn load_store(&self) {
+        let mut slot = self.store.lock().unwrap_or_else(|p| p.into_inner());
+        if slot.is_some() {
+            return;
+        }
+        let store = self.open_store();
+        if let Some(s) = &store {
+            let loaded = s.load(&mut |batch| {
+                let mut idx = self.write();
+                let mut stamps = self.stamps.lock().unwrap_or_else(|p| p.into_inner());
+                for r in batch {
+                    stamps.insert(
+                        r.record.path.clone(),
+                        Stamp {
+                            len: r.len,
+                            mtime_ns: r.mtime_ns,
+                        },
+                    );
+                    idx.upsert(r.record);
+                }
+            });
+            if let Err(e) = loaded {
+                *self.store_error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e.to_string());
+            }
+        }
+        *slot = Some(store);
+    }
+
+    /// Write changes through to the store, when there is one. A failure only costs a
+    /// reparse at the next start.
+    fn persist(&self, upserts: &[(u64, u128, &ultra_index::FileIndex)], removes: &[String]) {
+        let slot = self.store.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(Some(store)) = slot.as_ref() {
+            let _ = store.save(upserts, removes);
+        }
+    }
+
+    /// During a warm-up: index just `paths` (from their buffers or the disk) and report
+    /// the index as warming.
+    fn index_these(&self, root: &Root, ws: &Mutex<Workspace>, paths: &[String]) -> IndexState {
+        for p in paths {
+            let Ok(rel) = root.lexical(p) else { continue };
+            if root.check_readable(&rel, false).is_err() {
+                continue;
+            }
+            let text = {
+                let ws = ws.lock().unwrap_or_else(|e| e.into_inner());
+                current_text(&ws, &rel)
+            };
+            if let Some(text) = text {
+                let hash = ultra_index::passes::hash(text.as_bytes());
+                if !self.read().is_current(p, &hash) {
+                    let record = index_file(p, text.as_bytes());
+                    self.write().upsert(record);
+                }
+            }
+        }
+        self.state()
+    }
+
+    /// Index open buffers from their text (what an agent just edited, saved or not).
+    fn index_buffers(&self, ws: &Mutex<Workspace>) -> usize {
+        let texts: Vec<(String, String)> = {
+            let ws = ws.lock().unwrap_or_else(|p| p.into_inner());
+            ws.buffers()
+                .filter(|b| ultra_index::Lang::of_path(b.path.as_str()).is_some())
+                .map(|b| (b.path.as_str().to_string(), b.rope.to_string()))
+                .collect()
+        };
+        let mut n = 0;
+        let mut trees = self.trees.lock().unwrap_or_else(|p| p.into_inner());
+        // Trees are kept only for open buffers.
+        trees.retain(|p, _| texts.iter().any(|(q, _)| q == p));
+        for (path, text) in texts {
+            let hash = ultra_index::passes::hash(text.as_bytes());
+            if self.read().is_current(&path, &hash) {
+                continue;
+            }
+            // Typing in a buffer reparses only around the edit.
+            let prev = trees.remove(&path);
+            let (record, state) =
+                ultra_index::passes::index_incremental(&path, text.as_bytes(), prev);
+            if let Some(state) = state {
+                trees.insert(path.clone(), state);
+            }
+            self.write().upsert(record);
+            // The disk stamp no longer describes the indexed content; the next refresh
+            // looks at the file again.
+            self.stamps
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .remove(&path);
+            n += 1;
+        }
+        n
+    }
+
+    /// For a process about to exit: leave the in-memory index to the operating system
+    /// instead of freeing it piece by piece (its millions of small allocations take
+    /// longer to free than a warm start takes to load them). The store is untouched.
+    pub fn forget_at_exit(&self) {
+        std::mem::forget(std::mem::replace(&mut *self.write(), Index::new()));
+    }
+
+    /// Forget everything, on disk too, so the next refresh parses every file.
+    pub fn clear(&self) {
+        let _one = self.refreshing.lock().unwrap_or_else(|p| p.into_inner());
+        {
+            let mut slot = self.store.lock().unwrap_or_else(|p| p.into_inner());
+            if slot.is_none() {
+                *slot = Some(self.open_store());
+            }
+            if let Some(Some(store)) = slot.as_ref() {
+                let _ = store.clear();
+            }
+        }
+        *self.write() = Index::new();
+        self.stamps
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clear();
+        *self.skipped.lock().unwrap_or_else(|p| p.into_inner()) = 0;
+        // The next refresh walks everything.
+        self.walked
+            .store(false, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// The state without refreshing.
+    pub fn state(&self) -> IndexState {
+        let warming = *self.warming.lock().unwrap_or_else(|p| p.into_inner());
+        let idx = self.read();
+        IndexState {
+            state: if warming.is_some() {
+                "warming"
+            } else {
+                "ready"
+            }
+            .into(),
+            files: idx.len(),
+            skipped: *self.skipped.lock().unwrap_or_else(|p| p.into_inner()),
+            refreshed: 0,
+            progress: warming,
+            store_error: self.store_error(),
+        }
+    }
+}
+
+/// The text of `rel` as the workspace has it: the open buffer's, else the disk's (UTF-8).
+fn current_text(ws: &Workspace, rel: &ultra_workspace::RelPath) -> Option<String> {
+    if let Some(buf) = ws.buffer(rel) {
+        return Some(buf.rope.to_string());
+    }
+    let (bytes, _) = ws.root().read(rel).ok()?;
+    String::from_utf8(bytes).ok()
+}
