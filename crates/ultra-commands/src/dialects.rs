@@ -17,6 +17,12 @@ const TREE: &[(&str, &str)] = &[
     ("README.md", "# demo\n"),
 ];
 
+/// A path the seed-003 methods require.
+const PATH: &[(&str, &str)] = &[(
+    "path",
+    "File path, relative to the workspace root (or absolute inside it).",
+)];
+
 /// Every dialect name with the operation it reaches.
 pub static DIALECTS: &[Dialect] = &[
     Dialect::new(
@@ -77,6 +83,7 @@ pub static DIALECTS: &[Dialect] = &[
         "ultra.closeFile",
     )
     .require(&["path"])
+    .describe(PATH)
     .reshape(Reshape::Success),
     Dialect::new(
         CommandSpec::new(
@@ -108,6 +115,73 @@ pub static DIALECTS: &[Dialect] = &[
     )
     .args(&[("oldPath", "path")])
     .results(&[("path", "oldPath")])
+    .reshape(Reshape::Success),
+    Dialect::new(
+        CommandSpec::new(
+            "editor.insertText",
+            "Editor: Insert Text",
+            "Editor",
+            "Insert text at a 0-based position as one undoable transaction (seed 003). A character past the line end clamps to it; a line past the end is INVALID_POSITION.",
+        )
+        .examples(&[Example {
+            description: "Insert a comment line at the top",
+            args: r#"{"path": "src/app.ts", "position": {"line": 0, "character": 0}, "text": "// header\n"}"#,
+            files: HELLO,
+            expect: Some(r#"{"success": true, "version": 2, "lineCount": 4, "changedLines": [1, 1]}"#),
+            ..Example::EMPTY
+        }]),
+        "ultra.insertText",
+    )
+    .require(&["path", "position"])
+    .describe(PATH)
+    .reshape(Reshape::Success),
+    Dialect::new(
+        CommandSpec::new(
+            "editor.replaceRange",
+            "Editor: Replace Range",
+            "Editor",
+            "Replace a 0-based range with text as one undoable transaction (seed 003; the same handler as ultra.edit).",
+        )
+        .examples(&[
+            Example {
+                description: "Rename `x` on line 0",
+                args: r#"{"path": "src/app.ts", "range": {"start": {"line": 0, "character": 6}, "end": {"line": 0, "character": 7}}, "text": "total"}"#,
+                files: HELLO,
+                expect: Some(r#"{"success": true, "path": "src/app.ts", "version": 2}"#),
+                ..Example::EMPTY
+            },
+            Example {
+                description: "A stale version is refused",
+                args: r#"{"path": "src/app.ts", "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}}, "text": "C", "expectedVersion": 5}"#,
+                files: HELLO,
+                error: Some("STALE_VERSION"),
+                ..Example::EMPTY
+            },
+        ]),
+        "ultra.edit",
+    )
+    .require(&["path"])
+    .describe(PATH)
+    .reshape(Reshape::Success),
+    Dialect::new(
+        CommandSpec::new(
+            "editor.deleteRange",
+            "Editor: Delete Range",
+            "Editor",
+            "Delete a 0-based range as one undoable transaction (seed 003).",
+        )
+        .examples(&[Example {
+            description: "Delete the first line",
+            args: r#"{"path": "src/app.ts", "range": {"start": {"line": 0, "character": 0}, "end": {"line": 1, "character": 0}}}"#,
+            files: HELLO,
+            expect: Some(r#"{"success": true, "version": 2, "lineCount": 2}"#),
+            ..Example::EMPTY
+        }]),
+        "ultra.edit",
+    )
+    .require(&["path"])
+    .describe(PATH)
+    .fixed(&[("text", r#""""#)])
     .reshape(Reshape::Success),
 ];
 

@@ -44,6 +44,12 @@ pub struct Dialect {
     pub omit: &'static [&'static str],
     /// Optional arguments of the target that this name requires (dialect names).
     pub require: &'static [&'static str],
+    /// Target arguments this name sets itself, `(name, JSON value)`: not accepted from the
+    /// caller (seed 003's `deleteRange` is `ultra.edit` with `text: ""`).
+    pub fixed: &'static [(&'static str, &'static str)],
+    /// Argument descriptions where the dialect's differ from the target's
+    /// `(dialect name, text)` (a path the dialect requires has no default to mention).
+    pub describe: &'static [(&'static str, &'static str)],
     /// Result field names `(target, dialect)`.
     pub results: &'static [(&'static str, &'static str)],
     /// The result's shape.
@@ -59,6 +65,8 @@ impl Dialect {
             args: &[],
             omit: &[],
             require: &[],
+            fixed: &[],
+            describe: &[],
             results: &[],
             reshape: Reshape::Same,
         }
@@ -79,6 +87,18 @@ impl Dialect {
     /// Arguments this name requires though the target does not.
     pub const fn require(mut self, names: &'static [&'static str]) -> Self {
         self.require = names;
+        self
+    }
+
+    /// Arguments this name sets itself: `(target name, JSON value)`.
+    pub const fn fixed(mut self, values: &'static [(&'static str, &'static str)]) -> Self {
+        self.fixed = values;
+        self
+    }
+
+    /// Describe arguments in the dialect's words: `(dialect name, text)`.
+    pub const fn describe(mut self, texts: &'static [(&'static str, &'static str)]) -> Self {
+        self.describe = texts;
         self
     }
 
@@ -135,7 +155,10 @@ impl Dialect {
         for (k, v) in fields {
             let key = match self.target_name(&k) {
                 Some(t) => t.to_string(),
-                None if self.omit.contains(&k.as_str()) || self.dialect_name(&k).is_some() => {
+                None if self.omit.contains(&k.as_str())
+                    || self.fixed.iter().any(|(f, _)| *f == k)
+                    || self.dialect_name(&k).is_some() =>
+                {
                     return Err(vec![Issue {
                         path: format!("/{k}"),
                         code: "unknown_field",
@@ -145,6 +168,10 @@ impl Dialect {
                 None => k,
             };
             out.insert(key, v);
+        }
+        for (k, v) in self.fixed {
+            let v = serde_json::from_str(v).unwrap_or(Value::Null);
+            out.insert((*k).to_string(), v);
         }
         Ok(Value::Object(out))
     }
@@ -169,7 +196,7 @@ impl Dialect {
         if let Some(Value::Object(props)) = obj.get_mut("properties") {
             let old = std::mem::take(props);
             for (k, v) in old {
-                if self.omit.contains(&k.as_str()) {
+                if self.omit.contains(&k.as_str()) || self.fixed.iter().any(|(f, _)| *f == k) {
                     continue;
                 }
                 let name = self.dialect_name(&k).map_or(k, str::to_string);
@@ -191,6 +218,13 @@ impl Dialect {
                 }
             }
         }
+        if let Some(Value::Object(props)) = obj.get_mut("properties") {
+            for (name, text) in self.describe {
+                if let Some(Value::Object(p)) = props.get_mut(*name) {
+                    p.insert("description".into(), (*text).into());
+                }
+            }
+        }
         if !self.require.is_empty() {
             let required = obj
                 .entry("required")
@@ -203,7 +237,11 @@ impl Dialect {
             }
         }
         if let Some(Value::Array(required)) = obj.get_mut("required") {
-            required.retain(|r| !r.as_str().is_some_and(|r| self.omit.contains(&r)));
+            required.retain(|r| {
+                !r.as_str().is_some_and(|r| {
+                    self.omit.contains(&r) || self.fixed.iter().any(|(f, _)| *f == r)
+                })
+            });
             for r in required.iter_mut() {
                 if let Some(d) = r.as_str().and_then(|t| self.dialect_name(t)) {
                     *r = Value::from(d);
@@ -381,6 +419,25 @@ mod tests {
         let s = close.args_schema(json!({"properties": {"path": {"type": ["string", "null"]}}}));
         assert_eq!(s["required"], json!(["path"]));
         assert_eq!(s["properties"]["path"]["type"], json!("string"));
+    }
+
+    #[test]
+    fn fixed_arguments_are_set_and_refused_from_the_caller() {
+        let del = Dialect::new(CommandSpec::new("e.deleteRange", "", "", ""), "u.edit")
+            .fixed(&[("text", r#""""#)]);
+        assert_eq!(
+            del.translate(json!({"range": 1})).unwrap(),
+            json!({"range": 1, "text": ""})
+        );
+        assert_eq!(
+            del.translate(json!({"text": "x"})).unwrap_err()[0].path,
+            "/text"
+        );
+        let s = del.args_schema(
+            json!({"properties": {"text": {}, "range": {}}, "required": ["range", "text"]}),
+        );
+        assert_eq!(s["required"], json!(["range"]));
+        assert!(s["properties"].get("text").is_none());
     }
 
     #[test]
