@@ -1,15 +1,15 @@
-//! Seed 003's `search.findInFiles`: a gitignore-aware search of the workspace on every core,
-//! reading files through the confined root (open buffers' unsaved text included), with
-//! the seed's `SearchOptions` and match ranges in the caller's position encoding.
+//! Seed 003's `search.findInFiles` and `search.findAndReplace` over [`ultra_search`]: the
+//! seed's `SearchOptions`, match ranges in the caller's position encoding, and replacements
+//! applied as one atomic, undoable batch.
 
-use globset::{Glob, GlobMatcher};
-use regex::bytes::Regex;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use ultra_core::command::{CommandSpec, Example, Touches};
 use ultra_core::registry::RegistryError;
 use ultra_core::{Command, Cx, Registry};
-use ultra_protocol::{CommandError, ErrorCode, Position, PositionEncoding, Range};
+use ultra_protocol::{CommandError, ErrorCode, PositionEncoding};
+pub use ultra_search::{Found, Match, SearchOptions, SearchResult};
+use ultra_search::{MAX_MAX, compile};
 
 use crate::Services;
 
@@ -20,33 +20,6 @@ pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
     Ok(())
 }
 
-/// Default and largest number of matches in one answer.
-const DEFAULT_MAX: usize = 2_000;
-const MAX_MAX: usize = 100_000;
-/// Longest preview line.
-const PREVIEW_CHARS: usize = 200;
-
-/// Seed 003's `SearchOptions`.
-#[derive(Debug, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct SearchOptions {
-    /// Only files whose workspace path matches this glob (`src/**/*.ts`, `*.rs`).
-    pub include: Option<String>,
-    /// Leave out files whose path matches this glob.
-    pub exclude: Option<String>,
-    /// Most matches returned (default 2,000, at most 100,000).
-    pub max_results: Option<usize>,
-    /// The query is a regular expression (default: literal text).
-    #[serde(default)]
-    pub use_regex: bool,
-    /// Match case (default: ignore it).
-    #[serde(default)]
-    pub case_sensitive: bool,
-    /// Match whole words only.
-    #[serde(default)]
-    pub whole_word: bool,
-}
-
 /// Arguments of `search.findInFiles`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -54,38 +27,6 @@ pub struct FindArgs {
     pub query: String,
     #[serde(default)]
     pub options: SearchOptions,
-}
-
-/// One match.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct Match {
-    /// 0-based, in the caller's position encoding.
-    pub range: Range,
-    /// The matching line (trimmed to 200 characters).
-    pub preview: String,
-    /// Exactly what matched (kept for replacements only).
-    #[serde(skip)]
-    #[schemars(skip)]
-    pub text: Vec<u8>,
-}
-
-/// The matches in one file.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct SearchResult {
-    pub path: String,
-    pub matches: Vec<Match>,
-}
-
-/// What `search.findInFiles` found.
-#[derive(Debug, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct Found {
-    /// Files in path order.
-    pub results: Vec<SearchResult>,
-    /// Matches returned.
-    pub count: usize,
-    /// More matched than `maxResults`.
-    pub truncated: bool,
 }
 
 /// `search.findInFiles`.
@@ -126,281 +67,21 @@ impl Command<Services> for FindInFiles {
     }
 }
 
-/// A compiled query. Whole-word matching with Unicode `\b` keeps the regex crate off its
-/// fastest engines (2.4x slower on a large tree); in a file that is all ASCII, ASCII `\b`
-/// means exactly the same, so such files are searched with that variant.
-struct Query {
-    re: Regex,
-    ascii: Option<Regex>,
-    /// The query was literal text (its replacement is used as is, not expanded).
-    literal: bool,
-}
-
-impl Query {
-    /// The regex to search `text` with.
-    fn for_text(&self, text: &[u8]) -> &Regex {
-        match &self.ascii {
-            Some(a) if text.is_ascii() => a,
-            _ => &self.re,
-        }
-    }
-}
-
-fn compile(query: &str, o: &SearchOptions) -> Result<Query, CommandError> {
-    if query.is_empty() {
-        return Err(CommandError::new(
-            ErrorCode::InvalidArguments,
-            "empty query",
-        ));
-    }
-    let pattern = if o.use_regex {
-        query.to_string()
-    } else {
-        regex::escape(query)
-    };
-    let build = |pattern: &str| {
-        regex::bytes::RegexBuilder::new(pattern)
-            .case_insensitive(!o.case_sensitive)
-            .multi_line(true)
-            .size_limit(1 << 24)
-            .build()
-            .map_err(|e| {
-                CommandError::new(ErrorCode::InvalidArguments, format!("query: {e}"))
-                    .with_suggestion(
-                        "escape regex characters, or search literal text (useRegex: false)",
-                    )
-            })
-    };
-    let (re, ascii) = if o.whole_word {
-        (
-            build(&format!(r"\b(?:{pattern})\b"))?,
-            Some(build(&format!(r"(?-u:\b)(?:{pattern})(?-u:\b)"))?),
-        )
-    } else {
-        (build(&pattern)?, None)
-    };
-    Ok(Query {
-        re,
-        ascii,
-        literal: !o.use_regex,
-    })
-}
-
-/// Every match of `query` in the files `o` selects, in path order, up to `o.maxResults`;
-/// with `keep`, each match keeps the exact text it matched (for replacing).
+/// [`ultra_search::find`] over the workspace, open buffers as edited.
 fn find(
     cx: &Cx<'_, Services>,
-    query: &Query,
+    query: &ultra_search::Query,
     o: &SearchOptions,
     enc: PositionEncoding,
     keep: bool,
 ) -> Result<Found, CommandError> {
-    let glob = |g: &Option<String>, what: &str| -> Result<Option<GlobMatcher>, CommandError> {
-        g.as_deref()
-            .filter(|g| !g.is_empty())
-            .map(|g| {
-                // A glob without a slash matches a file name anywhere.
-                let g = if g.contains('/') {
-                    g.to_string()
-                } else {
-                    format!("**/{g}")
-                };
-                Glob::new(&g).map(|g| g.compile_matcher()).map_err(|e| {
-                    CommandError::new(ErrorCode::InvalidArguments, format!("{what}: {e}"))
-                })
-            })
-            .transpose()
-    };
-    let include = glob(&o.include, "include")?;
-    let exclude = glob(&o.exclude, "exclude")?;
-    let max = o.max_results.unwrap_or(DEFAULT_MAX).clamp(1, MAX_MAX);
-
-    // Open buffers answer with their text; everything else is read from disk.
-    let (root, buffers) = {
+    let buffers = {
         let ws = cx.services.ws();
-        let buffers: std::collections::HashMap<String, String> = ws
-            .buffers()
+        ws.buffers()
             .map(|b| (b.path.as_str().to_string(), b.rope.to_string()))
-            .collect();
-        (cx.services.shell_root().clone(), buffers)
+            .collect()
     };
-    // Walk and search on every core, as ripgrep does: gitignore-aware, hidden files and
-    // symlinks left out, files opened through the confined root.
-    let found_count = std::sync::atomic::AtomicUsize::new(0);
-    let collected: std::sync::Mutex<Vec<SearchResult>> = std::sync::Mutex::new(Vec::new());
-    let base = root.path().to_path_buf();
-    ignore::WalkBuilder::new(&base)
-        .follow_links(false)
-        .require_git(false)
-        .threads(std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .build_parallel()
-        .run(|| {
-            let (root, buffers, base) = (&root, &buffers, &base);
-            let (include, exclude) = (&include, &exclude);
-            let (found_count, collected) = (&found_count, &collected);
-            // One read buffer per thread, reused for every file it reads.
-            let mut buf = Vec::new();
-            Box::new(move |entry| {
-                use std::sync::atomic::Ordering;
-                let Ok(entry) = entry else {
-                    return ignore::WalkState::Continue;
-                };
-                if !entry.file_type().is_some_and(|t| t.is_file()) {
-                    return ignore::WalkState::Continue;
-                }
-                let Some(rel) = entry
-                    .path()
-                    .strip_prefix(base)
-                    .ok()
-                    .and_then(|p| p.to_str())
-                else {
-                    return ignore::WalkState::Continue;
-                };
-                if include.as_ref().is_some_and(|g| !g.is_match(rel))
-                    || exclude.as_ref().is_some_and(|g| g.is_match(rel))
-                {
-                    return ignore::WalkState::Continue;
-                }
-                let Ok(r) = root.lexical(rel) else {
-                    return ignore::WalkState::Continue;
-                };
-                // Protected paths (`.git`, restricted globs) are not searched for agents.
-                if root.check_readable(&r, false).is_err() {
-                    return ignore::WalkState::Continue;
-                }
-                let text: &[u8] = match buffers.get(rel) {
-                    Some(t) => t.as_bytes(),
-                    None if read(root, &r, &mut buf) => &buf,
-                    None => return ignore::WalkState::Continue,
-                };
-                let matches = search(query.for_text(text), text, enc, max + 1, keep);
-                if matches.is_empty() {
-                    return ignore::WalkState::Continue;
-                }
-                let total = found_count.fetch_add(matches.len(), Ordering::Relaxed) + matches.len();
-                collected
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .push(SearchResult {
-                        path: rel.to_string(),
-                        matches,
-                    });
-                if total > max {
-                    ignore::WalkState::Quit
-                } else {
-                    ignore::WalkState::Continue
-                }
-            })
-        });
-    let mut per_file = collected.into_inner().unwrap_or_else(|p| p.into_inner());
-    per_file.sort_by(|a, b| a.path.cmp(&b.path));
-    let per_file = [per_file];
-    let mut results = Vec::new();
-    let mut count = 0;
-    let mut truncated = false;
-    for mut r in per_file.into_iter().flatten() {
-        if count + r.matches.len() > max {
-            r.matches.truncate(max - count);
-            truncated = true;
-        }
-        count += r.matches.len();
-        if !r.matches.is_empty() {
-            results.push(r);
-        }
-        if truncated {
-            break;
-        }
-    }
-    Ok(Found {
-        results,
-        count,
-        truncated,
-    })
-}
-
-/// Read a workspace file through the confined root into `buf`; false for binary or
-/// unreadable files.
-fn read(root: &ultra_workspace::Root, rel: &ultra_workspace::RelPath, buf: &mut Vec<u8>) -> bool {
-    if root.read_into(rel, buf).is_err() {
-        return false;
-    }
-    !buf[..buf.len().min(8192)].contains(&0)
-}
-
-/// Up to `max` matches of `re` in `text`, each with its line as the preview. Linear in the
-/// text however many matches share a line (a minified file): the line's end and preview
-/// are found once, and columns advance from the previous match.
-fn search(re: &Regex, text: &[u8], enc: PositionEncoding, max: usize, keep: bool) -> Vec<Match> {
-    let mut out = Vec::new();
-    let mut line = 0usize;
-    let mut line_start = 0usize;
-    let mut scanned = 0usize;
-    // The current line's end and preview, once computed.
-    let mut line_info: Option<(usize, String)> = None;
-    // A byte on the current line and its column.
-    let mut col_at = (0usize, 0u32);
-    for m in re.find_iter(text) {
-        if out.len() >= max {
-            break;
-        }
-        // Count the newlines between the last match and this one.
-        for i in memchr::memchr_iter(b'\n', &text[scanned..m.start()]) {
-            line += 1;
-            line_start = scanned + i + 1;
-            line_info = None;
-        }
-        scanned = m.start();
-        let (line_end, preview) = line_info.get_or_insert_with(|| {
-            let end =
-                memchr::memchr(b'\n', &text[line_start..]).map_or(text.len(), |i| line_start + i);
-            // A preview needs at most PREVIEW_CHARS chars: at most 4 bytes each.
-            let shown = &text[line_start..end.min(line_start + PREVIEW_CHARS * 4)];
-            let preview = String::from_utf8_lossy(shown)
-                .trim_end_matches('\r')
-                .chars()
-                .take(PREVIEW_CHARS)
-                .collect();
-            col_at = (line_start, 0);
-            (end, preview)
-        });
-        let line_end = *line_end;
-        col_at = (m.start(), col_at.1 + units(&text[col_at.0..m.start()], enc));
-        let start_col = col_at.1;
-        // A regex match may run over line ends: its end is on a later line.
-        let end = match memchr::memrchr(b'\n', &text[m.start()..m.end()]) {
-            None => Position::new(
-                line as u32,
-                start_col + units(&text[m.start()..m.end().min(line_end)], enc),
-            ),
-            Some(i) => {
-                let lines = memchr::memchr_iter(b'\n', &text[m.start()..m.end()]).count();
-                let start = m.start() + i + 1;
-                Position::new((line + lines) as u32, units(&text[start..m.end()], enc))
-            }
-        };
-        out.push(Match {
-            range: Range::new(Position::new(line as u32, start_col), end),
-            preview: preview.clone(),
-            text: if keep {
-                text[m.start()..m.end()].to_vec()
-            } else {
-                Vec::new()
-            },
-        });
-    }
-    out
-}
-
-/// The length of `bytes` (UTF-8) in `enc`'s units.
-fn units(bytes: &[u8], enc: PositionEncoding) -> u32 {
-    if enc == PositionEncoding::Utf8 || bytes.is_ascii() {
-        return bytes.len() as u32;
-    }
-    let s = String::from_utf8_lossy(bytes);
-    (match enc {
-        PositionEncoding::Utf16 => s.chars().map(char::len_utf16).sum(),
-        _ => s.chars().count(),
-    }) as u32
+    ultra_search::find(cx.services.shell_root(), &buffers, query, o, enc, keep)
 }
 
 /// Arguments of `search.findAndReplace`.
@@ -524,51 +205,5 @@ impl Command<Services> for FindAndReplace {
             files,
             txn_id: Some(outcome.txn_id),
         })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The incremental columns equal a column counted from the line's start, in every
-    /// encoding, for matches sharing lines and matches spanning lines.
-    #[test]
-    fn columns_match_a_count_from_the_line_start() {
-        let text = "é😀a b😀a\r\nxa😀\na\n😀😀a😀a".as_bytes();
-        for pattern in ["a", "a\\s+x", "😀", "b😀a\\r\\nx"] {
-            let re = Regex::new(pattern).unwrap();
-            for enc in [
-                PositionEncoding::Utf8,
-                PositionEncoding::Utf16,
-                PositionEncoding::Utf32,
-            ] {
-                let got = search(&re, text, enc, usize::MAX, true);
-                let want: Vec<(u32, u32, u32, u32)> = re
-                    .find_iter(text)
-                    .map(|m| {
-                        let at = |byte: usize| {
-                            let before = &text[..byte];
-                            let line = before.iter().filter(|&&b| b == b'\n').count();
-                            let start = before
-                                .iter()
-                                .rposition(|&b| b == b'\n')
-                                .map_or(0, |i| i + 1);
-                            (line as u32, units(&text[start..byte], enc))
-                        };
-                        let (a, b) = (at(m.start()), at(m.end()));
-                        (a.0, a.1, b.0, b.1)
-                    })
-                    .collect();
-                let got: Vec<_> = got
-                    .iter()
-                    .map(|m| {
-                        let r = m.range;
-                        (r.start.line, r.start.character, r.end.line, r.end.character)
-                    })
-                    .collect();
-                assert_eq!(got, want, "{pattern} in {enc:?}");
-            }
-        }
     }
 }
