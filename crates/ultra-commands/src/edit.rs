@@ -30,30 +30,9 @@ pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
 
 const HELLO: &[(&str, &str)] = &[("src/app.ts", "const x = 1;\nconsole.log(x);\n")];
 
-/// Prepare, validate and commit a batch under one lock. Nothing changes unless every edit
-/// resolves and every validator agrees.
-pub(crate) fn apply_batch(
-    cx: &mut Cx<'_, Services>,
-    files: Vec<FileEdits>,
-) -> Result<TxnOutcome, CommandError> {
-    let services = cx.services;
-    let mut ws = services.ws();
-    apply_batch_in(cx, &mut ws, files)
-}
-
-/// [`apply_batch`] under a workspace lock the caller already holds, for commands that
-/// must do more in the same critical section (append, then save).
-pub(crate) fn apply_batch_in(
-    cx: &mut Cx<'_, Services>,
-    ws: &mut Workspace,
-    files: Vec<FileEdits>,
-) -> Result<TxnOutcome, CommandError> {
-    apply_in(cx, ws, files, Finish::Commit)
-}
-
 /// How a batch ends once it resolved and the validators agreed.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Finish {
+pub(crate) enum Finish {
     /// One new transaction.
     Commit,
     /// A person's typing: joins their run of typing as one undo step.
@@ -64,8 +43,11 @@ enum Finish {
     Save,
 }
 
-/// Prepare, validate and commit a batch under the caller's lock, finished as `finish` says.
-fn apply_in(
+/// The one edit path: prepare (resolve every edit against the current text), validate,
+/// commit and, for [`Finish::Save`], save, all under the workspace lock the caller holds
+/// (`ws`), so nothing can change between the check and the write. Nothing changes unless
+/// every edit resolves and every validator agrees.
+pub(crate) fn apply(
     cx: &mut Cx<'_, Services>,
     ws: &mut Workspace,
     files: Vec<FileEdits>,
@@ -94,17 +76,6 @@ fn apply_in(
         crate::file::save_many_in(cx, ws, &paths)?;
     }
     Ok(outcome)
-}
-
-/// [`apply_batch`] then a save of every file it touched, under one lock, all or nothing
-/// ([`Finish::Save`]).
-pub(crate) fn apply_and_save(
-    cx: &mut Cx<'_, Services>,
-    files: Vec<FileEdits>,
-) -> Result<TxnOutcome, CommandError> {
-    let services = cx.services;
-    let mut ws = services.ws();
-    apply_in(cx, &mut ws, files, Finish::Save)
 }
 
 /// Run the content validators over each file's text after a prepared batch.
@@ -219,20 +190,20 @@ impl Command<Services> for Edit {
     }
 
     fn run(&self, cx: &mut Cx<'_, Services>, args: EditArgs) -> Result<Edited, CommandError> {
-        let path = target(cx, &cx.services.ws(), args.path.as_deref(), true)?;
-        single(apply_batch(
-            cx,
-            vec![FileEdits {
-                path,
-                expected_version: args.expected_version,
-                expected_hash: args.expected_hash,
-                edits: vec![EditOp::Range {
-                    range: args.range,
-                    text: args.text,
-                    encoding: cx.source.encoding(),
-                }],
+        let services = cx.services;
+        let mut ws = services.ws();
+        let path = target(cx, &ws, args.path.as_deref(), true)?;
+        let file = FileEdits {
+            path,
+            expected_version: args.expected_version,
+            expected_hash: args.expected_hash,
+            edits: vec![EditOp::Range {
+                range: args.range,
+                text: args.text,
+                encoding: cx.source.encoding(),
             }],
-        )?)
+        };
+        single(apply(cx, &mut ws, vec![file], Finish::Commit)?)
     }
 }
 
@@ -278,51 +249,46 @@ impl Command<Services> for InsertText {
     }
 
     fn run(&self, cx: &mut Cx<'_, Services>, args: InsertTextArgs) -> Result<Edited, CommandError> {
-        let (path, edits) = {
-            let mut ws = cx.services.ws();
-            let path = target(cx, &ws, args.path.as_deref(), true)?;
-            let edits = match args.position {
-                Some(p) => vec![EditOp::Range {
-                    range: Range::point(p),
-                    text: args.text,
-                    encoding: cx.source.encoding(),
-                }],
-                None => {
-                    ws.open_buffer(&path)?;
-                    let buf = ws.buffer(&path).ok_or_else(|| {
-                        CommandError::new(ErrorCode::InternalError, "buffer vanished")
-                    })?;
-                    buf.selections
-                        .iter()
-                        .map(|s| {
-                            let (start, end) = s.span();
-                            EditOp::Chars {
-                                start,
-                                end,
-                                text: args.text.clone(),
-                            }
-                        })
-                        .collect()
-                }
-            };
-            (path, edits)
+        let services = cx.services;
+        let mut ws = services.ws();
+        let path = target(cx, &ws, args.path.as_deref(), true)?;
+        let edits = match args.position {
+            Some(p) => vec![EditOp::Range {
+                range: Range::point(p),
+                text: args.text,
+                encoding: cx.source.encoding(),
+            }],
+            None => {
+                ws.open_buffer(&path)?;
+                let buf = ws.buffer(&path).ok_or_else(|| {
+                    CommandError::new(ErrorCode::InternalError, "buffer vanished")
+                })?;
+                buf.selections
+                    .iter()
+                    .map(|s| {
+                        let (start, end) = s.span();
+                        EditOp::Chars {
+                            start,
+                            end,
+                            text: args.text.clone(),
+                        }
+                    })
+                    .collect()
+            }
         };
-        let files = vec![FileEdits {
+        let file = FileEdits {
             path,
             expected_version: args.expected_version,
             expected_hash: args.expected_hash,
             edits,
-        }];
+        };
         // A person typing at the cursors: a run of it is one undo step.
-        let typing = is_human(cx) && args.position.is_none();
-        let services = cx.services;
-        let mut ws = services.ws();
-        let finish = if typing {
+        let finish = if is_human(cx) && args.position.is_none() {
             Finish::Typing
         } else {
             Finish::Commit
         };
-        single(apply_in(cx, &mut ws, files, finish)?)
+        single(apply(cx, &mut ws, vec![file], finish)?)
     }
 }
 
@@ -402,8 +368,9 @@ impl Command<Services> for ReplaceText {
                 CommandError::new(ErrorCode::InvalidArguments, format!("bad regex: {e}"))
                     .with_suggestion("fix the pattern, or pass regex: false for literal text")
             })?;
+        let services = cx.services;
+        let mut ws = services.ws();
         let (path, edits) = {
-            let mut ws = cx.services.ws();
             let path = target(cx, &ws, args.path.as_deref(), true)?;
             ws.open_buffer(&path)?;
             let buf = ws
@@ -438,15 +405,13 @@ impl Command<Services> for ReplaceText {
             (path, edits)
         };
         let n = edits.len();
-        let mut out = single(apply_batch(
-            cx,
-            vec![FileEdits {
-                path,
-                expected_version: args.expected_version,
-                expected_hash: args.expected_hash,
-                edits,
-            }],
-        )?)?;
+        let file = FileEdits {
+            path,
+            expected_version: args.expected_version,
+            expected_hash: args.expected_hash,
+            edits,
+        };
+        let mut out = single(apply(cx, &mut ws, vec![file], Finish::Commit)?)?;
         out.replaced = n;
         Ok(out)
     }
@@ -456,65 +421,146 @@ impl Command<Services> for ReplaceText {
 
 /// One edit in `ultra.applyEdits`: give `range` + `text`, or `startLine`/`endLine` + `text`,
 /// or `old` + `new`.
+// The shape on the wire and in the schema (its doc above is the schema's description);
+// `EditSpec` is what it means.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct EditSpec {
+#[schemars(rename = "EditSpec")]
+struct EditSpecWire {
     /// A range to replace (0-based).
-    pub range: Option<Range>,
+    range: Option<Range>,
     /// First line to replace (1-based), with `endLine`.
-    pub start_line: Option<usize>,
+    start_line: Option<usize>,
     /// Last line to replace (1-based, inclusive); `startLine - 1` inserts before `startLine`.
-    pub end_line: Option<usize>,
+    end_line: Option<usize>,
     /// Replacement text for `range` or lines.
-    pub text: Option<String>,
+    text: Option<String>,
     /// Anchor text that must match exactly once (or every time with `replaceAll`).
-    pub old: Option<String>,
+    old: Option<String>,
     /// Replacement for `old`.
-    pub new: Option<String>,
+    new: Option<String>,
     /// Replace every match of `old`.
     #[serde(default)]
-    pub replace_all: bool,
+    replace_all: bool,
     /// When `old` does not match exactly, retry ignoring trailing whitespace, then
     /// indentation (then `new` is re-indented to where it lands, in the file's tabs or
     /// spaces); the result reports which level matched. Line endings never need it: CRLF
     /// and LF always match each other (level `lineEndings`), and `new` takes the file's.
     #[serde(default)]
-    pub whitespace: bool,
+    whitespace: bool,
+}
+
+/// One edit in `ultra.applyEdits`, by kind: exactly one of `range`, `startLine` or `old`
+/// chooses it when the arguments are read.
+#[derive(Debug)]
+pub enum EditSpec {
+    /// `{range, text}`.
+    Range { range: Range, text: String },
+    /// `{startLine, endLine, text}`.
+    Lines {
+        start: usize,
+        end: usize,
+        text: String,
+    },
+    /// `{old, new, replaceAll?, whitespace?}`.
+    Anchor {
+        old: String,
+        new: String,
+        replace_all: bool,
+        whitespace: bool,
+    },
+    /// None of the kinds, several, or one missing a field: why. The batch is refused when
+    /// it runs (`edit N: why`, after the paths before it resolved), as it always was, so a
+    /// malformed edit is reported like any other bad edit and not as a parse error.
+    Malformed(&'static str),
+}
+
+impl From<EditSpecWire> for EditSpec {
+    fn from(w: EditSpecWire) -> EditSpec {
+        match (w.range, w.start_line, w.old) {
+            (Some(range), None, None) => match w.text {
+                Some(text) => EditSpec::Range { range, text },
+                None => EditSpec::Malformed("`range` needs `text`"),
+            },
+            (None, Some(start), None) => match (w.end_line, w.text) {
+                (Some(end), Some(text)) => EditSpec::Lines { start, end, text },
+                (None, _) => EditSpec::Malformed("`startLine` needs `endLine`"),
+                (Some(_), None) => EditSpec::Malformed("`startLine` needs `text`"),
+            },
+            (None, None, Some(old)) if old.is_empty() => {
+                EditSpec::Malformed("`old` may not be empty")
+            }
+            (None, None, Some(old)) => match w.new {
+                Some(new) => EditSpec::Anchor {
+                    old,
+                    new,
+                    replace_all: w.replace_all,
+                    whitespace: w.whitespace,
+                },
+                None => EditSpec::Malformed("`old` needs `new`"),
+            },
+            _ => EditSpec::Malformed("give exactly one of `range`, `startLine` or `old`"),
+        }
+    }
+}
+
+/// Read as the wire shape, then sorted into its kind.
+impl<'de> Deserialize<'de> for EditSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(de: D) -> Result<EditSpec, D::Error> {
+        EditSpecWire::deserialize(de).map(EditSpec::from)
+    }
+}
+
+/// The schema is the wire shape's: one object with every field optional.
+impl JsonSchema for EditSpec {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        EditSpecWire::schema_name()
+    }
+
+    fn schema_id() -> std::borrow::Cow<'static, str> {
+        EditSpecWire::schema_id()
+    }
+
+    fn inline_schema() -> bool {
+        EditSpecWire::inline_schema()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        EditSpecWire::json_schema(generator)
+    }
 }
 
 impl EditSpec {
+    /// The workspace edit, or the refusal of edit `i` of its file.
     fn into_op(self, i: usize, encoding: PositionEncoding) -> Result<EditOp, CommandError> {
-        let bad = |m: &str| {
-            CommandError::new(ErrorCode::InvalidArguments, format!("edit {i}: {m}")).with_suggestion(
-                "each edit is {range, text}, {startLine, endLine, text} or {old, new, replaceAll?, whitespace?}",
-            )
-        };
-        match (self.range, self.start_line, self.old) {
-            (Some(range), None, None) => Ok(EditOp::Range {
+        Ok(match self {
+            EditSpec::Range { range, text } => EditOp::Range {
                 range,
-                text: self.text.ok_or_else(|| bad("`range` needs `text`"))?,
+                text,
                 encoding,
-            }),
-            (None, Some(start), None) => Ok(EditOp::Lines {
-                start,
-                end: self
-                    .end_line
-                    .ok_or_else(|| bad("`startLine` needs `endLine`"))?,
-                text: self.text.ok_or_else(|| bad("`startLine` needs `text`"))?,
-            }),
-            (None, None, Some(old)) => {
-                if old.is_empty() {
-                    return Err(bad("`old` may not be empty"));
-                }
-                Ok(EditOp::Anchor {
-                    old,
-                    new: self.new.ok_or_else(|| bad("`old` needs `new`"))?,
-                    replace_all: self.replace_all,
-                    whitespace: self.whitespace,
-                })
+            },
+            EditSpec::Lines { start, end, text } => EditOp::Lines { start, end, text },
+            EditSpec::Anchor {
+                old,
+                new,
+                replace_all,
+                whitespace,
+            } => EditOp::Anchor {
+                old,
+                new,
+                replace_all,
+                whitespace,
+            },
+            EditSpec::Malformed(why) => {
+                return Err(CommandError::new(
+                    ErrorCode::InvalidArguments,
+                    format!("edit {i}: {why}"),
+                )
+                .with_suggestion(
+                    "each edit is {range, text}, {startLine, endLine, text} or {old, new, replaceAll?, whitespace?}",
+                ));
             }
-            _ => Err(bad("give exactly one of `range`, `startLine` or `old`")),
-        }
+        })
     }
 }
 
@@ -527,6 +573,31 @@ pub struct FileEditsArgs {
     pub expected_hash: Option<String>,
     /// Edits refer to the text before the batch and may not overlap.
     pub edits: Vec<EditSpec>,
+}
+
+impl FileEditsArgs {
+    /// The batch entry: the path resolved for writing (the one conversion it gets) and
+    /// each edit checked, in order.
+    fn resolve(
+        self,
+        ws: &Workspace,
+        human: bool,
+        encoding: PositionEncoding,
+    ) -> Result<FileEdits, CommandError> {
+        let path = ws.resolve_write(&self.path, human)?;
+        let edits = self
+            .edits
+            .into_iter()
+            .enumerate()
+            .map(|(i, e)| e.into_op(i, encoding))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(FileEdits {
+            path,
+            expected_version: self.expected_version,
+            expected_hash: self.expected_hash,
+            edits,
+        })
+    }
 }
 
 /// Arguments of `ultra.applyEdits`.
@@ -593,31 +664,20 @@ impl Command<Services> for ApplyEdits {
                     .with_suggestion("give at least one {path, edits}"),
             );
         }
-        let mut files = Vec::with_capacity(args.files.len());
-        {
-            let ws = cx.services.ws();
-            let human = is_human(cx);
-            for f in args.files {
-                let path = ws.resolve_write(&f.path, human)?;
-                let edits = f
-                    .edits
-                    .into_iter()
-                    .enumerate()
-                    .map(|(i, e)| e.into_op(i, cx.source.encoding()))
-                    .collect::<Result<Vec<_>, _>>()?;
-                files.push(FileEdits {
-                    path,
-                    expected_version: f.expected_version,
-                    expected_hash: f.expected_hash,
-                    edits,
-                });
-            }
-        }
-        if args.save {
-            apply_and_save(cx, files)
+        let (human, encoding) = (is_human(cx), cx.source.encoding());
+        let services = cx.services;
+        let mut ws = services.ws();
+        let files = args
+            .files
+            .into_iter()
+            .map(|f| f.resolve(&ws, human, encoding))
+            .collect::<Result<Vec<_>, _>>()?;
+        let finish = if args.save {
+            Finish::Save
         } else {
-            apply_batch(cx, files)
-        }
+            Finish::Commit
+        };
+        apply(cx, &mut ws, files, finish)
     }
 }
 
@@ -759,5 +819,73 @@ impl Command<Services> for Redo {
         let outcome = ws.redo(&filter)?;
         emit_changed(cx, &outcome, REDO.id);
         Ok(outcome)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The refusal of `applyEdits`'s edit 0 given as `edit`, or `Ok` when it is one kind.
+    fn refusal(edit: serde_json::Value) -> Result<(), String> {
+        let args: ApplyEditsArgs = ultra_core::schema::parse(
+            serde_json::json!({"files": [{"path": "a.ts", "edits": [edit]}]}),
+        )
+        .map_err(|issues| format!("parse: {issues:?}"))?;
+        let spec = args
+            .files
+            .into_iter()
+            .next()
+            .unwrap()
+            .edits
+            .into_iter()
+            .next()
+            .unwrap();
+        match spec.into_op(0, PositionEncoding::default()) {
+            Ok(_) => Ok(()),
+            Err(e) => Err(e.message),
+        }
+    }
+
+    #[test]
+    fn each_edit_is_one_kind_refused_as_it_runs() {
+        let range = serde_json::json!({"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}});
+        let exactly = "edit 0: give exactly one of `range`, `startLine` or `old`";
+        assert_eq!(refusal(serde_json::json!({})), Err(exactly.into()));
+        assert_eq!(
+            refusal(serde_json::json!({"range": range, "old": "x", "text": "y"})),
+            Err(exactly.into())
+        );
+        assert_eq!(
+            refusal(serde_json::json!({"range": range})),
+            Err("edit 0: `range` needs `text`".into())
+        );
+        assert_eq!(
+            refusal(serde_json::json!({"startLine": 1, "text": "a"})),
+            Err("edit 0: `startLine` needs `endLine`".into())
+        );
+        assert_eq!(
+            refusal(serde_json::json!({"startLine": 1, "endLine": 1})),
+            Err("edit 0: `startLine` needs `text`".into())
+        );
+        assert_eq!(
+            refusal(serde_json::json!({"old": ""})),
+            Err("edit 0: `old` may not be empty".into())
+        );
+        assert_eq!(
+            refusal(serde_json::json!({"old": "x"})),
+            Err("edit 0: `old` needs `new`".into())
+        );
+        assert_eq!(
+            refusal(serde_json::json!({"range": range, "text": "y"})),
+            Ok(())
+        );
+        assert_eq!(
+            refusal(serde_json::json!({"startLine": 1, "endLine": 0, "text": "y"})),
+            Ok(())
+        );
+        assert_eq!(refusal(serde_json::json!({"old": "x", "new": "y"})), Ok(()));
+        // Unknown fields and wrong types are still parse errors.
+        assert!(refusal(serde_json::json!({"bogus": 1})).is_err_and(|e| e.starts_with("parse:")));
     }
 }

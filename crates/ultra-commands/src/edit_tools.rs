@@ -12,9 +12,10 @@ use ultra_core::registry::RegistryError;
 use ultra_core::{Command, Cx, Registry};
 use ultra_protocol::{CommandError, ErrorCode, Source, SourceKind};
 use ultra_workspace::workspace::{EditOp, FileEdits};
+use ultra_workspace::{RelPath, Workspace};
 
 use crate::Services;
-use crate::edit::apply_batch;
+use crate::edit::{Finish, apply};
 use crate::util::is_human;
 
 /// People may touch restricted paths; agents and programs may not.
@@ -133,13 +134,13 @@ fn count_lines(text: &str) -> usize {
     }
 }
 
-/// Check the range against the file's current text; the text's lines.
+/// Check the range against the file's current text, under the caller's workspace lock;
+/// the path resolved for writing and the text before the edit.
 fn check_range(
-    services: &Services,
+    ws: &mut Workspace,
     a: &EditLinesArgs,
     human: bool,
-) -> Result<(ropey::Rope, usize), CommandError> {
-    let mut ws = services.ws();
+) -> Result<(RelPath, ropey::Rope), CommandError> {
     let rel = ws.resolve_write(&a.path, human)?;
     let snap = ws.snapshot(&rel)?;
     let total = count_lines(&snap.rope.to_string());
@@ -156,7 +157,7 @@ fn check_range(
             "lines are 1-based and inclusive, end ≤ {total}; read the file with get_lines first"
         )));
     }
-    Ok((snap.rope, total))
+    Ok((rel, snap.rope))
 }
 
 /// The file's text with the edit applied.
@@ -185,11 +186,11 @@ impl Command<Services> for EditLines {
         source: &Source,
         a: &EditLinesArgs,
     ) -> Result<(), CommandError> {
-        check_range(services, a, is_person(source)).map(|_| ())
+        check_range(&mut services.ws(), a, is_person(source)).map(|_| ())
     }
 
     fn preview(&self, services: &Services, a: &EditLinesArgs) -> Option<String> {
-        let (rope, _) = check_range(services, a, false).ok()?;
+        let (_, rope) = check_range(&mut services.ws(), a, false).ok()?;
         Some(ultra_workspace::workspace::unified_diff(
             &rope,
             &edited(&rope, a),
@@ -201,30 +202,31 @@ impl Command<Services> for EditLines {
         cx: &mut Cx<'_, Services>,
         a: EditLinesArgs,
     ) -> Result<LinesEdited, CommandError> {
-        let human = is_human(cx);
-        let (before, _) = check_range(cx.services, &a, human)?;
-        let rel = cx.services.ws().resolve_write(&a.path, human)?;
+        // Check, edit, save and read back under one lock: nothing moves in between.
+        let services = cx.services;
+        let mut ws = services.ws();
+        let (rel, before) = check_range(&mut ws, &a, is_human(cx))?;
         let content = as_lines(&a.content);
         let lines_added = count_lines(&content);
         let lines_removed = (a.end + 1).saturating_sub(a.start);
-        let outcome = apply_batch(
-            cx,
-            vec![FileEdits {
-                path: rel.clone(),
-                expected_version: None,
-                expected_hash: a.expected_hash.clone(),
-                edits: vec![EditOp::Lines {
-                    start: a.start,
-                    end: a.end,
-                    text: content,
-                }],
+        let file = FileEdits {
+            path: rel.clone(),
+            expected_version: None,
+            expected_hash: a.expected_hash.clone(),
+            edits: vec![EditOp::Lines {
+                start: a.start,
+                end: a.end,
+                text: content,
             }],
-        )?;
-        crate::file::save_one(cx, Some(rel.as_str()), false)?;
+        };
+        // Committed, then saved: a save refused (the disk moved on) leaves the edit in
+        // the buffer, undoable, as an edit followed by `ultra.save` would.
+        let outcome = apply(cx, &mut ws, vec![file], Finish::Commit)?;
+        crate::file::save_in(cx, &mut ws, &rel, false)?;
         let f = outcome.files.into_iter().next().ok_or_else(|| {
             CommandError::new(ErrorCode::InternalError, "edit produced no file outcome")
         })?;
-        let after = cx.services.ws().snapshot(&rel)?;
+        let after = ws.snapshot(&rel)?;
         let diff = ultra_workspace::workspace::unified_diff(&before, &after.rope);
         let line_count = count_lines(&after.rope.to_string());
         let range = if a.end < a.start {

@@ -19,7 +19,7 @@ use ultra_workspace::text;
 use ultra_workspace::workspace::{EditOp, FileEdits};
 
 use crate::Services;
-use crate::edit::{Edited, apply_batch, single};
+use crate::edit::{Edited, Finish, apply, single};
 use crate::navigation::{Cursors, cursors, with_buffer};
 use crate::query::NoArgs;
 use crate::util::{file_uri, target};
@@ -238,16 +238,16 @@ fn edit_one(
     expected_hash: Option<String>,
     op: EditOp,
 ) -> Result<Done<Edited>, CommandError> {
-    let path = target(cx, &cx.services.ws(), Some(path), true)?;
-    let outcome = apply_batch(
-        cx,
-        vec![FileEdits {
-            path,
-            expected_version,
-            expected_hash,
-            edits: vec![op],
-        }],
-    )?;
+    let services = cx.services;
+    let mut ws = services.ws();
+    let path = target(cx, &ws, Some(path), true)?;
+    let file = FileEdits {
+        path,
+        expected_version,
+        expected_hash,
+        edits: vec![op],
+    };
+    let outcome = apply(cx, &mut ws, vec![file], Finish::Commit)?;
     single(outcome).map(Done::ok)
 }
 

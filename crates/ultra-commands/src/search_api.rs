@@ -198,7 +198,8 @@ impl Command<Services> for FindAndReplace {
                 txn_id: None,
             });
         }
-        let outcome = crate::edit::apply_and_save(cx, batch)?;
+        let services = cx.services;
+        let outcome = crate::edit::apply(cx, &mut services.ws(), batch, crate::edit::Finish::Save)?;
         let files = outcome.files.iter().map(|f| f.path.clone()).collect();
         Ok(Replaced {
             count,

@@ -12,7 +12,7 @@ use ultra_workspace::buffer::Buffer;
 use ultra_workspace::workspace::{EditOp, FileEdits};
 
 use crate::Services;
-use crate::edit::{Edited, apply_batch, single};
+use crate::edit::{Edited, Finish, apply, single};
 use crate::util::target;
 
 /// Register the typing commands.
@@ -222,8 +222,9 @@ impl Command<Services> for Typing {
     }
 
     fn run(&self, cx: &mut Cx<'_, Services>, a: TypingArgs) -> Result<Edited, CommandError> {
+        let services = cx.services;
+        let mut ws = services.ws();
         let (path, ops) = {
-            let mut ws = cx.services.ws();
             let path = target(cx, &ws, a.path.as_deref(), true)?;
             ws.open_buffer(&path)?;
             let buf = ws
@@ -245,14 +246,12 @@ impl Command<Services> for Typing {
             }
             (path, ops)
         };
-        single(apply_batch(
-            cx,
-            vec![FileEdits {
-                path,
-                expected_version: a.expected_version,
-                expected_hash: None,
-                edits: ops,
-            }],
-        )?)
+        let file = FileEdits {
+            path,
+            expected_version: a.expected_version,
+            expected_hash: None,
+            edits: ops,
+        };
+        single(apply(cx, &mut ws, vec![file], Finish::Commit)?)
     }
 }

@@ -93,7 +93,7 @@ impl Size {
 }
 
 /// `window.create`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct WindowCreate {
     /// The window's id (one is made up when absent).

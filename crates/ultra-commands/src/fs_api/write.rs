@@ -211,7 +211,7 @@ impl Command<Services> for AppendFile {
                     .ok_or_else(|| WsError::NotFound(rel.to_string()))?;
                 buf.rope.len_chars()
             };
-            let outcome = crate::edit::apply_batch_in(
+            let outcome = crate::edit::apply(
                 cx,
                 &mut ws,
                 vec![FileEdits {
@@ -224,6 +224,7 @@ impl Command<Services> for AppendFile {
                         text: args.content,
                     }],
                 }],
+                crate::edit::Finish::Commit,
             )?;
             let saved = crate::file::save_in(cx, &mut ws, &rel, false)?;
             return Ok(Appended {
