@@ -9,8 +9,8 @@ use ultra_core::registry::RegistryError;
 use ultra_core::{Command, Cx, Registry};
 use ultra_protocol::command::Annotations;
 use ultra_protocol::{CommandError, ErrorCode};
-use ultra_shell::promoted::{Cli, Promoted, Visitor};
-use ultra_shell::run::Builtin;
+use ultra_shell::command::Builtin;
+use ultra_shell::promoted::{Builtins, Promoted, Visitor};
 
 use crate::Services;
 use crate::shell::{Capped, FIXTURE, RunOutput, leak};
@@ -24,10 +24,10 @@ pub fn external(v: &mut impl Visitor) {
 }
 
 /// The shell side of [`external`], built once.
-pub fn shell_commands() -> &'static [&'static dyn Builtin] {
-    static COMMANDS: std::sync::OnceLock<Vec<&'static dyn Builtin>> = std::sync::OnceLock::new();
+pub fn shell_commands() -> &'static [&'static Builtin] {
+    static COMMANDS: std::sync::OnceLock<Vec<&'static Builtin>> = std::sync::OnceLock::new();
     COMMANDS.get_or_init(|| {
-        let mut c = ShellSide(Vec::new());
+        let mut c = Builtins(Vec::new());
         external(&mut c);
         c.0
     })
@@ -35,21 +35,12 @@ pub fn shell_commands() -> &'static [&'static dyn Builtin] {
 
 /// The shell command named `name`: one of [`external`]'s, else a built-in (the order the
 /// shell itself looks them up in).
-pub fn lookup(name: &str) -> Option<&'static dyn Builtin> {
+pub fn lookup(name: &str) -> Option<&'static Builtin> {
     shell_commands()
         .iter()
         .copied()
-        .find(|b| b.name() == name)
+        .find(|b| b.name == name)
         .or_else(|| ultra_shell::builtins::lookup(name))
-}
-
-/// Collects the shell built-in of each promoted command it visits.
-pub struct ShellSide(pub Vec<&'static dyn Builtin>);
-
-impl Visitor for ShellSide {
-    fn visit<P: Promoted>(&mut self, command: &'static P) {
-        self.0.push(Box::leak(Box::new(Cli(command))));
-    }
 }
 
 /// Register every promoted command as a typed tool.
@@ -246,7 +237,7 @@ mod tests {
     use serde::Deserialize;
     use serde_json::{Value, json};
     use ultra_shell::promoted::{Issue, Promoted, Risk};
-    use ultra_shell::run::{Cx, Env, Example, Io, Shell};
+    use ultra_shell::run::{Cx, Env, Example, Io};
 
     struct Hello;
 
@@ -316,11 +307,10 @@ mod tests {
             ultra_workspace::Root::open(dir.path(), Default::default()).expect("root"),
         );
         // What `shell_commands` builds from the `external` list.
-        let mut side = super::ShellSide(Vec::new());
+        let mut side = ultra_shell::promoted::Builtins(Vec::new());
         ultra_shell::promoted::Visitor::visit(&mut side, &HELLO);
-        let extra: &'static [&'static dyn ultra_shell::run::Builtin] = side.0.leak();
-        let shell =
-            Shell::new(ultra_shell::run::fs::ShellFs::new(root, false)).with_commands(extra);
+        let extra: &'static [&'static ultra_shell::command::Builtin] = side.0.leak();
+        let shell = ultra_shell::shell(ultra_shell::run::fs::ShellFs::new(root, false), extra);
         let mut env = Env::new(&Default::default());
         let script = ultra_shell::parse("hello agents | tr a-z A-Z; hello").expect("parses");
         let (mut out, mut err) = (Vec::new(), Vec::new());

@@ -14,7 +14,6 @@ use ultra_core::registry::RegistryError;
 use ultra_core::{Command, Cx, Registry};
 use ultra_protocol::command::Annotations;
 use ultra_protocol::{CommandError, ErrorCode};
-use ultra_shell::run::Shell;
 use ultra_shell::{RedirectKind, Script};
 
 use crate::Services;
@@ -24,7 +23,7 @@ use crate::Services;
 pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
     r.register(Run::new())?;
     for b in ultra_shell::builtins::ALL {
-        r.register(BuiltinCommand::new(*b))?;
+        r.register(BuiltinCommand::new(b))?;
     }
     crate::promoted::register(r)
 }
@@ -116,12 +115,12 @@ pub fn shell_description() -> String {
     let rest = ultra_shell::builtins::ALL;
     let mut names_only = Vec::new();
     for b in rest {
-        let line = format!("\n  {}", b.usage());
+        let line = format!("\n  {}", b.usage);
         // Keep room for the names that might not fit.
         if d.len() + line.len() + 16 * rest.len() < DESCRIPTION_BUDGET {
             d.push_str(&line);
         } else {
-            names_only.push(b.name());
+            names_only.push(b.name);
         }
     }
     if !names_only.is_empty() {
@@ -213,8 +212,8 @@ fn annotations(script: &Script) -> Annotations {
                         let args: Option<Vec<String>> =
                             c.words[1..].iter().map(|w| w.as_literal()).collect();
                         match args {
-                            Some(args) => b.risk(&args),
-                            None => b.max_risk(),
+                            Some(args) => b.risk_of(&args),
+                            None => b.max_risk,
                         }
                     }
                 };
@@ -332,7 +331,7 @@ impl Command<Services> for Run {
                 std::time::Duration::from_millis(ms).min(crate::shell_writes::SHELL_TIME_LIMIT)
             });
         let (fs, hook) = crate::shell_writes::shell_fs(cx, limit);
-        let shell = Shell::new(fs).with_commands(crate::promoted::shell_commands());
+        let shell = ultra_shell::shell(fs, crate::promoted::shell_commands());
         let cap = args.max_output.unwrap_or(DEFAULT_MAX_OUTPUT).min(16 << 20);
         let mut out = Capped::new(cap);
         let mut err = Capped::new(cap);
@@ -377,16 +376,12 @@ mod tests {
         let d = super::shell_description();
         assert!(d.len() <= super::DESCRIPTION_BUDGET, "{}", d.len());
         for b in ultra_shell::builtins::ALL {
-            assert!(d.contains(b.name()), "{} missing", b.name());
+            assert!(d.contains(b.name), "{} missing", b.name);
         }
         assert!(d.contains("head [-n"), "{d}");
-        for p in ultra_shell::promoted::CLI {
-            assert!(
-                d.contains(&format!("- {}: ", p.name())),
-                "{} missing",
-                p.name()
-            );
-            assert!(d.contains(p.usage()), "{} usage missing", p.name());
+        for p in ultra_shell::promoted::builtins() {
+            assert!(d.contains(&format!("- {}: ", p.name)), "{} missing", p.name);
+            assert!(d.contains(p.usage), "{} usage missing", p.name);
         }
     }
 
@@ -473,7 +468,7 @@ pub struct BuiltinArgs {
 /// surface with typed arguments. Not offered to agents as a separate tool: the `shell` tool
 /// covers them.
 pub struct BuiltinCommand {
-    builtin: &'static dyn ultra_shell::run::Builtin,
+    builtin: &'static ultra_shell::command::Builtin,
     spec: &'static CommandSpec,
 }
 
@@ -484,9 +479,9 @@ pub(crate) fn leak(s: String) -> &'static str {
 impl BuiltinCommand {
     /// The command for `builtin`. Its spec is built once at registration and lives for the
     /// process.
-    pub fn new(builtin: &'static dyn ultra_shell::run::Builtin) -> BuiltinCommand {
-        let name = builtin.name();
-        let ex = builtin.example();
+    pub fn new(builtin: &'static ultra_shell::command::Builtin) -> BuiltinCommand {
+        let name = builtin.name;
+        let ex = builtin.example;
         let example = Example {
             description: leak(format!("{name} {}", ex.args.join(" "))),
             args: leak(json!({ "args": ex.args, "stdin": ex.stdin }).to_string()),
@@ -500,12 +495,12 @@ impl BuiltinCommand {
             leak(format!("shell.{name}")),
             leak(format!("Shell: {name}")),
             "Shell",
-            leak(format!("The built-in `{}` on the workspace, without a shell: arguments are passed as given.", builtin.usage())),
+            leak(format!("The built-in `{}` on the workspace, without a shell: arguments are passed as given.", builtin.usage)),
         )
         .not_ai_exposed()
         .long()
         .examples(Box::leak(vec![example].into_boxed_slice()));
-        let risk = builtin.max_risk();
+        let risk = builtin.max_risk;
         spec = spec.touches(if risk.runs {
             Touches::PROCESSES.and(Touches::WRITE)
         } else if risk.writes {
@@ -535,7 +530,7 @@ impl Command<Services> for BuiltinCommand {
     }
 
     fn annotations(&self, args: &BuiltinArgs) -> Annotations {
-        risk_annotations(self.builtin.risk(&args.args))
+        risk_annotations(self.builtin.risk_of(&args.args))
     }
 
     fn annotations_in(&self, services: &Services, args: &BuiltinArgs) -> Annotations {
@@ -562,7 +557,7 @@ impl Command<Services> for BuiltinCommand {
                 cwd: &env.cwd,
                 vars: &env.vars,
             };
-            self.builtin.run(&args.args, &mut io, &shell_cx)
+            (self.builtin.run)(&args.args, &mut io, &shell_cx)
         };
         drop((charged, fs));
         let cwd = env.cwd.as_str().to_string();

@@ -25,7 +25,9 @@
 //! ```
 
 pub mod builtins;
+pub mod command;
 pub mod numfmt;
+pub mod opts;
 pub mod promoted;
 pub mod run;
 pub mod syntax;
@@ -35,6 +37,17 @@ pub use syntax::ast::{
     SimpleCommand, Span, Word, WordPart,
 };
 pub use syntax::error::{ParseError, Pos};
+
+/// A shell over `fs` running `extra` (commands declared by a layer above, found first)
+/// and then this crate's own commands: the one way every front end builds its shell.
+pub fn shell(fs: run::fs::ShellFs, extra: &'static [&'static command::Builtin]) -> run::Shell {
+    run::Shell::new(fs, commands(extra))
+}
+
+/// The command table of [`shell`].
+pub fn commands(extra: &'static [&'static command::Builtin]) -> command::Commands {
+    command::Commands::new(&[extra, builtins::ALL, promoted::builtins()])
+}
 
 /// The largest input accepted, in bytes (1 MiB).
 pub const MAX_INPUT: usize = 1 << 20;

@@ -77,58 +77,54 @@ pub fn format_time(secs: i64, nanos: u32, fmt: &str) -> String {
 }
 
 /// `date [-u] [-d @SECONDS] [+FORMAT]`, always in UTC.
-pub struct Date;
+pub static DATE: Builtin = Builtin {
+    name: "date",
+    usage: "date [-u] [-d @SECONDS] [+FORMAT]",
+    example: Example {
+        args: &["-d", "@0", "+%F"],
+        stdin: "",
+        stdout: "1970-01-01\n",
+        status: 0,
+    },
+    max_risk: Risk::READ,
+    risk: None,
+    run: &date,
+};
 
-impl Builtin for Date {
-    fn name(&self) -> &'static str {
-        "date"
-    }
-    fn usage(&self) -> &'static str {
-        "date [-u] [-d @SECONDS] [+FORMAT]"
-    }
-    fn example(&self) -> Example {
-        Example {
-            args: &["-d", "@0", "+%F"],
-            stdin: "",
-            stdout: "1970-01-01\n",
-            status: 0,
-        }
-    }
-    fn run(&self, args: &[String], io: &mut Io<'_>, _cx: &Cx<'_>) -> i32 {
-        let o = match parse_opts(args, "uR", "d") {
-            Ok(o) => o,
-            Err(m) => return usage_error(io, self, &m),
-        };
-        let (secs, nanos) = match o.last('d') {
-            Some(v) => match v.strip_prefix('@').and_then(|n| n.parse::<i64>().ok()) {
-                Some(n) => (n, 0),
-                None => {
-                    let _ = writeln!(io.stderr, "date: invalid date '{v}' (only @SECONDS)");
-                    return 1;
-                }
-            },
+fn date(args: &[String], io: &mut Io<'_>, _cx: &Cx<'_>) -> i32 {
+    let o = match parse_opts(args, "uR", "d") {
+        Ok(o) => o,
+        Err(m) => return usage_error(io, &DATE, &m),
+    };
+    let (secs, nanos) = match o.last('d') {
+        Some(v) => match v.strip_prefix('@').and_then(|n| n.parse::<i64>().ok()) {
+            Some(n) => (n, 0),
             None => {
-                let now = std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .unwrap_or_default();
-                (now.as_secs() as i64, now.subsec_nanos())
+                let _ = writeln!(io.stderr, "date: invalid date '{v}' (only @SECONDS)");
+                return 1;
             }
-        };
-        let mut fmt = "%a %b %e %H:%M:%S %Z %Y".to_string();
-        for op in &o.operands {
-            match op.strip_prefix('+') {
-                Some(f) => fmt = f.to_string(),
-                None => {
-                    let _ = writeln!(io.stderr, "date: invalid date '{op}'");
-                    return 1;
-                }
+        },
+        None => {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap_or_default();
+            (now.as_secs() as i64, now.subsec_nanos())
+        }
+    };
+    let mut fmt = "%a %b %e %H:%M:%S %Z %Y".to_string();
+    for op in &o.operands {
+        match op.strip_prefix('+') {
+            Some(f) => fmt = f.to_string(),
+            None => {
+                let _ = writeln!(io.stderr, "date: invalid date '{op}'");
+                return 1;
             }
         }
-        if writeln!(io.stdout, "{}", format_time(secs, nanos, &fmt)).is_err() {
-            return 1;
-        }
-        0
     }
+    if writeln!(io.stdout, "{}", format_time(secs, nanos, &fmt)).is_err() {
+        return 1;
+    }
+    0
 }
 
 #[cfg(test)]

@@ -195,99 +195,93 @@ fn unified_diff(a: &[String], b: &[String], ops: &[Op], ctx: usize) -> String {
 
 /// `diff [-u] [-U N] FILE1 FILE2`: normal or unified output; status 0 same, 1 different,
 /// 2 trouble.
-pub struct Diff;
+pub static DIFF: Builtin = Builtin {
+    name: "diff",
+    usage: "diff [-u] [-U N] [-q] FILE1 FILE2",
+    example: Example {
+        args: &["f.txt", "f.txt"],
+        stdin: "",
+        stdout: "",
+        status: 0,
+    },
+    max_risk: Risk::READ,
+    risk: None,
+    run: &diff,
+};
 
-impl Diff {
-    fn load(io: &mut Io<'_>, cx: &Cx<'_>, p: &str) -> Result<(String, String), String> {
-        let stamp = |ns: u128| {
-            let secs = (ns / 1_000_000_000) as i64;
-            format_time(
-                secs,
-                (ns % 1_000_000_000) as u32,
-                "%Y-%m-%d %H:%M:%S.%N +0000",
-            )
-        };
-        if p == "-" {
-            let now = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap_or_default();
-            let text = read_all(io.stdin).map_err(|e| e.to_string())?;
-            return Ok((text, stamp(now.as_nanos())));
-        }
-        let m = cx.fs.stat(cx.cwd, p).map_err(|e| e.to_string())?;
-        if m.kind == Kind::Dir {
-            return Err("is a directory (directory comparison is not supported)".into());
-        }
-        let mut f = cx.fs.open_read(cx.cwd, p).map_err(|e| e.to_string())?;
-        let text = read_all(&mut f).map_err(|e| e.to_string())?;
-        Ok((text, stamp(m.mtime_ns)))
+fn load(io: &mut Io<'_>, cx: &Cx<'_>, p: &str) -> Result<(String, String), String> {
+    let stamp = |ns: u128| {
+        let secs = (ns / 1_000_000_000) as i64;
+        format_time(
+            secs,
+            (ns % 1_000_000_000) as u32,
+            "%Y-%m-%d %H:%M:%S.%N +0000",
+        )
+    };
+    if p == "-" {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        let text = read_all(io.stdin).map_err(|e| e.to_string())?;
+        return Ok((text, stamp(now.as_nanos())));
     }
+    let m = cx.fs.stat(cx.cwd, p).map_err(|e| e.to_string())?;
+    if m.kind == Kind::Dir {
+        return Err("is a directory (directory comparison is not supported)".into());
+    }
+    let mut f = cx.fs.open_read(cx.cwd, p).map_err(|e| e.to_string())?;
+    let text = read_all(&mut f).map_err(|e| e.to_string())?;
+    Ok((text, stamp(m.mtime_ns)))
 }
 
-impl Builtin for Diff {
-    fn name(&self) -> &'static str {
-        "diff"
+fn diff(args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
+    let o = match parse_opts(args, "uq", "U") {
+        Ok(o) => o,
+        Err(m) => return usage_error(io, &DIFF, &m),
+    };
+    if o.operands.len() != 2 {
+        return usage_error(io, &DIFF, "expects two files");
     }
-    fn usage(&self) -> &'static str {
-        "diff [-u] [-U N] [-q] FILE1 FILE2"
-    }
-    fn example(&self) -> Example {
-        Example {
-            args: &["f.txt", "f.txt"],
-            stdin: "",
-            stdout: "",
-            status: 0,
-        }
-    }
-    fn run(&self, args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
-        let o = match parse_opts(args, "uq", "U") {
-            Ok(o) => o,
-            Err(m) => return usage_error(io, self, &m),
-        };
-        if o.operands.len() != 2 {
-            return usage_error(io, self, "expects two files");
-        }
-        let ctx = match o.last('U').map(str::parse::<usize>) {
-            None => 3,
-            Some(Ok(n)) => n,
-            Some(Err(_)) => return usage_error(io, self, "invalid context length"),
-        };
-        let unified = o.has('u') || o.last('U').is_some();
-        let (p1, p2) = (&o.operands[0], &o.operands[1]);
-        let mut texts = Vec::new();
-        for p in [p1, p2] {
-            match Self::load(io, cx, p) {
-                Ok(t) => texts.push(t),
-                Err(e) => {
-                    complain(io, "diff", p, e);
-                    return 2;
-                }
+    let ctx = match o.last('U').map(str::parse::<usize>) {
+        None => 3,
+        Some(Ok(n)) => n,
+        Some(Err(_)) => return usage_error(io, &DIFF, "invalid context length"),
+    };
+    let unified = o.has('u') || o.last('U').is_some();
+    let (p1, p2) = (&o.operands[0], &o.operands[1]);
+    let mut texts = Vec::new();
+    for p in [p1, p2] {
+        match load(io, cx, p) {
+            Ok(t) => texts.push(t),
+            Err(e) => {
+                complain(io, "diff", p, e);
+                return 2;
             }
         }
-        if texts[0].0 == texts[1].0 {
-            return 0;
-        }
-        if o.has('q') {
-            let _ = writeln!(io.stdout, "Files {p1} and {p2} differ");
-            return 1;
-        }
-        let (a, b) = (split_lines(&texts[0].0), split_lines(&texts[1].0));
-        let ops = edit_script(&a, &b);
-        let text = if unified {
-            format!(
-                "--- {p1}\t{}\n+++ {p2}\t{}\n{}",
-                texts[0].1,
-                texts[1].1,
-                unified_diff(&a, &b, &ops, ctx)
-            )
-        } else {
-            normal_diff(&a, &b, &ops)
-        };
-        if io.stdout.write_all(text.as_bytes()).is_err() {
-            return 2;
-        }
-        1
     }
+    if texts[0].0 == texts[1].0 {
+        return 0;
+    }
+    if o.has('q') {
+        let _ = writeln!(io.stdout, "Files {p1} and {p2} differ");
+        return 1;
+    }
+    let (a, b) = (split_lines(&texts[0].0), split_lines(&texts[1].0));
+    let ops = edit_script(&a, &b);
+    let text = if unified {
+        format!(
+            "--- {p1}\t{}\n+++ {p2}\t{}\n{}",
+            texts[0].1,
+            texts[1].1,
+            unified_diff(&a, &b, &ops, ctx)
+        )
+    } else {
+        normal_diff(&a, &b, &ops)
+    };
+    if io.stdout.write_all(text.as_bytes()).is_err() {
+        return 2;
+    }
+    1
 }
 
 #[cfg(test)]

@@ -3,116 +3,102 @@
 use super::*;
 
 /// `mkdir [-p] DIR...`.
-pub struct Mkdir;
+pub static MKDIR: Builtin = Builtin {
+    name: "mkdir",
+    usage: "mkdir [-p] DIR...",
+    example: Example {
+        args: &["-p", "out/x"],
+        stdin: "",
+        stdout: "",
+        status: 0,
+    },
+    max_risk: Risk::WRITE,
+    risk: None,
+    run: &mkdir,
+};
 
-impl Builtin for Mkdir {
-    fn max_risk(&self) -> Risk {
-        Risk::WRITE
+fn mkdir(args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
+    let o = match parse_opts(args, "pv", "m") {
+        Ok(o) => o,
+        Err(m) => return usage_error(io, &MKDIR, &m),
+    };
+    if o.operands.is_empty() {
+        return usage_error(io, &MKDIR, "missing operand");
     }
-    fn name(&self) -> &'static str {
-        "mkdir"
-    }
-    fn usage(&self) -> &'static str {
-        "mkdir [-p] DIR..."
-    }
-    fn example(&self) -> Example {
-        Example {
-            args: &["-p", "out/x"],
-            stdin: "",
-            stdout: "",
-            status: 0,
-        }
-    }
-    fn run(&self, args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
-        let o = match parse_opts(args, "pv", "m") {
-            Ok(o) => o,
-            Err(m) => return usage_error(io, self, &m),
-        };
-        if o.operands.is_empty() {
-            return usage_error(io, self, "missing operand");
-        }
-        let parents = o.has('p');
-        let mut status = 0;
-        for d in &o.operands {
-            let rel = match cx.fs.resolve_write(cx.cwd, d) {
-                Ok(r) => r,
-                Err(e) => {
-                    complain(io, "mkdir", d, e);
-                    status = 1;
-                    continue;
-                }
-            };
-            match cx.fs.root().lstat(&rel) {
-                Ok(m) if parents && m.kind == Kind::Dir => continue,
-                Ok(_) => {
-                    let _ = writeln!(
-                        io.stderr,
-                        "mkdir: cannot create directory '{d}': File exists"
-                    );
-                    status = 1;
-                    continue;
-                }
-                Err(_) => {}
-            }
-            if let Err(e) = cx.fs.create_dir(&rel, parents) {
-                let _ = writeln!(io.stderr, "mkdir: cannot create directory '{d}': {e}");
+    let parents = o.has('p');
+    let mut status = 0;
+    for d in &o.operands {
+        let rel = match cx.fs.resolve_write(cx.cwd, d) {
+            Ok(r) => r,
+            Err(e) => {
+                complain(io, "mkdir", d, e);
                 status = 1;
+                continue;
             }
+        };
+        match cx.fs.root().lstat(&rel) {
+            Ok(m) if parents && m.kind == Kind::Dir => continue,
+            Ok(_) => {
+                let _ = writeln!(
+                    io.stderr,
+                    "mkdir: cannot create directory '{d}': File exists"
+                );
+                status = 1;
+                continue;
+            }
+            Err(_) => {}
         }
-        status
+        if let Err(e) = cx.fs.create_dir(&rel, parents) {
+            let _ = writeln!(io.stderr, "mkdir: cannot create directory '{d}': {e}");
+            status = 1;
+        }
     }
+    status
 }
 
 /// `touch FILE...`: creates missing files; existing ones are left unchanged (times are not
 /// settable through the workspace root).
-pub struct Touch;
+pub static TOUCH: Builtin = Builtin {
+    name: "touch",
+    usage: "touch [-c] FILE...",
+    example: Example {
+        args: &["new.txt"],
+        stdin: "",
+        stdout: "",
+        status: 0,
+    },
+    max_risk: Risk::WRITE,
+    risk: None,
+    run: &touch,
+};
 
-impl Builtin for Touch {
-    fn max_risk(&self) -> Risk {
-        Risk::WRITE
+fn touch(args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
+    let o = match parse_opts(args, "cam", "") {
+        Ok(o) => o,
+        Err(m) => return usage_error(io, &TOUCH, &m),
+    };
+    if o.operands.is_empty() {
+        return usage_error(io, &TOUCH, "missing file operand");
     }
-    fn name(&self) -> &'static str {
-        "touch"
-    }
-    fn usage(&self) -> &'static str {
-        "touch [-c] FILE..."
-    }
-    fn example(&self) -> Example {
-        Example {
-            args: &["new.txt"],
-            stdin: "",
-            stdout: "",
-            status: 0,
-        }
-    }
-    fn run(&self, args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
-        let o = match parse_opts(args, "cam", "") {
-            Ok(o) => o,
-            Err(m) => return usage_error(io, self, &m),
-        };
-        if o.operands.is_empty() {
-            return usage_error(io, self, "missing file operand");
-        }
-        let mut status = 0;
-        for f in &o.operands {
-            let rel = match cx.fs.resolve_write(cx.cwd, f) {
-                Ok(r) => r,
-                Err(e) => {
-                    complain(io, "touch", f, e);
-                    status = 1;
-                    continue;
-                }
-            };
-            if cx.fs.root().exists(&rel) || o.has('c') {
+    let mut status = 0;
+    for f in &o.operands {
+        let rel = match cx.fs.resolve_write(cx.cwd, f) {
+            Ok(r) => r,
+            Err(e) => {
+                complain(io, "touch", f, e);
+                status = 1;
                 continue;
             }
-            if let Err(e) = cx.fs.create_empty(&rel) {
-                let _ = writeln!(io.stderr, "touch: cannot touch '{f}': {e}");
-                status = 1;
-            }
+        };
+        if cx.fs.root().exists(&rel) || o.has('c') {
+            continue;
         }
-        status
+        if let Err(e) = cx.fs.create_empty(&rel) {
+            let _ = writeln!(io.stderr, "touch: cannot touch '{f}': {e}");
+            status = 1;
+        }
     }
+    status
 }
 
 /// True for operands rm and rmdir refuse: `/`, `.`, `..` and paths ending in them.
@@ -129,136 +115,122 @@ fn refused_operand(p: &str) -> Option<&'static str> {
 }
 
 /// `rm [-rf] PATH...`.
-pub struct Rm;
+pub static RM: Builtin = Builtin {
+    name: "rm",
+    usage: "rm [-rf] PATH...",
+    example: Example {
+        args: &["f.txt"],
+        stdin: "",
+        stdout: "",
+        status: 0,
+    },
+    max_risk: Risk::OVERWRITE,
+    risk: None,
+    run: &rm,
+};
 
-impl Builtin for Rm {
-    fn max_risk(&self) -> Risk {
-        Risk::OVERWRITE
-    }
-    fn name(&self) -> &'static str {
-        "rm"
-    }
-    fn usage(&self) -> &'static str {
-        "rm [-rf] PATH..."
-    }
-    fn example(&self) -> Example {
-        Example {
-            args: &["f.txt"],
-            stdin: "",
-            stdout: "",
-            status: 0,
+fn rm(args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
+    let o = match parse_opts(args, "rRfdv", "") {
+        Ok(o) => o,
+        Err(m) => return usage_error(io, &RM, &m),
+    };
+    let force = o.has('f');
+    let recursive = o.has('r') || o.has('R');
+    if o.operands.is_empty() {
+        if force {
+            return 0;
         }
+        return usage_error(io, &RM, "missing operand");
     }
-    fn run(&self, args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
-        let o = match parse_opts(args, "rRfdv", "") {
-            Ok(o) => o,
-            Err(m) => return usage_error(io, self, &m),
+    let mut status = 0;
+    for p in &o.operands {
+        if let Some(why) = refused_operand(p) {
+            let _ = writeln!(io.stderr, "rm: {why}: skipping '{p}'");
+            status = 1;
+            continue;
+        }
+        let rel = match cx.fs.resolve_entry(cx.cwd, p) {
+            Ok(r) => r,
+            Err(e) => {
+                complain(io, "rm", p, e);
+                status = 1;
+                continue;
+            }
         };
-        let force = o.has('f');
-        let recursive = o.has('r') || o.has('R');
-        if o.operands.is_empty() {
-            if force {
-                return 0;
-            }
-            return usage_error(io, self, "missing operand");
+        if rel.as_str().is_empty() {
+            let _ = writeln!(io.stderr, "rm: refusing to remove the workspace root");
+            status = 1;
+            continue;
         }
-        let mut status = 0;
-        for p in &o.operands {
-            if let Some(why) = refused_operand(p) {
-                let _ = writeln!(io.stderr, "rm: {why}: skipping '{p}'");
-                status = 1;
+        let meta = match cx.fs.root().lstat(&rel) {
+            Ok(m) => m,
+            Err(e) => {
+                if !force {
+                    let _ = writeln!(io.stderr, "rm: cannot remove '{p}': {e}");
+                    status = 1;
+                }
                 continue;
             }
-            let rel = match cx.fs.resolve_entry(cx.cwd, p) {
-                Ok(r) => r,
-                Err(e) => {
-                    complain(io, "rm", p, e);
-                    status = 1;
-                    continue;
-                }
-            };
-            if rel.as_str().is_empty() {
-                let _ = writeln!(io.stderr, "rm: refusing to remove the workspace root");
-                status = 1;
-                continue;
-            }
-            let meta = match cx.fs.root().lstat(&rel) {
-                Ok(m) => m,
-                Err(e) => {
-                    if !force {
-                        let _ = writeln!(io.stderr, "rm: cannot remove '{p}': {e}");
-                        status = 1;
-                    }
-                    continue;
-                }
-            };
-            let r = if meta.kind == Kind::Dir {
-                if recursive {
-                    cx.fs.remove(&rel, true, true)
-                } else if o.has('d') {
-                    cx.fs.remove(&rel, true, false)
-                } else {
-                    let _ = writeln!(io.stderr, "rm: cannot remove '{p}': Is a directory");
-                    status = 1;
-                    continue;
-                }
+        };
+        let r = if meta.kind == Kind::Dir {
+            if recursive {
+                cx.fs.remove(&rel, true, true)
+            } else if o.has('d') {
+                cx.fs.remove(&rel, true, false)
             } else {
-                cx.fs.remove(&rel, false, false)
-            };
-            if let Err(e) = r {
-                let _ = writeln!(io.stderr, "rm: cannot remove '{p}': {e}");
+                let _ = writeln!(io.stderr, "rm: cannot remove '{p}': Is a directory");
                 status = 1;
+                continue;
             }
+        } else {
+            cx.fs.remove(&rel, false, false)
+        };
+        if let Err(e) = r {
+            let _ = writeln!(io.stderr, "rm: cannot remove '{p}': {e}");
+            status = 1;
         }
-        status
     }
+    status
 }
 
 /// `rmdir DIR...`.
-pub struct Rmdir;
+pub static RMDIR: Builtin = Builtin {
+    name: "rmdir",
+    usage: "rmdir DIR...",
+    example: Example {
+        args: &["src"],
+        stdin: "",
+        stdout: "",
+        status: 1,
+    },
+    max_risk: Risk::OVERWRITE,
+    risk: None,
+    run: &rmdir,
+};
 
-impl Builtin for Rmdir {
-    fn max_risk(&self) -> Risk {
-        Risk::OVERWRITE
+fn rmdir(args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
+    let o = match parse_opts(args, "v", "") {
+        Ok(o) => o,
+        Err(m) => return usage_error(io, &RMDIR, &m),
+    };
+    if o.operands.is_empty() {
+        return usage_error(io, &RMDIR, "missing operand");
     }
-    fn name(&self) -> &'static str {
-        "rmdir"
-    }
-    fn usage(&self) -> &'static str {
-        "rmdir DIR..."
-    }
-    fn example(&self) -> Example {
-        Example {
-            args: &["src"],
-            stdin: "",
-            stdout: "",
-            status: 1,
+    let mut status = 0;
+    for d in &o.operands {
+        if refused_operand(d).is_some() {
+            let _ = writeln!(io.stderr, "rmdir: failed to remove '{d}': Invalid argument");
+            status = 1;
+            continue;
+        }
+        let r = cx
+            .fs
+            .resolve_entry(cx.cwd, d)
+            .and_then(|rel| cx.fs.remove(&rel, true, false));
+        if let Err(e) = r {
+            let _ = writeln!(io.stderr, "rmdir: failed to remove '{d}': {e}");
+            status = 1;
         }
     }
-    fn run(&self, args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
-        let o = match parse_opts(args, "v", "") {
-            Ok(o) => o,
-            Err(m) => return usage_error(io, self, &m),
-        };
-        if o.operands.is_empty() {
-            return usage_error(io, self, "missing operand");
-        }
-        let mut status = 0;
-        for d in &o.operands {
-            if refused_operand(d).is_some() {
-                let _ = writeln!(io.stderr, "rmdir: failed to remove '{d}': Invalid argument");
-                status = 1;
-                continue;
-            }
-            let r = cx
-                .fs
-                .resolve_entry(cx.cwd, d)
-                .and_then(|rel| cx.fs.remove(&rel, true, false));
-            if let Err(e) = r {
-                let _ = writeln!(io.stderr, "rmdir: failed to remove '{d}': {e}");
-                status = 1;
-            }
-        }
-        status
-    }
+    status
 }

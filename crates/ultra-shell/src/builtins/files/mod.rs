@@ -12,12 +12,12 @@ use std::io::Write;
 use ultra_workspace::root::{Kind, Meta};
 
 use super::basic::complain;
-use super::opts::parse_opts;
-use crate::run::{Builtin, Cx, Example, Io, Risk, read_all};
+use crate::command::{Builtin, Cx, Example, Io, Risk, read_all};
+use crate::opts::parse_opts;
 
 /// Report a usage error (status 2).
-fn usage_error(io: &mut Io<'_>, b: &dyn Builtin, msg: &str) -> i32 {
-    let _ = writeln!(io.stderr, "{}: {msg}\nusage: {}", b.name(), b.usage());
+fn usage_error(io: &mut Io<'_>, b: &Builtin, msg: &str) -> i32 {
+    let _ = writeln!(io.stderr, "{}: {msg}\nusage: {}", b.name, b.usage);
     2
 }
 

@@ -83,39 +83,35 @@ fn obsolete_count(args: &[String]) -> Vec<String> {
 }
 
 /// `head [-n N] [-c N] [-qv] [FILE...]`.
-pub struct Head;
+pub static HEAD: Builtin = Builtin {
+    name: "head",
+    usage: "head [-n [-]N] [-c [-]N] [-qv] [FILE...]",
+    example: Example {
+        args: &["-n", "1", "f.txt"],
+        stdin: "",
+        stdout: "b\n",
+        status: 0,
+    },
+    max_risk: Risk::READ,
+    risk: None,
+    run: &head,
+};
 
-impl Builtin for Head {
-    fn name(&self) -> &'static str {
-        "head"
-    }
-    fn usage(&self) -> &'static str {
-        "head [-n [-]N] [-c [-]N] [-qv] [FILE...]"
-    }
-    fn example(&self) -> Example {
-        Example {
-            args: &["-n", "1", "f.txt"],
-            stdin: "",
-            stdout: "b\n",
-            status: 0,
-        }
-    }
-    fn run(&self, args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
-        let (o, bytes, count) = match head_tail_options("head", args, io, self.usage()) {
-            Ok(x) => x,
-            Err(status) => return status,
-        };
-        let files = operands_or_stdin(&o);
-        let headers = o.has('v') || (files.len() > 1 && !o.has('q'));
-        let mut out = BufWriter::new(&mut *io.stdout);
-        let r = head_all(
-            &files, bytes, count, headers, &mut out, io.stdin, io.stderr, cx,
-        );
-        let flushed = out.flush();
-        match (r, flushed) {
-            (Ok(s), Ok(())) => s,
-            _ => 1,
-        }
+fn head(args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
+    let (o, bytes, count) = match head_tail_options("head", args, io, HEAD.usage) {
+        Ok(x) => x,
+        Err(status) => return status,
+    };
+    let files = operands_or_stdin(&o);
+    let headers = o.has('v') || (files.len() > 1 && !o.has('q'));
+    let mut out = BufWriter::new(&mut *io.stdout);
+    let r = head_all(
+        &files, bytes, count, headers, &mut out, io.stdin, io.stderr, cx,
+    );
+    let flushed = out.flush();
+    match (r, flushed) {
+        (Ok(s), Ok(())) => s,
+        _ => 1,
     }
 }
 
@@ -219,65 +215,61 @@ fn head_all(
 }
 
 /// `tail [-n [+]N] [-c [+]N] [-qv] [FILE...]`.
-pub struct Tail;
+pub static TAIL: Builtin = Builtin {
+    name: "tail",
+    usage: "tail [-n [+]N] [-c [+]N] [-qv] [FILE...]",
+    example: Example {
+        args: &["-n", "1", "f.txt"],
+        stdin: "",
+        stdout: "c\n",
+        status: 0,
+    },
+    max_risk: Risk::READ,
+    risk: None,
+    run: &tail,
+};
 
-impl Builtin for Tail {
-    fn name(&self) -> &'static str {
-        "tail"
-    }
-    fn usage(&self) -> &'static str {
-        "tail [-n [+]N] [-c [+]N] [-qv] [FILE...]"
-    }
-    fn example(&self) -> Example {
-        Example {
-            args: &["-n", "1", "f.txt"],
-            stdin: "",
-            stdout: "c\n",
-            status: 0,
-        }
-    }
-    fn run(&self, args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
-        let (o, bytes, count) = match head_tail_options("tail", args, io, self.usage()) {
-            Ok(x) => x,
-            Err(status) => return status,
-        };
-        let files = operands_or_stdin(&o);
-        let headers = o.has('v') || (files.len() > 1 && !o.has('q'));
-        let mut out = BufWriter::new(&mut *io.stdout);
-        let mut status = 0;
-        let stdin = &mut *io.stdin;
-        let err = &mut *io.stderr;
-        let r = (|| -> Res {
-            for (i, f) in files.iter().enumerate() {
-                let mut input = match open(&mut *stdin, cx, f) {
-                    Ok(r) => r,
-                    Err(e) => {
-                        let _ = writeln!(err, "tail: cannot open '{f}' for reading: {e}");
-                        status = 1;
-                        continue;
-                    }
-                };
-                if headers {
-                    let sep = if i > 0 { "\n" } else { "" };
-                    writeln!(out, "{sep}==> {} <==", display_name(f))?;
+fn tail(args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
+    let (o, bytes, count) = match head_tail_options("tail", args, io, TAIL.usage) {
+        Ok(x) => x,
+        Err(status) => return status,
+    };
+    let files = operands_or_stdin(&o);
+    let headers = o.has('v') || (files.len() > 1 && !o.has('q'));
+    let mut out = BufWriter::new(&mut *io.stdout);
+    let mut status = 0;
+    let stdin = &mut *io.stdin;
+    let err = &mut *io.stderr;
+    let r = (|| -> Res {
+        for (i, f) in files.iter().enumerate() {
+            let mut input = match open(&mut *stdin, cx, f) {
+                Ok(r) => r,
+                Err(e) => {
+                    let _ = writeln!(err, "tail: cannot open '{f}' for reading: {e}");
+                    status = 1;
+                    continue;
                 }
-                if let Err(e) = tail_one(&mut input, bytes, count, &mut out) {
-                    match e {
-                        TailErr::Out => return Err(Quit),
-                        TailErr::In(m) => {
-                            warn(err, "tail", f, m);
-                            status = 1;
-                        }
+            };
+            if headers {
+                let sep = if i > 0 { "\n" } else { "" };
+                writeln!(out, "{sep}==> {} <==", display_name(f))?;
+            }
+            if let Err(e) = tail_one(&mut input, bytes, count, &mut out) {
+                match e {
+                    TailErr::Out => return Err(Quit),
+                    TailErr::In(m) => {
+                        warn(err, "tail", f, m);
+                        status = 1;
                     }
                 }
             }
-            Ok(status)
-        })();
-        let flushed = out.flush();
-        match (r, flushed) {
-            (Ok(s), Ok(())) => s,
-            _ => 1,
         }
+        Ok(status)
+    })();
+    let flushed = out.flush();
+    match (r, flushed) {
+        (Ok(s), Ok(())) => s,
+        _ => 1,
     }
 }
 

@@ -10,8 +10,8 @@ use std::cmp::Ordering;
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 
-use super::opts::{Opts, getopt};
-use crate::run::{Builtin, Cx, Example, Io};
+use crate::command::{Builtin, Cx, Example, Io, Risk};
+use crate::opts::{Opts, getopt};
 
 /// Most bytes a buffering command (`sort`, `tac`, `tail`) holds.
 pub const MAX_BUFFER: usize = 256 << 20;

@@ -3,7 +3,19 @@
 use super::*;
 
 /// `basename NAME [SUFFIX]`, `basename -a [-s SUFFIX] NAME...`.
-pub struct Basename;
+pub static BASENAME: Builtin = Builtin {
+    name: "basename",
+    usage: "basename NAME [SUFFIX] | basename -a [-s SUFFIX] NAME...",
+    example: Example {
+        args: &["src/main.rs", ".rs"],
+        stdin: "",
+        stdout: "main\n",
+        status: 0,
+    },
+    max_risk: Risk::READ,
+    risk: None,
+    run: &basename,
+};
 
 fn basename_of(name: &str, suffix: &str) -> String {
     let trimmed = name.trim_end_matches('/');
@@ -21,52 +33,48 @@ fn basename_of(name: &str, suffix: &str) -> String {
     }
 }
 
-impl Builtin for Basename {
-    fn name(&self) -> &'static str {
-        "basename"
+fn basename(args: &[String], io: &mut Io<'_>, _cx: &Cx<'_>) -> i32 {
+    let longs = [("multiple", 'a'), ("suffix", 's'), ("zero", 'z')];
+    let o = match getopt(args, "as:z", &longs) {
+        Ok(o) => o,
+        Err(m) => return usage_error(io.stderr, "basename", &m, BASENAME.usage, 1),
+    };
+    let ops = &o.operands;
+    if ops.is_empty() {
+        return usage_error(io.stderr, "basename", "missing operand", BASENAME.usage, 1);
     }
-    fn usage(&self) -> &'static str {
-        "basename NAME [SUFFIX] | basename -a [-s SUFFIX] NAME..."
-    }
-    fn example(&self) -> Example {
-        Example {
-            args: &["src/main.rs", ".rs"],
-            stdin: "",
-            stdout: "main\n",
-            status: 0,
+    let end = if o.has('z') { "\0" } else { "\n" };
+    let multiple = o.has('a') || o.has('s');
+    let (names, suffix): (&[String], &str) = if multiple {
+        (ops, o.last('s').unwrap_or(""))
+    } else if ops.len() > 2 {
+        let m = format!("extra operand '{}'", ops[2]);
+        return usage_error(io.stderr, "basename", &m, BASENAME.usage, 1);
+    } else {
+        (&ops[..1], ops.get(1).map_or("", String::as_str))
+    };
+    for n in names {
+        if write!(io.stdout, "{}{end}", basename_of(n, suffix)).is_err() {
+            return 1;
         }
     }
-    fn run(&self, args: &[String], io: &mut Io<'_>, _cx: &Cx<'_>) -> i32 {
-        let longs = [("multiple", 'a'), ("suffix", 's'), ("zero", 'z')];
-        let o = match getopt(args, "as:z", &longs) {
-            Ok(o) => o,
-            Err(m) => return usage_error(io.stderr, "basename", &m, self.usage(), 1),
-        };
-        let ops = &o.operands;
-        if ops.is_empty() {
-            return usage_error(io.stderr, "basename", "missing operand", self.usage(), 1);
-        }
-        let end = if o.has('z') { "\0" } else { "\n" };
-        let multiple = o.has('a') || o.has('s');
-        let (names, suffix): (&[String], &str) = if multiple {
-            (ops, o.last('s').unwrap_or(""))
-        } else if ops.len() > 2 {
-            let m = format!("extra operand '{}'", ops[2]);
-            return usage_error(io.stderr, "basename", &m, self.usage(), 1);
-        } else {
-            (&ops[..1], ops.get(1).map_or("", String::as_str))
-        };
-        for n in names {
-            if write!(io.stdout, "{}{end}", basename_of(n, suffix)).is_err() {
-                return 1;
-            }
-        }
-        0
-    }
+    0
 }
 
 /// `dirname NAME...`.
-pub struct Dirname;
+pub static DIRNAME: Builtin = Builtin {
+    name: "dirname",
+    usage: "dirname NAME...",
+    example: Example {
+        args: &["src/main.rs"],
+        stdin: "",
+        stdout: "src\n",
+        status: 0,
+    },
+    max_risk: Risk::READ,
+    risk: None,
+    run: &dirname,
+};
 
 fn dirname_of(name: &str) -> String {
     let t = name.trim_end_matches('/');
@@ -90,37 +98,21 @@ fn dirname_of(name: &str) -> String {
     }
 }
 
-impl Builtin for Dirname {
-    fn name(&self) -> &'static str {
-        "dirname"
+fn dirname(args: &[String], io: &mut Io<'_>, _cx: &Cx<'_>) -> i32 {
+    let o = match getopt(args, "z", &[("zero", 'z')]) {
+        Ok(o) => o,
+        Err(m) => return usage_error(io.stderr, "dirname", &m, DIRNAME.usage, 1),
+    };
+    if o.operands.is_empty() {
+        return usage_error(io.stderr, "dirname", "missing operand", DIRNAME.usage, 1);
     }
-    fn usage(&self) -> &'static str {
-        "dirname NAME..."
-    }
-    fn example(&self) -> Example {
-        Example {
-            args: &["src/main.rs"],
-            stdin: "",
-            stdout: "src\n",
-            status: 0,
+    let end = if o.has('z') { "\0" } else { "\n" };
+    for n in &o.operands {
+        if write!(io.stdout, "{}{end}", dirname_of(n)).is_err() {
+            return 1;
         }
     }
-    fn run(&self, args: &[String], io: &mut Io<'_>, _cx: &Cx<'_>) -> i32 {
-        let o = match getopt(args, "z", &[("zero", 'z')]) {
-            Ok(o) => o,
-            Err(m) => return usage_error(io.stderr, "dirname", &m, self.usage(), 1),
-        };
-        if o.operands.is_empty() {
-            return usage_error(io.stderr, "dirname", "missing operand", self.usage(), 1);
-        }
-        let end = if o.has('z') { "\0" } else { "\n" };
-        for n in &o.operands {
-            if write!(io.stdout, "{}{end}", dirname_of(n)).is_err() {
-                return 1;
-            }
-        }
-        0
-    }
+    0
 }
 
 #[cfg(test)]

@@ -3,7 +3,19 @@
 use super::*;
 
 /// `printf FORMAT [ARG...]`, as bash's built-in.
-pub struct Printf;
+pub static PRINTF: Builtin = Builtin {
+    name: "printf",
+    usage: "printf format [arguments]",
+    example: Example {
+        args: &["%s-%d\\n", "a", "5"],
+        stdin: "",
+        stdout: "a-5\n",
+        status: 0,
+    },
+    max_risk: Risk::READ,
+    risk: None,
+    run: &printf,
+};
 
 /// Backslash escapes of a printf format (`\NNN` octal) or of `%b` (`\0NNN`); the bool is
 /// true when `\c` asked to stop all output.
@@ -239,276 +251,259 @@ fn printf_float(arg: &str) -> Result<f64, f64> {
     Err(best)
 }
 
-impl Builtin for Printf {
-    fn name(&self) -> &'static str {
-        "printf"
-    }
-    fn usage(&self) -> &'static str {
-        "printf format [arguments]"
-    }
-    fn example(&self) -> Example {
-        Example {
-            args: &["%s-%d\\n", "a", "5"],
-            stdin: "",
-            stdout: "a-5\n",
-            status: 0,
-        }
-    }
-    fn run(&self, args: &[String], io: &mut Io<'_>, _cx: &Cx<'_>) -> i32 {
-        let mut args = args;
-        if let Some(a) = args.first() {
-            if a == "--" {
-                args = &args[1..];
-            } else if a.len() > 1 && a.starts_with('-') {
-                let _ = writeln!(io.stderr, "printf: {}: invalid option", &a[..2]);
-                let _ = writeln!(io.stderr, "printf: usage: {}", self.usage());
-                return 2;
-            }
-        }
-        let Some(format) = args.first() else {
-            let _ = writeln!(io.stderr, "printf: usage: {}", self.usage());
+fn printf(args: &[String], io: &mut Io<'_>, _cx: &Cx<'_>) -> i32 {
+    let mut args = args;
+    if let Some(a) = args.first() {
+        if a == "--" {
+            args = &args[1..];
+        } else if a.len() > 1 && a.starts_with('-') {
+            let _ = writeln!(io.stderr, "printf: {}: invalid option", &a[..2]);
+            let _ = writeln!(io.stderr, "printf: usage: {}", PRINTF.usage);
             return 2;
-        };
-        let fmt = format.as_bytes();
-        let rest = &args[1..];
-        let mut next = 0usize;
-        let mut status = 0;
-        let mut out: Vec<u8> = Vec::new();
-        'outer: loop {
-            let start_next = next;
-            let mut i = 0;
-            let mut lit = Vec::new();
-            while i < fmt.len() {
-                let c = fmt[i];
-                if c == b'\\' {
-                    // Collect the escape with its following literal run.
-                    let mut j = i + 1;
-                    if j < fmt.len() {
+        }
+    }
+    let Some(format) = args.first() else {
+        let _ = writeln!(io.stderr, "printf: usage: {}", PRINTF.usage);
+        return 2;
+    };
+    let fmt = format.as_bytes();
+    let rest = &args[1..];
+    let mut next = 0usize;
+    let mut status = 0;
+    let mut out: Vec<u8> = Vec::new();
+    'outer: loop {
+        let start_next = next;
+        let mut i = 0;
+        let mut lit = Vec::new();
+        while i < fmt.len() {
+            let c = fmt[i];
+            if c == b'\\' {
+                // Collect the escape with its following literal run.
+                let mut j = i + 1;
+                if j < fmt.len() {
+                    j += 1;
+                    while j < fmt.len()
+                        && j < i + 4
+                        && fmt[j].is_ascii_hexdigit()
+                        && matches!(fmt[i + 1], b'0'..=b'7' | b'x')
+                    {
                         j += 1;
-                        while j < fmt.len()
-                            && j < i + 4
-                            && fmt[j].is_ascii_hexdigit()
-                            && matches!(fmt[i + 1], b'0'..=b'7' | b'x')
-                        {
-                            j += 1;
-                        }
                     }
-                    lit.extend_from_slice(&fmt[i..j]);
-                    i = j;
-                    continue;
                 }
-                if c != b'%' {
-                    lit.push(c);
-                    i += 1;
-                    continue;
-                }
-                printf_escapes(&lit, &mut out, false);
-                lit.clear();
+                lit.extend_from_slice(&fmt[i..j]);
+                i = j;
+                continue;
+            }
+            if c != b'%' {
+                lit.push(c);
                 i += 1;
-                if fmt.get(i) == Some(&b'%') {
-                    out.push(b'%');
-                    i += 1;
-                    continue;
+                continue;
+            }
+            printf_escapes(&lit, &mut out, false);
+            lit.clear();
+            i += 1;
+            if fmt.get(i) == Some(&b'%') {
+                out.push(b'%');
+                i += 1;
+                continue;
+            }
+            let mut spec = Spec::default();
+            while let Some(&f) = fmt.get(i) {
+                match f {
+                    b'-' => spec.left = true,
+                    b'+' => spec.plus = true,
+                    b' ' => spec.space = true,
+                    b'#' => spec.alt = true,
+                    b'0' => spec.zero = true,
+                    _ => break,
                 }
-                let mut spec = Spec::default();
-                while let Some(&f) = fmt.get(i) {
-                    match f {
-                        b'-' => spec.left = true,
-                        b'+' => spec.plus = true,
-                        b' ' => spec.space = true,
-                        b'#' => spec.alt = true,
-                        b'0' => spec.zero = true,
-                        _ => break,
-                    }
+                i += 1;
+            }
+            let take_arg = |next: &mut usize| -> Option<&String> {
+                let a = rest.get(*next);
+                if a.is_some() {
+                    *next += 1;
+                }
+                a
+            };
+            if fmt.get(i) == Some(&b'*') {
+                i += 1;
+                let w = take_arg(&mut next).map_or(0, |a| printf_int(a).unwrap_or_else(|v| v));
+                if w < 0 {
+                    spec.left = true;
+                }
+                spec.width = usize::try_from(w.unsigned_abs()).unwrap_or(0);
+            } else {
+                while let Some(d) = fmt.get(i).filter(|d| d.is_ascii_digit()) {
+                    spec.width = spec
+                        .width
+                        .saturating_mul(10)
+                        .saturating_add(usize::from(d - b'0'));
                     i += 1;
                 }
-                let take_arg = |next: &mut usize| -> Option<&String> {
-                    let a = rest.get(*next);
-                    if a.is_some() {
-                        *next += 1;
-                    }
-                    a
-                };
+            }
+            if fmt.get(i) == Some(&b'.') {
+                i += 1;
+                let mut p = 0usize;
                 if fmt.get(i) == Some(&b'*') {
                     i += 1;
-                    let w = take_arg(&mut next).map_or(0, |a| printf_int(a).unwrap_or_else(|v| v));
-                    if w < 0 {
-                        spec.left = true;
-                    }
-                    spec.width = usize::try_from(w.unsigned_abs()).unwrap_or(0);
+                    let v = take_arg(&mut next).map_or(0, |a| printf_int(a).unwrap_or_else(|v| v));
+                    p = usize::try_from(v).unwrap_or(0);
                 } else {
                     while let Some(d) = fmt.get(i).filter(|d| d.is_ascii_digit()) {
-                        spec.width = spec
-                            .width
-                            .saturating_mul(10)
-                            .saturating_add(usize::from(d - b'0'));
+                        p = p.saturating_mul(10).saturating_add(usize::from(d - b'0'));
                         i += 1;
                     }
                 }
-                if fmt.get(i) == Some(&b'.') {
-                    i += 1;
-                    let mut p = 0usize;
-                    if fmt.get(i) == Some(&b'*') {
-                        i += 1;
-                        let v =
-                            take_arg(&mut next).map_or(0, |a| printf_int(a).unwrap_or_else(|v| v));
-                        p = usize::try_from(v).unwrap_or(0);
-                    } else {
-                        while let Some(d) = fmt.get(i).filter(|d| d.is_ascii_digit()) {
-                            p = p.saturating_mul(10).saturating_add(usize::from(d - b'0'));
-                            i += 1;
-                        }
-                    }
-                    spec.prec = Some(p);
-                }
-                // A width or precision is an allocation of that size: bounded.
-                let limits = crate::numfmt::check_field(spec.width, "field width").and_then(|_| {
-                    spec.prec
-                        .map_or(Ok(0), |p| crate::numfmt::check_field(p, "precision"))
-                });
-                if let Err(e) = limits {
-                    let _ = writeln!(io.stderr, "printf: {e}");
-                    status = 1;
-                    break 'outer;
-                }
-                while matches!(
-                    fmt.get(i),
-                    Some(b'l' | b'h' | b'L' | b'q' | b'j' | b'z' | b't')
-                ) {
-                    i += 1;
-                }
-                let Some(&conv) = fmt.get(i) else {
-                    let _ = writeln!(io.stderr, "printf: `%': missing format character");
-                    status = 1;
-                    break 'outer;
-                };
+                spec.prec = Some(p);
+            }
+            // A width or precision is an allocation of that size: bounded.
+            let limits = crate::numfmt::check_field(spec.width, "field width").and_then(|_| {
+                spec.prec
+                    .map_or(Ok(0), |p| crate::numfmt::check_field(p, "precision"))
+            });
+            if let Err(e) = limits {
+                let _ = writeln!(io.stderr, "printf: {e}");
+                status = 1;
+                break 'outer;
+            }
+            while matches!(
+                fmt.get(i),
+                Some(b'l' | b'h' | b'L' | b'q' | b'j' | b'z' | b't')
+            ) {
                 i += 1;
-                let arg = take_arg(&mut next);
-                match conv {
-                    b's' | b'b' => {
-                        let a = arg.map_or("", String::as_str);
-                        let mut bytes = Vec::new();
-                        let stop = if conv == b'b' {
-                            printf_escapes(a.as_bytes(), &mut bytes, true)
-                        } else {
-                            bytes.extend_from_slice(a.as_bytes());
-                            false
-                        };
-                        if let Some(p) = spec.prec {
-                            bytes.truncate(p);
-                        }
-                        let n = spec.width.saturating_sub(bytes.len());
-                        if !spec.left {
-                            out.extend(std::iter::repeat_n(b' ', n));
-                        }
-                        out.extend_from_slice(&bytes);
-                        if spec.left {
-                            out.extend(std::iter::repeat_n(b' ', n));
-                        }
-                        if stop {
-                            break 'outer;
-                        }
+            }
+            let Some(&conv) = fmt.get(i) else {
+                let _ = writeln!(io.stderr, "printf: `%': missing format character");
+                status = 1;
+                break 'outer;
+            };
+            i += 1;
+            let arg = take_arg(&mut next);
+            match conv {
+                b's' | b'b' => {
+                    let a = arg.map_or("", String::as_str);
+                    let mut bytes = Vec::new();
+                    let stop = if conv == b'b' {
+                        printf_escapes(a.as_bytes(), &mut bytes, true)
+                    } else {
+                        bytes.extend_from_slice(a.as_bytes());
+                        false
+                    };
+                    if let Some(p) = spec.prec {
+                        bytes.truncate(p);
                     }
-                    b'c' => {
-                        let a = arg.map_or("", String::as_str);
-                        let ch = a.as_bytes().first().map(|b| vec![*b]).unwrap_or_default();
-                        let n = spec.width.saturating_sub(ch.len());
-                        if !spec.left {
-                            out.extend(std::iter::repeat_n(b' ', n));
-                        }
-                        out.extend_from_slice(&ch);
-                        if spec.left {
-                            out.extend(std::iter::repeat_n(b' ', n));
-                        }
+                    let n = spec.width.saturating_sub(bytes.len());
+                    if !spec.left {
+                        out.extend(std::iter::repeat_n(b' ', n));
                     }
-                    b'd' | b'i' | b'u' | b'x' | b'X' | b'o' => {
-                        let v = match arg.map(|a| (a, printf_int(a))) {
-                            None => 0,
-                            Some((_, Ok(v))) => v,
-                            Some((a, Err(v))) => {
-                                let _ = writeln!(io.stderr, "printf: {a}: invalid number");
-                                status = 1;
-                                v
-                            }
-                        };
-                        let v = v.clamp(i128::from(i64::MIN), i128::from(u64::MAX));
-                        let signed = matches!(conv, b'd' | b'i');
-                        let (neg, mag): (bool, u128) = if signed {
-                            let v = v.clamp(i128::from(i64::MIN), i128::from(i64::MAX));
-                            (v < 0, v.unsigned_abs())
-                        } else if v < 0 {
-                            (false, u128::from((v as i64) as u64))
-                        } else {
-                            (false, v as u128)
-                        };
-                        let mut digits = match conv {
-                            b'x' => format!("{mag:x}"),
-                            b'X' => format!("{mag:X}"),
-                            b'o' => format!("{mag:o}"),
-                            _ => mag.to_string(),
-                        };
-                        if let Some(p) = spec.prec {
-                            if p == 0 && mag == 0 {
-                                digits.clear();
-                            }
-                            if digits.len() < p {
-                                digits = format!("{}{digits}", "0".repeat(p - digits.len()));
-                            }
-                        }
-                        if spec.alt {
-                            match conv {
-                                b'o' if !digits.starts_with('0') => digits.insert(0, '0'),
-                                b'x' if mag != 0 => digits.insert_str(0, "0x"),
-                                b'X' if mag != 0 => digits.insert_str(0, "0X"),
-                                _ => {}
-                            }
-                        }
-                        if neg {
-                            digits.insert(0, '-');
-                        } else if signed && spec.plus {
-                            digits.insert(0, '+');
-                        } else if signed && spec.space {
-                            digits.insert(0, ' ');
-                        }
-                        let mut s2 = spec;
-                        if spec.prec.is_some() {
-                            s2.zero = false;
-                        }
-                        out.extend_from_slice(pad(&s2, digits, true).as_bytes());
+                    out.extend_from_slice(&bytes);
+                    if spec.left {
+                        out.extend(std::iter::repeat_n(b' ', n));
                     }
-                    b'f' | b'F' | b'e' | b'E' | b'g' | b'G' => {
-                        let v = match arg.map(|a| (a, printf_float(a))) {
-                            None => 0.0,
-                            Some((_, Ok(v))) => v,
-                            Some((a, Err(v))) => {
-                                let _ = writeln!(io.stderr, "printf: {a}: invalid number");
-                                status = 1;
-                                v
-                            }
-                        };
-                        out.extend_from_slice(fmt_float(v, conv, &spec).as_bytes());
-                    }
-                    other => {
-                        let _ = writeln!(
-                            io.stderr,
-                            "printf: `{}': invalid format character",
-                            other as char
-                        );
-                        status = 1;
+                    if stop {
                         break 'outer;
                     }
                 }
-            }
-            printf_escapes(&lit, &mut out, false);
-            if next >= rest.len() || next == start_next {
-                break;
+                b'c' => {
+                    let a = arg.map_or("", String::as_str);
+                    let ch = a.as_bytes().first().map(|b| vec![*b]).unwrap_or_default();
+                    let n = spec.width.saturating_sub(ch.len());
+                    if !spec.left {
+                        out.extend(std::iter::repeat_n(b' ', n));
+                    }
+                    out.extend_from_slice(&ch);
+                    if spec.left {
+                        out.extend(std::iter::repeat_n(b' ', n));
+                    }
+                }
+                b'd' | b'i' | b'u' | b'x' | b'X' | b'o' => {
+                    let v = match arg.map(|a| (a, printf_int(a))) {
+                        None => 0,
+                        Some((_, Ok(v))) => v,
+                        Some((a, Err(v))) => {
+                            let _ = writeln!(io.stderr, "printf: {a}: invalid number");
+                            status = 1;
+                            v
+                        }
+                    };
+                    let v = v.clamp(i128::from(i64::MIN), i128::from(u64::MAX));
+                    let signed = matches!(conv, b'd' | b'i');
+                    let (neg, mag): (bool, u128) = if signed {
+                        let v = v.clamp(i128::from(i64::MIN), i128::from(i64::MAX));
+                        (v < 0, v.unsigned_abs())
+                    } else if v < 0 {
+                        (false, u128::from((v as i64) as u64))
+                    } else {
+                        (false, v as u128)
+                    };
+                    let mut digits = match conv {
+                        b'x' => format!("{mag:x}"),
+                        b'X' => format!("{mag:X}"),
+                        b'o' => format!("{mag:o}"),
+                        _ => mag.to_string(),
+                    };
+                    if let Some(p) = spec.prec {
+                        if p == 0 && mag == 0 {
+                            digits.clear();
+                        }
+                        if digits.len() < p {
+                            digits = format!("{}{digits}", "0".repeat(p - digits.len()));
+                        }
+                    }
+                    if spec.alt {
+                        match conv {
+                            b'o' if !digits.starts_with('0') => digits.insert(0, '0'),
+                            b'x' if mag != 0 => digits.insert_str(0, "0x"),
+                            b'X' if mag != 0 => digits.insert_str(0, "0X"),
+                            _ => {}
+                        }
+                    }
+                    if neg {
+                        digits.insert(0, '-');
+                    } else if signed && spec.plus {
+                        digits.insert(0, '+');
+                    } else if signed && spec.space {
+                        digits.insert(0, ' ');
+                    }
+                    let mut s2 = spec;
+                    if spec.prec.is_some() {
+                        s2.zero = false;
+                    }
+                    out.extend_from_slice(pad(&s2, digits, true).as_bytes());
+                }
+                b'f' | b'F' | b'e' | b'E' | b'g' | b'G' => {
+                    let v = match arg.map(|a| (a, printf_float(a))) {
+                        None => 0.0,
+                        Some((_, Ok(v))) => v,
+                        Some((a, Err(v))) => {
+                            let _ = writeln!(io.stderr, "printf: {a}: invalid number");
+                            status = 1;
+                            v
+                        }
+                    };
+                    out.extend_from_slice(fmt_float(v, conv, &spec).as_bytes());
+                }
+                other => {
+                    let _ = writeln!(
+                        io.stderr,
+                        "printf: `{}': invalid format character",
+                        other as char
+                    );
+                    status = 1;
+                    break 'outer;
+                }
             }
         }
-        if io.stdout.write_all(&out).is_err() {
-            return 1;
+        printf_escapes(&lit, &mut out, false);
+        if next >= rest.len() || next == start_next {
+            break;
         }
-        status
     }
+    if io.stdout.write_all(&out).is_err() {
+        return 1;
+    }
+    status
 }
 
 #[cfg(test)]

@@ -3,7 +3,19 @@
 use super::*;
 
 /// `sort [-bfnrsu] [-k POS1[,POS2]] [-t SEP] [FILE...]`.
-pub struct Sort;
+pub static SORT: Builtin = Builtin {
+    name: "sort",
+    usage: "sort [-bfnrsu] [-k POS1[,POS2]] [-t SEP] [FILE...]",
+    example: Example {
+        args: &["f.txt"],
+        stdin: "",
+        stdout: "a\nb\nc\n",
+        status: 0,
+    },
+    max_risk: Risk::READ,
+    risk: None,
+    run: &sort,
+};
 
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 struct KeyOpts {
@@ -271,117 +283,101 @@ impl SortSpec {
     }
 }
 
-impl Builtin for Sort {
-    fn name(&self) -> &'static str {
-        "sort"
+fn sort(args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
+    let longs = [
+        ("ignore-leading-blanks", 'b'),
+        ("ignore-case", 'f'),
+        ("numeric-sort", 'n'),
+        ("reverse", 'r'),
+        ("stable", 's'),
+        ("unique", 'u'),
+        ("key", 'k'),
+        ("field-separator", 't'),
+    ];
+    let o = match getopt(args, "bfnrsuk:t:", &longs) {
+        Ok(o) => o,
+        Err(m) => return usage_error(io.stderr, "sort", &m, SORT.usage, 2),
+    };
+    let global = KeyOpts {
+        blanks: o.has('b'),
+        fold: o.has('f'),
+        numeric: o.has('n'),
+        reverse: o.has('r'),
+    };
+    let mut tab = None;
+    if let Some(t) = o.last('t') {
+        if t.len() != 1 {
+            let msg = if t.is_empty() {
+                "empty tab".to_string()
+            } else {
+                format!("multi-character tab '{t}'")
+            };
+            let _ = writeln!(io.stderr, "sort: {msg}");
+            return 2;
+        }
+        tab = Some(t.as_bytes()[0]);
     }
-    fn usage(&self) -> &'static str {
-        "sort [-bfnrsu] [-k POS1[,POS2]] [-t SEP] [FILE...]"
-    }
-    fn example(&self) -> Example {
-        Example {
-            args: &["f.txt"],
-            stdin: "",
-            stdout: "a\nb\nc\n",
-            status: 0,
-        }
-    }
-    fn run(&self, args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
-        let longs = [
-            ("ignore-leading-blanks", 'b'),
-            ("ignore-case", 'f'),
-            ("numeric-sort", 'n'),
-            ("reverse", 'r'),
-            ("stable", 's'),
-            ("unique", 'u'),
-            ("key", 'k'),
-            ("field-separator", 't'),
-        ];
-        let o = match getopt(args, "bfnrsuk:t:", &longs) {
-            Ok(o) => o,
-            Err(m) => return usage_error(io.stderr, "sort", &m, self.usage(), 2),
-        };
-        let global = KeyOpts {
-            blanks: o.has('b'),
-            fold: o.has('f'),
-            numeric: o.has('n'),
-            reverse: o.has('r'),
-        };
-        let mut tab = None;
-        if let Some(t) = o.last('t') {
-            if t.len() != 1 {
-                let msg = if t.is_empty() {
-                    "empty tab".to_string()
-                } else {
-                    format!("multi-character tab '{t}'")
-                };
-                let _ = writeln!(io.stderr, "sort: {msg}");
-                return 2;
-            }
-            tab = Some(t.as_bytes()[0]);
-        }
-        let mut keys = Vec::new();
-        for (f, a) in &o.flags {
-            if *f == 'k' {
-                match parse_key(a, global) {
-                    Ok(k) => keys.push(k),
-                    Err(m) => {
-                        let _ = writeln!(io.stderr, "sort: {m}");
-                        return 2;
-                    }
-                }
-            }
-        }
-        if keys.is_empty() {
-            keys.push(Key {
-                sword: 0,
-                schar: 0,
-                end: None,
-                opts: global,
-                skip_start: global.blanks,
-                skip_end: global.blanks,
-            });
-        }
-        let unique = o.has('u');
-        let spec = SortSpec {
-            keys,
-            tab,
-            global,
-            last_resort: !unique && !o.has('s'),
-        };
-        let mut data = Vec::new();
-        let mut used = 0;
-        for f in operands_or_stdin(&o) {
-            let mut input = match open(&mut *io.stdin, cx, &f) {
-                Ok(r) => r,
-                Err(e) => {
-                    let _ = writeln!(io.stderr, "sort: cannot read: {f}: {e}");
+    let mut keys = Vec::new();
+    for (f, a) in &o.flags {
+        if *f == 'k' {
+            match parse_key(a, global) {
+                Ok(k) => keys.push(k),
+                Err(m) => {
+                    let _ = writeln!(io.stderr, "sort: {m}");
                     return 2;
                 }
-            };
-            if let Err(e) = read_capped(&mut input, &mut used, &mut data) {
-                let _ = writeln!(io.stderr, "sort: {f}: {e}");
+            }
+        }
+    }
+    if keys.is_empty() {
+        keys.push(Key {
+            sword: 0,
+            schar: 0,
+            end: None,
+            opts: global,
+            skip_start: global.blanks,
+            skip_end: global.blanks,
+        });
+    }
+    let unique = o.has('u');
+    let spec = SortSpec {
+        keys,
+        tab,
+        global,
+        last_resort: !unique && !o.has('s'),
+    };
+    let mut data = Vec::new();
+    let mut used = 0;
+    for f in operands_or_stdin(&o) {
+        let mut input = match open(&mut *io.stdin, cx, &f) {
+            Ok(r) => r,
+            Err(e) => {
+                let _ = writeln!(io.stderr, "sort: cannot read: {f}: {e}");
                 return 2;
             }
-            if !data.is_empty() && !data.ends_with(b"\n") {
-                data.push(b'\n');
-            }
+        };
+        if let Err(e) = read_capped(&mut input, &mut used, &mut data) {
+            let _ = writeln!(io.stderr, "sort: {f}: {e}");
+            return 2;
         }
-        let mut lines = split_lines(&data);
-        lines.sort_by(|a, b| spec.cmp(a, b));
-        if unique {
-            lines.dedup_by(|b, a| spec.cmp(a, b) == Ordering::Equal);
+        if !data.is_empty() && !data.ends_with(b"\n") {
+            data.push(b'\n');
         }
-        let mut out = BufWriter::new(&mut *io.stdout);
-        let r = (|| -> std::io::Result<()> {
-            for l in lines {
-                out.write_all(l)?;
-                out.write_all(b"\n")?;
-            }
-            out.flush()
-        })();
-        i32::from(r.is_err())
     }
+    let mut lines = split_lines(&data);
+    lines.sort_by(|a, b| spec.cmp(a, b));
+    if unique {
+        lines.dedup_by(|b, a| spec.cmp(a, b) == Ordering::Equal);
+    }
+    let mut out = BufWriter::new(&mut *io.stdout);
+    let r = (|| -> std::io::Result<()> {
+        for l in lines {
+            out.write_all(l)?;
+            out.write_all(b"\n")?;
+        }
+        out.flush()
+    })();
+    i32::from(r.is_err())
 }
 
 #[cfg(test)]

@@ -3,60 +3,56 @@
 use super::*;
 
 /// `tac [FILE...]`.
-pub struct Tac;
+pub static TAC: Builtin = Builtin {
+    name: "tac",
+    usage: "tac [FILE...]",
+    example: Example {
+        args: &["f.txt"],
+        stdin: "",
+        stdout: "c\na\nb\n",
+        status: 0,
+    },
+    max_risk: Risk::READ,
+    risk: None,
+    run: &tac,
+};
 
-impl Builtin for Tac {
-    fn name(&self) -> &'static str {
-        "tac"
-    }
-    fn usage(&self) -> &'static str {
-        "tac [FILE...]"
-    }
-    fn example(&self) -> Example {
-        Example {
-            args: &["f.txt"],
-            stdin: "",
-            stdout: "c\na\nb\n",
-            status: 0,
-        }
-    }
-    fn run(&self, args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
-        let o = match getopt(args, "", &[]) {
-            Ok(o) => o,
-            Err(m) => return usage_error(io.stderr, "tac", &m, self.usage(), 1),
-        };
-        let mut status = 0;
-        let mut used = 0;
-        for f in operands_or_stdin(&o) {
-            let mut input = match open(&mut *io.stdin, cx, &f) {
-                Ok(r) => r,
-                Err(e) => {
-                    let _ = writeln!(io.stderr, "tac: failed to open '{f}' for reading: {e}");
-                    status = 1;
-                    continue;
-                }
-            };
-            let mut data = Vec::new();
-            if let Err(e) = read_capped(&mut input, &mut used, &mut data) {
-                warn(io.stderr, "tac", &f, e);
+fn tac(args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
+    let o = match getopt(args, "", &[]) {
+        Ok(o) => o,
+        Err(m) => return usage_error(io.stderr, "tac", &m, TAC.usage, 1),
+    };
+    let mut status = 0;
+    let mut used = 0;
+    for f in operands_or_stdin(&o) {
+        let mut input = match open(&mut *io.stdin, cx, &f) {
+            Ok(r) => r,
+            Err(e) => {
+                let _ = writeln!(io.stderr, "tac: failed to open '{f}' for reading: {e}");
                 status = 1;
                 continue;
             }
-            drop(input);
-            // Records end after each '\n'; a last one without it is printed as it is.
-            let mut recs: Vec<&[u8]> = data.split_inclusive(|&b| b == b'\n').collect();
-            recs.reverse();
-            let mut out = BufWriter::new(&mut *io.stdout);
-            let r = (|| -> std::io::Result<()> {
-                for r in recs {
-                    out.write_all(r)?;
-                }
-                out.flush()
-            })();
-            if r.is_err() {
-                return 1;
-            }
+        };
+        let mut data = Vec::new();
+        if let Err(e) = read_capped(&mut input, &mut used, &mut data) {
+            warn(io.stderr, "tac", &f, e);
+            status = 1;
+            continue;
         }
-        status
+        drop(input);
+        // Records end after each '\n'; a last one without it is printed as it is.
+        let mut recs: Vec<&[u8]> = data.split_inclusive(|&b| b == b'\n').collect();
+        recs.reverse();
+        let mut out = BufWriter::new(&mut *io.stdout);
+        let r = (|| -> std::io::Result<()> {
+            for r in recs {
+                out.write_all(r)?;
+            }
+            out.flush()
+        })();
+        if r.is_err() {
+            return 1;
+        }
     }
+    status
 }

@@ -3,7 +3,19 @@
 use super::*;
 
 /// `tr [-cdst] SET1 [SET2]`.
-pub struct Tr;
+pub static TR: Builtin = Builtin {
+    name: "tr",
+    usage: "tr [-cdst] SET1 [SET2]",
+    example: Example {
+        args: &["a-z", "A-Z"],
+        stdin: "hi\n",
+        stdout: "HI\n",
+        status: 0,
+    },
+    max_risk: Risk::READ,
+    risk: None,
+    run: &tr,
+};
 
 /// Expand a `tr` set into its bytes, in order.
 fn expand_set(s: &str, second: bool, fill_to: usize) -> Result<Vec<u8>, String> {
@@ -147,134 +159,118 @@ fn expand_set(s: &str, second: bool, fill_to: usize) -> Result<Vec<u8>, String> 
     Ok(out)
 }
 
-impl Builtin for Tr {
-    fn name(&self) -> &'static str {
-        "tr"
-    }
-    fn usage(&self) -> &'static str {
-        "tr [-cdst] SET1 [SET2]"
-    }
-    fn example(&self) -> Example {
-        Example {
-            args: &["a-z", "A-Z"],
-            stdin: "hi\n",
-            stdout: "HI\n",
-            status: 0,
-        }
-    }
-    fn run(&self, args: &[String], io: &mut Io<'_>, _cx: &Cx<'_>) -> i32 {
-        let longs = [
-            ("complement", 'c'),
-            ("delete", 'd'),
-            ("squeeze-repeats", 's'),
-            ("truncate-set1", 't'),
-        ];
-        let o = match getopt(args, "cCdst", &longs) {
-            Ok(o) => o,
-            Err(m) => return usage_error(io.stderr, "tr", &m, self.usage(), 1),
+fn tr(args: &[String], io: &mut Io<'_>, _cx: &Cx<'_>) -> i32 {
+    let longs = [
+        ("complement", 'c'),
+        ("delete", 'd'),
+        ("squeeze-repeats", 's'),
+        ("truncate-set1", 't'),
+    ];
+    let o = match getopt(args, "cCdst", &longs) {
+        Ok(o) => o,
+        Err(m) => return usage_error(io.stderr, "tr", &m, TR.usage, 1),
+    };
+    let (comp, del, squeeze) = (o.has('c') || o.has('C'), o.has('d'), o.has('s'));
+    let ops = &o.operands;
+    let need = if del == squeeze { 2 } else { 1 };
+    let max = if del && !squeeze { 1 } else { 2 };
+    if ops.len() < need {
+        let m = if ops.is_empty() {
+            "missing operand".to_string()
+        } else {
+            format!("missing operand after '{}'", ops[ops.len() - 1])
         };
-        let (comp, del, squeeze) = (o.has('c') || o.has('C'), o.has('d'), o.has('s'));
-        let ops = &o.operands;
-        let need = if del == squeeze { 2 } else { 1 };
-        let max = if del && !squeeze { 1 } else { 2 };
-        if ops.len() < need {
-            let m = if ops.is_empty() {
-                "missing operand".to_string()
-            } else {
-                format!("missing operand after '{}'", ops[ops.len() - 1])
-            };
-            return usage_error(io.stderr, "tr", &m, self.usage(), 1);
+        return usage_error(io.stderr, "tr", &m, TR.usage, 1);
+    }
+    if ops.len() > max {
+        let m = format!("extra operand '{}'", ops[max]);
+        return usage_error(io.stderr, "tr", &m, TR.usage, 1);
+    }
+    let set1 = match expand_set(&ops[0], false, 0) {
+        Ok(s) => s,
+        Err(m) => {
+            let _ = writeln!(io.stderr, "tr: {m}");
+            return 1;
         }
-        if ops.len() > max {
-            let m = format!("extra operand '{}'", ops[max]);
-            return usage_error(io.stderr, "tr", &m, self.usage(), 1);
+    };
+    let mut in1 = [false; 256];
+    for &c in &set1 {
+        in1[c as usize] = true;
+    }
+    if comp {
+        for v in in1.iter_mut() {
+            *v = !*v;
         }
-        let set1 = match expand_set(&ops[0], false, 0) {
+    }
+    let set1_list: Vec<u8> = if comp {
+        (0u8..=255).filter(|&c| in1[c as usize]).collect()
+    } else {
+        set1.clone()
+    };
+    let translate = !del && ops.len() == 2;
+    let mut map: [u8; 256] = std::array::from_fn(|i| i as u8);
+    let mut squeeze_set = [false; 256];
+    if ops.len() == 2 {
+        let set2 = match expand_set(&ops[1], translate, set1_list.len()) {
             Ok(s) => s,
             Err(m) => {
                 let _ = writeln!(io.stderr, "tr: {m}");
                 return 1;
             }
         };
-        let mut in1 = [false; 256];
-        for &c in &set1 {
-            in1[c as usize] = true;
+        for &c in &set2 {
+            squeeze_set[c as usize] = true;
         }
-        if comp {
-            for v in in1.iter_mut() {
-                *v = !*v;
-            }
-        }
-        let set1_list: Vec<u8> = if comp {
-            (0u8..=255).filter(|&c| in1[c as usize]).collect()
-        } else {
-            set1.clone()
-        };
-        let translate = !del && ops.len() == 2;
-        let mut map: [u8; 256] = std::array::from_fn(|i| i as u8);
-        let mut squeeze_set = [false; 256];
-        if ops.len() == 2 {
-            let set2 = match expand_set(&ops[1], translate, set1_list.len()) {
-                Ok(s) => s,
-                Err(m) => {
-                    let _ = writeln!(io.stderr, "tr: {m}");
-                    return 1;
-                }
-            };
-            for &c in &set2 {
-                squeeze_set[c as usize] = true;
-            }
-            if translate {
-                if set2.is_empty() && !set1_list.is_empty() {
-                    let _ = writeln!(
-                        io.stderr,
-                        "tr: when not truncating set1, string2 must be non-empty"
-                    );
-                    return 1;
-                }
-                let n = if o.has('t') {
-                    set1_list.len().min(set2.len())
-                } else {
-                    set1_list.len()
-                };
-                for (i, &c) in set1_list.iter().take(n).enumerate() {
-                    map[c as usize] = *set2.get(i).unwrap_or(&set2[set2.len() - 1]);
-                }
-            }
-        } else {
-            squeeze_set = in1;
-        }
-        let mut buf = vec![0u8; 64 * 1024];
-        let mut outb = Vec::with_capacity(64 * 1024);
-        let mut last: Option<u8> = None;
-        loop {
-            let k = match io.stdin.read(&mut buf) {
-                Ok(0) => break,
-                Ok(k) => k,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => {
-                    let _ = writeln!(io.stderr, "tr: read error: {e}");
-                    return 1;
-                }
-            };
-            outb.clear();
-            for &c in &buf[..k] {
-                if del && in1[c as usize] {
-                    continue;
-                }
-                let c = map[c as usize];
-                if squeeze && squeeze_set[c as usize] && last == Some(c) {
-                    continue;
-                }
-                last = Some(c);
-                outb.push(c);
-            }
-            if io.stdout.write_all(&outb).is_err() {
+        if translate {
+            if set2.is_empty() && !set1_list.is_empty() {
+                let _ = writeln!(
+                    io.stderr,
+                    "tr: when not truncating set1, string2 must be non-empty"
+                );
                 return 1;
             }
+            let n = if o.has('t') {
+                set1_list.len().min(set2.len())
+            } else {
+                set1_list.len()
+            };
+            for (i, &c) in set1_list.iter().take(n).enumerate() {
+                map[c as usize] = *set2.get(i).unwrap_or(&set2[set2.len() - 1]);
+            }
         }
-        0
+    } else {
+        squeeze_set = in1;
     }
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut outb = Vec::with_capacity(64 * 1024);
+    let mut last: Option<u8> = None;
+    loop {
+        let k = match io.stdin.read(&mut buf) {
+            Ok(0) => break,
+            Ok(k) => k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                let _ = writeln!(io.stderr, "tr: read error: {e}");
+                return 1;
+            }
+        };
+        outb.clear();
+        for &c in &buf[..k] {
+            if del && in1[c as usize] {
+                continue;
+            }
+            let c = map[c as usize];
+            if squeeze && squeeze_set[c as usize] && last == Some(c) {
+                continue;
+            }
+            last = Some(c);
+            outb.push(c);
+        }
+        if io.stdout.write_all(&outb).is_err() {
+            return 1;
+        }
+    }
+    0
 }
 
 #[cfg(test)]

@@ -3,7 +3,19 @@
 use super::*;
 
 /// `wc [-lwcm] [FILE...]`.
-pub struct Wc;
+pub static WC: Builtin = Builtin {
+    name: "wc",
+    usage: "wc [-clmwL] [FILE...]",
+    example: Example {
+        args: &["-l", "f.txt"],
+        stdin: "",
+        stdout: "3 f.txt\n",
+        status: 0,
+    },
+    max_risk: Risk::READ,
+    risk: None,
+    run: &wc,
+};
 
 #[derive(Default, Clone, Copy)]
 struct Counts {
@@ -54,121 +66,105 @@ fn wc_count(r: &mut dyn Read) -> std::io::Result<Counts> {
     Ok(c)
 }
 
-impl Builtin for Wc {
-    fn name(&self) -> &'static str {
-        "wc"
+fn wc(args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
+    let longs = [
+        ("lines", 'l'),
+        ("words", 'w'),
+        ("bytes", 'c'),
+        ("chars", 'm'),
+        ("max-line-length", 'L'),
+    ];
+    let o = match getopt(args, "lwcmL", &longs) {
+        Ok(o) => o,
+        Err(m) => return usage_error(io.stderr, "wc", &m, WC.usage, 1),
+    };
+    let mut want = [o.has('l'), o.has('w'), o.has('m'), o.has('c'), o.has('L')];
+    if !want.iter().any(|w| *w) {
+        want = [true, true, false, true, false];
     }
-    fn usage(&self) -> &'static str {
-        "wc [-clmwL] [FILE...]"
-    }
-    fn example(&self) -> Example {
-        Example {
-            args: &["-l", "f.txt"],
-            stdin: "",
-            stdout: "3 f.txt\n",
-            status: 0,
+    let nwant = want.iter().filter(|w| **w).count();
+    let named = !o.operands.is_empty();
+    let files = operands_or_stdin(&o);
+    // Column width as coreutils computes it: from the total size of regular files, at
+    // least 7 when any input is not a regular file, 1 for a single count of one input.
+    let mut width = 1usize;
+    if !(files.len() == 1 && nwant == 1) {
+        let mut min = 1;
+        let mut total = 0u64;
+        let mut first_failed = false;
+        for (i, f) in files.iter().enumerate() {
+            if f == "-" {
+                min = 7;
+                continue;
+            }
+            let meta = cx
+                .fs
+                .open_read(cx.cwd, f)
+                .map_err(|e| e.to_string())
+                .and_then(|h| h.metadata().map_err(|e| e.to_string()));
+            match meta {
+                Ok(m) if m.is_file() => total += m.len(),
+                Ok(_) => min = 7,
+                Err(_) => first_failed |= i == 0,
+            }
+        }
+        if !first_failed {
+            while total >= 10 {
+                width += 1;
+                total /= 10;
+            }
+            width = width.max(min);
         }
     }
-    fn run(&self, args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
-        let longs = [
-            ("lines", 'l'),
-            ("words", 'w'),
-            ("bytes", 'c'),
-            ("chars", 'm'),
-            ("max-line-length", 'L'),
-        ];
-        let o = match getopt(args, "lwcmL", &longs) {
-            Ok(o) => o,
-            Err(m) => return usage_error(io.stderr, "wc", &m, self.usage(), 1),
+    let mut status = 0;
+    let mut sum = Counts::default();
+    let print = |out: &mut dyn Write, c: &Counts, name: Option<&str>| -> std::io::Result<()> {
+        let vals = [c.lines, c.words, c.chars, c.bytes, c.max_line];
+        let mut line = String::new();
+        for (v, w) in vals.iter().zip(want) {
+            if w {
+                if !line.is_empty() {
+                    line.push(' ');
+                }
+                line.push_str(&format!("{v:>width$}"));
+            }
+        }
+        if let Some(n) = name {
+            line.push(' ');
+            line.push_str(n);
+        }
+        line.push('\n');
+        out.write_all(line.as_bytes())
+    };
+    for f in &files {
+        let mut input = match open(&mut *io.stdin, cx, f) {
+            Ok(r) => r,
+            Err(e) => {
+                warn(io.stderr, "wc", f, e);
+                status = 1;
+                continue;
+            }
         };
-        let mut want = [o.has('l'), o.has('w'), o.has('m'), o.has('c'), o.has('L')];
-        if !want.iter().any(|w| *w) {
-            want = [true, true, false, true, false];
-        }
-        let nwant = want.iter().filter(|w| **w).count();
-        let named = !o.operands.is_empty();
-        let files = operands_or_stdin(&o);
-        // Column width as coreutils computes it: from the total size of regular files, at
-        // least 7 when any input is not a regular file, 1 for a single count of one input.
-        let mut width = 1usize;
-        if !(files.len() == 1 && nwant == 1) {
-            let mut min = 1;
-            let mut total = 0u64;
-            let mut first_failed = false;
-            for (i, f) in files.iter().enumerate() {
-                if f == "-" {
-                    min = 7;
-                    continue;
-                }
-                let meta = cx
-                    .fs
-                    .open_read(cx.cwd, f)
-                    .map_err(|e| e.to_string())
-                    .and_then(|h| h.metadata().map_err(|e| e.to_string()));
-                match meta {
-                    Ok(m) if m.is_file() => total += m.len(),
-                    Ok(_) => min = 7,
-                    Err(_) => first_failed |= i == 0,
+        match wc_count(&mut input) {
+            Ok(c) => {
+                sum.lines += c.lines;
+                sum.words += c.words;
+                sum.chars += c.chars;
+                sum.bytes += c.bytes;
+                sum.max_line = sum.max_line.max(c.max_line);
+                drop(input);
+                if print(io.stdout, &c, named.then_some(f.as_str())).is_err() {
+                    return 1;
                 }
             }
-            if !first_failed {
-                while total >= 10 {
-                    width += 1;
-                    total /= 10;
-                }
-                width = width.max(min);
+            Err(e) => {
+                warn(io.stderr, "wc", f, e);
+                status = 1;
             }
         }
-        let mut status = 0;
-        let mut sum = Counts::default();
-        let print = |out: &mut dyn Write, c: &Counts, name: Option<&str>| -> std::io::Result<()> {
-            let vals = [c.lines, c.words, c.chars, c.bytes, c.max_line];
-            let mut line = String::new();
-            for (v, w) in vals.iter().zip(want) {
-                if w {
-                    if !line.is_empty() {
-                        line.push(' ');
-                    }
-                    line.push_str(&format!("{v:>width$}"));
-                }
-            }
-            if let Some(n) = name {
-                line.push(' ');
-                line.push_str(n);
-            }
-            line.push('\n');
-            out.write_all(line.as_bytes())
-        };
-        for f in &files {
-            let mut input = match open(&mut *io.stdin, cx, f) {
-                Ok(r) => r,
-                Err(e) => {
-                    warn(io.stderr, "wc", f, e);
-                    status = 1;
-                    continue;
-                }
-            };
-            match wc_count(&mut input) {
-                Ok(c) => {
-                    sum.lines += c.lines;
-                    sum.words += c.words;
-                    sum.chars += c.chars;
-                    sum.bytes += c.bytes;
-                    sum.max_line = sum.max_line.max(c.max_line);
-                    drop(input);
-                    if print(io.stdout, &c, named.then_some(f.as_str())).is_err() {
-                        return 1;
-                    }
-                }
-                Err(e) => {
-                    warn(io.stderr, "wc", f, e);
-                    status = 1;
-                }
-            }
-        }
-        if files.len() > 1 && print(io.stdout, &sum, Some("total")).is_err() {
-            return 1;
-        }
-        status
     }
+    if files.len() > 1 && print(io.stdout, &sum, Some("total")).is_err() {
+        return 1;
+    }
+    status
 }
