@@ -4,16 +4,18 @@
 //! from the workspace root, with empty stdin.
 
 use serde_json::json;
-use ultra_core::command::{CommandSpec, Example, Touches};
+use ultra_core::command::{CommandSpec, Example};
 use ultra_core::registry::RegistryError;
 use ultra_core::{Command, Cx, Registry};
 use ultra_protocol::command::Annotations;
 use ultra_protocol::{CommandError, ErrorCode};
-use ultra_shell::command::Builtin;
+use ultra_shell::command::{Builtin, Commands};
 use ultra_shell::promoted::{Builtins, Promoted, Visitor};
 
 use crate::Services;
-use crate::shell::{Capped, FIXTURE, RunOutput, leak};
+use crate::shell_call::{
+    DEFAULT_MAX_OUTPUT, FIXTURE, RunOutput, confined, leak, risk_annotations, run_one, with_risk,
+};
 
 /// Promoted commands declared in this layer, because they need what the shell crate
 /// cannot see (libgit2, the runner). Listing one makes it a typed tool and a shell command
@@ -33,14 +35,16 @@ pub fn shell_commands() -> &'static [&'static Builtin] {
     })
 }
 
-/// The shell command named `name`: one of [`external`]'s, else a built-in (the order the
-/// shell itself looks them up in).
-pub fn lookup(name: &str) -> Option<&'static Builtin> {
-    shell_commands()
-        .iter()
-        .copied()
-        .find(|b| b.name == name)
-        .or_else(|| ultra_shell::builtins::lookup(name))
+/// Every command the shell runs: [`external`]'s, then the shell crate's own (the table
+/// `ultra sh` and the `shell` tool both build their shell with).
+pub fn shell_table() -> &'static Commands {
+    static TABLE: std::sync::OnceLock<Commands> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| ultra_shell::commands(shell_commands()))
+}
+
+/// The shell the `shell` tool and `ultra sh` run scripts in, over `fs`.
+pub fn shell(fs: ultra_shell::run::fs::ShellFs) -> ultra_shell::run::Shell {
+    ultra_shell::run::Shell::new(fs, shell_table().clone())
 }
 
 /// Register every promoted command as a typed tool.
@@ -96,8 +100,7 @@ impl<P: Promoted> Tool<P> {
             )),
             ..Example::EMPTY
         }];
-        let risk = command.max_risk();
-        let mut spec = CommandSpec::new(
+        let spec = CommandSpec::new(
             leak(format!("shell.{name}")),
             leak(format!("Shell: {name}")),
             "Shell",
@@ -105,23 +108,8 @@ impl<P: Promoted> Tool<P> {
         )
         .tool_name(name)
         .long()
-        .examples(Box::leak(examples.into_boxed_slice()))
-        .touches(if risk.runs {
-            Touches::PROCESSES.and(Touches::WRITE)
-        } else if risk.writes {
-            Touches::WRITE
-        } else {
-            Touches::READ
-        });
-        if !risk.writes {
-            spec = spec.read_only();
-        }
-        if risk.destructive {
-            spec = spec.destructive();
-        }
-        if risk.runs {
-            spec = spec.open_world();
-        }
+        .examples(Box::leak(examples.into_boxed_slice()));
+        let spec = with_risk(spec, command.max_risk());
         Tool {
             command,
             spec: Box::leak(Box::new(spec)),
@@ -173,11 +161,11 @@ impl<P: Promoted> Command<Services> for Tool<P> {
     }
 
     fn annotations(&self, args: &P::Args) -> Annotations {
-        crate::shell::risk_annotations(self.command.risk(args))
+        risk_annotations(self.command.risk(args))
     }
 
     fn annotations_in(&self, services: &Services, args: &P::Args) -> Annotations {
-        crate::shell::confined(services, self.annotations(args))
+        confined(services, self.annotations(args))
     }
 
     /// Arguments the command rejects are refused before anyone is asked to approve them.
@@ -196,35 +184,16 @@ impl<P: Promoted> Command<Services> for Tool<P> {
 
     fn run(&self, cx: &mut Cx<'_, Services>, args: P::Args) -> Result<RunOutput, CommandError> {
         self.validated(&args)?;
-        let (fs, hook) = crate::shell_writes::shell_fs(cx, crate::shell_writes::SHELL_TIME_LIMIT);
-        let charged = fs.charge();
-        let mut out = Capped::new(crate::shell::DEFAULT_MAX_OUTPUT);
-        let mut err = Capped::new(crate::shell::DEFAULT_MAX_OUTPUT);
         let cwd = ultra_workspace::RelPath::default();
         let vars = std::collections::BTreeMap::new();
-        let status = {
-            let mut stdin = std::io::empty();
-            let mut io = ultra_shell::run::Io {
-                stdin: &mut stdin,
-                stdout: &mut out,
-                stderr: &mut err,
-            };
-            let shell_cx = ultra_shell::run::Cx {
-                fs: &fs,
-                cwd: &cwd,
-                vars: &vars,
-            };
-            self.command.execute(args, &mut io, &shell_cx)
-        };
-        drop((charged, fs));
-        Ok(RunOutput {
-            stdout: String::from_utf8_lossy(&out.buf).into_owned(),
-            stderr: String::from_utf8_lossy(&err.buf).into_owned(),
-            exit_code: status,
-            truncated: out.truncated || err.truncated,
-            cwd: String::new(),
-            errors: crate::shell_writes::finish(cx, &hook),
-        })
+        Ok(run_one(
+            cx,
+            &cwd,
+            &vars,
+            Vec::new(),
+            DEFAULT_MAX_OUTPUT,
+            |io, shell_cx| self.command.execute(args, io, shell_cx),
+        ))
     }
 }
 

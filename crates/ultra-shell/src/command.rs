@@ -3,6 +3,7 @@
 //! receives a table of them ([`Commands`]); nothing here knows which commands exist, so
 //! this module depends on nothing in the crate but the file access it hands to commands.
 
+use std::any::Any;
 use std::collections::BTreeMap;
 use std::io::{BufRead, Read, Write};
 
@@ -34,6 +35,26 @@ pub type RunFn = dyn Fn(&[String], &mut Io<'_>, &Cx<'_>) -> i32 + Send + Sync;
 /// What a call with these arguments may do to files, for policy.
 pub type RiskFn = dyn Fn(&[String]) -> Risk + Send + Sync;
 
+/// A command's arguments already read into its own typed form.
+pub type TypedArgs = Box<dyn Any + Send>;
+
+/// Reading a command's words into its typed arguments, with the risk they carry; `None`
+/// when the words do not read.
+pub type ReadFn = dyn Fn(&[String]) -> Option<(Risk, TypedArgs)> + Send + Sync;
+
+/// Running a command with arguments a [`ReadFn`] built.
+pub type RunTypedFn = dyn Fn(TypedArgs, &mut Io<'_>, &Cx<'_>) -> i32 + Send + Sync;
+
+/// How a command that reads its words into typed arguments (a promoted command) is run in
+/// two steps, so a script's judge builds the arguments once and the runtime runs them.
+pub struct Typed {
+    /// The typed arguments and their risk; `None` when the words do not read (the call
+    /// then fails as it runs, having done nothing).
+    pub read: &'static ReadFn,
+    /// Runs a call with arguments [`Typed::read`] built.
+    pub run: &'static RunTypedFn,
+}
+
 /// A command the shell runs: what describes it, and the function that runs it.
 pub struct Builtin {
     /// The command name (`cat`).
@@ -50,6 +71,8 @@ pub struct Builtin {
     pub risk: Option<&'static RiskFn>,
     /// Runs a call.
     pub run: &'static RunFn,
+    /// For commands with typed arguments: reading them and running with them apart.
+    pub typed: Option<Typed>,
 }
 
 impl Builtin {

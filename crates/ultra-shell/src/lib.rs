@@ -28,6 +28,7 @@ pub mod builtins;
 pub mod command;
 pub mod numfmt;
 pub mod opts;
+pub mod plan;
 pub mod promoted;
 pub mod run;
 pub mod syntax;

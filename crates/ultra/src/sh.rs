@@ -45,7 +45,7 @@ pub fn run(root: &std::path::Path, script: &str) -> ExitCode {
     {
         fs = fs.with_code(services.code_search());
     }
-    let shell = ultra_shell::shell(fs, ultra_commands::promoted::shell_commands());
+    let shell = ultra_commands::promoted::shell(fs);
     let mut env = Env::new(&ultra_workspace::RelPath::default());
     // Unlocked handles: the first pipeline stage may read stdin from another thread.
     let mut input = std::io::BufReader::new(std::io::stdin());

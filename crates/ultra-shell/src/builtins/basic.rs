@@ -54,6 +54,7 @@ pub static CAT: Builtin = Builtin {
     max_risk: Risk::READ,
     risk: None,
     run: &cat,
+    typed: None,
 };
 
 fn cat(args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
@@ -84,6 +85,7 @@ pub static ECHO: Builtin = Builtin {
     max_risk: Risk::READ,
     risk: None,
     run: &echo,
+    typed: None,
 };
 
 fn echo(args: &[String], io: &mut Io<'_>, _cx: &Cx<'_>) -> i32 {
@@ -181,6 +183,7 @@ pub static ENV: Builtin = Builtin {
     max_risk: Risk::READ,
     risk: None,
     run: &env,
+    typed: None,
 };
 
 fn env(args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
@@ -213,6 +216,7 @@ pub static TRUE: Builtin = Builtin {
     max_risk: Risk::READ,
     risk: None,
     run: &succeed,
+    typed: None,
 };
 
 fn succeed(_: &[String], _: &mut Io<'_>, _: &Cx<'_>) -> i32 {
@@ -232,6 +236,7 @@ pub static FALSE: Builtin = Builtin {
     max_risk: Risk::READ,
     risk: None,
     run: &fail,
+    typed: None,
 };
 
 fn fail(_: &[String], _: &mut Io<'_>, _: &Cx<'_>) -> i32 {
@@ -251,6 +256,7 @@ pub static PWD: Builtin = Builtin {
     max_risk: Risk::READ,
     risk: None,
     run: &pwd,
+    typed: None,
 };
 
 fn pwd(_: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {

@@ -26,7 +26,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 pub use crate::command::Risk;
-use crate::command::{Builtin, Cx, Example, Io};
+use crate::command::{Builtin, Cx, Example, Io, Typed, TypedArgs};
 
 /// One problem with a command's arguments (seed 004 §8).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -188,6 +188,26 @@ pub fn builtin<P: Promoted>(command: &'static P) -> &'static Builtin {
         run: Box::leak(Box::new(|args: &[String], io: &mut Io<'_>, cx: &Cx<'_>| {
             cli.run(args, io, cx)
         })),
+        typed: Some(Typed {
+            read: Box::leak(Box::new(|args: &[String]| {
+                let typed = cli.typed(args).ok()?;
+                Some((command.risk(&typed), Box::new(typed) as TypedArgs))
+            })),
+            run: Box::leak(Box::new(
+                |args: TypedArgs, io: &mut Io<'_>, cx: &Cx<'_>| match args.downcast::<P::Args>() {
+                    Ok(typed) => command.execute(*typed, io, cx),
+                    // Another command's arguments: a runtime bug, reported as a failure.
+                    Err(_) => {
+                        let _ = writeln!(
+                            io.stderr,
+                            "{}: arguments of another command",
+                            command.name()
+                        );
+                        1
+                    }
+                },
+            )),
+        }),
     }))
 }
 

@@ -18,6 +18,7 @@ use std::sync::Mutex;
 use ultra_workspace::RelPath;
 
 pub use crate::command::{Builtin, Commands, Cx, Example, Io, Risk, read_all};
+use crate::plan::Plan;
 use crate::syntax::ast::{
     AndOrOp, Pipeline, RedirectKind, RedirectTarget, Script, SimpleCommand, Word, WordPart,
 };
@@ -173,7 +174,7 @@ fn os_pipe() -> std::io::Result<(std::fs::File, std::fs::File)> {
 }
 
 impl Shell {
-    /// A shell over `fs` running `commands` (see [`crate::shell`] for the usual table).
+    /// A shell over `fs` running `commands` (the layer above chooses the table).
     pub fn new(fs: ShellFs, commands: Commands) -> Shell {
         Shell {
             fs,
@@ -206,6 +207,30 @@ impl Shell {
         stdout: &mut (dyn Write + Send),
         stderr: &mut (dyn Write + Send),
     ) -> i32 {
+        self.run_script(script, None, env, stdin, stdout, stderr)
+    }
+
+    /// Run a judged script, with the typed arguments its judge already built.
+    pub fn run_plan(
+        &self,
+        plan: &Plan,
+        env: &mut Env,
+        stdin: &mut (dyn BufRead + Send),
+        stdout: &mut (dyn Write + Send),
+        stderr: &mut (dyn Write + Send),
+    ) -> i32 {
+        self.run_script(plan.script(), Some(plan), env, stdin, stdout, stderr)
+    }
+
+    fn run_script(
+        &self,
+        script: &Script,
+        plan: Option<&Plan>,
+        env: &mut Env,
+        stdin: &mut (dyn BufRead + Send),
+        stdout: &mut (dyn Write + Send),
+        stderr: &mut (dyn Write + Send),
+    ) -> i32 {
         let _charged = self.fs.charge();
         let stderr = Mutex::new(stderr);
         let mut stdin: &mut (dyn BufRead + Send) = stdin;
@@ -219,7 +244,7 @@ impl Shell {
                     Some(AndOrOp::Or) => env.status != 0,
                 };
                 if run {
-                    env.status = self.pipeline(p, env, &mut stdin, stdout, &stderr);
+                    env.status = self.pipeline(p, plan, env, &mut stdin, stdout, &stderr);
                 }
                 if let Some(o) = self.fs.over() {
                     // Say why the output stops here, and run nothing more.
@@ -240,6 +265,7 @@ impl Shell {
     fn pipeline(
         &self,
         p: &Pipeline,
+        plan: Option<&Plan>,
         env: &mut Env,
         stdin: &mut &mut (dyn BufRead + Send),
         stdout: &mut (dyn Write + Send),
@@ -247,7 +273,14 @@ impl Shell {
     ) -> i32 {
         let n = p.commands.len();
         if n == 1 {
-            return self.command(&p.commands[0], env, *stdin, stdout, &mut Shared(stderr));
+            return self.command(
+                &p.commands[0],
+                plan,
+                env,
+                *stdin,
+                stdout,
+                &mut Shared(stderr),
+            );
         }
         // Pipes between stages: stage i writes pipes[i].1, stage i+1 reads pipes[i].0.
         let mut pipes = Vec::with_capacity(n - 1);
@@ -283,6 +316,7 @@ impl Shell {
                     };
                     let status = self.command(
                         cmd,
+                        plan,
                         &mut stage_env,
                         &mut *input,
                         stdout,
@@ -312,14 +346,22 @@ impl Shell {
                         let mut err = Shared(stderr);
                         let status = match (first, reader) {
                             (Some(sin), _) => {
-                                self.command(cmd, &mut stage_env, *sin, &mut out, &mut err)
+                                self.command(cmd, plan, &mut stage_env, *sin, &mut out, &mut err)
                             }
                             (None, Some(r)) => {
                                 let mut input = BufReader::with_capacity(64 * 1024, r);
-                                self.command(cmd, &mut stage_env, &mut input, &mut out, &mut err)
+                                self.command(
+                                    cmd,
+                                    plan,
+                                    &mut stage_env,
+                                    &mut input,
+                                    &mut out,
+                                    &mut err,
+                                )
                             }
                             (None, None) => self.command(
                                 cmd,
+                                plan,
                                 &mut stage_env,
                                 &mut std::io::empty(),
                                 &mut out,
@@ -348,6 +390,7 @@ impl Shell {
     fn command(
         &self,
         cmd: &SimpleCommand,
+        plan: Option<&Plan>,
         env: &mut Env,
         stdin: &mut dyn BufRead,
         stdout: &mut dyn Write,
@@ -416,15 +459,24 @@ impl Shell {
             }
             return 127;
         };
+        // Arguments the plan read from these same (literal) words; `--help` is answered
+        // from the words.
+        let mut typed = plan
+            .filter(|_| argv[1..] != ["--help"])
+            .and_then(|p| p.take(cmd))
+            .zip(builtin.typed.as_ref());
         let cwd = env.cwd.clone();
         let fs = self.fs.clone();
-        let run = |io: &mut Io<'_>, vars: &BTreeMap<String, String>| {
+        let mut run = |io: &mut Io<'_>, vars: &BTreeMap<String, String>| {
             let cx = Cx {
                 fs: &fs,
                 cwd: &cwd,
                 vars,
             };
-            (builtin.run)(&argv[1..], io, &cx)
+            match typed.take() {
+                Some((args, t)) => (t.run)(args, io, &cx),
+                None => (builtin.run)(&argv[1..], io, &cx),
+            }
         };
         let result = {
             let vars_ref = &vars;

@@ -32,6 +32,7 @@ pub static CP: Builtin = Builtin {
     max_risk: Risk::WRITE,
     risk: None,
     run: &cp,
+    typed: None,
 };
 
 fn copy_file(cx: &Cx<'_>, src: &str, dst: &str) -> Result<(), String> {
@@ -170,6 +171,7 @@ pub static MV: Builtin = Builtin {
     max_risk: Risk::OVERWRITE,
     risk: None,
     run: &mv,
+    typed: None,
 };
 
 fn mv(args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {

@@ -89,6 +89,7 @@ pub static DATE: Builtin = Builtin {
     max_risk: Risk::READ,
     risk: None,
     run: &date,
+    typed: None,
 };
 
 fn date(args: &[String], io: &mut Io<'_>, _cx: &Cx<'_>) -> i32 {

@@ -207,6 +207,7 @@ pub static DIFF: Builtin = Builtin {
     max_risk: Risk::READ,
     risk: None,
     run: &diff,
+    typed: None,
 };
 
 fn load(io: &mut Io<'_>, cx: &Cx<'_>, p: &str) -> Result<(String, String), String> {

@@ -15,6 +15,7 @@ pub static LS: Builtin = Builtin {
     max_risk: Risk::READ,
     risk: None,
     run: &ls,
+    typed: None,
 };
 
 struct LsOpts {

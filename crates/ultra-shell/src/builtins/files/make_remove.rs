@@ -15,6 +15,7 @@ pub static MKDIR: Builtin = Builtin {
     max_risk: Risk::WRITE,
     risk: None,
     run: &mkdir,
+    typed: None,
 };
 
 fn mkdir(args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
@@ -70,6 +71,7 @@ pub static TOUCH: Builtin = Builtin {
     max_risk: Risk::WRITE,
     risk: None,
     run: &touch,
+    typed: None,
 };
 
 fn touch(args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
@@ -127,6 +129,7 @@ pub static RM: Builtin = Builtin {
     max_risk: Risk::OVERWRITE,
     risk: None,
     run: &rm,
+    typed: None,
 };
 
 fn rm(args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
@@ -206,6 +209,7 @@ pub static RMDIR: Builtin = Builtin {
     max_risk: Risk::OVERWRITE,
     risk: None,
     run: &rmdir,
+    typed: None,
 };
 
 fn rmdir(args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {

@@ -26,6 +26,7 @@ pub static STAT: Builtin = Builtin {
     max_risk: Risk::READ,
     risk: None,
     run: &stat,
+    typed: None,
 };
 
 fn stat(args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {

@@ -15,6 +15,7 @@ pub static WHOAMI: Builtin = Builtin {
     max_risk: Risk::READ,
     risk: None,
     run: &whoami,
+    typed: None,
 };
 
 fn whoami(_: &[String], io: &mut Io<'_>, _: &Cx<'_>) -> i32 {
@@ -34,6 +35,7 @@ pub static WHICH: Builtin = Builtin {
     max_risk: Risk::READ,
     risk: None,
     run: &which,
+    typed: None,
 };
 
 fn which(args: &[String], io: &mut Io<'_>, _: &Cx<'_>) -> i32 {
@@ -63,6 +65,7 @@ pub static CLEAR: Builtin = Builtin {
     max_risk: Risk::READ,
     risk: None,
     run: &clear,
+    typed: None,
 };
 
 fn clear(_: &[String], io: &mut Io<'_>, _: &Cx<'_>) -> i32 {

@@ -15,6 +15,7 @@ pub static TEE: Builtin = Builtin {
     max_risk: Risk::WRITE,
     risk: None,
     run: &tee,
+    typed: None,
 };
 
 enum TeeOut {

@@ -16,6 +16,7 @@ pub static TREE: Builtin = Builtin {
     max_risk: Risk::READ,
     risk: None,
     run: &tree,
+    typed: None,
 };
 
 struct TreeOpts {

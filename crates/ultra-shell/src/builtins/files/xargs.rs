@@ -76,6 +76,7 @@ pub static XARGS: Builtin = Builtin {
     max_risk: Risk::OVERWRITE,
     risk: Some(&xargs_risk),
     run: &xargs,
+    typed: None,
 };
 
 /// `xargs rm` is as risky as `rm`: judged by the command it runs, whatever the input.

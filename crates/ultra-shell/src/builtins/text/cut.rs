@@ -15,6 +15,7 @@ pub static CUT: Builtin = Builtin {
     max_risk: Risk::READ,
     risk: None,
     run: &cut,
+    typed: None,
 };
 
 /// 1-based inclusive ranges.

@@ -95,6 +95,7 @@ pub static HEAD: Builtin = Builtin {
     max_risk: Risk::READ,
     risk: None,
     run: &head,
+    typed: None,
 };
 
 fn head(args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
@@ -227,6 +228,7 @@ pub static TAIL: Builtin = Builtin {
     max_risk: Risk::READ,
     risk: None,
     run: &tail,
+    typed: None,
 };
 
 fn tail(args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {

@@ -15,6 +15,7 @@ pub static BASENAME: Builtin = Builtin {
     max_risk: Risk::READ,
     risk: None,
     run: &basename,
+    typed: None,
 };
 
 fn basename_of(name: &str, suffix: &str) -> String {
@@ -74,6 +75,7 @@ pub static DIRNAME: Builtin = Builtin {
     max_risk: Risk::READ,
     risk: None,
     run: &dirname,
+    typed: None,
 };
 
 fn dirname_of(name: &str) -> String {

@@ -15,6 +15,7 @@ pub static PRINTF: Builtin = Builtin {
     max_risk: Risk::READ,
     risk: None,
     run: &printf,
+    typed: None,
 };
 
 /// Backslash escapes of a printf format (`\NNN` octal) or of `%b` (`\0NNN`); the bool is

@@ -15,6 +15,7 @@ pub static SEQ: Builtin = Builtin {
     max_risk: Risk::READ,
     risk: None,
     run: &seq,
+    typed: None,
 };
 
 /// A decimal operand: value scaled by 10^prec, digits after the point, width as typed.

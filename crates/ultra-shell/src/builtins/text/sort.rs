@@ -15,6 +15,7 @@ pub static SORT: Builtin = Builtin {
     max_risk: Risk::READ,
     risk: None,
     run: &sort,
+    typed: None,
 };
 
 #[derive(Debug, Clone, Copy, Default, PartialEq)]

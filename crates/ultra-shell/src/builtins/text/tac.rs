@@ -15,6 +15,7 @@ pub static TAC: Builtin = Builtin {
     max_risk: Risk::READ,
     risk: None,
     run: &tac,
+    typed: None,
 };
 
 fn tac(args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {

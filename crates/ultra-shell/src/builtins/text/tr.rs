@@ -15,6 +15,7 @@ pub static TR: Builtin = Builtin {
     max_risk: Risk::READ,
     risk: None,
     run: &tr,
+    typed: None,
 };
 
 /// Expand a `tr` set into its bytes, in order.

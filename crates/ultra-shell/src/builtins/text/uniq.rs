@@ -15,6 +15,7 @@ pub static UNIQ: Builtin = Builtin {
     max_risk: Risk::READ,
     risk: None,
     run: &uniq,
+    typed: None,
 };
 
 fn uniq(args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {

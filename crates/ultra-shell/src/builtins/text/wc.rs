@@ -15,6 +15,7 @@ pub static WC: Builtin = Builtin {
     max_risk: Risk::READ,
     risk: None,
     run: &wc,
+    typed: None,
 };
 
 #[derive(Default, Clone, Copy)]
