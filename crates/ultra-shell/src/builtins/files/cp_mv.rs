@@ -1,6 +1,12 @@
 //! `cp` and `mv`.
 
-use super::*;
+use ultra_workspace::root::Kind;
+
+use crate::builtins::basic::complain;
+use crate::command::{Builtin, Cx, Example, Io, Risk};
+use crate::opts::parse_opts;
+
+use super::{base_name, join_user, usage_error};
 
 /// Where SRC goes when copied or moved to DEST: into DEST when it is a directory.
 fn target_for(cx: &Cx<'_>, src: &str, dest: &str, many: bool) -> Result<String, String> {

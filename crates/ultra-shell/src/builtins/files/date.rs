@@ -1,6 +1,9 @@
 //! `date`, and the strftime-style formatting `ls -l` and `git log` share.
 
-use super::*;
+use crate::command::{Builtin, Cx, Example, Io, Risk};
+use crate::opts::parse_opts;
+
+use super::usage_error;
 
 /// (year, month, day) of a day count since 1970-01-01 (Howard Hinnant's algorithm).
 fn civil(days: i64) -> (i64, u32, u32) {

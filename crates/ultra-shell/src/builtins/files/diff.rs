@@ -1,6 +1,12 @@
 //! `diff`: normal and unified output from a longest common subsequence.
 
-use super::*;
+use ultra_workspace::root::Kind;
+
+use crate::builtins::basic::complain;
+use crate::command::{Builtin, Cx, Example, Io, Risk, read_all};
+use crate::opts::parse_opts;
+
+use super::{format_time, usage_error};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Op {

@@ -1,6 +1,11 @@
 //! `ls`.
 
-use super::*;
+use ultra_workspace::root::{Kind, Meta};
+
+use crate::command::{Builtin, Cx, Example, Io, Risk};
+use crate::opts::parse_opts;
+
+use super::{join_user, mode_string, usage_error};
 
 /// `ls [-1aAlRd] [PATH...]`.
 pub static LS: Builtin = Builtin {

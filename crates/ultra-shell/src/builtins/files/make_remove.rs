@@ -1,6 +1,12 @@
 //! `mkdir`, `touch`, `rm` and `rmdir`.
 
-use super::*;
+use ultra_workspace::root::Kind;
+
+use crate::builtins::basic::complain;
+use crate::command::{Builtin, Cx, Example, Io, Risk};
+use crate::opts::parse_opts;
+
+use super::usage_error;
 
 /// `mkdir [-p] DIR...`.
 pub static MKDIR: Builtin = Builtin {

@@ -7,13 +7,9 @@
 //! line, no `-> target`); `touch` cannot set times, so an existing file is left as it is;
 //! `tree` prints no `-> target` for symlinks; `date` is always UTC.
 
-use std::io::Write;
-
 use ultra_workspace::root::{Kind, Meta};
 
-use super::basic::complain;
-use crate::command::{Builtin, Cx, Example, Io, Risk, read_all};
-use crate::opts::parse_opts;
+use crate::command::{Builtin, Io};
 
 /// Report a usage error (status 2).
 fn usage_error(io: &mut Io<'_>, b: &Builtin, msg: &str) -> i32 {
@@ -74,21 +70,22 @@ mod tee;
 mod tree;
 mod xargs;
 
-pub use cp_mv::*;
-pub use date::*;
-pub use diff::*;
-pub use ls::*;
-pub use make_remove::*;
-pub use stat::*;
-pub use system::*;
-pub use tee::*;
-pub use tree::*;
-pub use xargs::*;
+pub use cp_mv::{CP, MV};
+pub use date::{DATE, format_time};
+pub use diff::DIFF;
+pub use ls::LS;
+pub use make_remove::{MKDIR, RM, RMDIR, TOUCH};
+pub use stat::STAT;
+pub use system::{CLEAR, WHICH, WHOAMI};
+pub use tee::TEE;
+pub use tree::TREE;
+pub use xargs::XARGS;
 
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+    use crate::opts::parse_opts;
     use crate::run::fs::ShellFs;
 
     #[test]

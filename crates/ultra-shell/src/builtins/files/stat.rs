@@ -1,6 +1,11 @@
 //! `stat`.
 
-use super::*;
+use ultra_workspace::root::{Kind, Meta};
+
+use crate::command::{Builtin, Cx, Example, Io, Risk};
+use crate::opts::parse_opts;
+
+use super::{mode_string, usage_error};
 
 fn type_name(m: &Meta, gnu_empty: bool) -> &'static str {
     match m.kind {

@@ -1,6 +1,6 @@
 //! `whoami`, `which` and `clear`.
 
-use super::*;
+use crate::command::{Builtin, Cx, Example, Io, Risk};
 
 /// `whoami`: always `ultra`.
 pub static WHOAMI: Builtin = Builtin {

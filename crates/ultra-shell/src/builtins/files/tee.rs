@@ -1,6 +1,12 @@
 //! `tee`.
 
-use super::*;
+use std::io::Write;
+
+use crate::builtins::basic::complain;
+use crate::command::{Builtin, Cx, Example, Io, Risk};
+use crate::opts::parse_opts;
+
+use super::usage_error;
 
 /// `tee [-a] [FILE...]`.
 pub static TEE: Builtin = Builtin {

@@ -1,6 +1,11 @@
 //! `tree`.
 
-use super::*;
+use ultra_workspace::root::Kind;
+
+use crate::command::{Builtin, Cx, Example, Io, Risk};
+use crate::opts::parse_opts;
+
+use super::{join_user, usage_error};
 
 /// `tree [-a] [-d] [-L N] [DIR...]`: the `tree` drawing and its final
 /// `N directories, M files` line; symlinks are shown by name only.

@@ -1,6 +1,9 @@
 //! `xargs`: runs a built-in, never a process.
 
-use super::*;
+use crate::command::{Builtin, Cx, Example, Io, Risk, read_all};
+use crate::opts::parse_opts;
+
+use super::usage_error;
 
 /// Split xargs input on blanks and newlines, honouring quotes and backslashes.
 fn xargs_words(s: &str) -> Result<Vec<String>, String> {

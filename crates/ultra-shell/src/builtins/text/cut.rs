@@ -1,6 +1,11 @@
 //! `cut`.
 
-use super::*;
+use std::io::{BufRead, BufWriter, Write};
+
+use crate::command::{Builtin, Cx, Example, Io, Risk};
+use crate::opts::getopt;
+
+use super::{open, operands_or_stdin, usage_error, warn};
 
 /// `cut -b LIST | -c LIST | -f LIST [-d DELIM] [-s] [--complement] [FILE...]`.
 pub static CUT: Builtin = Builtin {

@@ -1,6 +1,15 @@
 //! `head` and `tail`, and the count options they share.
 
-use super::*;
+use std::collections::VecDeque;
+use std::io::{BufRead, BufWriter, Read, Write};
+
+use crate::command::{Builtin, Cx, Example, Io, Risk};
+use crate::opts::{Opts, getopt};
+
+use super::{
+    Input, MAX_BUFFER, Quit, Res, display_name, open, operands_or_stdin, read_capped, usage_error,
+    warn,
+};
 
 /// A count like `10`, `+10` or `-10`: (value, leading sign).
 /// Parsed `head`/`tail` options: the options, whether the count is in bytes, and the count

@@ -6,12 +6,10 @@
 //! `tail -c` buffer their input up to [`MAX_BUFFER`]. A failed write to stdout (the reader
 //! went away) ends a command quietly.
 
-use std::cmp::Ordering;
-use std::collections::VecDeque;
-use std::io::{BufRead, BufReader, BufWriter, Read, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 
-use crate::command::{Builtin, Cx, Example, Io, Risk};
-use crate::opts::{Opts, getopt};
+use crate::command::Cx;
+use crate::opts::Opts;
 
 /// Most bytes a buffering command (`sort`, `tac`, `tail`) holds.
 pub const MAX_BUFFER: usize = 256 << 20;
@@ -135,13 +133,13 @@ mod tr;
 mod uniq;
 mod wc;
 
-pub use cut::*;
-pub use head_tail::*;
-pub use names::*;
-pub use printf::*;
-pub use seq::*;
-pub use sort::*;
-pub use tac::*;
-pub use tr::*;
-pub use uniq::*;
-pub use wc::*;
+pub use cut::CUT;
+pub use head_tail::{HEAD, TAIL};
+pub use names::{BASENAME, DIRNAME};
+pub use printf::PRINTF;
+pub use seq::SEQ;
+pub use sort::SORT;
+pub use tac::TAC;
+pub use tr::TR;
+pub use uniq::UNIQ;
+pub use wc::WC;

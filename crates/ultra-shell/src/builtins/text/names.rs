@@ -1,6 +1,9 @@
 //! `basename` and `dirname`.
 
-use super::*;
+use crate::command::{Builtin, Cx, Example, Io, Risk};
+use crate::opts::getopt;
+
+use super::usage_error;
 
 /// `basename NAME [SUFFIX]`, `basename -a [-s SUFFIX] NAME...`.
 pub static BASENAME: Builtin = Builtin {

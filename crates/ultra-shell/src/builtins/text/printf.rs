@@ -1,6 +1,6 @@
 //! `printf`, as bash's built-in.
 
-use super::*;
+use crate::command::{Builtin, Cx, Example, Io, Risk};
 
 /// `printf FORMAT [ARG...]`, as bash's built-in.
 pub static PRINTF: Builtin = Builtin {

@@ -1,6 +1,10 @@
 //! `seq`, exact on decimals.
 
-use super::*;
+use std::io::{BufWriter, Write};
+
+use crate::command::{Builtin, Cx, Example, Io, Risk};
+
+use super::usage_error;
 
 /// `seq [-w] [-s SEP] [FIRST [INCR]] LAST`.
 pub static SEQ: Builtin = Builtin {

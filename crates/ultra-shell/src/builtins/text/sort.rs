@@ -1,6 +1,12 @@
 //! `sort`, with GNU's keys (`-k`), separators and numeric order.
 
-use super::*;
+use std::cmp::Ordering;
+use std::io::{BufWriter, Write};
+
+use crate::command::{Builtin, Cx, Example, Io, Risk};
+use crate::opts::getopt;
+
+use super::{is_blank, open, operands_or_stdin, read_capped, split_lines, usage_error};
 
 /// `sort [-bfnrsu] [-k POS1[,POS2]] [-t SEP] [FILE...]`.
 pub static SORT: Builtin = Builtin {

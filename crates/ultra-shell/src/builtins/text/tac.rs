@@ -1,6 +1,11 @@
 //! `tac`.
 
-use super::*;
+use std::io::{BufWriter, Write};
+
+use crate::command::{Builtin, Cx, Example, Io, Risk};
+use crate::opts::getopt;
+
+use super::{open, operands_or_stdin, read_capped, usage_error, warn};
 
 /// `tac [FILE...]`.
 pub static TAC: Builtin = Builtin {

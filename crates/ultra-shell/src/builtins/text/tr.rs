@@ -1,6 +1,9 @@
 //! `tr`, with POSIX sets, classes and repeats.
 
-use super::*;
+use crate::command::{Builtin, Cx, Example, Io, Risk};
+use crate::opts::getopt;
+
+use super::usage_error;
 
 /// `tr [-cdst] SET1 [SET2]`.
 pub static TR: Builtin = Builtin {

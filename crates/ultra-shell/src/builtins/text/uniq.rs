@@ -1,6 +1,11 @@
 //! `uniq`.
 
-use super::*;
+use std::io::{BufRead, BufWriter, Write};
+
+use crate::command::{Builtin, Cx, Example, Io, Risk};
+use crate::opts::getopt;
+
+use super::{is_blank, open, usage_error, warn};
 
 /// `uniq [-cdui] [-f N] [-s N] [-w N] [INPUT]`.
 pub static UNIQ: Builtin = Builtin {

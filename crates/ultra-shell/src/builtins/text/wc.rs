@@ -1,6 +1,11 @@
 //! `wc`.
 
-use super::*;
+use std::io::{Read, Write};
+
+use crate::command::{Builtin, Cx, Example, Io, Risk};
+use crate::opts::getopt;
+
+use super::{open, operands_or_stdin, usage_error, warn};
 
 /// `wc [-lwcm] [FILE...]`.
 pub static WC: Builtin = Builtin {
