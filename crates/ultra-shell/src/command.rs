@@ -76,6 +76,38 @@ pub struct Builtin {
 }
 
 impl Builtin {
+    /// A command that reads files only, with an empty example (set one with
+    /// [`Builtin::example`]).
+    pub const fn new(name: &'static str, usage: &'static str, run: &'static RunFn) -> Builtin {
+        Builtin {
+            name,
+            usage,
+            example: Example::new(&[], ""),
+            max_risk: Risk::READ,
+            risk: None,
+            run,
+            typed: None,
+        }
+    }
+
+    /// The same command with its runnable example.
+    pub const fn example(mut self, example: Example) -> Builtin {
+        self.example = example;
+        self
+    }
+
+    /// The same command declaring the most any call may do.
+    pub const fn max_risk(mut self, risk: Risk) -> Builtin {
+        self.max_risk = risk;
+        self
+    }
+
+    /// The same command judging each call by its arguments.
+    pub const fn risk(mut self, risk: &'static RiskFn) -> Builtin {
+        self.risk = Some(risk);
+        self
+    }
+
     /// What a call with `args` may do to files.
     pub fn risk_of(&self, args: &[String]) -> Risk {
         self.risk.map_or(self.max_risk, |f| f(args))
@@ -168,6 +200,30 @@ pub struct Example {
     pub stdin: &'static str,
     pub stdout: &'static str,
     pub status: i32,
+}
+
+impl Example {
+    /// `args` with empty stdin, printing `stdout` and succeeding.
+    pub const fn new(args: &'static [&'static str], stdout: &'static str) -> Example {
+        Example {
+            args,
+            stdin: "",
+            stdout,
+            status: 0,
+        }
+    }
+
+    /// The same example fed `stdin`.
+    pub const fn stdin(mut self, stdin: &'static str) -> Example {
+        self.stdin = stdin;
+        self
+    }
+
+    /// The same example ending with `status`.
+    pub const fn status(mut self, status: i32) -> Example {
+        self.status = status;
+        self
+    }
 }
 
 /// Read all of a reader into a string, lossily (for built-ins that need whole input).

@@ -2,7 +2,7 @@
 
 use std::io::Read;
 
-use crate::command::{Builtin, Cx, Example, Io, Risk};
+use crate::command::{Builtin, Cx, Example, Io};
 
 /// Report a per-file error the way coreutils does: `cmd: path: message`.
 pub(crate) fn complain(io: &mut Io<'_>, cmd: &str, path: &str, err: impl std::fmt::Display) {
@@ -42,20 +42,8 @@ fn copy_in(io: &mut Io<'_>, cx: &Cx<'_>, cmd: &str, path: &str, status: &mut i32
 }
 
 /// `cat [FILE...]`.
-pub static CAT: Builtin = Builtin {
-    name: "cat",
-    usage: "cat [FILE...]",
-    example: Example {
-        args: &["f.txt"],
-        stdin: "",
-        stdout: "b\na\nc\n",
-        status: 0,
-    },
-    max_risk: Risk::READ,
-    risk: None,
-    run: &cat,
-    typed: None,
-};
+pub static CAT: Builtin =
+    Builtin::new("cat", "cat [FILE...]", &cat).example(Example::new(&["f.txt"], "b\na\nc\n"));
 
 fn cat(args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
     let mut status = 0;
@@ -73,20 +61,8 @@ fn cat(args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
 }
 
 /// `echo [-n] [-e] [ARG...]`.
-pub static ECHO: Builtin = Builtin {
-    name: "echo",
-    usage: "echo [-n] [-e] [ARG...]",
-    example: Example {
-        args: &["hello"],
-        stdin: "",
-        stdout: "hello\n",
-        status: 0,
-    },
-    max_risk: Risk::READ,
-    risk: None,
-    run: &echo,
-    typed: None,
-};
+pub static ECHO: Builtin = Builtin::new("echo", "echo [-n] [-e] [ARG...]", &echo)
+    .example(Example::new(&["hello"], "hello\n"));
 
 fn echo(args: &[String], io: &mut Io<'_>, _cx: &Cx<'_>) -> i32 {
     let mut newline = true;
@@ -171,20 +147,8 @@ fn unescape(s: &str) -> (String, bool) {
 }
 
 /// `env`: print the session's variables.
-pub static ENV: Builtin = Builtin {
-    name: "env",
-    usage: "env",
-    example: Example {
-        args: &[],
-        stdin: "",
-        stdout: "HOME=/\nPWD=/\nUSER=ultra\n",
-        status: 0,
-    },
-    max_risk: Risk::READ,
-    risk: None,
-    run: &env,
-    typed: None,
-};
+pub static ENV: Builtin =
+    Builtin::new("env", "env", &env).example(Example::new(&[], "HOME=/\nPWD=/\nUSER=ultra\n"));
 
 fn env(args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
     if !args.is_empty() {
@@ -204,60 +168,22 @@ fn env(args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
 }
 
 /// `true`.
-pub static TRUE: Builtin = Builtin {
-    name: "true",
-    usage: "true",
-    example: Example {
-        args: &[],
-        stdin: "",
-        stdout: "",
-        status: 0,
-    },
-    max_risk: Risk::READ,
-    risk: None,
-    run: &succeed,
-    typed: None,
-};
+pub static TRUE: Builtin = Builtin::new("true", "true", &succeed).example(Example::new(&[], ""));
 
 fn succeed(_: &[String], _: &mut Io<'_>, _: &Cx<'_>) -> i32 {
     0
 }
 
 /// `false`.
-pub static FALSE: Builtin = Builtin {
-    name: "false",
-    usage: "false",
-    example: Example {
-        args: &[],
-        stdin: "",
-        stdout: "",
-        status: 1,
-    },
-    max_risk: Risk::READ,
-    risk: None,
-    run: &fail,
-    typed: None,
-};
+pub static FALSE: Builtin =
+    Builtin::new("false", "false", &fail).example(Example::new(&[], "").status(1));
 
 fn fail(_: &[String], _: &mut Io<'_>, _: &Cx<'_>) -> i32 {
     1
 }
 
 /// `pwd`: the working directory, as a path from the workspace root (`/` is the root).
-pub static PWD: Builtin = Builtin {
-    name: "pwd",
-    usage: "pwd",
-    example: Example {
-        args: &[],
-        stdin: "",
-        stdout: "/\n",
-        status: 0,
-    },
-    max_risk: Risk::READ,
-    risk: None,
-    run: &pwd,
-    typed: None,
-};
+pub static PWD: Builtin = Builtin::new("pwd", "pwd", &pwd).example(Example::new(&[], "/\n"));
 
 fn pwd(_: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
     let _ = writeln!(io.stdout, "/{}", cx.cwd.as_str());

@@ -26,20 +26,9 @@ fn is_within(outer: &str, inner: &str) -> bool {
 }
 
 /// `cp [-r] SRC... DEST`.
-pub static CP: Builtin = Builtin {
-    name: "cp",
-    usage: "cp [-r] SRC... DEST",
-    example: Example {
-        args: &["f.txt", "g.txt"],
-        stdin: "",
-        stdout: "",
-        status: 0,
-    },
-    max_risk: Risk::WRITE,
-    risk: None,
-    run: &cp,
-    typed: None,
-};
+pub static CP: Builtin = Builtin::new("cp", "cp [-r] SRC... DEST", &cp)
+    .example(Example::new(&["f.txt", "g.txt"], ""))
+    .max_risk(Risk::WRITE);
 
 fn copy_file(cx: &Cx<'_>, src: &str, dst: &str) -> Result<(), String> {
     let s = cx.fs.resolve_read(cx.cwd, src).map_err(|e| e.to_string())?;
@@ -165,20 +154,9 @@ fn cp(args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
 }
 
 /// `mv SRC... DEST`.
-pub static MV: Builtin = Builtin {
-    name: "mv",
-    usage: "mv [-f] SRC... DEST",
-    example: Example {
-        args: &["f.txt", "g.txt"],
-        stdin: "",
-        stdout: "",
-        status: 0,
-    },
-    max_risk: Risk::OVERWRITE,
-    risk: None,
-    run: &mv,
-    typed: None,
-};
+pub static MV: Builtin = Builtin::new("mv", "mv [-f] SRC... DEST", &mv)
+    .example(Example::new(&["f.txt", "g.txt"], ""))
+    .max_risk(Risk::OVERWRITE);
 
 fn mv(args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
     let o = match parse_opts(args, "fnv", "") {

@@ -1,6 +1,6 @@
 //! `date`, and the strftime-style formatting `ls -l` and `git log` share.
 
-use crate::command::{Builtin, Cx, Example, Io, Risk};
+use crate::command::{Builtin, Cx, Example, Io};
 use crate::opts::parse_opts;
 
 use super::usage_error;
@@ -80,20 +80,8 @@ pub fn format_time(secs: i64, nanos: u32, fmt: &str) -> String {
 }
 
 /// `date [-u] [-d @SECONDS] [+FORMAT]`, always in UTC.
-pub static DATE: Builtin = Builtin {
-    name: "date",
-    usage: "date [-u] [-d @SECONDS] [+FORMAT]",
-    example: Example {
-        args: &["-d", "@0", "+%F"],
-        stdin: "",
-        stdout: "1970-01-01\n",
-        status: 0,
-    },
-    max_risk: Risk::READ,
-    risk: None,
-    run: &date,
-    typed: None,
-};
+pub static DATE: Builtin = Builtin::new("date", "date [-u] [-d @SECONDS] [+FORMAT]", &date)
+    .example(Example::new(&["-d", "@0", "+%F"], "1970-01-01\n"));
 
 fn date(args: &[String], io: &mut Io<'_>, _cx: &Cx<'_>) -> i32 {
     let o = match parse_opts(args, "uR", "d") {

@@ -3,7 +3,7 @@
 use ultra_workspace::root::Kind;
 
 use crate::builtins::basic::complain;
-use crate::command::{Builtin, Cx, Example, Io, Risk, read_all};
+use crate::command::{Builtin, Cx, Example, Io, read_all};
 use crate::opts::parse_opts;
 
 use super::{format_time, usage_error};
@@ -201,20 +201,8 @@ fn unified_diff(a: &[String], b: &[String], ops: &[Op], ctx: usize) -> String {
 
 /// `diff [-u] [-U N] FILE1 FILE2`: normal or unified output; status 0 same, 1 different,
 /// 2 trouble.
-pub static DIFF: Builtin = Builtin {
-    name: "diff",
-    usage: "diff [-u] [-U N] [-q] FILE1 FILE2",
-    example: Example {
-        args: &["f.txt", "f.txt"],
-        stdin: "",
-        stdout: "",
-        status: 0,
-    },
-    max_risk: Risk::READ,
-    risk: None,
-    run: &diff,
-    typed: None,
-};
+pub static DIFF: Builtin = Builtin::new("diff", "diff [-u] [-U N] [-q] FILE1 FILE2", &diff)
+    .example(Example::new(&["f.txt", "f.txt"], ""));
 
 fn load(io: &mut Io<'_>, cx: &Cx<'_>, p: &str) -> Result<(String, String), String> {
     let stamp = |ns: u128| {

@@ -2,26 +2,14 @@
 
 use ultra_workspace::root::{Kind, Meta};
 
-use crate::command::{Builtin, Cx, Example, Io, Risk};
+use crate::command::{Builtin, Cx, Example, Io};
 use crate::opts::parse_opts;
 
 use super::{join_user, mode_string, usage_error};
 
 /// `ls [-1aAlRd] [PATH...]`.
-pub static LS: Builtin = Builtin {
-    name: "ls",
-    usage: "ls [-1aAlRd] [PATH...]",
-    example: Example {
-        args: &["src"],
-        stdin: "",
-        stdout: "main.rs\n",
-        status: 0,
-    },
-    max_risk: Risk::READ,
-    risk: None,
-    run: &ls,
-    typed: None,
-};
+pub static LS: Builtin =
+    Builtin::new("ls", "ls [-1aAlRd] [PATH...]", &ls).example(Example::new(&["src"], "main.rs\n"));
 
 struct LsOpts {
     all: bool,

@@ -9,20 +9,9 @@ use crate::opts::parse_opts;
 use super::usage_error;
 
 /// `mkdir [-p] DIR...`.
-pub static MKDIR: Builtin = Builtin {
-    name: "mkdir",
-    usage: "mkdir [-p] DIR...",
-    example: Example {
-        args: &["-p", "out/x"],
-        stdin: "",
-        stdout: "",
-        status: 0,
-    },
-    max_risk: Risk::WRITE,
-    risk: None,
-    run: &mkdir,
-    typed: None,
-};
+pub static MKDIR: Builtin = Builtin::new("mkdir", "mkdir [-p] DIR...", &mkdir)
+    .example(Example::new(&["-p", "out/x"], ""))
+    .max_risk(Risk::WRITE);
 
 fn mkdir(args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
     let o = match parse_opts(args, "pv", "m") {
@@ -65,20 +54,9 @@ fn mkdir(args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
 
 /// `touch FILE...`: creates missing files; existing ones are left unchanged (times are not
 /// settable through the workspace root).
-pub static TOUCH: Builtin = Builtin {
-    name: "touch",
-    usage: "touch [-c] FILE...",
-    example: Example {
-        args: &["new.txt"],
-        stdin: "",
-        stdout: "",
-        status: 0,
-    },
-    max_risk: Risk::WRITE,
-    risk: None,
-    run: &touch,
-    typed: None,
-};
+pub static TOUCH: Builtin = Builtin::new("touch", "touch [-c] FILE...", &touch)
+    .example(Example::new(&["new.txt"], ""))
+    .max_risk(Risk::WRITE);
 
 fn touch(args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
     let o = match parse_opts(args, "cam", "") {
@@ -123,20 +101,9 @@ fn refused_operand(p: &str) -> Option<&'static str> {
 }
 
 /// `rm [-rf] PATH...`.
-pub static RM: Builtin = Builtin {
-    name: "rm",
-    usage: "rm [-rf] PATH...",
-    example: Example {
-        args: &["f.txt"],
-        stdin: "",
-        stdout: "",
-        status: 0,
-    },
-    max_risk: Risk::OVERWRITE,
-    risk: None,
-    run: &rm,
-    typed: None,
-};
+pub static RM: Builtin = Builtin::new("rm", "rm [-rf] PATH...", &rm)
+    .example(Example::new(&["f.txt"], ""))
+    .max_risk(Risk::OVERWRITE);
 
 fn rm(args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
     let o = match parse_opts(args, "rRfdv", "") {
@@ -203,20 +170,9 @@ fn rm(args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
 }
 
 /// `rmdir DIR...`.
-pub static RMDIR: Builtin = Builtin {
-    name: "rmdir",
-    usage: "rmdir DIR...",
-    example: Example {
-        args: &["src"],
-        stdin: "",
-        stdout: "",
-        status: 1,
-    },
-    max_risk: Risk::OVERWRITE,
-    risk: None,
-    run: &rmdir,
-    typed: None,
-};
+pub static RMDIR: Builtin = Builtin::new("rmdir", "rmdir DIR...", &rmdir)
+    .example(Example::new(&["src"], "").status(1))
+    .max_risk(Risk::OVERWRITE);
 
 fn rmdir(args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
     let o = match parse_opts(args, "v", "") {

@@ -2,7 +2,7 @@
 
 use ultra_workspace::root::{Kind, Meta};
 
-use crate::command::{Builtin, Cx, Example, Io, Risk};
+use crate::command::{Builtin, Cx, Example, Io};
 use crate::opts::parse_opts;
 
 use super::{mode_string, usage_error};
@@ -19,20 +19,11 @@ fn type_name(m: &Meta, gnu_empty: bool) -> &'static str {
 
 /// `stat [-c FORMAT] PATH...`: by default `  File: NAME`, `  Size: N`, `  Type: KIND`;
 /// `-c` knows `%n %s %F %a %A %%`.
-pub static STAT: Builtin = Builtin {
-    name: "stat",
-    usage: "stat [-L] [-c FORMAT] PATH...",
-    example: Example {
-        args: &["f.txt"],
-        stdin: "",
-        stdout: "  File: f.txt\n  Size: 6\n  Type: regular file\n",
-        status: 0,
-    },
-    max_risk: Risk::READ,
-    risk: None,
-    run: &stat,
-    typed: None,
-};
+pub static STAT: Builtin =
+    Builtin::new("stat", "stat [-L] [-c FORMAT] PATH...", &stat).example(Example::new(
+        &["f.txt"],
+        "  File: f.txt\n  Size: 6\n  Type: regular file\n",
+    ));
 
 fn stat(args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
     let o = match parse_opts(args, "L", "c") {

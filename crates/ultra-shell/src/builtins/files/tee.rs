@@ -9,20 +9,9 @@ use crate::opts::parse_opts;
 use super::usage_error;
 
 /// `tee [-a] [FILE...]`.
-pub static TEE: Builtin = Builtin {
-    name: "tee",
-    usage: "tee [-a] [FILE...]",
-    example: Example {
-        args: &["copy.txt"],
-        stdin: "x\n",
-        stdout: "x\n",
-        status: 0,
-    },
-    max_risk: Risk::WRITE,
-    risk: None,
-    run: &tee,
-    typed: None,
-};
+pub static TEE: Builtin = Builtin::new("tee", "tee [-a] [FILE...]", &tee)
+    .example(Example::new(&["copy.txt"], "x\n").stdin("x\n"))
+    .max_risk(Risk::WRITE);
 
 enum TeeOut {
     Replace(crate::run::fs::Staged),

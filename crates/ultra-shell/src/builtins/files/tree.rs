@@ -2,27 +2,18 @@
 
 use ultra_workspace::root::Kind;
 
-use crate::command::{Builtin, Cx, Example, Io, Risk};
+use crate::command::{Builtin, Cx, Example, Io};
 use crate::opts::parse_opts;
 
 use super::{join_user, usage_error};
 
 /// `tree [-a] [-d] [-L N] [DIR...]`: the `tree` drawing and its final
 /// `N directories, M files` line; symlinks are shown by name only.
-pub static TREE: Builtin = Builtin {
-    name: "tree",
-    usage: "tree [-a] [-d] [-L N] [DIR...]",
-    example: Example {
-        args: &["src"],
-        stdin: "",
-        stdout: "src\n\u{2514}\u{2500}\u{2500} main.rs\n\n0 directories, 1 file\n",
-        status: 0,
-    },
-    max_risk: Risk::READ,
-    risk: None,
-    run: &tree,
-    typed: None,
-};
+pub static TREE: Builtin =
+    Builtin::new("tree", "tree [-a] [-d] [-L N] [DIR...]", &tree).example(Example::new(
+        &["src"],
+        "src\n\u{2514}\u{2500}\u{2500} main.rs\n\n0 directories, 1 file\n",
+    ));
 
 struct TreeOpts {
     all: bool,

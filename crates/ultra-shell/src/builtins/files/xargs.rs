@@ -67,20 +67,14 @@ fn command_start(args: &[String]) -> usize {
 
 /// `xargs [-0] [-n N] [-I R] [COMMAND [ARG...]]`: run a built-in (default `echo`) with
 /// arguments read from stdin; never starts a process.
-pub static XARGS: Builtin = Builtin {
-    name: "xargs",
-    usage: "xargs [-0] [-r] [-n N] [-I R] [COMMAND [ARG...]]",
-    example: Example {
-        args: &["echo"],
-        stdin: "a b\n",
-        stdout: "a b\n",
-        status: 0,
-    },
-    max_risk: Risk::OVERWRITE,
-    risk: Some(&xargs_risk),
-    run: &xargs,
-    typed: None,
-};
+pub static XARGS: Builtin = Builtin::new(
+    "xargs",
+    "xargs [-0] [-r] [-n N] [-I R] [COMMAND [ARG...]]",
+    &xargs,
+)
+.example(Example::new(&["echo"], "a b\n").stdin("a b\n"))
+.max_risk(Risk::OVERWRITE)
+.risk(&xargs_risk);
 
 /// `xargs rm` is as risky as `rm`: judged by the command it runs, whatever the input.
 fn xargs_risk(args: &[String]) -> Risk {

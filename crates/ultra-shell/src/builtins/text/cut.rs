@@ -2,26 +2,18 @@
 
 use std::io::{BufRead, BufWriter, Write};
 
-use crate::command::{Builtin, Cx, Example, Io, Risk};
+use crate::command::{Builtin, Cx, Example, Io};
 use crate::opts::getopt;
 
 use super::{open, operands_or_stdin, usage_error, warn};
 
 /// `cut -b LIST | -c LIST | -f LIST [-d DELIM] [-s] [--complement] [FILE...]`.
-pub static CUT: Builtin = Builtin {
-    name: "cut",
-    usage: "cut -b LIST | -c LIST | -f LIST [-d DELIM] [-s] [--complement] [FILE...]",
-    example: Example {
-        args: &["-d", ":", "-f", "2"],
-        stdin: "a:b:c\n",
-        stdout: "b\n",
-        status: 0,
-    },
-    max_risk: Risk::READ,
-    risk: None,
-    run: &cut,
-    typed: None,
-};
+pub static CUT: Builtin = Builtin::new(
+    "cut",
+    "cut -b LIST | -c LIST | -f LIST [-d DELIM] [-s] [--complement] [FILE...]",
+    &cut,
+)
+.example(Example::new(&["-d", ":", "-f", "2"], "b\n").stdin("a:b:c\n"));
 
 /// 1-based inclusive ranges.
 fn parse_list(s: &str) -> Result<Vec<(usize, usize)>, String> {

@@ -3,7 +3,7 @@
 use std::collections::VecDeque;
 use std::io::{BufRead, BufWriter, Read, Write};
 
-use crate::command::{Builtin, Cx, Example, Io, Risk};
+use crate::command::{Builtin, Cx, Example, Io};
 use crate::opts::{Opts, getopt};
 
 use super::{
@@ -92,20 +92,8 @@ fn obsolete_count(args: &[String]) -> Vec<String> {
 }
 
 /// `head [-n N] [-c N] [-qv] [FILE...]`.
-pub static HEAD: Builtin = Builtin {
-    name: "head",
-    usage: "head [-n [-]N] [-c [-]N] [-qv] [FILE...]",
-    example: Example {
-        args: &["-n", "1", "f.txt"],
-        stdin: "",
-        stdout: "b\n",
-        status: 0,
-    },
-    max_risk: Risk::READ,
-    risk: None,
-    run: &head,
-    typed: None,
-};
+pub static HEAD: Builtin = Builtin::new("head", "head [-n [-]N] [-c [-]N] [-qv] [FILE...]", &head)
+    .example(Example::new(&["-n", "1", "f.txt"], "b\n"));
 
 fn head(args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
     let (o, bytes, count) = match head_tail_options("head", args, io, HEAD.usage) {
@@ -225,20 +213,8 @@ fn head_all(
 }
 
 /// `tail [-n [+]N] [-c [+]N] [-qv] [FILE...]`.
-pub static TAIL: Builtin = Builtin {
-    name: "tail",
-    usage: "tail [-n [+]N] [-c [+]N] [-qv] [FILE...]",
-    example: Example {
-        args: &["-n", "1", "f.txt"],
-        stdin: "",
-        stdout: "c\n",
-        status: 0,
-    },
-    max_risk: Risk::READ,
-    risk: None,
-    run: &tail,
-    typed: None,
-};
+pub static TAIL: Builtin = Builtin::new("tail", "tail [-n [+]N] [-c [+]N] [-qv] [FILE...]", &tail)
+    .example(Example::new(&["-n", "1", "f.txt"], "c\n"));
 
 fn tail(args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
     let (o, bytes, count) = match head_tail_options("tail", args, io, TAIL.usage) {

@@ -1,25 +1,17 @@
 //! `basename` and `dirname`.
 
-use crate::command::{Builtin, Cx, Example, Io, Risk};
+use crate::command::{Builtin, Cx, Example, Io};
 use crate::opts::getopt;
 
 use super::usage_error;
 
 /// `basename NAME [SUFFIX]`, `basename -a [-s SUFFIX] NAME...`.
-pub static BASENAME: Builtin = Builtin {
-    name: "basename",
-    usage: "basename NAME [SUFFIX] | basename -a [-s SUFFIX] NAME...",
-    example: Example {
-        args: &["src/main.rs", ".rs"],
-        stdin: "",
-        stdout: "main\n",
-        status: 0,
-    },
-    max_risk: Risk::READ,
-    risk: None,
-    run: &basename,
-    typed: None,
-};
+pub static BASENAME: Builtin = Builtin::new(
+    "basename",
+    "basename NAME [SUFFIX] | basename -a [-s SUFFIX] NAME...",
+    &basename,
+)
+.example(Example::new(&["src/main.rs", ".rs"], "main\n"));
 
 fn basename_of(name: &str, suffix: &str) -> String {
     let trimmed = name.trim_end_matches('/');
@@ -66,20 +58,8 @@ fn basename(args: &[String], io: &mut Io<'_>, _cx: &Cx<'_>) -> i32 {
 }
 
 /// `dirname NAME...`.
-pub static DIRNAME: Builtin = Builtin {
-    name: "dirname",
-    usage: "dirname NAME...",
-    example: Example {
-        args: &["src/main.rs"],
-        stdin: "",
-        stdout: "src\n",
-        status: 0,
-    },
-    max_risk: Risk::READ,
-    risk: None,
-    run: &dirname,
-    typed: None,
-};
+pub static DIRNAME: Builtin = Builtin::new("dirname", "dirname NAME...", &dirname)
+    .example(Example::new(&["src/main.rs"], "src\n"));
 
 fn dirname_of(name: &str) -> String {
     let t = name.trim_end_matches('/');

@@ -1,22 +1,10 @@
 //! `printf`, as bash's built-in.
 
-use crate::command::{Builtin, Cx, Example, Io, Risk};
+use crate::command::{Builtin, Cx, Example, Io};
 
 /// `printf FORMAT [ARG...]`, as bash's built-in.
-pub static PRINTF: Builtin = Builtin {
-    name: "printf",
-    usage: "printf format [arguments]",
-    example: Example {
-        args: &["%s-%d\\n", "a", "5"],
-        stdin: "",
-        stdout: "a-5\n",
-        status: 0,
-    },
-    max_risk: Risk::READ,
-    risk: None,
-    run: &printf,
-    typed: None,
-};
+pub static PRINTF: Builtin = Builtin::new("printf", "printf format [arguments]", &printf)
+    .example(Example::new(&["%s-%d\\n", "a", "5"], "a-5\n"));
 
 /// Backslash escapes of a printf format (`\NNN` octal) or of `%b` (`\0NNN`); the bool is
 /// true when `\c` asked to stop all output.

@@ -2,25 +2,13 @@
 
 use std::io::{BufWriter, Write};
 
-use crate::command::{Builtin, Cx, Example, Io, Risk};
+use crate::command::{Builtin, Cx, Example, Io};
 
 use super::usage_error;
 
 /// `seq [-w] [-s SEP] [FIRST [INCR]] LAST`.
-pub static SEQ: Builtin = Builtin {
-    name: "seq",
-    usage: "seq [-w] [-s SEP] [FIRST [INCR]] LAST",
-    example: Example {
-        args: &["3"],
-        stdin: "",
-        stdout: "1\n2\n3\n",
-        status: 0,
-    },
-    max_risk: Risk::READ,
-    risk: None,
-    run: &seq,
-    typed: None,
-};
+pub static SEQ: Builtin = Builtin::new("seq", "seq [-w] [-s SEP] [FIRST [INCR]] LAST", &seq)
+    .example(Example::new(&["3"], "1\n2\n3\n"));
 
 /// A decimal operand: value scaled by 10^prec, digits after the point, width as typed.
 #[derive(Debug, Clone, Copy, PartialEq)]

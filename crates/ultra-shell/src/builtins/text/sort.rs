@@ -3,26 +3,18 @@
 use std::cmp::Ordering;
 use std::io::{BufWriter, Write};
 
-use crate::command::{Builtin, Cx, Example, Io, Risk};
+use crate::command::{Builtin, Cx, Example, Io};
 use crate::opts::getopt;
 
 use super::{is_blank, open, operands_or_stdin, read_capped, split_lines, usage_error};
 
 /// `sort [-bfnrsu] [-k POS1[,POS2]] [-t SEP] [FILE...]`.
-pub static SORT: Builtin = Builtin {
-    name: "sort",
-    usage: "sort [-bfnrsu] [-k POS1[,POS2]] [-t SEP] [FILE...]",
-    example: Example {
-        args: &["f.txt"],
-        stdin: "",
-        stdout: "a\nb\nc\n",
-        status: 0,
-    },
-    max_risk: Risk::READ,
-    risk: None,
-    run: &sort,
-    typed: None,
-};
+pub static SORT: Builtin = Builtin::new(
+    "sort",
+    "sort [-bfnrsu] [-k POS1[,POS2]] [-t SEP] [FILE...]",
+    &sort,
+)
+.example(Example::new(&["f.txt"], "a\nb\nc\n"));
 
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 struct KeyOpts {

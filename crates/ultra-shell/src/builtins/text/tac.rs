@@ -2,26 +2,14 @@
 
 use std::io::{BufWriter, Write};
 
-use crate::command::{Builtin, Cx, Example, Io, Risk};
+use crate::command::{Builtin, Cx, Example, Io};
 use crate::opts::getopt;
 
 use super::{open, operands_or_stdin, read_capped, usage_error, warn};
 
 /// `tac [FILE...]`.
-pub static TAC: Builtin = Builtin {
-    name: "tac",
-    usage: "tac [FILE...]",
-    example: Example {
-        args: &["f.txt"],
-        stdin: "",
-        stdout: "c\na\nb\n",
-        status: 0,
-    },
-    max_risk: Risk::READ,
-    risk: None,
-    run: &tac,
-    typed: None,
-};
+pub static TAC: Builtin =
+    Builtin::new("tac", "tac [FILE...]", &tac).example(Example::new(&["f.txt"], "c\na\nb\n"));
 
 fn tac(args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
     let o = match getopt(args, "", &[]) {

@@ -1,25 +1,13 @@
 //! `tr`, with POSIX sets, classes and repeats.
 
-use crate::command::{Builtin, Cx, Example, Io, Risk};
+use crate::command::{Builtin, Cx, Example, Io};
 use crate::opts::getopt;
 
 use super::usage_error;
 
 /// `tr [-cdst] SET1 [SET2]`.
-pub static TR: Builtin = Builtin {
-    name: "tr",
-    usage: "tr [-cdst] SET1 [SET2]",
-    example: Example {
-        args: &["a-z", "A-Z"],
-        stdin: "hi\n",
-        stdout: "HI\n",
-        status: 0,
-    },
-    max_risk: Risk::READ,
-    risk: None,
-    run: &tr,
-    typed: None,
-};
+pub static TR: Builtin = Builtin::new("tr", "tr [-cdst] SET1 [SET2]", &tr)
+    .example(Example::new(&["a-z", "A-Z"], "HI\n").stdin("hi\n"));
 
 /// Expand a `tr` set into its bytes, in order.
 fn expand_set(s: &str, second: bool, fill_to: usize) -> Result<Vec<u8>, String> {

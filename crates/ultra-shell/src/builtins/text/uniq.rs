@@ -2,26 +2,14 @@
 
 use std::io::{BufRead, BufWriter, Write};
 
-use crate::command::{Builtin, Cx, Example, Io, Risk};
+use crate::command::{Builtin, Cx, Example, Io};
 use crate::opts::getopt;
 
 use super::{is_blank, open, usage_error, warn};
 
 /// `uniq [-cdui] [-f N] [-s N] [-w N] [INPUT]`.
-pub static UNIQ: Builtin = Builtin {
-    name: "uniq",
-    usage: "uniq [-cdui] [-f N] [-s N] [-w N] [INPUT]",
-    example: Example {
-        args: &["-c"],
-        stdin: "a\na\nb\n",
-        stdout: "      2 a\n      1 b\n",
-        status: 0,
-    },
-    max_risk: Risk::READ,
-    risk: None,
-    run: &uniq,
-    typed: None,
-};
+pub static UNIQ: Builtin = Builtin::new("uniq", "uniq [-cdui] [-f N] [-s N] [-w N] [INPUT]", &uniq)
+    .example(Example::new(&["-c"], "      2 a\n      1 b\n").stdin("a\na\nb\n"));
 
 fn uniq(args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
     let longs = [

@@ -2,26 +2,14 @@
 
 use std::io::{Read, Write};
 
-use crate::command::{Builtin, Cx, Example, Io, Risk};
+use crate::command::{Builtin, Cx, Example, Io};
 use crate::opts::getopt;
 
 use super::{open, operands_or_stdin, usage_error, warn};
 
 /// `wc [-lwcm] [FILE...]`.
-pub static WC: Builtin = Builtin {
-    name: "wc",
-    usage: "wc [-clmwL] [FILE...]",
-    example: Example {
-        args: &["-l", "f.txt"],
-        stdin: "",
-        stdout: "3 f.txt\n",
-        status: 0,
-    },
-    max_risk: Risk::READ,
-    risk: None,
-    run: &wc,
-    typed: None,
-};
+pub static WC: Builtin = Builtin::new("wc", "wc [-clmwL] [FILE...]", &wc)
+    .example(Example::new(&["-l", "f.txt"], "3 f.txt\n"));
 
 #[derive(Default, Clone, Copy)]
 struct Counts {
