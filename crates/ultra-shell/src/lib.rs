@@ -2,6 +2,11 @@
 //! [`run`] over built-in commands ([`builtins`]) on the confined workspace. No built-in
 //! spawns a process.
 //!
+//! Layers, bottom up: [`command`] says what a command is (a [`command::Builtin`]: data plus
+//! a function) and knows none; [`run`] runs scripts over the [`command::Commands`] table it
+//! is given; [`plan`] reads a script once (its risk, its typed arguments); [`promoted`] and
+//! [`builtins`] declare the commands; [`shell`] and [`commands`] assemble the table.
+//!
 //! Parsing never panics: every malformed or unsupported input becomes a [`ParseError`] with
 //! a stable [`code`](ParseError::code) and the [`Pos`] it names.
 //!

@@ -17,6 +17,7 @@ use std::sync::Mutex;
 
 use ultra_workspace::RelPath;
 
+// What commands are and run with, where commands declared above the shell found them.
 pub use crate::command::{Builtin, Commands, Cx, Example, Io, Risk, read_all};
 use crate::plan::Plan;
 use crate::syntax::ast::{
