@@ -27,6 +27,7 @@ pub mod search_api;
 pub mod selection;
 pub mod services;
 pub mod shell;
+mod shell_call;
 mod shell_writes;
 pub mod syntax_gate;
 pub mod terminal;

@@ -4,16 +4,18 @@
 //! from the workspace root, with empty stdin.
 
 use serde_json::json;
-use ultra_core::command::{CommandSpec, Example, Touches};
+use ultra_core::command::{CommandSpec, Example};
 use ultra_core::registry::RegistryError;
 use ultra_core::{Command, Cx, Registry};
 use ultra_protocol::command::Annotations;
 use ultra_protocol::{CommandError, ErrorCode};
-use ultra_shell::promoted::{Cli, Promoted, Visitor};
-use ultra_shell::run::Builtin;
+use ultra_shell::command::{Builtin, Commands};
+use ultra_shell::promoted::{Builtins, Promoted, Visitor};
 
 use crate::Services;
-use crate::shell::{Capped, FIXTURE, RunOutput, leak};
+use crate::shell_call::{
+    DEFAULT_MAX_OUTPUT, FIXTURE, RunOutput, confined, leak, risk_annotations, run_one, with_risk,
+};
 
 /// Promoted commands declared in this layer, because they need what the shell crate
 /// cannot see (libgit2, the runner). Listing one makes it a typed tool and a shell command
@@ -24,32 +26,25 @@ pub fn external(v: &mut impl Visitor) {
 }
 
 /// The shell side of [`external`], built once.
-pub fn shell_commands() -> &'static [&'static dyn Builtin] {
-    static COMMANDS: std::sync::OnceLock<Vec<&'static dyn Builtin>> = std::sync::OnceLock::new();
+pub fn shell_commands() -> &'static [&'static Builtin] {
+    static COMMANDS: std::sync::OnceLock<Vec<&'static Builtin>> = std::sync::OnceLock::new();
     COMMANDS.get_or_init(|| {
-        let mut c = ShellSide(Vec::new());
+        let mut c = Builtins(Vec::new());
         external(&mut c);
         c.0
     })
 }
 
-/// The shell command named `name`: one of [`external`]'s, else a built-in (the order the
-/// shell itself looks them up in).
-pub fn lookup(name: &str) -> Option<&'static dyn Builtin> {
-    shell_commands()
-        .iter()
-        .copied()
-        .find(|b| b.name() == name)
-        .or_else(|| ultra_shell::builtins::lookup(name))
+/// Every command the shell runs: [`external`]'s, then the shell crate's own (the table
+/// `ultra sh` and the `shell` tool both build their shell with).
+pub fn shell_table() -> &'static Commands {
+    static TABLE: std::sync::OnceLock<Commands> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| ultra_shell::commands(shell_commands()))
 }
 
-/// Collects the shell built-in of each promoted command it visits.
-pub struct ShellSide(pub Vec<&'static dyn Builtin>);
-
-impl Visitor for ShellSide {
-    fn visit<P: Promoted>(&mut self, command: &'static P) {
-        self.0.push(Box::leak(Box::new(Cli(command))));
-    }
+/// The shell the `shell` tool and `ultra sh` run scripts in, over `fs`.
+pub fn shell(fs: ultra_shell::run::fs::ShellFs) -> ultra_shell::run::Shell {
+    ultra_shell::run::Shell::new(fs, shell_table().clone())
 }
 
 /// Register every promoted command as a typed tool.
@@ -105,8 +100,7 @@ impl<P: Promoted> Tool<P> {
             )),
             ..Example::EMPTY
         }];
-        let risk = command.max_risk();
-        let mut spec = CommandSpec::new(
+        let spec = CommandSpec::new(
             leak(format!("shell.{name}")),
             leak(format!("Shell: {name}")),
             "Shell",
@@ -114,23 +108,8 @@ impl<P: Promoted> Tool<P> {
         )
         .tool_name(name)
         .long()
-        .examples(Box::leak(examples.into_boxed_slice()))
-        .touches(if risk.runs {
-            Touches::PROCESSES.and(Touches::WRITE)
-        } else if risk.writes {
-            Touches::WRITE
-        } else {
-            Touches::READ
-        });
-        if !risk.writes {
-            spec = spec.read_only();
-        }
-        if risk.destructive {
-            spec = spec.destructive();
-        }
-        if risk.runs {
-            spec = spec.open_world();
-        }
+        .examples(Box::leak(examples.into_boxed_slice()));
+        let spec = with_risk(spec, command.max_risk());
         Tool {
             command,
             spec: Box::leak(Box::new(spec)),
@@ -182,11 +161,11 @@ impl<P: Promoted> Command<Services> for Tool<P> {
     }
 
     fn annotations(&self, args: &P::Args) -> Annotations {
-        crate::shell::risk_annotations(self.command.risk(args))
+        risk_annotations(self.command.risk(args))
     }
 
     fn annotations_in(&self, services: &Services, args: &P::Args) -> Annotations {
-        crate::shell::confined(services, self.annotations(args))
+        confined(services, self.annotations(args))
     }
 
     /// Arguments the command rejects are refused before anyone is asked to approve them.
@@ -205,35 +184,16 @@ impl<P: Promoted> Command<Services> for Tool<P> {
 
     fn run(&self, cx: &mut Cx<'_, Services>, args: P::Args) -> Result<RunOutput, CommandError> {
         self.validated(&args)?;
-        let (fs, hook) = crate::shell_writes::shell_fs(cx, crate::shell_writes::SHELL_TIME_LIMIT);
-        let charged = fs.charge();
-        let mut out = Capped::new(crate::shell::DEFAULT_MAX_OUTPUT);
-        let mut err = Capped::new(crate::shell::DEFAULT_MAX_OUTPUT);
         let cwd = ultra_workspace::RelPath::default();
         let vars = std::collections::BTreeMap::new();
-        let status = {
-            let mut stdin = std::io::empty();
-            let mut io = ultra_shell::run::Io {
-                stdin: &mut stdin,
-                stdout: &mut out,
-                stderr: &mut err,
-            };
-            let shell_cx = ultra_shell::run::Cx {
-                fs: &fs,
-                cwd: &cwd,
-                vars: &vars,
-            };
-            self.command.execute(args, &mut io, &shell_cx)
-        };
-        drop((charged, fs));
-        Ok(RunOutput {
-            stdout: String::from_utf8_lossy(&out.buf).into_owned(),
-            stderr: String::from_utf8_lossy(&err.buf).into_owned(),
-            exit_code: status,
-            truncated: out.truncated || err.truncated,
-            cwd: String::new(),
-            errors: crate::shell_writes::finish(cx, &hook),
-        })
+        Ok(run_one(
+            cx,
+            &cwd,
+            &vars,
+            Vec::new(),
+            DEFAULT_MAX_OUTPUT,
+            |io, shell_cx| self.command.execute(args, io, shell_cx),
+        ))
     }
 }
 
@@ -246,7 +206,7 @@ mod tests {
     use serde::Deserialize;
     use serde_json::{Value, json};
     use ultra_shell::promoted::{Issue, Promoted, Risk};
-    use ultra_shell::run::{Cx, Env, Example, Io, Shell};
+    use ultra_shell::run::{Cx, Env, Example, Io};
 
     struct Hello;
 
@@ -316,11 +276,10 @@ mod tests {
             ultra_workspace::Root::open(dir.path(), Default::default()).expect("root"),
         );
         // What `shell_commands` builds from the `external` list.
-        let mut side = super::ShellSide(Vec::new());
+        let mut side = ultra_shell::promoted::Builtins(Vec::new());
         ultra_shell::promoted::Visitor::visit(&mut side, &HELLO);
-        let extra: &'static [&'static dyn ultra_shell::run::Builtin] = side.0.leak();
-        let shell =
-            Shell::new(ultra_shell::run::fs::ShellFs::new(root, false)).with_commands(extra);
+        let extra: &'static [&'static ultra_shell::command::Builtin] = side.0.leak();
+        let shell = ultra_shell::shell(ultra_shell::run::fs::ShellFs::new(root, false), extra);
         let mut env = Env::new(&Default::default());
         let script = ultra_shell::parse("hello agents | tr a-z A-Z; hello").expect("parses");
         let (mut out, mut err) = (Vec::new(), Vec::new());

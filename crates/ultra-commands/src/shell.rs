@@ -4,33 +4,35 @@
 //! `session`, else the caller's session or agent id) keeps its variables, working directory
 //! and `$?` between calls.
 
-use std::io::Write;
+use std::sync::OnceLock;
 
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::json;
 use ultra_core::command::{CommandSpec, Example, Touches};
 use ultra_core::registry::RegistryError;
 use ultra_core::{Command, Cx, Registry};
 use ultra_protocol::command::Annotations;
 use ultra_protocol::{CommandError, ErrorCode};
-use ultra_shell::run::Shell;
-use ultra_shell::{RedirectKind, Script};
+use ultra_shell::ParseError;
+use ultra_shell::plan::Plan;
 
 use crate::Services;
+use crate::shell_call::{
+    Capped, DEFAULT_MAX_OUTPUT, FIXTURE, confined, leak, output, risk_annotations, run_one,
+    session_id, with_risk,
+};
+pub use crate::shell_call::{RunOutput, ShellError};
 
 /// Register the shell command, every plain built-in as `shell.<name>` and the promoted
 /// ones as typed tools.
 pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
     r.register(Run::new())?;
     for b in ultra_shell::builtins::ALL {
-        r.register(BuiltinCommand::new(*b))?;
+        r.register(BuiltinCommand::new(b))?;
     }
     crate::promoted::register(r)
 }
-
-/// Default cap on captured stdout and stderr, each.
-pub(crate) const DEFAULT_MAX_OUTPUT: usize = 64 * 1024;
 
 /// Arguments of `ultra.shell.run`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -50,35 +52,18 @@ pub struct RunArgs {
     /// Milliseconds an awk or sed loop in the script may run before it is stopped with an
     /// error (default and most: 60000).
     pub timeout_ms: Option<u64>,
+    /// The script read once for the call: its judge and its run share it.
+    #[serde(skip)]
+    #[schemars(skip)]
+    plan: OnceLock<Result<Plan, ParseError>>,
 }
 
-/// Result of `ultra.shell.run`.
-#[derive(Debug, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct RunOutput {
-    pub stdout: String,
-    pub stderr: String,
-    /// The last command's status (0 success, 1 failure or no match, 2 usage, 127 unknown).
-    pub exit_code: i32,
-    /// Output was cut at `maxOutput`.
-    pub truncated: bool,
-    /// The session's working directory afterwards, from the workspace root.
-    pub cwd: String,
-    /// Problems an agent can act on (e.g. an unknown command, with the closest built-ins).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub errors: Vec<ShellError>,
-}
-
-/// A structured problem from a script.
-#[derive(Debug, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ShellError {
-    /// `unknown_command`.
-    pub code: String,
-    pub command: String,
-    pub message: String,
-    /// Built-ins with a similar name.
-    pub closest: Vec<String>,
+impl RunArgs {
+    /// The script, parsed and judged on first use.
+    fn plan(&self) -> &Result<Plan, ParseError> {
+        self.plan
+            .get_or_init(|| Plan::new(&self.script, crate::promoted::shell_table()))
+    }
 }
 
 /// The fixed part of the `shell` tool's description; the built-ins' usage lines are added
@@ -116,12 +101,12 @@ pub fn shell_description() -> String {
     let rest = ultra_shell::builtins::ALL;
     let mut names_only = Vec::new();
     for b in rest {
-        let line = format!("\n  {}", b.usage());
+        let line = format!("\n  {}", b.usage);
         // Keep room for the names that might not fit.
         if d.len() + line.len() + 16 * rest.len() < DESCRIPTION_BUDGET {
             d.push_str(&line);
         } else {
-            names_only.push(b.name());
+            names_only.push(b.name);
         }
     }
     if !names_only.is_empty() {
@@ -194,95 +179,6 @@ impl Default for Run {
     }
 }
 
-/// The risk of a script, from each command's declared risk for its arguments (words not
-/// known before the script runs count at the command's most) and its redirects.
-/// (Unparsable scripts fail before they run, so they are treated as reads.)
-fn annotations(script: &Script) -> Annotations {
-    let mut a = Annotations {
-        read_only: true,
-        idempotent: true,
-        ..Annotations::default()
-    };
-    for item in &script.items {
-        for p in std::iter::once(&item.first).chain(item.rest.iter().map(|(_, p)| p)) {
-            for c in &p.commands {
-                let name = c.words.first().and_then(|w| w.as_plain()).unwrap_or("");
-                let risk = match crate::promoted::lookup(name) {
-                    None => ultra_shell::run::Risk::READ,
-                    Some(b) => {
-                        let args: Option<Vec<String>> =
-                            c.words[1..].iter().map(|w| w.as_literal()).collect();
-                        match args {
-                            Some(args) => b.risk(&args),
-                            None => b.max_risk(),
-                        }
-                    }
-                };
-                let writes_file = c.redirects.iter().any(|r| {
-                    matches!(
-                        r.kind,
-                        RedirectKind::Write
-                            | RedirectKind::Append
-                            | RedirectKind::WriteBoth
-                            | RedirectKind::AppendBoth
-                    )
-                });
-                if risk.writes || writes_file {
-                    a.read_only = false;
-                    a.idempotent = false;
-                }
-                if risk.runs {
-                    a.open_world = true;
-                }
-                if risk.destructive || c.redirects.iter().any(|r| r.kind == RedirectKind::Write) {
-                    a.destructive = true;
-                }
-            }
-        }
-    }
-    a
-}
-
-/// Collects up to `cap` bytes; past that, writes fail so the script stops producing.
-pub(crate) struct Capped {
-    pub(crate) buf: Vec<u8>,
-    cap: usize,
-    pub(crate) truncated: bool,
-}
-
-impl Capped {
-    pub(crate) fn new(cap: usize) -> Capped {
-        Capped {
-            buf: Vec::new(),
-            cap,
-            truncated: false,
-        }
-    }
-}
-
-impl Write for Capped {
-    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-        let room = self.cap.saturating_sub(self.buf.len());
-        if room == 0 {
-            self.truncated = true;
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::BrokenPipe,
-                "output limit reached",
-            ));
-        }
-        let n = room.min(b.len());
-        self.buf.extend_from_slice(&b[..n]);
-        if n < b.len() {
-            self.truncated = true;
-        }
-        Ok(n)
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 impl Command<Services> for Run {
     type Args = RunArgs;
     type Output = RunOutput;
@@ -300,8 +196,9 @@ impl Command<Services> for Run {
     }
 
     fn annotations(&self, args: &RunArgs) -> Annotations {
-        match ultra_shell::parse(&args.script) {
-            Ok(s) => annotations(&s),
+        match args.plan() {
+            Ok(plan) => risk_annotations(plan.risk()),
+            // A script that does not parse fails before it runs.
             Err(_) => Annotations {
                 read_only: true,
                 ..Annotations::default()
@@ -318,7 +215,11 @@ impl Command<Services> for Run {
     }
 
     fn run(&self, cx: &mut Cx<'_, Services>, args: RunArgs) -> Result<RunOutput, CommandError> {
-        let script = ultra_shell::parse(&args.script).map_err(|e| {
+        let plan = match args.plan.into_inner() {
+            Some(plan) => plan,
+            None => Plan::new(&args.script, crate::promoted::shell_table()),
+        }
+        .map_err(|e| {
             let pos = e.pos();
             CommandError::new(ErrorCode::ShellSyntax, format!("{}:{}: {e}", pos.line, pos.column))
                 .with_details(json!({ "code": e.code(), "line": pos.line, "column": pos.column, "offset": pos.offset }))
@@ -332,12 +233,12 @@ impl Command<Services> for Run {
                 std::time::Duration::from_millis(ms).min(crate::shell_writes::SHELL_TIME_LIMIT)
             });
         let (fs, hook) = crate::shell_writes::shell_fs(cx, limit);
-        let shell = Shell::new(fs).with_commands(crate::promoted::shell_commands());
+        let shell = crate::promoted::shell(fs);
         let cap = args.max_output.unwrap_or(DEFAULT_MAX_OUTPUT).min(16 << 20);
         let mut out = Capped::new(cap);
         let mut err = Capped::new(cap);
         let mut stdin = std::io::Cursor::new(args.stdin.into_bytes());
-        let status = shell.run(&script, &mut env, &mut stdin, &mut out, &mut err);
+        let status = shell.run_plan(&plan, &mut env, &mut stdin, &mut out, &mut err);
         let mut errors: Vec<ShellError> = shell
             .take_diagnostics()
             .into_iter()
@@ -349,26 +250,22 @@ impl Command<Services> for Run {
             })
             .collect();
         drop(shell);
-        errors.extend(crate::shell_writes::finish(cx, &hook));
-        let cwd = env.cwd.as_str().to_string();
+        errors.extend(
+            crate::shell_writes::finish(cx, &hook)
+                .into_iter()
+                .map(ShellError::from),
+        );
+        let result = output(out, err, status, &env.cwd, errors);
         cx.services.put_shell_session(&session, env);
-        Ok(RunOutput {
-            stdout: String::from_utf8_lossy(&out.buf).into_owned(),
-            stderr: String::from_utf8_lossy(&err.buf).into_owned(),
-            exit_code: status,
-            truncated: out.truncated || err.truncated,
-            cwd,
-            errors,
-        })
+        Ok(result)
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::annotations;
-
     fn risk(s: &str) -> (bool, bool) {
-        let a = annotations(&ultra_shell::parse(s).expect("parses"));
+        let plan = ultra_shell::plan::Plan::new(s, crate::promoted::shell_table()).expect("parses");
+        let a = super::risk_annotations(plan.risk());
         (a.read_only, a.destructive)
     }
 
@@ -377,39 +274,18 @@ mod tests {
         let d = super::shell_description();
         assert!(d.len() <= super::DESCRIPTION_BUDGET, "{}", d.len());
         for b in ultra_shell::builtins::ALL {
-            assert!(d.contains(b.name()), "{} missing", b.name());
+            assert!(d.contains(b.name), "{} missing", b.name);
         }
         assert!(d.contains("head [-n"), "{d}");
-        for p in ultra_shell::promoted::CLI {
-            assert!(
-                d.contains(&format!("- {}: ", p.name())),
-                "{} missing",
-                p.name()
-            );
-            assert!(d.contains(p.usage()), "{} usage missing", p.name());
+        for p in ultra_shell::promoted::builtins() {
+            assert!(d.contains(&format!("- {}: ", p.name)), "{} missing", p.name);
+            assert!(d.contains(p.usage), "{} usage missing", p.name);
         }
     }
 
     #[test]
     fn risk_follows_what_the_script_does() {
-        assert_eq!(risk("cat a | sort | head -3"), (true, false));
-        assert_eq!(risk("mkdir x && touch x/y"), (false, false));
-        assert_eq!(risk("echo hi >> log"), (false, false));
-        assert_eq!(risk("echo hi > f"), (false, true));
-        assert_eq!(risk("rm -rf build"), (false, true));
-        assert_eq!(risk("ls | xargs rm"), (false, true));
-        assert_eq!(risk("ls | xargs -n 1 rm"), (false, true));
-        assert_eq!(risk("grep -rn x src | sed 's/a/b/'"), (true, false));
-        assert_eq!(risk("sed -i 's/a/b/' f"), (false, true));
-        assert_eq!(risk("sed -n 'w out' f"), (false, false));
-        assert_eq!(risk("replace f a b"), (false, false));
-        assert_eq!(risk("write f x"), (false, true));
-        assert_eq!(risk("write -a f x"), (false, false));
-        assert_eq!(risk("awk '{print $1}' f"), (true, false));
-        assert_eq!(risk("awk '{print > \"o\"}' f"), (false, true));
-        // Words not known until the script runs count at the command's most.
-        assert_eq!(risk("sed $OPTS f"), (false, true));
-        assert_eq!(risk("grep $P f"), (true, false));
+        // The built-ins' own cases are in ultra-shell's `plan` tests.
         // Commands declared above the shell are judged too: a commit is put to a person.
         assert_eq!(risk("git status -s | awk '{print $2}'"), (true, false));
         assert_eq!(risk("git add a.ts"), (false, false));
@@ -419,38 +295,6 @@ mod tests {
         assert_eq!(risk("build --clean"), (false, true));
     }
 }
-
-/// A command's declared risk as policy annotations.
-pub(crate) fn risk_annotations(risk: ultra_shell::run::Risk) -> Annotations {
-    Annotations {
-        read_only: !risk.writes,
-        destructive: risk.destructive,
-        idempotent: !risk.writes,
-        open_world: risk.runs,
-    }
-}
-
-/// Annotations of a call as policy judges them: running the project's code (`build`)
-/// counts as reaching outside the workspace only when no sandbox will confine it.
-pub(crate) fn confined(services: &Services, mut a: Annotations) -> Annotations {
-    if a.open_world && crate::runner::sandbox::offered(&services.config.run) {
-        a.open_world = false;
-    }
-    a
-}
-
-/// The shell session a call uses: the one named, else the caller's session or agent id.
-fn session_id(cx: &Cx<'_, Services>, named: Option<&str>) -> String {
-    named
-        .map(str::to_string)
-        .or_else(|| cx.source.session_id.clone())
-        .or_else(|| cx.source.agent_id.clone())
-        .unwrap_or_else(|| "default".to_string())
-}
-
-/// The standard fixture built-in examples run on.
-pub(crate) const FIXTURE: &[(&str, &str)] =
-    &[("f.txt", "b\na\nc\n"), ("src/main.rs", "fn main() {}\n")];
 
 /// Arguments of a `shell.<name>` command.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -473,20 +317,16 @@ pub struct BuiltinArgs {
 /// surface with typed arguments. Not offered to agents as a separate tool: the `shell` tool
 /// covers them.
 pub struct BuiltinCommand {
-    builtin: &'static dyn ultra_shell::run::Builtin,
+    builtin: &'static ultra_shell::command::Builtin,
     spec: &'static CommandSpec,
-}
-
-pub(crate) fn leak(s: String) -> &'static str {
-    Box::leak(s.into_boxed_str())
 }
 
 impl BuiltinCommand {
     /// The command for `builtin`. Its spec is built once at registration and lives for the
     /// process.
-    pub fn new(builtin: &'static dyn ultra_shell::run::Builtin) -> BuiltinCommand {
-        let name = builtin.name();
-        let ex = builtin.example();
+    pub fn new(builtin: &'static ultra_shell::command::Builtin) -> BuiltinCommand {
+        let name = builtin.name;
+        let ex = builtin.example;
         let example = Example {
             description: leak(format!("{name} {}", ex.args.join(" "))),
             args: leak(json!({ "args": ex.args, "stdin": ex.stdin }).to_string()),
@@ -496,29 +336,16 @@ impl BuiltinCommand {
             )),
             ..Example::EMPTY
         };
-        let mut spec = CommandSpec::new(
+        let spec = CommandSpec::new(
             leak(format!("shell.{name}")),
             leak(format!("Shell: {name}")),
             "Shell",
-            leak(format!("The built-in `{}` on the workspace, without a shell: arguments are passed as given.", builtin.usage())),
+            leak(format!("The built-in `{}` on the workspace, without a shell: arguments are passed as given.", builtin.usage)),
         )
         .not_ai_exposed()
         .long()
         .examples(Box::leak(vec![example].into_boxed_slice()));
-        let risk = builtin.max_risk();
-        spec = spec.touches(if risk.runs {
-            Touches::PROCESSES.and(Touches::WRITE)
-        } else if risk.writes {
-            Touches::WRITE
-        } else {
-            Touches::READ
-        });
-        if !risk.writes {
-            spec = spec.read_only();
-        }
-        if risk.destructive {
-            spec = spec.destructive();
-        }
+        let spec = with_risk(spec, builtin.max_risk);
         BuiltinCommand {
             builtin,
             spec: Box::leak(Box::new(spec)),
@@ -535,7 +362,7 @@ impl Command<Services> for BuiltinCommand {
     }
 
     fn annotations(&self, args: &BuiltinArgs) -> Annotations {
-        risk_annotations(self.builtin.risk(&args.args))
+        risk_annotations(self.builtin.risk_of(&args.args))
     }
 
     fn annotations_in(&self, services: &Services, args: &BuiltinArgs) -> Annotations {
@@ -545,35 +372,16 @@ impl Command<Services> for BuiltinCommand {
     fn run(&self, cx: &mut Cx<'_, Services>, args: BuiltinArgs) -> Result<RunOutput, CommandError> {
         let session = session_id(cx, args.session.as_deref());
         let env = cx.services.take_shell_session(&session);
-        let (fs, hook) = crate::shell_writes::shell_fs(cx, crate::shell_writes::SHELL_TIME_LIMIT);
-        let charged = fs.charge();
         let cap = args.max_output.unwrap_or(DEFAULT_MAX_OUTPUT).min(16 << 20);
-        let mut out = Capped::new(cap);
-        let mut err = Capped::new(cap);
-        let mut stdin = std::io::Cursor::new(args.stdin.into_bytes());
-        let status = {
-            let mut io = ultra_shell::run::Io {
-                stdin: &mut stdin,
-                stdout: &mut out,
-                stderr: &mut err,
-            };
-            let shell_cx = ultra_shell::run::Cx {
-                fs: &fs,
-                cwd: &env.cwd,
-                vars: &env.vars,
-            };
-            self.builtin.run(&args.args, &mut io, &shell_cx)
-        };
-        drop((charged, fs));
-        let cwd = env.cwd.as_str().to_string();
+        let result = run_one(
+            cx,
+            &env.cwd,
+            &env.vars,
+            args.stdin.into_bytes(),
+            cap,
+            |io, shell_cx| (self.builtin.run)(&args.args, io, shell_cx),
+        );
         cx.services.put_shell_session(&session, env);
-        Ok(RunOutput {
-            stdout: String::from_utf8_lossy(&out.buf).into_owned(),
-            stderr: String::from_utf8_lossy(&err.buf).into_owned(),
-            exit_code: status,
-            truncated: out.truncated || err.truncated,
-            cwd,
-            errors: crate::shell_writes::finish(cx, &hook),
-        })
+        Ok(result)
     }
 }

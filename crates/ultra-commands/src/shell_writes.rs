@@ -13,15 +13,22 @@ use ultra_shell::run::fs::{FileOp, ShellFs, WriteHook};
 use ultra_workspace::{RelPath, Workspace};
 
 use crate::Services;
-use crate::shell::ShellError;
 use crate::util::{is_human, publish_notices};
+
+/// A write the workspace's checks refused.
+pub(crate) struct Refusal {
+    /// The file, from the workspace root.
+    pub(crate) path: String,
+    /// Why.
+    pub(crate) reason: String,
+}
 
 /// The hook for one call.
 pub(crate) struct Hook {
     checker: Option<WriteChecker>,
     workspace: Arc<Mutex<Workspace>>,
     events: EventBus,
-    refusals: Mutex<Vec<(String, String)>>,
+    refusals: Mutex<Vec<Refusal>>,
 }
 
 /// How long one call's in-process shell work (awk and sed loops) may run: a server's
@@ -51,29 +58,23 @@ pub(crate) fn shell_fs(cx: &Cx<'_, Services>, limit: std::time::Duration) -> (Sh
     (fs, hook)
 }
 
-/// After the run: validator warnings and feedback go into the result, and each refused
-/// write becomes a structured error.
-pub(crate) fn finish(cx: &mut Cx<'_, Services>, hook: &Hook) -> Vec<ShellError> {
+/// After the run: validator warnings and feedback go into the result; the refused writes
+/// are returned.
+pub(crate) fn finish(cx: &mut Cx<'_, Services>, hook: &Hook) -> Vec<Refusal> {
     if let Some(c) = &hook.checker {
         cx.absorb(c);
     }
-    let refusals = std::mem::take(&mut *hook.refusals.lock().unwrap_or_else(|p| p.into_inner()));
-    refusals
-        .into_iter()
-        .map(|(path, message)| ShellError {
-            code: "write_refused".to_string(),
-            command: path,
-            message,
-            closest: Vec::new(),
-        })
-        .collect()
+    std::mem::take(&mut *hook.refusals.lock().unwrap_or_else(|p| p.into_inner()))
 }
 
 impl Hook {
     fn refuse(&self, path: &RelPath, reason: String) -> Result<(), String> {
         let mut r = self.refusals.lock().unwrap_or_else(|p| p.into_inner());
         if r.len() < 100 {
-            r.push((path.as_str().to_string(), reason.clone()));
+            r.push(Refusal {
+                path: path.as_str().to_string(),
+                reason: reason.clone(),
+            });
         }
         Err(reason)
     }

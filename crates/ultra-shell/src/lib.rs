@@ -2,6 +2,11 @@
 //! [`run`] over built-in commands ([`builtins`]) on the confined workspace. No built-in
 //! spawns a process.
 //!
+//! Layers, bottom up: [`command`] says what a command is (a [`command::Builtin`]: data plus
+//! a function) and knows none; [`run`] runs scripts over the [`command::Commands`] table it
+//! is given; [`plan`] reads a script once (its risk, its typed arguments); [`promoted`] and
+//! [`builtins`] declare the commands; [`shell`] and [`commands`] assemble the table.
+//!
 //! Parsing never panics: every malformed or unsupported input becomes a [`ParseError`] with
 //! a stable [`code`](ParseError::code) and the [`Pos`] it names.
 //!
@@ -25,7 +30,10 @@
 //! ```
 
 pub mod builtins;
+pub mod command;
 pub mod numfmt;
+pub mod opts;
+pub mod plan;
 pub mod promoted;
 pub mod run;
 pub mod syntax;
@@ -35,6 +43,17 @@ pub use syntax::ast::{
     SimpleCommand, Span, Word, WordPart,
 };
 pub use syntax::error::{ParseError, Pos};
+
+/// A shell over `fs` running `extra` (commands declared by a layer above, found first)
+/// and then this crate's own commands: the one way every front end builds its shell.
+pub fn shell(fs: run::fs::ShellFs, extra: &'static [&'static command::Builtin]) -> run::Shell {
+    run::Shell::new(fs, commands(extra))
+}
+
+/// The command table of [`shell`].
+pub fn commands(extra: &'static [&'static command::Builtin]) -> command::Commands {
+    command::Commands::new(&[extra, builtins::ALL, promoted::builtins()])
+}
 
 /// The largest input accepted, in bytes (1 MiB).
 pub const MAX_INPUT: usize = 1 << 20;

@@ -24,7 +24,7 @@ fn every_builtin_example_passes() {
             false,
         );
         let env = Env::new(&RelPath::default());
-        let ex = b.example();
+        let ex = b.example;
         let args: Vec<String> = ex.args.iter().map(|a| a.to_string()).collect();
         let mut stdin = std::io::Cursor::new(ex.stdin.as_bytes().to_vec());
         let (mut out, mut err) = (Vec::new(), Vec::new());
@@ -34,7 +34,7 @@ fn every_builtin_example_passes() {
                 stdout: &mut out,
                 stderr: &mut err,
             };
-            b.run(
+            (b.run)(
                 &args,
                 &mut io,
                 &Cx {
@@ -48,7 +48,7 @@ fn every_builtin_example_passes() {
         if out != ex.stdout || status != ex.status {
             failures.push(format!(
                 "{} {:?}: got status {status} stdout {out:?} (stderr {:?}), declared {} {:?}",
-                b.name(),
+                b.name,
                 ex.args,
                 String::from_utf8_lossy(&err),
                 ex.status,

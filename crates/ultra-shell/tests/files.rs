@@ -36,7 +36,7 @@ impl Ws {
         std::os::unix::fs::symlink("src", r.join("dlink")).unwrap();
         let root = Arc::new(Root::open(&r, RootOptions::default()).unwrap());
         Ws {
-            shell: Shell::new(ShellFs::new(root, false)),
+            shell: ultra_shell::shell(ShellFs::new(root, false), &[]),
             env: Env::new(&RelPath::default()),
             dir,
         }

@@ -47,7 +47,7 @@ fn run(name: &str, args: &[String], stdin: &[u8]) -> i32 {
         cwd: &cwd,
         vars: &vars,
     };
-    b.run(args, &mut io, &cx)
+    (b.run)(args, &mut io, &cx)
 }
 
 const AWK_PIECES: &[&str] = &[
@@ -113,16 +113,16 @@ proptest! {
     #[test]
     fn awk_programs_parse_without_panic(p in soup(AWK_PIECES, 40), s in any::<String>()) {
         let b = lookup("awk").unwrap();
-        let _ = b.risk(&[p]);
-        let _ = b.risk(&[s]);
+        let _ = b.risk_of(&[p]);
+        let _ = b.risk_of(&[s]);
     }
 
     #[test]
     fn sed_scripts_parse_without_panic(p in soup(SED_PIECES, 30), s in any::<String>(), e in any::<bool>()) {
         let b = lookup("sed").unwrap();
         let flag = if e { "-E" } else { "-n" };
-        let _ = b.risk(&[flag.to_string(), "-e".into(), p]);
-        let _ = b.risk(&[s]);
+        let _ = b.risk_of(&[flag.to_string(), "-e".into(), p]);
+        let _ = b.risk_of(&[s]);
     }
 
     #[test]

@@ -28,7 +28,7 @@ impl Ws {
         std::fs::write(dir.path().join("secret.txt"), "outside\n").unwrap();
         let root = Arc::new(Root::open(&dir.path().join("root"), RootOptions::default()).unwrap());
         Ws {
-            shell: Shell::new(ShellFs::new(root, false)),
+            shell: ultra_shell::shell(ShellFs::new(root, false), &[]),
             env: Env::new(&RelPath::default()),
             dir,
         }

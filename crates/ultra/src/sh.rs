@@ -4,8 +4,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use ultra_core::Config;
+use ultra_shell::run::Env;
 use ultra_shell::run::fs::ShellFs;
-use ultra_shell::run::{Env, Shell};
 use ultra_workspace::Root;
 use ultra_workspace::root::RootOptions;
 
@@ -45,7 +45,7 @@ pub fn run(root: &std::path::Path, script: &str) -> ExitCode {
     {
         fs = fs.with_code(services.code_search());
     }
-    let shell = Shell::new(fs).with_commands(ultra_commands::promoted::shell_commands());
+    let shell = ultra_commands::promoted::shell(fs);
     let mut env = Env::new(&ultra_workspace::RelPath::default());
     // Unlocked handles: the first pipeline stage may read stdin from another thread.
     let mut input = std::io::BufReader::new(std::io::stdin());

@@ -2,7 +2,7 @@
 
 use std::io::Read;
 
-use crate::run::{Builtin, Cx, Example, Io};
+use crate::command::{Builtin, Cx, Example, Io};
 
 /// Report a per-file error the way coreutils does: `cmd: path: message`.
 pub(crate) fn complain(io: &mut Io<'_>, cmd: &str, path: &str, err: impl std::fmt::Display) {
@@ -42,97 +42,65 @@ fn copy_in(io: &mut Io<'_>, cx: &Cx<'_>, cmd: &str, path: &str, status: &mut i32
 }
 
 /// `cat [FILE...]`.
-pub struct Cat;
+pub static CAT: Builtin =
+    Builtin::new("cat", "cat [FILE...]", &cat).example(Example::new(&["f.txt"], "b\na\nc\n"));
 
-impl Builtin for Cat {
-    fn name(&self) -> &'static str {
-        "cat"
-    }
-    fn usage(&self) -> &'static str {
-        "cat [FILE...]"
-    }
-    fn example(&self) -> Example {
-        Example {
-            args: &["f.txt"],
-            stdin: "",
-            stdout: "b\na\nc\n",
-            status: 0,
+fn cat(args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
+    let mut status = 0;
+    let files: Vec<&str> = if args.is_empty() {
+        vec!["-"]
+    } else {
+        args.iter().map(String::as_str).collect()
+    };
+    for f in files {
+        if !copy_in(io, cx, "cat", f, &mut status) {
+            break;
         }
     }
-    fn run(&self, args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
-        let mut status = 0;
-        let files: Vec<&str> = if args.is_empty() {
-            vec!["-"]
-        } else {
-            args.iter().map(String::as_str).collect()
-        };
-        for f in files {
-            if !copy_in(io, cx, "cat", f, &mut status) {
-                break;
-            }
-        }
-        status
-    }
+    status
 }
 
 /// `echo [-n] [-e] [ARG...]`.
-pub struct Echo;
+pub static ECHO: Builtin = Builtin::new("echo", "echo [-n] [-e] [ARG...]", &echo)
+    .example(Example::new(&["hello"], "hello\n"));
 
-impl Builtin for Echo {
-    fn name(&self) -> &'static str {
-        "echo"
-    }
-    fn usage(&self) -> &'static str {
-        "echo [-n] [-e] [ARG...]"
-    }
-    fn example(&self) -> Example {
-        Example {
-            args: &["hello"],
-            stdin: "",
-            stdout: "hello\n",
-            status: 0,
-        }
-    }
-    fn run(&self, args: &[String], io: &mut Io<'_>, _cx: &Cx<'_>) -> i32 {
-        let mut newline = true;
-        let mut escapes = false;
-        let mut i = 0;
-        while i < args.len() {
-            let a = &args[i];
-            if a.len() > 1
-                && a.starts_with('-')
-                && a[1..].chars().all(|c| matches!(c, 'n' | 'e' | 'E'))
-            {
-                for c in a[1..].chars() {
-                    match c {
-                        'n' => newline = false,
-                        'e' => escapes = true,
-                        _ => escapes = false,
-                    }
+fn echo(args: &[String], io: &mut Io<'_>, _cx: &Cx<'_>) -> i32 {
+    let mut newline = true;
+    let mut escapes = false;
+    let mut i = 0;
+    while i < args.len() {
+        let a = &args[i];
+        if a.len() > 1 && a.starts_with('-') && a[1..].chars().all(|c| matches!(c, 'n' | 'e' | 'E'))
+        {
+            for c in a[1..].chars() {
+                match c {
+                    'n' => newline = false,
+                    'e' => escapes = true,
+                    _ => escapes = false,
                 }
-                i += 1;
-            } else {
-                break;
             }
+            i += 1;
+        } else {
+            break;
         }
-        let mut out = args[i..].join(" ");
-        if escapes {
-            match unescape(&out) {
-                (s, true) => {
-                    let _ = io.stdout.write_all(s.as_bytes());
-                    return 0;
-                }
-                (s, false) => out = s,
-            }
-        }
-        if newline {
-            out.push('\n');
-        }
-        if io.stdout.write_all(out.as_bytes()).is_err() {
-            return 1;
-        }
-        0
     }
+    let mut out = args[i..].join(" ");
+    if escapes {
+        match unescape(&out) {
+            (s, true) => {
+                let _ = io.stdout.write_all(s.as_bytes());
+                return 0;
+            }
+            (s, false) => out = s,
+        }
+    }
+    if newline {
+        out.push('\n');
+    }
+    if io.stdout.write_all(out.as_bytes()).is_err() {
+        return 1;
+    }
+    0
 }
 
 /// Interpret `echo -e` escapes; the bool is true when `\c` ended the output.
@@ -179,107 +147,45 @@ fn unescape(s: &str) -> (String, bool) {
 }
 
 /// `env`: print the session's variables.
-pub struct Env;
+pub static ENV: Builtin =
+    Builtin::new("env", "env", &env).example(Example::new(&[], "HOME=/\nPWD=/\nUSER=ultra\n"));
 
-impl Builtin for Env {
-    fn name(&self) -> &'static str {
-        "env"
+fn env(args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
+    if !args.is_empty() {
+        let _ = writeln!(
+            io.stderr,
+            "env: running commands is not supported; usage: {}",
+            ENV.usage
+        );
+        return 2;
     }
-    fn usage(&self) -> &'static str {
-        "env"
-    }
-    fn example(&self) -> Example {
-        Example {
-            args: &[],
-            stdin: "",
-            stdout: "HOME=/\nPWD=/\nUSER=ultra\n",
-            status: 0,
+    for (k, v) in cx.vars {
+        if writeln!(io.stdout, "{k}={v}").is_err() {
+            return 1;
         }
     }
-    fn run(&self, args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
-        if !args.is_empty() {
-            let _ = writeln!(
-                io.stderr,
-                "env: running commands is not supported; usage: {}",
-                self.usage()
-            );
-            return 2;
-        }
-        for (k, v) in cx.vars {
-            if writeln!(io.stdout, "{k}={v}").is_err() {
-                return 1;
-            }
-        }
-        0
-    }
+    0
 }
 
 /// `true`.
-pub struct True;
+pub static TRUE: Builtin = Builtin::new("true", "true", &succeed).example(Example::new(&[], ""));
 
-impl Builtin for True {
-    fn name(&self) -> &'static str {
-        "true"
-    }
-    fn usage(&self) -> &'static str {
-        "true"
-    }
-    fn example(&self) -> Example {
-        Example {
-            args: &[],
-            stdin: "",
-            stdout: "",
-            status: 0,
-        }
-    }
-    fn run(&self, _: &[String], _: &mut Io<'_>, _: &Cx<'_>) -> i32 {
-        0
-    }
+fn succeed(_: &[String], _: &mut Io<'_>, _: &Cx<'_>) -> i32 {
+    0
 }
 
 /// `false`.
-pub struct False;
+pub static FALSE: Builtin =
+    Builtin::new("false", "false", &fail).example(Example::new(&[], "").status(1));
 
-impl Builtin for False {
-    fn name(&self) -> &'static str {
-        "false"
-    }
-    fn usage(&self) -> &'static str {
-        "false"
-    }
-    fn example(&self) -> Example {
-        Example {
-            args: &[],
-            stdin: "",
-            stdout: "",
-            status: 1,
-        }
-    }
-    fn run(&self, _: &[String], _: &mut Io<'_>, _: &Cx<'_>) -> i32 {
-        1
-    }
+fn fail(_: &[String], _: &mut Io<'_>, _: &Cx<'_>) -> i32 {
+    1
 }
 
 /// `pwd`: the working directory, as a path from the workspace root (`/` is the root).
-pub struct Pwd;
+pub static PWD: Builtin = Builtin::new("pwd", "pwd", &pwd).example(Example::new(&[], "/\n"));
 
-impl Builtin for Pwd {
-    fn name(&self) -> &'static str {
-        "pwd"
-    }
-    fn usage(&self) -> &'static str {
-        "pwd"
-    }
-    fn example(&self) -> Example {
-        Example {
-            args: &[],
-            stdin: "",
-            stdout: "/\n",
-            status: 0,
-        }
-    }
-    fn run(&self, _: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
-        let _ = writeln!(io.stdout, "/{}", cx.cwd.as_str());
-        0
-    }
+fn pwd(_: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
+    let _ = writeln!(io.stdout, "/{}", cx.cwd.as_str());
+    0
 }

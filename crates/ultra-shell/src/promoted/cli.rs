@@ -1,7 +1,7 @@
 //! Helpers for `parse_cli_args`: flag scanning that reports [`Issue`]s instead of text.
 
 use super::Issue;
-use crate::builtins::opts::{Opts, getopt};
+use crate::opts::{Opts, getopt};
 
 /// GNU-style option scan (see [`getopt`]); an unknown or incomplete flag becomes an
 /// `unknown_flag` / `missing_value` issue naming it.

@@ -10,7 +10,7 @@ use ultra_workspace::RelPath;
 use ultra_workspace::root::{Kind, Meta};
 
 use super::{Issue, Promoted, Risk};
-use crate::run::{Cx, Example, Io};
+use crate::command::{Cx, Example, Io};
 
 /// `find`.
 pub struct Find;

@@ -25,8 +25,8 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-pub use crate::run::Risk;
-use crate::run::{Builtin, Cx, Example, Io};
+pub use crate::command::Risk;
+use crate::command::{Builtin, Cx, Example, Io, Typed, TypedArgs};
 
 /// One problem with a command's arguments (seed 004 §8).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -126,7 +126,7 @@ pub fn invalid_arguments(
     })
 }
 
-/// The shell path of a promoted command, as a [`Builtin`].
+/// The shell path of a promoted command.
 pub struct Cli<P: Promoted + 'static>(pub &'static P);
 
 impl<P: Promoted + 'static> Cli<P> {
@@ -137,28 +137,17 @@ impl<P: Promoted + 'static> Cli<P> {
         self.0.validate(&typed)?;
         Ok(typed)
     }
-}
 
-impl<P: Promoted + 'static> Builtin for Cli<P> {
-    fn name(&self) -> &'static str {
-        self.0.name()
-    }
-    fn usage(&self) -> &'static str {
-        self.0.usage()
-    }
-    fn example(&self) -> Example {
-        self.0.example()
-    }
-    fn risk(&self, args: &[String]) -> Risk {
-        // A call that does not parse does nothing.
+    /// What a call with these words may do; a call that does not parse does nothing.
+    pub fn risk(&self, args: &[String]) -> Risk {
         self.typed(args)
             .map(|a| self.0.risk(&a))
             .unwrap_or(Risk::READ)
     }
-    fn max_risk(&self) -> Risk {
-        self.0.max_risk()
-    }
-    fn run(&self, args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
+
+    /// Run a call from the shell: `--help`, or the typed call, or seed 004 §8's error on
+    /// stderr.
+    pub fn run(&self, args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
         if args.len() == 1 && args[0] == "--help" {
             let mut text = format!("{}\nUsage: {}\n", self.0.summary(), self.0.usage());
             if !self.0.cli_examples().is_empty() {
@@ -186,20 +175,72 @@ impl<P: Promoted + 'static> Builtin for Cli<P> {
     }
 }
 
+/// The shell command of a promoted command; built once per command and kept for the
+/// process, as the plain built-ins' statics are.
+pub fn builtin<P: Promoted>(command: &'static P) -> &'static Builtin {
+    let cli: &'static Cli<P> = Box::leak(Box::new(Cli(command)));
+    Box::leak(Box::new(Builtin {
+        name: command.name(),
+        usage: command.usage(),
+        example: command.example(),
+        max_risk: command.max_risk(),
+        risk: Some(Box::leak(Box::new(|args: &[String]| cli.risk(args)))),
+        run: Box::leak(Box::new(|args: &[String], io: &mut Io<'_>, cx: &Cx<'_>| {
+            cli.run(args, io, cx)
+        })),
+        typed: Some(Typed {
+            read: Box::leak(Box::new(|args: &[String]| {
+                let typed = cli.typed(args).ok()?;
+                Some((command.risk(&typed), Box::new(typed) as TypedArgs))
+            })),
+            run: Box::leak(Box::new(
+                |args: TypedArgs, io: &mut Io<'_>, cx: &Cx<'_>| match args.downcast::<P::Args>() {
+                    Ok(typed) => command.execute(*typed, io, cx),
+                    // Another command's arguments: a runtime bug, reported as a failure.
+                    Err(_) => {
+                        let _ = writeln!(
+                            io.stderr,
+                            "{}: arguments of another command",
+                            command.name()
+                        );
+                        1
+                    }
+                },
+            )),
+        }),
+    }))
+}
+
+/// Collects the shell command of each promoted command it visits.
+pub struct Builtins(pub Vec<&'static Builtin>);
+
+impl Visitor for Builtins {
+    fn visit<P: Promoted>(&mut self, command: &'static P) {
+        self.0.push(builtin(command));
+    }
+}
+
+/// The shell commands of this crate's promoted commands, sorted by name.
+pub fn builtins() -> &'static [&'static Builtin] {
+    static BUILTINS: std::sync::OnceLock<Vec<&'static Builtin>> = std::sync::OnceLock::new();
+    BUILTINS.get_or_init(|| {
+        let mut b = Builtins(Vec::new());
+        visit(&mut b);
+        b.0
+    })
+}
+
 /// Receives each promoted command with its concrete type (to register typed tools).
 pub trait Visitor {
     /// Called once per promoted command.
     fn visit<P: Promoted>(&mut self, command: &'static P);
 }
 
-/// The one list of promoted commands: their shell built-ins ([`CLI`]) and typed visits
+/// The one list of promoted commands: their shell commands ([`builtins`]) and typed visits
 /// ([`visit`]) come from it.
 macro_rules! promoted {
     ($($module:ident :: $ty:ident),* $(,)?) => {
-        /// The shell side of every promoted command, sorted by name.
-        pub static CLI: &[&dyn Builtin] = &[$(&Cli(&$module::$ty)),*];
-
-        /// Visit every promoted command.
+        /// Visit every promoted command, sorted by name.
         pub fn visit(v: &mut impl Visitor) {
             $(v.visit(&$module::$ty);)*
         }

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use super::{Issue, Promoted, Risk, cli};
 use ultra_workspace::anchor;
 
-use crate::run::{Cx, Example, Io};
+use crate::command::{Cx, Example, Io};
 
 /// `replace`.
 pub struct Replace;

@@ -11,13 +11,15 @@ pub mod fs;
 pub mod glob;
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::os::fd::FromRawFd;
 use std::sync::Mutex;
 
 use ultra_workspace::RelPath;
 
-use crate::builtins;
+// What commands are and run with, where commands declared above the shell found them.
+pub use crate::command::{Builtin, Commands, Cx, Example, Io, Risk, read_all};
+use crate::plan::Plan;
 use crate::syntax::ast::{
     AndOrOp, Pipeline, RedirectKind, RedirectTarget, Script, SimpleCommand, Word, WordPart,
 };
@@ -62,87 +64,6 @@ impl Env {
             status: 0,
         }
     }
-}
-
-/// A command's standard streams.
-pub struct Io<'a> {
-    pub stdin: &'a mut dyn BufRead,
-    pub stdout: &'a mut dyn Write,
-    pub stderr: &'a mut dyn Write,
-}
-
-/// What a built-in may reach besides its streams.
-pub struct Cx<'a> {
-    /// Confined file access.
-    pub fs: &'a ShellFs,
-    /// The working directory.
-    pub cwd: &'a RelPath,
-    /// Variables visible to the command (session variables plus prefix assignments).
-    pub vars: &'a BTreeMap<String, String>,
-}
-
-/// A built-in command. Exit status 0 is success; by convention 1 is "false/no match" or a
-/// per-file failure, 2 a usage error.
-pub trait Builtin: Send + Sync {
-    /// The command name (`cat`).
-    fn name(&self) -> &'static str;
-    /// One-line usage, e.g. `head [-n N] [FILE...]`.
-    fn usage(&self) -> &'static str;
-    /// A runnable example on the standard fixture (`f.txt` holding `b\na\nc\n`, and
-    /// `src/main.rs`); it is executed as a test.
-    fn example(&self) -> Example;
-    /// Run with `args` (without the command name).
-    fn run(&self, args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32;
-    /// What a call with these arguments may do to files, for policy (by default, the
-    /// command's most: most commands do the same whatever their arguments).
-    fn risk(&self, _args: &[String]) -> Risk {
-        self.max_risk()
-    }
-    /// The most any call may do (for arguments not known before the script runs).
-    fn max_risk(&self) -> Risk {
-        Risk::READ
-    }
-}
-
-/// What a command may do to the workspace, for policy.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Risk {
-    /// Changes files.
-    pub writes: bool,
-    /// May destroy data (deletes, or replaces a file's content).
-    pub destructive: bool,
-    /// Runs the project's own code (a build): the layer above confines it or asks a person.
-    pub runs: bool,
-}
-
-impl Risk {
-    /// Reads only.
-    pub const READ: Risk = Risk {
-        writes: false,
-        destructive: false,
-        runs: false,
-    };
-    /// Creates or changes files without destroying anything.
-    pub const WRITE: Risk = Risk {
-        writes: true,
-        destructive: false,
-        runs: false,
-    };
-    /// Deletes, or replaces content.
-    pub const OVERWRITE: Risk = Risk {
-        writes: true,
-        destructive: true,
-        runs: false,
-    };
-}
-
-/// A built-in's runnable example: arguments and stdin in, exact stdout and status out.
-#[derive(Debug, Clone, Copy)]
-pub struct Example {
-    pub args: &'static [&'static str],
-    pub stdin: &'static str,
-    pub stdout: &'static str,
-    pub status: i32,
 }
 
 /// Where fd 1 or 2 of a command goes.
@@ -221,9 +142,8 @@ pub struct Diagnostic {
 pub struct Shell {
     fs: ShellFs,
     diagnostics: Mutex<Vec<Diagnostic>>,
-    /// Commands declared above this crate (they need services it cannot see), found
-    /// before the built-ins.
-    extra: &'static [&'static dyn Builtin],
+    /// The commands it runs: given, so the runtime knows none of them by itself.
+    commands: Commands,
 }
 
 /// A `Write` shared by the stages of a pipeline (stderr), one write at a time.
@@ -255,20 +175,18 @@ fn os_pipe() -> std::io::Result<(std::fs::File, std::fs::File)> {
 }
 
 impl Shell {
-    /// A shell over `fs`.
-    pub fn new(fs: ShellFs) -> Shell {
+    /// A shell over `fs` running `commands` (the layer above chooses the table).
+    pub fn new(fs: ShellFs, commands: Commands) -> Shell {
         Shell {
             fs,
             diagnostics: Mutex::new(Vec::new()),
-            extra: &[],
+            commands,
         }
     }
 
-    /// The same shell with `extra` commands besides the built-ins (a layer above declares
-    /// them, e.g. as [`crate::promoted::Cli`] of its own promoted commands).
-    pub fn with_commands(mut self, extra: &'static [&'static dyn Builtin]) -> Shell {
-        self.extra = extra;
-        self
+    /// The commands this shell runs.
+    pub fn commands(&self) -> &Commands {
+        &self.commands
     }
 
     /// The diagnostics gathered since the last call.
@@ -290,6 +208,30 @@ impl Shell {
         stdout: &mut (dyn Write + Send),
         stderr: &mut (dyn Write + Send),
     ) -> i32 {
+        self.run_script(script, None, env, stdin, stdout, stderr)
+    }
+
+    /// Run a judged script, with the typed arguments its judge already built.
+    pub fn run_plan(
+        &self,
+        plan: &Plan,
+        env: &mut Env,
+        stdin: &mut (dyn BufRead + Send),
+        stdout: &mut (dyn Write + Send),
+        stderr: &mut (dyn Write + Send),
+    ) -> i32 {
+        self.run_script(plan.script(), Some(plan), env, stdin, stdout, stderr)
+    }
+
+    fn run_script(
+        &self,
+        script: &Script,
+        plan: Option<&Plan>,
+        env: &mut Env,
+        stdin: &mut (dyn BufRead + Send),
+        stdout: &mut (dyn Write + Send),
+        stderr: &mut (dyn Write + Send),
+    ) -> i32 {
         let _charged = self.fs.charge();
         let stderr = Mutex::new(stderr);
         let mut stdin: &mut (dyn BufRead + Send) = stdin;
@@ -303,7 +245,7 @@ impl Shell {
                     Some(AndOrOp::Or) => env.status != 0,
                 };
                 if run {
-                    env.status = self.pipeline(p, env, &mut stdin, stdout, &stderr);
+                    env.status = self.pipeline(p, plan, env, &mut stdin, stdout, &stderr);
                 }
                 if let Some(o) = self.fs.over() {
                     // Say why the output stops here, and run nothing more.
@@ -324,6 +266,7 @@ impl Shell {
     fn pipeline(
         &self,
         p: &Pipeline,
+        plan: Option<&Plan>,
         env: &mut Env,
         stdin: &mut &mut (dyn BufRead + Send),
         stdout: &mut (dyn Write + Send),
@@ -331,7 +274,14 @@ impl Shell {
     ) -> i32 {
         let n = p.commands.len();
         if n == 1 {
-            return self.command(&p.commands[0], env, *stdin, stdout, &mut Shared(stderr));
+            return self.command(
+                &p.commands[0],
+                plan,
+                env,
+                *stdin,
+                stdout,
+                &mut Shared(stderr),
+            );
         }
         // Pipes between stages: stage i writes pipes[i].1, stage i+1 reads pipes[i].0.
         let mut pipes = Vec::with_capacity(n - 1);
@@ -367,6 +317,7 @@ impl Shell {
                     };
                     let status = self.command(
                         cmd,
+                        plan,
                         &mut stage_env,
                         &mut *input,
                         stdout,
@@ -396,14 +347,22 @@ impl Shell {
                         let mut err = Shared(stderr);
                         let status = match (first, reader) {
                             (Some(sin), _) => {
-                                self.command(cmd, &mut stage_env, *sin, &mut out, &mut err)
+                                self.command(cmd, plan, &mut stage_env, *sin, &mut out, &mut err)
                             }
                             (None, Some(r)) => {
                                 let mut input = BufReader::with_capacity(64 * 1024, r);
-                                self.command(cmd, &mut stage_env, &mut input, &mut out, &mut err)
+                                self.command(
+                                    cmd,
+                                    plan,
+                                    &mut stage_env,
+                                    &mut input,
+                                    &mut out,
+                                    &mut err,
+                                )
                             }
                             (None, None) => self.command(
                                 cmd,
+                                plan,
                                 &mut stage_env,
                                 &mut std::io::empty(),
                                 &mut out,
@@ -432,6 +391,7 @@ impl Shell {
     fn command(
         &self,
         cmd: &SimpleCommand,
+        plan: Option<&Plan>,
         env: &mut Env,
         stdin: &mut dyn BufRead,
         stdout: &mut dyn Write,
@@ -481,9 +441,8 @@ impl Shell {
         if name == "cd" {
             return self.cd(&argv[1..], env, stderr);
         }
-        let found = self.extra.iter().copied().find(|b| b.name() == name);
-        let Some(builtin) = found.or_else(|| builtins::lookup(&name)) else {
-            let closest = builtins::closest(&name);
+        let Some(builtin) = self.commands.get(&name) else {
+            let closest = self.commands.closest(&name);
             let hint = if closest.is_empty() {
                 String::new()
             } else {
@@ -501,15 +460,24 @@ impl Shell {
             }
             return 127;
         };
+        // Arguments the plan read from these same (literal) words; `--help` is answered
+        // from the words.
+        let mut typed = plan
+            .filter(|_| argv[1..] != ["--help"])
+            .and_then(|p| p.take(cmd))
+            .zip(builtin.typed.as_ref());
         let cwd = env.cwd.clone();
         let fs = self.fs.clone();
-        let run = |io: &mut Io<'_>, vars: &BTreeMap<String, String>| {
+        let mut run = |io: &mut Io<'_>, vars: &BTreeMap<String, String>| {
             let cx = Cx {
                 fs: &fs,
                 cwd: &cwd,
                 vars,
             };
-            builtin.run(&argv[1..], io, &cx)
+            match typed.take() {
+                Some((args, t)) => (t.run)(args, io, &cx),
+                None => (builtin.run)(&argv[1..], io, &cx),
+            }
         };
         let result = {
             let vars_ref = &vars;
@@ -834,13 +802,6 @@ impl Shell {
             _ => env.vars.get(name).cloned().unwrap_or_default(),
         }
     }
-}
-
-/// Read all of a reader into a string, lossily (for built-ins that need whole input).
-pub fn read_all(r: &mut dyn Read) -> std::io::Result<String> {
-    let mut v = Vec::new();
-    r.read_to_end(&mut v)?;
-    Ok(String::from_utf8_lossy(&v).into_owned())
 }
 
 /// A pipe that refuses writes once the call is past its time or memory.

@@ -55,7 +55,7 @@ impl Ws {
         }
         let root = Arc::new(Root::open(&root_dir, RootOptions::default()).unwrap());
         Ws {
-            shell: Shell::new(ShellFs::new(root, false)),
+            shell: ultra_shell::shell(ShellFs::new(root, false), &[]),
             env: Env::new(&RelPath::default()),
             dir,
         }

@@ -15,7 +15,7 @@ use super::input::{Reader, RsMode};
 use super::parser::strip;
 use super::re;
 use super::value::{Value, looks_numeric, push_num, str_to_num};
-use crate::run::Cx;
+use crate::command::Cx;
 use crate::run::fs::Staged;
 
 /// A fast hasher for array keys (FxHash's mixing).

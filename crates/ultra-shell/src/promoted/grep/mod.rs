@@ -12,7 +12,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::{Issue, Promoted, Risk, cli};
-use crate::run::{Cx, Example, Io};
+use crate::command::{Cx, Example, Io};
 
 /// `grep`.
 pub struct Grep;

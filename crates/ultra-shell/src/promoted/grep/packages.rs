@@ -3,7 +3,7 @@
 //! their names match the query.
 
 use super::GrepArgs;
-use crate::run::{Cx, Io};
+use crate::command::{Cx, Io};
 
 /// One declared (or locked) dependency.
 #[derive(Debug, Clone)]

@@ -11,9 +11,9 @@ use ultra_workspace::RelPath;
 use ultra_workspace::root::Kind;
 
 use super::{GrepArgs, Syntax};
+use crate::command::{Cx, Io};
 use crate::promoted::posix_re::{self, Flavor};
 use crate::run::fs::ShellFs;
-use crate::run::{Cx, Io};
 
 /// Patterns separated by newlines, as grep reads `-e` lists and pattern files.
 pub(super) fn split_patterns(p: &str) -> Vec<String> {

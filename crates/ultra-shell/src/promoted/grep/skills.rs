@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use super::GrepArgs;
-use crate::run::{Cx, Io};
+use crate::command::{Cx, Io};
 
 /// Most files a semantic walk reads.
 const MAX_FILES: usize = 20_000;

@@ -8,7 +8,7 @@ use regex::bytes::{CaptureLocations, Regex};
 use ultra_workspace::RelPath;
 
 use super::parse::{Addr, Case, Cmd, Op, Part, Script, Subst};
-use crate::run::Cx;
+use crate::command::Cx;
 use crate::run::fs::{ShellFs, Staged};
 
 const BUF: usize = 256 * 1024;
@@ -209,7 +209,7 @@ pub fn run(
     script: &Script,
     opts: &Options,
     files: &[String],
-    io: &mut crate::run::Io<'_>,
+    io: &mut crate::command::Io<'_>,
     cx: &Cx<'_>,
 ) -> i32 {
     let names = if files.is_empty() {
@@ -217,7 +217,7 @@ pub fn run(
     } else {
         files.to_vec()
     };
-    let crate::run::Io {
+    let crate::command::Io {
         stdin,
         stdout,
         stderr,

@@ -10,7 +10,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::{Issue, Promoted, Risk};
-use crate::run::{Cx, Example, Io};
+use crate::command::{Cx, Example, Io};
 use parse::{Piece, Source};
 
 /// `sed`.

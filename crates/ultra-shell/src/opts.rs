@@ -100,3 +100,45 @@ pub(crate) fn parse_opts(args: &[String], flags: &str, valued: &str) -> Result<O
     }
     getopt(args, &spec, &[])
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn s(v: &[&str]) -> Vec<String> {
+        v.iter().map(|x| x.to_string()).collect()
+    }
+
+    #[test]
+    fn getopt_bundles_permutes_and_ends() {
+        let o = getopt(
+            &s(&["-rn", "f", "-k2,3", "-t", ",", "--", "-x"]),
+            "rnk:t:",
+            &[],
+        )
+        .unwrap();
+        assert_eq!(
+            o.flags,
+            vec![
+                ('r', String::new()),
+                ('n', String::new()),
+                ('k', "2,3".into()),
+                ('t', ",".into())
+            ]
+        );
+        assert_eq!(o.operands, s(&["f", "-x"]));
+        assert_eq!(
+            getopt(&s(&["-z"]), "a", &[]).unwrap_err(),
+            "invalid option -- 'z'"
+        );
+        assert_eq!(
+            getopt(&s(&["-n"]), "n:", &[]).unwrap_err(),
+            "option requires an argument -- 'n'"
+        );
+        let o = getopt(&s(&["--lines=3", "-"]), "n:", &[("lines", 'n')]).unwrap();
+        assert_eq!(o.last('n'), Some("3"));
+        assert_eq!(o.operands, s(&["-"]));
+        assert!(getopt(&s(&["--nope"]), "n:", &[]).is_err());
+    }
+}

@@ -1,0 +1,207 @@
+//! What every shell call shares, whichever command makes it (the `shell` script tool, one
+//! built-in as `shell.<name>`, a promoted command as a typed tool): its result, its capped
+//! output, its session, one command run on the workspace, and how a declared
+//! [`Risk`] becomes a spec and policy annotations.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+
+use schemars::JsonSchema;
+use serde::Serialize;
+use ultra_core::Cx;
+use ultra_core::command::{CommandSpec, Touches};
+use ultra_protocol::command::Annotations;
+use ultra_shell::command::{Io, Risk};
+use ultra_workspace::RelPath;
+
+use crate::Services;
+use crate::shell_writes::{Refusal, SHELL_TIME_LIMIT, finish, shell_fs};
+
+/// Default cap on captured stdout and stderr, each.
+pub(crate) const DEFAULT_MAX_OUTPUT: usize = 64 * 1024;
+
+/// The standard fixture built-in examples run on.
+pub(crate) const FIXTURE: &[(&str, &str)] =
+    &[("f.txt", "b\na\nc\n"), ("src/main.rs", "fn main() {}\n")];
+
+/// Result of `ultra.shell.run`.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RunOutput {
+    pub stdout: String,
+    pub stderr: String,
+    /// The last command's status (0 success, 1 failure or no match, 2 usage, 127 unknown).
+    pub exit_code: i32,
+    /// Output was cut at `maxOutput`.
+    pub truncated: bool,
+    /// The session's working directory afterwards, from the workspace root.
+    pub cwd: String,
+    /// Problems an agent can act on (e.g. an unknown command, with the closest built-ins).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<ShellError>,
+}
+
+/// A structured problem from a script.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ShellError {
+    /// `unknown_command`.
+    pub code: String,
+    pub command: String,
+    pub message: String,
+    /// Built-ins with a similar name.
+    pub closest: Vec<String>,
+}
+
+impl From<Refusal> for ShellError {
+    fn from(r: Refusal) -> ShellError {
+        ShellError {
+            code: "write_refused".to_string(),
+            command: r.path,
+            message: r.reason,
+            closest: Vec::new(),
+        }
+    }
+}
+
+/// Collects up to `cap` bytes; past that, writes fail so the script stops producing.
+pub(crate) struct Capped {
+    pub(crate) buf: Vec<u8>,
+    cap: usize,
+    pub(crate) truncated: bool,
+}
+
+impl Capped {
+    pub(crate) fn new(cap: usize) -> Capped {
+        Capped {
+            buf: Vec::new(),
+            cap,
+            truncated: false,
+        }
+    }
+}
+
+impl Write for Capped {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        let room = self.cap.saturating_sub(self.buf.len());
+        if room == 0 {
+            self.truncated = true;
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::BrokenPipe,
+                "output limit reached",
+            ));
+        }
+        let n = room.min(b.len());
+        self.buf.extend_from_slice(&b[..n]);
+        if n < b.len() {
+            self.truncated = true;
+        }
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The result of a call from its captured streams.
+pub(crate) fn output(
+    out: Capped,
+    err: Capped,
+    exit_code: i32,
+    cwd: &RelPath,
+    errors: Vec<ShellError>,
+) -> RunOutput {
+    RunOutput {
+        stdout: String::from_utf8_lossy(&out.buf).into_owned(),
+        stderr: String::from_utf8_lossy(&err.buf).into_owned(),
+        exit_code,
+        truncated: out.truncated || err.truncated,
+        cwd: cwd.as_str().to_string(),
+        errors,
+    }
+}
+
+/// Run one command (`run`) on the workspace from `cwd` with `vars` and `stdin`, output
+/// capped at `cap` bytes a stream, every write passing the workspace's checks.
+pub(crate) fn run_one(
+    cx: &mut Cx<'_, Services>,
+    cwd: &RelPath,
+    vars: &BTreeMap<String, String>,
+    stdin: Vec<u8>,
+    cap: usize,
+    run: impl FnOnce(&mut Io<'_>, &ultra_shell::command::Cx<'_>) -> i32,
+) -> RunOutput {
+    let (fs, hook) = shell_fs(cx, SHELL_TIME_LIMIT);
+    let charged = fs.charge();
+    let mut out = Capped::new(cap);
+    let mut err = Capped::new(cap);
+    let status = {
+        let mut stdin = std::io::Cursor::new(stdin);
+        let mut io = Io {
+            stdin: &mut stdin,
+            stdout: &mut out,
+            stderr: &mut err,
+        };
+        run(&mut io, &ultra_shell::command::Cx { fs: &fs, cwd, vars })
+    };
+    drop((charged, fs));
+    let errors = finish(cx, &hook)
+        .into_iter()
+        .map(ShellError::from)
+        .collect();
+    output(out, err, status, cwd, errors)
+}
+
+/// The shell session a call uses: the one named, else the caller's session or agent id.
+pub(crate) fn session_id(cx: &Cx<'_, Services>, named: Option<&str>) -> String {
+    named
+        .map(str::to_string)
+        .or_else(|| cx.source.session_id.clone())
+        .or_else(|| cx.source.agent_id.clone())
+        .unwrap_or_else(|| "default".to_string())
+}
+
+pub(crate) fn leak(s: String) -> &'static str {
+    Box::leak(s.into_boxed_str())
+}
+
+/// `spec` with what a command declaring `risk` at its most touches and may do.
+pub(crate) fn with_risk(spec: CommandSpec, risk: Risk) -> CommandSpec {
+    let mut spec = spec.touches(if risk.runs {
+        Touches::PROCESSES.and(Touches::WRITE)
+    } else if risk.writes {
+        Touches::WRITE
+    } else {
+        Touches::READ
+    });
+    if !risk.writes {
+        spec = spec.read_only();
+    }
+    if risk.destructive {
+        spec = spec.destructive();
+    }
+    if risk.runs {
+        spec = spec.open_world();
+    }
+    spec
+}
+
+/// A declared risk as policy annotations.
+pub(crate) fn risk_annotations(risk: Risk) -> Annotations {
+    Annotations {
+        read_only: !risk.writes,
+        destructive: risk.destructive,
+        idempotent: !risk.writes,
+        open_world: risk.runs,
+    }
+}
+
+/// Annotations of a call as policy judges them: running the project's code (`build`)
+/// counts as reaching outside the workspace only when no sandbox will confine it.
+pub(crate) fn confined(services: &Services, mut a: Annotations) -> Annotations {
+    if a.open_world && crate::runner::sandbox::offered(&services.config.run) {
+        a.open_world = false;
+    }
+    a
+}
