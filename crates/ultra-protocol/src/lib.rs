@@ -13,6 +13,7 @@ pub mod jsonrpc;
 pub mod position;
 pub mod result;
 pub mod source;
+pub mod view;
 
 pub use error::{CommandError, ErrorCode};
 pub use event::Event;
