@@ -397,6 +397,25 @@ fn jsonrpc_subscriptions_push_notifications() {
     }
 }
 
+/// The WebSocket's method names are the same session methods here.
+#[test]
+fn the_websockets_subscription_names_are_aliases() {
+    let s = server();
+    let mut c = s.connect();
+    let r = c.call(&rpc(1, "events.subscribe", json!({"events": ["test.*"]})));
+    assert_eq!(r["result"]["subscribed"], json!(["test.*"]));
+    s.exec.events().emit("test.ping", json!({"n": 1}), None);
+    let ev = c.recv();
+    assert_eq!(ev["method"], "test.ping");
+    let r = c.call(&rpc(2, "events.unsubscribe", json!({"events": ["test.*"]})));
+    assert_eq!(
+        r["result"],
+        json!({"unsubscribed": ["test.*"], "subscribed": []})
+    );
+    s.exec.events().emit("test.ping", json!({"n": 2}), None);
+    assert!(c.silent_for(200));
+}
+
 #[test]
 fn a_lagging_subscriber_is_told_how_many_events_it_missed() {
     let s = start_with(IpcConfig::default(), EventBus::new(4));

@@ -2,7 +2,8 @@
 //!
 //! Everything here is plain data that crosses a process boundary: positions and ranges,
 //! the `CommandResult` envelope, stable error codes, the JSON-RPC 2.0 and seed-000 IPC
-//! envelopes, and pushed events. This crate does no I/O and knows nothing about buffers,
+//! envelopes, pushed events, and the view commands' arguments and results that editors
+//! read back ([`view`]). This crate does no I/O and knows nothing about buffers,
 //! files or the registry.
 
 pub mod command;
