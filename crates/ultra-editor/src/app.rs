@@ -18,7 +18,7 @@ use ultra_protocol::{CommandError, ErrorCode, Event, SourceKind};
 use crate::backend::Backend;
 use crate::input::{LineInput, Outcome, Palette, Prompt};
 use crate::keys::{key_of, typed};
-use crate::model::{ViewInfo, Viewport};
+use ultra_protocol::view::{Split, ViewInfo, Viewport};
 
 /// A call waiting for the person's approval.
 #[derive(Debug, Clone)]
@@ -209,7 +209,7 @@ impl App {
 
     /// Rows the terminal panel takes (its border included), 0 when hidden.
     pub fn panel_rows(&self) -> u16 {
-        if !self.view.terminal.visible {
+        if !self.view.state.terminal.visible {
             return 0;
         }
         let body = self.size.1.saturating_sub(CHROME_ROWS);
@@ -219,10 +219,10 @@ impl App {
     /// Columns between the sidebar and the agent pane.
     fn middle_width(&self) -> usize {
         let mut w = self.size.0 as usize;
-        if self.view.sidebar {
+        if self.view.state.sidebar {
             w = w.saturating_sub(w / 5 + 1);
         }
-        if self.view.agent_pane {
+        if self.view.state.agent_pane {
             w = w.saturating_sub(self.size.0 as usize / 3 + 1);
         }
         w
@@ -231,7 +231,7 @@ impl App {
     /// Height of one editor group (rows of text).
     fn group_height(&self) -> usize {
         let rows = self.size.1.saturating_sub(CHROME_ROWS + self.panel_rows()) as usize;
-        if self.view.split == "horizontal" {
+        if self.view.state.split == Split::Horizontal {
             rows.saturating_sub(1) / 2
         } else {
             rows
@@ -242,7 +242,7 @@ impl App {
     /// Width of one editor group's text (columns, less the gutter).
     fn group_width(&self) -> usize {
         let mut w = self.middle_width();
-        if self.view.split == "vertical" {
+        if self.view.state.split == Split::Vertical {
             w = w.saturating_sub(1) / 2;
         }
         w.saturating_sub(crate::draw::GUTTER).max(1)
@@ -254,12 +254,12 @@ impl App {
         if !self.refresh_view() {
             return;
         }
-        if self.view.sidebar && self.files.is_none() {
+        if self.view.state.sidebar && self.files.is_none() {
             self.load_files();
         }
         let mut paths: Vec<String> = self.view.active.iter().cloned().collect();
-        if self.view.split != "none"
-            && let Some(p) = &self.view.split_path
+        if self.view.state.split != Split::None
+            && let Some(p) = &self.view.state.split_path
             && self.view.tabs.iter().any(|t| &t.path == p)
         {
             paths.push(p.clone());
@@ -280,7 +280,7 @@ impl App {
     /// Follow the view's terminal panel: a pane for the terminal it shows (seeded with
     /// what the terminal printed so far), sized to the panel.
     fn sync_terminal(&mut self) {
-        let tv = self.view.terminal.clone();
+        let tv = self.view.state.terminal.clone();
         let Some(id) = tv.terminal_id.filter(|_| tv.visible) else {
             return;
         };
@@ -408,10 +408,10 @@ impl App {
 
     /// Open or close the local palette to match the view (an agent may open it).
     fn sync_palette(&mut self) {
-        match (self.view.palette.open, self.palette.is_some()) {
+        match (self.view.state.palette.open, self.palette.is_some()) {
             (true, false) => {
                 let mut p = Palette {
-                    input: LineInput::with(&self.view.palette.query),
+                    input: LineInput::with(&self.view.state.palette.query),
                     ..Palette::default()
                 };
                 self.search_palette(&mut p);
@@ -475,7 +475,7 @@ impl App {
         if self.palette.is_some() && self.palette_key(ev) {
             return;
         }
-        if self.view.sidebar && self.view.sidebar_focused && self.sidebar_key(ev) {
+        if self.view.state.sidebar && self.view.state.sidebar_focused && self.sidebar_key(ev) {
             return;
         }
         let Some(key) = key_of(ev) else { return };
@@ -566,7 +566,7 @@ impl App {
 
     /// The terminal keys go to, when the panel has focus.
     fn terminal_focus(&self) -> Option<String> {
-        let tv = &self.view.terminal;
+        let tv = &self.view.state.terminal;
         if tv.visible && tv.focused && self.palette.is_none() && self.prompt.is_none() {
             tv.terminal_id.clone()
         } else {

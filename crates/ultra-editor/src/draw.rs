@@ -10,7 +10,7 @@ use ratatui::widgets::{Block, Borders, Clear, List, ListItem, Paragraph, Wrap};
 use ultra_protocol::Position;
 
 use crate::app::{App, Group};
-use crate::model::Viewport;
+use ultra_protocol::view::{Scope, Split, Viewport};
 
 /// Columns of the gutter: a mark, the line number, a space.
 pub const GUTTER: usize = 7;
@@ -31,19 +31,19 @@ pub fn display_col(text: &str, col: usize) -> usize {
     text.chars().take(col).fold(0, |w, c| w + cells(c, w))
 }
 
-fn scope_style(scope: &str) -> Style {
+fn scope_style(scope: Scope) -> Style {
     let s = Style::default();
     match scope {
-        "keyword" => s.fg(Color::Magenta),
-        "string" | "escape" => s.fg(Color::Green),
-        "comment" => s.fg(Color::DarkGray).add_modifier(Modifier::ITALIC),
-        "function" => s.fg(Color::Blue),
-        "type" | "module" => s.fg(Color::Yellow),
-        "number" | "constant" => s.fg(Color::Cyan),
-        "builtin" | "attribute" | "tag" => s.fg(Color::Red),
-        "property" | "label" => s.fg(Color::LightBlue),
-        "punctuation" | "operator" => s.fg(Color::Gray),
-        _ => s,
+        Scope::Keyword => s.fg(Color::Magenta),
+        Scope::String | Scope::Escape => s.fg(Color::Green),
+        Scope::Comment => s.fg(Color::DarkGray).add_modifier(Modifier::ITALIC),
+        Scope::Function => s.fg(Color::Blue),
+        Scope::Type | Scope::Module => s.fg(Color::Yellow),
+        Scope::Number | Scope::Constant => s.fg(Color::Cyan),
+        Scope::Builtin | Scope::Attribute | Scope::Tag => s.fg(Color::Red),
+        Scope::Property | Scope::Label => s.fg(Color::LightBlue),
+        Scope::Punctuation | Scope::Operator => s.fg(Color::Gray),
+        Scope::Variable => s,
     }
 }
 
@@ -61,11 +61,11 @@ pub fn draw(f: &mut Frame<'_>, app: &App) {
         .split(area);
     tabs(f, app, rows[0]);
     let mut cols = Vec::new();
-    if app.view.sidebar {
+    if app.view.state.sidebar {
         cols.push(Constraint::Length(area.width / 5 + 1));
     }
     cols.push(Constraint::Min(1));
-    if app.view.agent_pane {
+    if app.view.state.agent_pane {
         cols.push(Constraint::Length(area.width / 3 + 1));
     }
     let body = Layout::default()
@@ -73,7 +73,7 @@ pub fn draw(f: &mut Frame<'_>, app: &App) {
         .constraints(cols)
         .split(rows[1]);
     let mut i = 0;
-    if app.view.sidebar {
+    if app.view.state.sidebar {
         sidebar(f, app, body[0]);
         i = 1;
     }
@@ -85,11 +85,11 @@ pub fn draw(f: &mut Frame<'_>, app: &App) {
                 .constraints([Constraint::Min(1), Constraint::Length(panel)])
                 .split(body[i]);
             groups(f, app, parts[0]);
-            crate::term::draw(f, t, parts[1], app.view.terminal.focused);
+            crate::term::draw(f, t, parts[1], app.view.state.terminal.focused);
         }
         _ => groups(f, app, body[i]),
     }
-    if app.view.agent_pane {
+    if app.view.state.agent_pane {
         agent_pane(f, app, body[i + 1]);
     }
     status(f, app, rows[2]);
@@ -172,7 +172,7 @@ fn groups(f: &mut Frame<'_>, app: &App, r: Rect) {
     if app.groups.is_empty() {
         return;
     }
-    let dir = if app.view.split == "horizontal" {
+    let dir = if app.view.state.split == Split::Horizontal {
         Direction::Vertical
     } else {
         Direction::Horizontal
@@ -278,7 +278,7 @@ fn group(f: &mut Frame<'_>, app: &App, g: &Group, r: Rect, focused: bool) {
         let mut styles = vec![Style::default(); chars.len() + 1];
         for s in &l.spans {
             for st in styles.iter_mut().take(s.end.min(chars.len())).skip(s.start) {
-                *st = scope_style(&s.scope);
+                *st = scope_style(s.scope);
             }
         }
         for m in port.markers.iter().filter(|m| m.line == l.line) {
@@ -337,7 +337,8 @@ fn group(f: &mut Frame<'_>, app: &App, g: &Group, r: Rect, focused: bool) {
         out.push(Line::from(spans));
     }
     f.render_widget(Paragraph::new(out), r);
-    let editing = (!app.view.terminal.focused || app.term.is_none()) && !app.view.sidebar_focused;
+    let editing =
+        (!app.view.state.terminal.focused || app.term.is_none()) && !app.view.state.sidebar_focused;
     if focused
         && editing
         && app.palette.is_none()
@@ -360,7 +361,7 @@ fn group(f: &mut Frame<'_>, app: &App, g: &Group, r: Rect, focused: bool) {
 
 fn sidebar(f: &mut Frame<'_>, app: &App, r: Rect) {
     let active = app.view.active.as_deref();
-    let focused = app.view.sidebar_focused;
+    let focused = app.view.state.sidebar_focused;
     let rows = r.height.saturating_sub(1) as usize;
     let first = if focused {
         app.sidebar_at.saturating_sub(rows.saturating_sub(1))
@@ -397,7 +398,7 @@ fn sidebar(f: &mut Frame<'_>, app: &App, r: Rect) {
 
 fn agent_pane(f: &mut Frame<'_>, app: &App, r: Rect) {
     let mut lines: Vec<Line> = Vec::new();
-    if let Some(p) = &app.view.progress {
+    if let Some(p) = &app.view.state.progress {
         lines.push(Line::from(Span::styled(
             progress_text(p),
             Style::default().fg(Color::Cyan),
@@ -453,13 +454,13 @@ fn status(f: &mut Frame<'_>, app: &App, r: Rect) {
         left.push_str(&format!("  {}", p.language));
         if let Some(lc) = &p.last_change {
             let who = match &lc.agent_id {
-                Some(a) => format!("{} {a}", lc.source),
-                None => lc.source.clone(),
+                Some(a) => format!("{} {a}", lc.source.as_str()),
+                None => lc.source.as_str().to_string(),
             };
             left.push_str(&format!("  last change: {who} ({})", lc.command));
         }
     }
-    if let Some(p) = &app.view.progress {
+    if let Some(p) = &app.view.state.progress {
         left.push_str(&format!("  ⏳ {}", progress_text(p)));
     }
     let right = if app.confirms.is_empty() {

@@ -7,15 +7,15 @@
 //! `backend.rs` is where commands go (the executor in this process, or `ultra serve`
 //! over its socket); `app.rs` is the state between frames and what keys and events do;
 //! `input.rs` the palette and argument prompts; `keys.rs` turns terminal key events into
-//! keymap keys; `model.rs` reads the view commands' answers; `draw.rs` draws a frame;
-//! `term.rs` is the terminal panel (a server PTY drawn through a VT parser).
+//! keymap keys; `draw.rs` draws a frame; `term.rs` is the terminal panel (a server PTY
+//! drawn through a VT parser). The view commands' answers are read into the server's own
+//! types, `ultra_protocol::view`.
 
 pub mod app;
 pub mod backend;
 mod draw;
 pub mod input;
 pub mod keys;
-pub mod model;
 pub mod term;
 
 use std::io::{self, Write};

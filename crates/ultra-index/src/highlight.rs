@@ -7,65 +7,41 @@ use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::OnceLock;
 
-use serde::Serialize;
 use tree_sitter::{Query, QueryCursor, StreamingIterator, Tree};
 
 use crate::lang::Lang;
 use crate::passes::{MAX_PARSE_BYTES, edit_between, parse};
 
-/// What a highlighted span is, reduced from the grammars' capture names to the kinds a
-/// terminal theme colours.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Scope {
-    Keyword,
-    String,
-    Comment,
-    Function,
-    Type,
-    Number,
-    Constant,
-    Property,
-    Operator,
-    Punctuation,
-    Attribute,
-    Builtin,
-    Module,
-    Label,
-    Tag,
-    Escape,
-    Variable,
-}
+/// Highlight scopes are wire data: the protocol defines them, the editor colours them.
+pub use ultra_protocol::view::Scope;
 
-impl Scope {
-    /// The scope of a capture name such as `function.method` (by its first part).
-    pub fn of_capture(name: &str) -> Option<Scope> {
-        if name == "variable.builtin" || name == "function.builtin" || name == "type.builtin" {
-            return Some(Scope::Builtin);
-        }
-        let head = name.split('.').next().unwrap_or(name);
-        Some(match head {
-            "keyword" | "conditional" | "repeat" | "include" | "exception" | "storageclass" => {
-                Scope::Keyword
-            }
-            "string" | "character" => Scope::String,
-            "comment" => Scope::Comment,
-            "function" | "method" => Scope::Function,
-            "type" | "constructor" => Scope::Type,
-            "number" | "float" => Scope::Number,
-            "constant" | "boolean" => Scope::Constant,
-            "property" | "field" => Scope::Property,
-            "operator" => Scope::Operator,
-            "punctuation" | "delimiter" => Scope::Punctuation,
-            "attribute" | "annotation" => Scope::Attribute,
-            "module" | "namespace" => Scope::Module,
-            "label" => Scope::Label,
-            "tag" => Scope::Tag,
-            "escape" => Scope::Escape,
-            "variable" | "parameter" => Scope::Variable,
-            _ => return None,
-        })
+/// The scope of a capture name such as `function.method` (by its first part).
+pub fn scope_of_capture(name: &str) -> Option<Scope> {
+    if name == "variable.builtin" || name == "function.builtin" || name == "type.builtin" {
+        return Some(Scope::Builtin);
     }
+    let head = name.split('.').next().unwrap_or(name);
+    Some(match head {
+        "keyword" | "conditional" | "repeat" | "include" | "exception" | "storageclass" => {
+            Scope::Keyword
+        }
+        "string" | "character" => Scope::String,
+        "comment" => Scope::Comment,
+        "function" | "method" => Scope::Function,
+        "type" | "constructor" => Scope::Type,
+        "number" | "float" => Scope::Number,
+        "constant" | "boolean" => Scope::Constant,
+        "property" | "field" => Scope::Property,
+        "operator" => Scope::Operator,
+        "punctuation" | "delimiter" => Scope::Punctuation,
+        "attribute" | "annotation" => Scope::Attribute,
+        "module" | "namespace" => Scope::Module,
+        "label" => Scope::Label,
+        "tag" => Scope::Tag,
+        "escape" => Scope::Escape,
+        "variable" | "parameter" => Scope::Variable,
+        _ => return None,
+    })
 }
 
 /// One highlighted run of bytes.
@@ -139,7 +115,7 @@ fn compiled(lang: Lang) -> Option<&'static Compiled> {
         let scopes = query
             .capture_names()
             .iter()
-            .map(|n| Scope::of_capture(n))
+            .map(|n| scope_of_capture(n))
             .collect();
         Some(&*Box::leak(Box::new(Compiled { query, scopes })))
     })

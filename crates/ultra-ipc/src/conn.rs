@@ -11,12 +11,10 @@
 //! codec error that would end the stream; a line over the limit gets one `TOO_LARGE` error
 //! and the connection is closed, because the rest of it cannot be resynchronised cheaply.
 
-use std::collections::BTreeSet;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use tokio::io::AsyncWriteExt;
 use tokio::net::UnixStream;
@@ -27,12 +25,11 @@ use tokio::task::JoinHandle;
 use tokio_util::codec::{AnyDelimiterCodec, AnyDelimiterCodecError, FramedRead};
 use tokio_util::sync::CancellationToken;
 use ultra_core::{Executor, Host};
-use ultra_protocol::event::pattern_matches;
 use ultra_protocol::ipc::{IpcError as WireError, IpcEvent, IpcRequest, IpcResponse, IpcResult};
 use ultra_protocol::jsonrpc::{ErrorObject, Id, Notification, Request, Response};
-use ultra_protocol::{
-    API_LEVEL, CommandError, CommandResult, ErrorCode, Event, PositionEncoding, Source, SourceKind,
-};
+use ultra_protocol::{CommandError, CommandResult, ErrorCode, Event};
+use ultra_rpc::subscriptions::{lock, validate_patterns};
+use ultra_rpc::{Format, Identity, LAGGED, Session, Subscriptions, claim};
 
 /// Outgoing lines buffered per connection before producers wait for the client to read.
 const OUT_QUEUE: usize = 256;
@@ -41,12 +38,6 @@ const OUT_QUEUE: usize = 256;
 const OUT_BYTES: usize = 16 << 20;
 /// A single line that makes no progress for this long means the client is gone.
 const WRITE_STALL: Duration = Duration::from_secs(30);
-/// Most subscription patterns one connection may hold (per push format).
-const MAX_PATTERNS: usize = 256;
-/// Longest accepted agent or session id; they end up in every audit entry and event.
-const MAX_ID_LEN: usize = 256;
-/// The notification sent when a subscriber fell behind and events were dropped.
-const LAGGED: &str = "events.lagged";
 
 /// Per-connection limits from `IpcConfig`.
 #[derive(Debug, Clone, Copy)]
@@ -76,14 +67,10 @@ pub(crate) async fn serve_connection<S: Host>(
         AnyDelimiterCodec::new_with_max_length(vec![b'\n'], vec![b'\n'], limits.max_line_bytes);
     let mut frames = FramedRead::new(read_half, codec);
     let mut conn = Conn {
-        exec,
+        session: Session::new(exec, Identity::default(), limits.max_batch).identifiable(person),
         out: tx,
-        limits,
-        identity: Identity::default(),
-        subs: Arc::new(Mutex::new(Subscriptions::default())),
         forwarder: None,
         person,
-        approver: None,
     };
     loop {
         let frame = tokio::select! {
@@ -99,7 +86,7 @@ pub(crate) async fn serve_connection<S: Host>(
                 }
             }
             Some(Err(AnyDelimiterCodecError::MaxChunkLengthExceeded)) => {
-                conn.audit_refusal("(frame)", ErrorCode::TooLarge);
+                conn.session.refuse("(frame)", ErrorCode::TooLarge);
                 let err = CommandError::new(
                     ErrorCode::TooLarge,
                     format!(
@@ -169,39 +156,6 @@ fn to_line<T: serde::Serialize>(value: &T) -> String {
     }
 }
 
-/// Who the connection says it is (`session.identify`). Defaults to a plain IPC program.
-#[derive(Debug, Clone)]
-struct Identity {
-    kind: SourceKind,
-    agent_id: Option<String>,
-    session_id: Option<String>,
-    /// How this client counts characters in positions (`session.identify`).
-    encoding: Option<PositionEncoding>,
-}
-
-impl Default for Identity {
-    fn default() -> Self {
-        Identity {
-            kind: SourceKind::Ipc,
-            agent_id: None,
-            session_id: None,
-            encoding: None,
-        }
-    }
-}
-
-impl Identity {
-    fn source(&self) -> Source {
-        Source {
-            kind: self.kind,
-            agent_id: self.agent_id.clone(),
-            session_id: self.session_id.clone(),
-            extension_id: None,
-            position_encoding: self.encoding,
-        }
-    }
-}
-
 /// Whether process `pid` is the foreground job of a terminal: it has a controlling
 /// terminal and its process group is the one that terminal reads keys for. That is what a
 /// person typing into the editor is; an agent's tool call (no terminal, or a background
@@ -227,90 +181,6 @@ pub(crate) fn at_terminal(pid: Option<i32>) -> bool {
     }
 }
 
-/// A claimed source kind, agent id and session id, checked. `internal` cannot be claimed
-/// over a socket, and `human` only by a `person` (a client in the foreground of a
-/// terminal, see [`at_terminal`]: the editor attached to a server): both bypass
-/// validators and most policy.
-fn claim(
-    kind: Option<SourceKind>,
-    agent_id: Option<String>,
-    session_id: Option<String>,
-    person: bool,
-) -> Result<Identity, CommandError> {
-    if kind == Some(SourceKind::Human) && person && agent_id.is_none() {
-        return Ok(Identity {
-            kind: SourceKind::Human,
-            agent_id: None,
-            session_id,
-            encoding: None,
-        });
-    }
-    if let Some(k @ (SourceKind::Human | SourceKind::Internal)) = kind {
-        return Err(CommandError::new(
-            ErrorCode::SourceNotAllowed,
-            format!(
-                "a socket client cannot claim to be `{}` (only the editor, in the foreground of a terminal, is a person); use ai, ipc, cli or extension",
-                k.as_str()
-            ),
-        )
-        .with_suggestion("identify as `ai` (with an agentId) or leave the source out"));
-    }
-    for (name, value) in [("agentId", &agent_id), ("sessionId", &session_id)] {
-        if value.as_ref().is_some_and(|v| v.len() > MAX_ID_LEN) {
-            return Err(CommandError::new(
-                ErrorCode::InvalidArguments,
-                format!("{name} is longer than {MAX_ID_LEN} bytes"),
-            ));
-        }
-    }
-    let kind = kind.unwrap_or(if agent_id.is_some() {
-        SourceKind::Ai
-    } else {
-        SourceKind::Ipc
-    });
-    Ok(Identity {
-        kind,
-        agent_id,
-        session_id,
-        encoding: None,
-    })
-}
-
-/// Which wire shape a subscription wants its events in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Format {
-    /// `{"jsonrpc":"2.0","method":<event>,"params":{event,data,source}}`
-    Rpc,
-    /// `{"type":"event","event":..,"data":..}` (seed 000)
-    Envelope,
-}
-
-/// The patterns a connection subscribed to, shared with its forwarder task.
-#[derive(Debug, Default)]
-struct Subscriptions {
-    rpc: BTreeSet<String>,
-    envelope: BTreeSet<String>,
-}
-
-impl Subscriptions {
-    fn set(&mut self, format: Format) -> &mut BTreeSet<String> {
-        match format {
-            Format::Rpc => &mut self.rpc,
-            Format::Envelope => &mut self.envelope,
-        }
-    }
-
-    fn is_empty(&self) -> bool {
-        self.rpc.is_empty() && self.envelope.is_empty()
-    }
-}
-
-fn lock(subs: &Mutex<Subscriptions>) -> MutexGuard<'_, Subscriptions> {
-    // A poisoned lock only means another task panicked mid-update of a set of strings;
-    // the data is still usable.
-    subs.lock().unwrap_or_else(|p| p.into_inner())
-}
-
 /// Aborts the task when dropped, so a connection that ends (or is aborted) never leaves a
 /// forwarder holding the output channel open.
 struct AbortOnDrop(JoinHandle<()>);
@@ -329,16 +199,11 @@ enum Reply {
 }
 
 struct Conn<S: Host> {
-    exec: Arc<Executor<S>>,
+    session: Session<S>,
     out: Outbox,
-    limits: Limits,
-    identity: Identity,
-    subs: Arc<Mutex<Subscriptions>>,
     forwarder: Option<AbortOnDrop>,
     /// The peer is in the foreground of a terminal (may identify as `human`).
     person: bool,
-    /// Held while a person's connection is open: confirmations are put to them.
-    approver: Option<ultra_core::executor::ApproverGuard<S>>,
 }
 
 impl<S: Host> Conn<S> {
@@ -357,10 +222,8 @@ impl<S: Host> Conn<S> {
         let value: Value = match serde_json::from_slice(line) {
             Ok(v) => v,
             Err(e) => {
-                self.audit_refusal("(parse)", ErrorCode::ParseError);
-                let err = CommandError::new(ErrorCode::ParseError, format!("invalid JSON: {e}"))
-                    .with_suggestion("send one JSON object (or array, for a batch) per line");
-                return self.send(&Response::error(Id::Null, err)).await;
+                let suggestion = "send one JSON object (or array, for a batch) per line";
+                return self.send(&self.session.parse_error(&e, suggestion)).await;
             }
         };
         match self.dispatch(value).await {
@@ -375,7 +238,9 @@ impl<S: Host> Conn<S> {
         match value {
             Value::Array(items) => self.rpc_batch(items).await,
             Value::Object(ref obj) if !obj.contains_key("jsonrpc") && obj.contains_key("type") => {
-                Some(Reply::Envelope(Box::new(self.envelope(value).await)))
+                let reply = self.envelope(value).await;
+                self.listen();
+                Some(Reply::Envelope(Box::new(reply)))
             }
             // JSON-RPC, and everything else: the JSON-RPC parser produces the precise
             // Invalid Request error (with the id, when one could be read).
@@ -389,35 +254,15 @@ impl<S: Host> Conn<S> {
     // ---- JSON-RPC -------------------------------------------------------------------
 
     async fn rpc_single(&mut self, value: Value) -> Option<Response> {
-        match Request::from_value(value) {
+        match self.session.request(value) {
             Ok(req) => self.rpc_call(req).await,
-            Err(resp) => {
-                self.audit_refusal("(request)", ErrorCode::InvalidRequest);
-                Some(*resp)
-            }
+            Err(resp) => Some(*resp),
         }
     }
 
     async fn rpc_batch(&mut self, items: Vec<Value>) -> Option<Reply> {
-        if items.is_empty() {
-            self.audit_refusal("(batch)", ErrorCode::InvalidRequest);
-            let err = CommandError::new(ErrorCode::InvalidRequest, "empty batch")
-                .with_suggestion("a batch is a non-empty array of JSON-RPC requests");
-            return Some(Reply::Rpc(Box::new(Response::error(Id::Null, err))));
-        }
-        if items.len() > self.limits.max_batch {
-            self.audit_refusal("(batch)", ErrorCode::TooLarge);
-            let err = CommandError::new(
-                ErrorCode::TooLarge,
-                format!(
-                    "batch of {} requests exceeds the limit of {}",
-                    items.len(),
-                    self.limits.max_batch
-                ),
-            )
-            .with_details(json!({ "maxBatch": self.limits.max_batch }))
-            .with_suggestion("split the batch");
-            return Some(Reply::Rpc(Box::new(Response::error(Id::Null, err))));
+        if let Err(resp) = self.session.check_batch(items.len()) {
+            return Some(Reply::Rpc(resp));
         }
         let mut replies = Vec::new();
         // In order, one at a time: later calls in a batch may depend on earlier ones.
@@ -432,84 +277,34 @@ impl<S: Host> Conn<S> {
 
     async fn rpc_call(&mut self, req: Request) -> Option<Response> {
         let Request { id, method, params } = req;
-        let outcome: Result<Value, ErrorObject> = match method.as_str() {
-            "subscribe" => self.subscribe_rpc(&params).map_err(ErrorObject::from),
-            "unsubscribe" => self.unsubscribe_rpc(&params).map_err(ErrorObject::from),
-            "session.identify" => self.identify(params).map_err(ErrorObject::from),
-            // A registered `api.info` command (if the command set defines one) wins; the
-            // transport only fills in when nobody did.
-            "api.info" if !self.exec.registry().has("api.info") => Ok(self.api_info()),
-            _ => Response::outcome(
-                self.exec
-                    .execute(&method, params, self.identity.source())
+        let outcome: Result<Value, ErrorObject> = match self.session.answer(&method, &params) {
+            Some(answer) => {
+                self.listen();
+                answer
+            }
+            None => Response::outcome(
+                self.session
+                    .exec()
+                    .execute(&method, params, self.session.source())
                     .await,
             ),
         };
         Some(Response::answer(id?, outcome))
     }
 
-    fn api_info(&self) -> Value {
-        let commands: Vec<_> = self.exec.registry().all().collect();
-        json!({ "apiLevel": API_LEVEL, "commands": commands })
-    }
-
-    /// Record a request refused before it reached the executor (which audits everything
-    /// it runs), so every denial leaves an audit entry. Arguments are not recorded.
-    fn audit_refusal(&self, what: &str, code: ErrorCode) {
-        self.exec.audit().record(
-            &self.identity.source(),
-            what,
-            &Value::Null,
-            code.as_str(),
-            0,
-        );
-    }
-
-    fn identify(&mut self, params: Value) -> Result<Value, CommandError> {
-        #[derive(Deserialize)]
-        #[serde(rename_all = "camelCase", deny_unknown_fields)]
-        struct Params {
-            #[serde(default)]
-            source: Option<SourceKind>,
-            #[serde(default)]
-            agent_id: Option<String>,
-            #[serde(default)]
-            session_id: Option<String>,
-            #[serde(default)]
-            position_encoding: Option<PositionEncoding>,
+    /// Forward events while anything is subscribed; release the bus receiver otherwise
+    /// (an idle receiver would only fill up and lag). Called as soon as subscriptions may
+    /// have changed, before the answer goes out, so every event emitted after the client
+    /// reads it (or after that call in a batch) reaches the client.
+    fn listen(&mut self) {
+        if !self.session.subscribed() {
+            self.forwarder = None;
+        } else if self.forwarder.is_none() {
+            let rx = self.session.exec().events().subscribe();
+            let subs = self.session.subscriptions().clone();
+            let task = tokio::spawn(forward_events(rx, subs, self.out.clone()));
+            self.forwarder = Some(AbortOnDrop(task));
         }
-        let p: Params = serde_json::from_value(params).map_err(|e| {
-            CommandError::new(ErrorCode::InvalidArguments, format!("invalid arguments for session.identify: {e}"))
-                .with_suggestion("session.identify {source?: \"ai\"|\"ipc\"|\"cli\"|\"extension\", agentId?: string, sessionId?: string, positionEncoding?: \"utf-32\"|\"utf-16\"|\"utf-8\"}")
-        })?;
-        self.identity =
-            claim(p.source, p.agent_id, p.session_id, self.person).inspect_err(|e| {
-                self.audit_refusal("session.identify", e.code);
-            })?;
-        self.identity.encoding = p.position_encoding;
-        // A person's connection answers confirmations while it is open.
-        if self.identity.kind == SourceKind::Human && self.approver.is_none() {
-            self.approver = Some(self.exec.attach_approver());
-        }
-        Ok(json!({ "source": self.identity.source() }))
-    }
-
-    fn subscribe_rpc(&mut self, params: &Value) -> Result<Value, CommandError> {
-        let patterns = read_patterns(params.get("events"))?.ok_or_else(|| {
-            CommandError::new(
-                ErrorCode::InvalidArguments,
-                "subscribe needs `events`: a non-empty array of event names or patterns",
-            )
-            .with_suggestion("subscribe {\"events\": [\"buffer.*\", \"file.saved\"]}")
-        })?;
-        let now = self.subscribe(Format::Rpc, patterns)?;
-        Ok(json!({ "subscribed": now }))
-    }
-
-    fn unsubscribe_rpc(&mut self, params: &Value) -> Result<Value, CommandError> {
-        let patterns = read_patterns(params.get("events"))?;
-        let (removed, left) = self.unsubscribe(Format::Rpc, patterns);
-        Ok(json!({ "unsubscribed": removed, "subscribed": left }))
     }
 
     // ---- Seed-000 envelope ----------------------------------------------------------
@@ -529,28 +324,23 @@ impl<S: Host> Conn<S> {
         // Per-request identity; fields left out fall back to what the connection declared.
         let identity = if req.source.is_some() || req.agent_id.is_some() || req.session_id.is_some()
         {
+            let own = self.session.identity();
             let kind = req.source.or(if req.agent_id.is_some() {
                 None
             } else {
-                Some(self.identity.kind)
+                Some(own.kind)
             });
-            let agent = req
-                .agent_id
-                .clone()
-                .or_else(|| self.identity.agent_id.clone());
-            let session = req
-                .session_id
-                .clone()
-                .or_else(|| self.identity.session_id.clone());
+            let agent = req.agent_id.clone().or_else(|| own.agent_id.clone());
+            let session = req.session_id.clone().or_else(|| own.session_id.clone());
             match claim(kind, agent, session, self.person) {
                 Ok(mut i) => {
-                    i.encoding = self.identity.encoding;
+                    i.encoding = own.encoding;
                     i
                 }
                 Err(e) => return envelope_error(req.id, e.code.as_str(), e.message),
             }
         } else {
-            self.identity.clone()
+            self.session.identity().clone()
         };
         let id = req.id.clone();
         match req.kind.as_str() {
@@ -559,7 +349,8 @@ impl<S: Host> Conn<S> {
                     return envelope_error(id, "MISSING_COMMAND", "Command is required".into());
                 };
                 let result = self
-                    .exec
+                    .session
+                    .exec()
                     .execute(command, args_or_empty(req.args), identity.source())
                     .await;
                 envelope_ok(id, IpcResult::One(Box::new(result)))
@@ -575,11 +366,11 @@ impl<S: Host> Conn<S> {
                         );
                     }
                 };
-                if commands.len() > self.limits.max_batch {
+                if commands.len() > self.session.max_batch() {
                     let msg = format!(
                         "batch of {} commands exceeds the limit of {}",
                         commands.len(),
-                        self.limits.max_batch
+                        self.session.max_batch()
                     );
                     return envelope_error(id, ErrorCode::TooLarge.as_str(), msg);
                 }
@@ -587,7 +378,8 @@ impl<S: Host> Conn<S> {
                 let mut results = Vec::with_capacity(commands.len());
                 for item in commands {
                     results.push(
-                        self.exec
+                        self.session
+                            .exec()
                             .execute(&item.command, args_or_empty(item.args), source.clone())
                             .await,
                     );
@@ -596,7 +388,8 @@ impl<S: Host> Conn<S> {
             }
             "query" => {
                 let list: Vec<Value> = self
-                    .exec
+                    .session
+                    .exec()
                     .registry()
                     .ai_exposed()
                     .map(|c| json!({ "id": c.id, "title": c.title, "description": c.description, "category": c.category, "args": c.args }))
@@ -618,7 +411,7 @@ impl<S: Host> Conn<S> {
                         );
                     }
                 };
-                match self.subscribe(Format::Envelope, patterns) {
+                match self.session.subscribe(Format::Envelope, patterns) {
                     Ok(now) => envelope_ok(
                         id,
                         IpcResult::One(Box::new(CommandResult::ok(json!({ "subscribed": now })))),
@@ -631,7 +424,7 @@ impl<S: Host> Conn<S> {
                     Ok(p) => p,
                     Err(e) => return envelope_error(id, e.code.as_str(), e.message),
                 };
-                let (removed, left) = self.unsubscribe(Format::Envelope, patterns);
+                let (removed, left) = self.session.unsubscribe(Format::Envelope, patterns);
                 envelope_ok(
                     id,
                     IpcResult::One(Box::new(CommandResult::ok(
@@ -645,61 +438,6 @@ impl<S: Host> Conn<S> {
                 format!("Unknown request type: {other}"),
             ),
         }
-    }
-
-    // ---- Subscriptions --------------------------------------------------------------
-
-    /// Add patterns; returns the patterns now active in that format.
-    fn subscribe(
-        &mut self,
-        format: Format,
-        patterns: Vec<String>,
-    ) -> Result<Vec<String>, CommandError> {
-        let now = {
-            let mut subs = lock(&self.subs);
-            let set = subs.set(format);
-            let added = patterns.iter().filter(|p| !set.contains(*p)).count();
-            if set.len() + added > MAX_PATTERNS {
-                return Err(CommandError::new(
-                    ErrorCode::TooLarge,
-                    format!("a connection may hold at most {MAX_PATTERNS} subscription patterns"),
-                )
-                .with_suggestion("use prefix patterns such as `buffer.*`, or `*` for everything"));
-            }
-            set.extend(patterns);
-            set.iter().cloned().collect()
-        };
-        if self.forwarder.is_none() {
-            // Subscribe to the bus before answering, so every event emitted after the
-            // client reads our reply reaches it.
-            let rx = self.exec.events().subscribe();
-            let task = tokio::spawn(forward_events(rx, self.subs.clone(), self.out.clone()));
-            self.forwarder = Some(AbortOnDrop(task));
-        }
-        Ok(now)
-    }
-
-    /// Remove patterns (all of this format when `None`); returns (removed, remaining).
-    fn unsubscribe(
-        &mut self,
-        format: Format,
-        patterns: Option<Vec<String>>,
-    ) -> (Vec<String>, Vec<String>) {
-        let (removed, left, idle) = {
-            let mut subs = lock(&self.subs);
-            let set = subs.set(format);
-            let removed: Vec<String> = match patterns {
-                None => std::mem::take(set).into_iter().collect(),
-                Some(ps) => ps.into_iter().filter(|p| set.remove(p)).collect(),
-            };
-            let left: Vec<String> = set.iter().cloned().collect();
-            (removed, left, subs.is_empty())
-        };
-        if idle {
-            // Release the bus receiver: an idle receiver would only fill up and lag.
-            self.forwarder = None;
-        }
-        (removed, left)
     }
 }
 
@@ -715,8 +453,8 @@ async fn forward_events(
                 let (rpc, envelope) = {
                     let s = lock(&subs);
                     (
-                        s.rpc.iter().any(|p| pattern_matches(p, &ev.event)),
-                        s.envelope.iter().any(|p| pattern_matches(p, &ev.event)),
+                        s.matches(Format::Rpc, &ev.event),
+                        s.matches(Format::Envelope, &ev.event),
                     )
                 };
                 let mut lines = Vec::new();
@@ -747,7 +485,7 @@ async fn forward_events(
             Err(RecvError::Lagged(missed)) => {
                 let (rpc, envelope) = {
                     let s = lock(&subs);
-                    (!s.rpc.is_empty(), !s.envelope.is_empty())
+                    (s.any(Format::Rpc), s.any(Format::Envelope))
                 };
                 let data = json!({ "missed": missed });
                 let mut lines = Vec::new();
@@ -771,51 +509,6 @@ async fn forward_events(
             }
         }
     }
-}
-
-/// Read an optional `events` member: absent or null → `None`; otherwise a list of
-/// non-empty strings.
-fn read_patterns(v: Option<&Value>) -> Result<Option<Vec<String>>, CommandError> {
-    let bad = || {
-        CommandError::new(
-            ErrorCode::InvalidArguments,
-            "`events` must be an array of event names or patterns",
-        )
-        .with_suggestion("{\"events\": [\"buffer.*\", \"file.saved\"]}; `*` matches every event")
-    };
-    match v {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::Array(items)) => {
-            let mut out = Vec::with_capacity(items.len());
-            for item in items {
-                match item {
-                    Value::String(s) => out.push(s.clone()),
-                    _ => return Err(bad()),
-                }
-            }
-            validate_patterns(out).map(|p| (!p.is_empty()).then_some(p))
-        }
-        Some(_) => Err(bad()),
-    }
-}
-
-fn validate_patterns(patterns: Vec<String>) -> Result<Vec<String>, CommandError> {
-    if patterns.len() > MAX_PATTERNS {
-        return Err(CommandError::new(
-            ErrorCode::TooLarge,
-            format!("at most {MAX_PATTERNS} patterns per subscription"),
-        ));
-    }
-    if patterns
-        .iter()
-        .any(|p| p.is_empty() || p.len() > MAX_ID_LEN)
-    {
-        return Err(CommandError::new(
-            ErrorCode::InvalidArguments,
-            "event patterns must be non-empty names of at most 256 bytes",
-        ));
-    }
-    Ok(patterns)
 }
 
 /// Missing args are an empty object, as in JSON-RPC where absent params are `{}`.
@@ -852,52 +545,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn claims() {
-        assert_eq!(
-            claim(None, None, None, false).unwrap().kind,
-            SourceKind::Ipc
-        );
-        assert_eq!(
-            claim(None, Some("a".into()), None, false).unwrap().kind,
-            SourceKind::Ai
-        );
-        assert_eq!(
-            claim(Some(SourceKind::Cli), Some("a".into()), None, false)
-                .unwrap()
-                .kind,
-            SourceKind::Cli
-        );
-        assert_eq!(
-            claim(Some(SourceKind::Human), None, None, false)
-                .unwrap_err()
-                .code,
-            ErrorCode::SourceNotAllowed
-        );
-        assert_eq!(
-            claim(Some(SourceKind::Internal), None, None, false)
-                .unwrap_err()
-                .code,
-            ErrorCode::SourceNotAllowed
-        );
-        assert_eq!(
-            claim(None, Some("x".repeat(300)), None, false)
-                .unwrap_err()
-                .code,
-            ErrorCode::InvalidArguments
-        );
-    }
-
-    #[test]
-    fn only_a_person_at_a_terminal_is_human() {
-        assert_eq!(
-            claim(Some(SourceKind::Human), None, Some("ed".into()), true)
-                .unwrap()
-                .kind,
-            SourceKind::Human
-        );
-        // A person does not speak for an agent, and nobody is `internal`.
-        assert!(claim(Some(SourceKind::Human), Some("claude".into()), None, true).is_err());
-        assert!(claim(Some(SourceKind::Internal), None, None, true).is_err());
+    fn only_a_process_in_a_terminals_foreground_is_a_person() {
         assert!(!at_terminal(None));
         assert!(!at_terminal(Some(0)));
         assert!(!at_terminal(Some(i32::MAX)));

@@ -4,8 +4,10 @@
 //! directory, checks each peer's uid, reads newline-delimited JSON and answers two request
 //! shapes on the same socket: JSON-RPC 2.0 (single calls and batches) and the seed-000
 //! envelope (`{id, type: execute|batch|query|subscribe}`). Every command goes through
-//! [`ultra_core::Executor::execute`]; the transport only frames, dispatches, decides the
-//! caller's [`ultra_protocol::Source`] and pushes events to subscribers.
+//! [`ultra_core::Executor::execute`]; the transport only frames, dispatches, checks who the
+//! peer is and pushes events to subscribers. The JSON-RPC session (identity, subscriptions
+//! under `subscribe` or `events.subscribe`, batch limit, refusal audit) is
+//! `ultra_rpc::Session`, shared with the WebSocket.
 //!
 //! The [`Client`] is a small blocking client for the `ultra -c` command line.
 //!

@@ -2,7 +2,8 @@
 //!
 //! Everything here is plain data that crosses a process boundary: positions and ranges,
 //! the `CommandResult` envelope, stable error codes, the JSON-RPC 2.0 and seed-000 IPC
-//! envelopes, and pushed events. This crate does no I/O and knows nothing about buffers,
+//! envelopes, pushed events, and the view commands' arguments and results that editors
+//! read back ([`view`]). This crate does no I/O and knows nothing about buffers,
 //! files or the registry.
 
 pub mod command;
@@ -13,6 +14,7 @@ pub mod jsonrpc;
 pub mod position;
 pub mod result;
 pub mod source;
+pub mod view;
 
 pub use error::{CommandError, ErrorCode};
 pub use event::Event;

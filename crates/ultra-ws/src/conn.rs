@@ -1,5 +1,7 @@
 //! One WebSocket connection: the challenge, authentication, then JSON-RPC requests into
-//! the executor, with a rate limit, a batch limit and an idle timeout.
+//! the executor, with a rate limit and an idle timeout. The session itself (batch limit,
+//! subscriptions, the methods it answers, refusal audit) is `ultra_rpc::Session`, the
+//! same as on the Unix socket.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -11,9 +13,10 @@ use serde_json::{Value, json};
 use tokio::sync::{Notify, broadcast};
 use ultra_core::Host;
 use ultra_protocol::jsonrpc::{ErrorObject, Id, Notification, Request, Response};
-use ultra_protocol::{CommandError, ErrorCode, Event, Source, SourceKind};
+use ultra_protocol::{CommandError, ErrorCode, Event, SourceKind};
+use ultra_rpc::{Format, Identity, Session};
 
-use crate::{AUTH_DEADLINE, Shared, auth, refuse};
+use crate::{AUTH_DEADLINE, Shared, auth};
 
 /// Close code for a policy violation (RFC 6455 §7.4.1).
 const POLICY: u16 = 1008;
@@ -56,12 +59,9 @@ struct Conn<S: Host> {
     nonce: String,
     /// Set once authenticated.
     session: Option<String>,
-    /// Signed in with a web UI ticket: the person at the browser (source `human`).
-    human: bool,
-    /// While a person's page is open, agents' calls that need approval wait for it there.
-    _approver: Option<ultra_core::executor::ApproverGuard<S>>,
-    /// Event patterns the session subscribed to (`events.subscribe`).
-    patterns: Vec<String>,
+    /// Identity, subscriptions and limits: an agent until signed in; signed in with a web
+    /// UI ticket, the person at the browser (source `human`).
+    rpc: Session<S>,
     bucket: Option<Bucket>,
     /// Events, from the first terminal call on (only terminal events are pushed, and
     /// listening earlier would wake this connection for every command anyone runs).
@@ -91,6 +91,11 @@ pub(crate) async fn serve<S: Host>(socket: WebSocket, shared: Arc<Shared<S>>, pe
         return;
     }
     let bucket = shared.opts.requests_per_second.map(Bucket::new);
+    let rpc = Session::new(
+        shared.exec.clone(),
+        Identity::of(SourceKind::Ai),
+        shared.opts.max_batch,
+    );
     let mut conn = Conn {
         tx,
         waiting: shared.waiting.ticket(),
@@ -98,9 +103,7 @@ pub(crate) async fn serve<S: Host>(socket: WebSocket, shared: Arc<Shared<S>>, pe
         peer,
         nonce,
         session: None,
-        human: false,
-        _approver: None,
-        patterns: Vec::new(),
+        rpc,
         bucket,
         events: None,
     };
@@ -232,11 +235,7 @@ impl<S: Host> Conn<S> {
     /// Whether an event is this session's to receive: terminal output and closings of
     /// terminals it created, and whatever it subscribed to.
     fn owns(&self, e: &Event) -> bool {
-        self.own_terminal(e)
-            || self
-                .patterns
-                .iter()
-                .any(|p| ultra_protocol::event::pattern_matches(p, &e.event))
+        self.own_terminal(e) || self.rpc.wants(Format::Rpc, &e.event)
     }
 
     /// Output or the end of a terminal this session created.
@@ -244,43 +243,6 @@ impl<S: Host> Conn<S> {
         e.event.starts_with("terminal.")
             && self.session.is_some()
             && e.source.as_ref().and_then(|s| s.session_id.as_ref()) == self.session.as_ref()
-    }
-
-    /// `events.subscribe {events: [...]}` / `events.unsubscribe`: push these events (names,
-    /// `prefix.*` or `*`) to this session as notifications `{method: event, params: {event,
-    /// data, source}}`.
-    fn subscription(&mut self, method: &str, params: &Value) -> Result<Value, CommandError> {
-        let list: Vec<String> = params
-            .get("events")
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_string)
-                    .collect()
-            })
-            .unwrap_or_default();
-        if list.is_empty() || list.len() > 64 || list.iter().any(|p| p.is_empty() || p.len() > 128)
-        {
-            return Err(CommandError::new(
-                ErrorCode::InvalidArguments,
-                "events must be 1 to 64 event names or patterns",
-            )
-            .with_suggestion("events.subscribe {\"events\": [\"ui.*\", \"confirmation.*\"]}"));
-        }
-        if method == "events.subscribe" {
-            for p in list {
-                if !self.patterns.contains(&p) {
-                    self.patterns.push(p);
-                }
-            }
-            if self.events.is_none() {
-                self.events = Some(self.shared.exec.events().subscribe());
-            }
-        } else {
-            self.patterns.retain(|p| !list.contains(p));
-        }
-        Ok(json!({ "subscribed": self.patterns }))
     }
 }
 
@@ -299,28 +261,12 @@ fn to_text<T: serde::Serialize>(value: &T) -> String {
 }
 
 impl<S: Host> Conn<S> {
-    fn source(&self) -> Source {
-        let kind = if self.human {
-            SourceKind::Human
-        } else {
-            SourceKind::Ai
-        };
-        Source {
-            session_id: self.session.clone(),
-            ..Source::new(kind)
-        }
-    }
-
     async fn handle(&mut self, text: &str) -> Next {
         let value: Value = match serde_json::from_str(text) {
             Ok(v) => v,
             Err(e) => {
-                refuse(&self.shared, "(parse)", ErrorCode::ParseError);
-                let err = CommandError::new(ErrorCode::ParseError, format!("invalid JSON: {e}"))
-                    .with_suggestion(
-                        "send one JSON-RPC 2.0 request (or a batch array) per message",
-                    );
-                return Next::Reply(Some(to_text(&Response::error(Id::Null, err))));
+                let suggestion = "send one JSON-RPC 2.0 request (or a batch array) per message";
+                return Next::Reply(Some(to_text(&self.rpc.parse_error(&e, suggestion))));
             }
         };
         if self.session.is_none() {
@@ -328,8 +274,9 @@ impl<S: Host> Conn<S> {
         }
         let cost = match &value {
             // An oversized batch is refused whole, before it can drain the bucket.
-            Value::Array(items) if items.len() > self.shared.opts.max_batch => {
-                return self.too_large(items.len());
+            Value::Array(items) if items.len() > self.rpc.max_batch() => {
+                let refused = self.rpc.check_batch(items.len()).err();
+                return Next::Reply(refused.map(|r| to_text(&*r)));
             }
             Value::Array(items) => items.len().max(1) as f64,
             _ => 1.0,
@@ -337,7 +284,7 @@ impl<S: Host> Conn<S> {
         if let Some(b) = &mut self.bucket
             && !b.take(cost)
         {
-            refuse(&self.shared, "(rate)", ErrorCode::RateLimited);
+            self.rpc.refuse("(rate)", ErrorCode::RateLimited);
             let id = value
                 .get("id")
                 .and_then(|i| serde_json::from_value(i.clone()).ok())
@@ -355,16 +302,13 @@ impl<S: Host> Conn<S> {
 
     /// Before authentication: only `auth.authenticate`, once; a failure closes.
     async fn authenticate(&mut self, value: Value) -> Next {
-        let req = match Request::from_value(value) {
+        let req = match self.rpc.request(value) {
             Ok(r) => r,
-            Err(resp) => {
-                refuse(&self.shared, "(request)", ErrorCode::InvalidRequest);
-                return Next::Reply(Some(to_text(&*resp)));
-            }
+            Err(resp) => return Next::Reply(Some(to_text(&*resp))),
         };
         let id = req.id.clone().unwrap_or(Id::Null);
         if req.method != "auth.authenticate" {
-            refuse(&self.shared, &req.method, ErrorCode::Unauthorized);
+            self.rpc.refuse(&req.method, ErrorCode::Unauthorized);
             let err = CommandError::new(
                 ErrorCode::Unauthorized,
                 format!("`{}` before authentication", req.method),
@@ -376,7 +320,8 @@ impl<S: Host> Conn<S> {
         match self.shared.backoff.admit(peer) {
             Ok(wait) => tokio::time::sleep(wait).await,
             Err(retry) => {
-                refuse(&self.shared, "auth.authenticate", ErrorCode::Unauthorized);
+                self.rpc
+                    .refuse("auth.authenticate", ErrorCode::Unauthorized);
                 let err = CommandError::new(
                     ErrorCode::Unauthorized,
                     "authentication failed: too many failed attempts from this address",
@@ -391,12 +336,15 @@ impl<S: Host> Conn<S> {
         let p = &req.params;
         let nonce_ok = p.get("nonce").and_then(Value::as_str) == Some(self.nonce.as_str());
         let token = &self.shared.opts.token;
+        let mut human = false;
         let secret_ok = match (p.get("token"), p.get("signature"), p.get("ticket")) {
             (Some(Value::String(t)), _, _) => token.matches(t),
             (_, Some(Value::String(s)), _) => token.signed(&self.nonce, s),
             (_, _, Some(Value::String(t))) if self.shared.tickets.valid(t) => {
-                self.human = true;
-                self._approver = Some(self.shared.exec.attach_approver());
+                // While a person's page is open, agents' calls that need approval wait
+                // for it there.
+                self.rpc.attach_approver();
+                human = true;
                 true
             }
             _ => false,
@@ -409,8 +357,17 @@ impl<S: Host> Conn<S> {
             self.shared.backoff.succeed(peer);
             self.shared.waiting.leave(self.waiting);
             self.session = Some(session.clone());
+            let kind = if human {
+                SourceKind::Human
+            } else {
+                SourceKind::Ai
+            };
+            self.rpc.set_identity(Identity {
+                session_id: Some(session.clone()),
+                ..Identity::of(kind)
+            });
             self.shared.exec.audit().record(
-                &self.source(),
+                &self.rpc.source(),
                 "auth.authenticate",
                 &Value::Null,
                 "ok",
@@ -419,7 +376,8 @@ impl<S: Host> Conn<S> {
             let result = json!({ "authenticated": true, "sessionId": session });
             return Next::Reply(Some(to_text(&Response::result(id, result))));
         }
-        refuse(&self.shared, "auth.authenticate", ErrorCode::Unauthorized);
+        self.rpc
+            .refuse("auth.authenticate", ErrorCode::Unauthorized);
         self.shared.backoff.fail(peer);
         let why = if nonce_ok {
             "wrong token"
@@ -433,11 +391,8 @@ impl<S: Host> Conn<S> {
     }
 
     async fn batch(&mut self, items: Vec<Value>) -> Next {
-        if items.is_empty() {
-            refuse(&self.shared, "(batch)", ErrorCode::InvalidRequest);
-            let err = CommandError::new(ErrorCode::InvalidRequest, "empty batch")
-                .with_suggestion("send at least one request in a batch");
-            return Next::Reply(Some(to_text(&Response::error(Id::Null, err))));
+        if let Err(refused) = self.rpc.check_batch(items.len()) {
+            return Next::Reply(Some(to_text(&*refused)));
         }
         let mut replies = Vec::new();
         // In order: later calls may depend on earlier ones.
@@ -450,25 +405,10 @@ impl<S: Host> Conn<S> {
         Next::Reply((!replies.is_empty()).then(|| to_text(&replies)))
     }
 
-    fn too_large(&self, len: usize) -> Next {
-        let max = self.shared.opts.max_batch;
-        refuse(&self.shared, "(batch)", ErrorCode::TooLarge);
-        let err = CommandError::new(
-            ErrorCode::TooLarge,
-            format!("batch of {len} requests exceeds the limit of {max}"),
-        )
-        .with_details(json!({ "maxBatch": max }))
-        .with_suggestion("split the batch");
-        Next::Reply(Some(to_text(&Response::error(Id::Null, err))))
-    }
-
     async fn single(&mut self, value: Value) -> Option<Response> {
-        let req = match Request::from_value(value) {
+        let req = match self.rpc.request(value) {
             Ok(r) => r,
-            Err(resp) => {
-                refuse(&self.shared, "(request)", ErrorCode::InvalidRequest);
-                return Some(*resp);
-            }
+            Err(resp) => return Some(*resp),
         };
         let Request { id, method, params } = req;
         // Terminal output is pushed to the session that created the terminal: listen
@@ -479,21 +419,23 @@ impl<S: Host> Conn<S> {
         }
         let outcome: Result<Value, ErrorObject> = if method == "auth.authenticate" {
             Ok(json!({ "authenticated": true, "sessionId": self.session }))
-        } else if method == "events.subscribe" || method == "events.unsubscribe" {
-            self.subscription(&method, &params)
-                .map_err(ErrorObject::from)
+        } else if let Some(answer) = self.rpc.answer(&method, &params) {
+            if self.events.is_none() && self.rpc.subscribed() {
+                self.events = Some(self.shared.exec.events().subscribe());
+            }
+            answer
         } else if self.events.is_none() {
             Response::outcome(
                 self.shared
                     .exec
-                    .execute(&method, params, self.source())
+                    .execute(&method, params, self.rpc.source())
                     .await,
             )
         } else {
             // A session with terminals: run the call on its own task and keep pushing
             // their output meanwhile (a `terminal.wait` may block for minutes).
             let exec = self.shared.exec.clone();
-            let source = self.source();
+            let source = self.rpc.source();
             let mut job = tokio::spawn(async move { exec.execute(&method, params, source).await });
             let mut events = self.events.take();
             let done = loop {

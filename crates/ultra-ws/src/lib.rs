@@ -13,8 +13,9 @@
 //!
 //! The same listener serves the web UI's page (`/ui/`, module `web`), which signs in with a
 //! ticket `ultra serve` prints ([`tickets`]) instead of the token: such a session is the
-//! person at the browser (source `human`, an approver while open) and may subscribe to
-//! events (`events.subscribe`).
+//! person at the browser (source `human`, an approver while open). Any session may subscribe
+//! to events (`events.subscribe`, alias `subscribe`): the session, its subscriptions and
+//! limits are `ultra_rpc::Session`, the same as on the Unix socket.
 //!
 //! Like `ultra-ipc`, the crate is generic over [`ultra_core::Host`].
 

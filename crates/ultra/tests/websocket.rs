@@ -632,3 +632,61 @@ fn find_and_replace_is_one_transaction_across_files() {
         assert_eq!(r["result"]["count"], 0, "{r}");
     });
 }
+
+/// The Unix socket's subscription names work here too, with the same limits and answers:
+/// both transports serve one JSON-RPC session.
+#[test]
+fn the_sockets_subscription_names_are_aliases() {
+    let ws = workspace(json!({}));
+    let server = ws.serve();
+    let url = url(&server);
+    rt().block_on(async {
+        let mut s = authenticated(&url).await;
+        send(
+            &mut s,
+            json!({"jsonrpc": "2.0", "id": 1, "method": "subscribe",
+                   "params": {"events": ["command.executed"]}}),
+        )
+        .await;
+        let r = recv(&mut s).await.unwrap();
+        assert_eq!(
+            r["result"]["subscribed"],
+            json!(["command.executed"]),
+            "{r}"
+        );
+        send(
+            &mut s,
+            json!({"jsonrpc": "2.0", "id": 2, "method": "editor.getContent",
+                   "params": {"path": "src/app.ts"}}),
+        )
+        .await;
+        let mut seen = Vec::new();
+        while seen.len() < 2 {
+            seen.push(recv(&mut s).await.unwrap());
+        }
+        assert!(
+            seen.iter().any(|m| m["method"] == "command.executed"
+                && m["params"]["data"]["command"] == "editor.getContent"),
+            "{seen:?}"
+        );
+        send(
+            &mut s,
+            json!({"jsonrpc": "2.0", "id": 3, "method": "unsubscribe", "params": {}}),
+        )
+        .await;
+        let r = recv(&mut s).await.unwrap();
+        assert_eq!(
+            r["result"],
+            json!({"unsubscribed": ["command.executed"], "subscribed": []}),
+            "{r}"
+        );
+        send(
+            &mut s,
+            json!({"jsonrpc": "2.0", "id": 4, "method": "events.subscribe",
+                   "params": {"events": [1]}}),
+        )
+        .await;
+        let r = recv(&mut s).await.unwrap();
+        assert_eq!(r["error"]["code"], -32602, "{r}");
+    });
+}
