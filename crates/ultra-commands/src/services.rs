@@ -52,7 +52,7 @@ pub struct Services {
     /// Terminals (seed 003).
     terminals: crate::terminal::Terminals,
     /// `run_tests` watches running in the background.
-    test_watches: crate::runner::watch::TestWatches,
+    test_watches: ultra_runner::TestWatches,
     /// The agent-driven UI (seed 002).
     ui: crate::ui::UiService,
     /// What the editor shows (seed 000's view commands) and buffers' highlighting.
@@ -219,7 +219,7 @@ impl Services {
     }
 
     /// The test watches.
-    pub fn test_watches(&self) -> &crate::runner::watch::TestWatches {
+    pub fn test_watches(&self) -> &ultra_runner::TestWatches {
         &self.test_watches
     }
 
