@@ -13,8 +13,8 @@ use ultra_core::{Command, Cx, Registry};
 use ultra_protocol::{CommandError, ErrorCode, Source, SourceKind};
 use ultra_workspace::workspace::{EditOp, FileEdits};
 
-use crate::Services;
 use crate::edit::apply_batch;
+use crate::services::Services;
 use crate::util::is_human;
 
 /// People may touch restricted paths; agents and programs may not.

@@ -18,11 +18,11 @@ use ultra_workspace::buffer::Selection;
 use ultra_workspace::text;
 use ultra_workspace::workspace::{EditOp, FileEdits, Saved};
 
-use crate::Services;
 use crate::edit::{Edited, apply_batch, single};
 use crate::file::{Closed, SavedAll};
 use crate::navigation::{Cursors, cursors, with_buffer};
 use crate::query::NoArgs;
+use crate::services::Services;
 use crate::util::{file_uri, target};
 
 /// Register the seed 003 editor methods.

@@ -12,7 +12,7 @@ use ultra_protocol::{CommandError, ErrorCode};
 use ultra_shell::promoted::{Cli, Promoted, Visitor};
 use ultra_shell::run::Builtin;
 
-use crate::Services;
+use crate::services::Services;
 use crate::shell::{Capped, FIXTURE, RunOutput, leak};
 
 /// Promoted commands declared in this layer, because they need what the shell crate

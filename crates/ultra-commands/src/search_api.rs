@@ -11,7 +11,7 @@ use ultra_core::registry::RegistryError;
 use ultra_core::{Command, Cx, Registry};
 use ultra_protocol::{CommandError, ErrorCode, Position, PositionEncoding, Range};
 
-use crate::Services;
+use crate::services::Services;
 
 /// Register the search methods.
 pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {

@@ -17,7 +17,7 @@ use ultra_protocol::{CommandError, ErrorCode};
 use ultra_shell::run::Shell;
 use ultra_shell::{RedirectKind, Script};
 
-use crate::Services;
+use crate::services::Services;
 
 /// Register the shell command, every plain built-in as `shell.<name>` and the promoted
 /// ones as typed tools.

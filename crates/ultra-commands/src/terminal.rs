@@ -20,7 +20,7 @@ pub use ultra_term::{
 };
 use ultra_term::{Size, Spawn, shell_program};
 
-use crate::Services;
+use crate::services::Services;
 
 /// `terminal.wait`'s default and longest timeout.
 const WAIT_DEFAULT_MS: u64 = 30_000;

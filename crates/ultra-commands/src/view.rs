@@ -20,7 +20,7 @@ use ultra_index::highlight::{Highlighter, Scope};
 use ultra_protocol::{CommandError, ErrorCode, Position, SourceKind};
 use ultra_workspace::RelPath;
 
-use crate::Services;
+use crate::services::Services;
 use crate::util::{NoArgs, target};
 
 /// The event announcing a changed view; its data is the view state.

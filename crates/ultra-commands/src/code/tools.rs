@@ -17,7 +17,7 @@ use ultra_protocol::{CommandError, ErrorCode};
 use ultra_workspace::RelPath;
 
 use super::IndexState;
-use crate::Services;
+use crate::services::Services;
 use crate::util::{current_text, is_human};
 
 /// Register the tools.

@@ -14,7 +14,7 @@ use ultra_core::{Command, Cx, Registry};
 use ultra_protocol::CommandError;
 use ultra_workspace::RelPath;
 
-use crate::Services;
+use crate::services::Services;
 use crate::util::{NoArgs, is_human};
 pub use ultra_git::{
     BranchInfo, Committed, FileDiff, GitDiffOut, GitStatusOut, LogEntry, StatusFiles,

@@ -20,7 +20,7 @@ pub(crate) use ultra_runner::sandbox;
 pub use ultra_runner::{RunOutput, policy, programs};
 use ultra_runner::{Sandbox, execute, limits};
 
-use crate::Services;
+use crate::services::Services;
 use policy::{Line, Rules, Verdict};
 
 /// Register `run.command` and `run.tests`.

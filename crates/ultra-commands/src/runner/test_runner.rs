@@ -13,7 +13,7 @@ use ultra_protocol::{CommandError, ErrorCode};
 pub use ultra_runner::test_runner::{Runner, Stats, TestRun};
 use ultra_runner::test_runner::{argv, detect, run_once};
 
-use crate::Services;
+use crate::services::Services;
 
 const DEFAULT_TIMEOUT_MS: u64 = 300_000;
 

@@ -9,7 +9,7 @@ use ultra_core::{Command, Cx};
 use ultra_protocol::{CommandError, ErrorCode};
 pub use ultra_runner::watch::{TestWatches, WatchInfo};
 
-use crate::Services;
+use crate::services::Services;
 use crate::util::NoArgs;
 
 /// `run.testWatches`.
