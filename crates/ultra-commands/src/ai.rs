@@ -9,7 +9,7 @@ use ultra_core::{Command, Cx, Registry};
 use ultra_protocol::event::names;
 use ultra_protocol::{CommandError, ErrorCode};
 
-use crate::Services;
+use crate::services::Services;
 use crate::util::{cap_chars, is_human};
 
 /// Register the AI commands.

@@ -8,7 +8,7 @@ use ultra_core::registry::RegistryError;
 use ultra_core::{Command, Cx, Registry};
 use ultra_protocol::{CommandError, ErrorCode, SourceKind};
 
-use crate::Services;
+use crate::services::Services;
 
 /// Register the confirmation commands.
 pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {

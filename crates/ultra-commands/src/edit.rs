@@ -14,7 +14,7 @@ use ultra_workspace::history::Filter;
 use ultra_workspace::workspace::{EditOp, FileEdits, Prepared, TxnOutcome};
 use ultra_workspace::{RelPath, Workspace};
 
-use crate::Services;
+use crate::services::Services;
 use crate::util::{current_text, emit_changed, emit_notices, is_human, target};
 
 /// Register the edit commands.

@@ -14,8 +14,8 @@ use ultra_protocol::{CommandError, ErrorCode, Source, SourceKind};
 use ultra_workspace::workspace::{EditOp, FileEdits};
 use ultra_workspace::{RelPath, Workspace};
 
-use crate::Services;
 use crate::edit::{Finish, apply};
+use crate::services::Services;
 use crate::util::is_human;
 
 /// People may touch restricted paths; agents and programs may not.

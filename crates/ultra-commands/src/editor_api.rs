@@ -18,10 +18,10 @@ use ultra_workspace::buffer::Selection;
 use ultra_workspace::text;
 use ultra_workspace::workspace::{EditOp, FileEdits};
 
-use crate::Services;
 use crate::edit::{Edited, Finish, apply, single};
 use crate::navigation::{Cursors, cursors, with_buffer};
 use crate::query::NoArgs;
+use crate::services::Services;
 use crate::util::{file_uri, target};
 
 /// Register the seed 003 editor methods.

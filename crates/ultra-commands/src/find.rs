@@ -10,8 +10,8 @@ use ultra_core::{Command, Cx, Registry};
 use ultra_protocol::{CommandError, ErrorCode, Position};
 use ultra_workspace::buffer::Selection;
 
-use crate::Services;
 use crate::navigation::{Cursors, cursors, is_word, with_buffer, word_at};
+use crate::services::Services;
 
 /// Register the find and go-to commands.
 pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {

@@ -10,7 +10,7 @@ use ultra_protocol::{CommandError, Position, PositionEncoding, Range};
 use ultra_workspace::buffer::{Buffer, Selection};
 use ultra_workspace::text;
 
-use crate::Services;
+use crate::services::Services;
 use crate::util::target;
 
 /// Register the navigation commands.

@@ -12,7 +12,7 @@ use ultra_protocol::{CommandError, ErrorCode};
 use ultra_shell::command::{Builtin, Commands};
 use ultra_shell::promoted::{Builtins, Promoted, Visitor};
 
-use crate::Services;
+use crate::services::Services;
 use crate::shell_call::{
     DEFAULT_MAX_OUTPUT, FIXTURE, RunOutput, confined, leak, risk_annotations, run_one, with_risk,
 };

@@ -10,7 +10,7 @@ use ultra_protocol::command::CommandInfo;
 use ultra_protocol::{CommandError, Range};
 use ultra_workspace::workspace::Snapshot;
 
-use crate::Services;
+use crate::services::Services;
 use crate::util::{cap_chars, emit_notices, target};
 
 /// Register the queries.

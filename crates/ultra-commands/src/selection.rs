@@ -9,8 +9,8 @@ use ultra_protocol::{CommandError, ErrorCode, Position, PositionEncoding, Range}
 use ultra_workspace::buffer::{Buffer, Selection};
 use ultra_workspace::text;
 
-use crate::Services;
 use crate::navigation::{Cursors, cursors, dedup, is_word, with_buffer, word_at};
+use crate::services::Services;
 
 /// Register the selection commands.
 pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {

@@ -5,11 +5,29 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use ultra_core::validator::FileReader;
 use ultra_core::{Config, Host};
-use ultra_workspace::Workspace;
 use ultra_workspace::root::RootOptions;
 use ultra_workspace::workspace::WorkspaceOptions;
+use ultra_workspace::{Workspace, WsError};
 
-use crate::BuildError;
+/// Ultra's per-workspace state directory: `$XDG_STATE_HOME/ultra/<root-hash>/`, else under
+/// `~/.local/state`, else the temp dir. It holds the audit log and the code index store.
+pub fn state_dir(root: &Path) -> std::path::PathBuf {
+    let base = std::env::var_os("XDG_STATE_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".local/state")))
+        .unwrap_or_else(std::env::temp_dir);
+    let hash = blake3::hash(root.as_os_str().as_encoded_bytes()).to_hex();
+    base.join("ultra").join(&hash[..16])
+}
+
+/// How the executor will be used, beyond the config.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Mode {
+    /// One process, one run (`ultra -c` with no server): undo history ends with it.
+    pub one_shot: bool,
+    /// Write nothing: the workspace's file layer refuses every change (`--dry-run`).
+    pub dry_run: bool,
+}
 
 thread_local! {
     /// How many workspace guards this thread holds.
@@ -52,7 +70,7 @@ pub struct Services {
     /// Terminals (seed 003).
     terminals: crate::terminal::Terminals,
     /// `run_tests` watches running in the background.
-    test_watches: crate::runner::watch::TestWatches,
+    test_watches: ultra_runner::TestWatches,
     /// The agent-driven UI (seed 002).
     ui: crate::ui::UiService,
     /// What the editor shows (seed 000's view commands) and buffers' highlighting.
@@ -61,14 +79,14 @@ pub struct Services {
     keymap: std::sync::OnceLock<ultra_core::keymap::Keymap>,
     /// The loaded configuration.
     pub config: Config,
-    mode: crate::Mode,
+    mode: Mode,
 }
 
 /// Where the code index persists, from config `index`.
 fn store_at(root: &Path, cfg: &ultra_core::config::IndexConfig) -> crate::code::StoreAt {
     use ultra_core::config::IndexBackend;
     match cfg.backend {
-        IndexBackend::Redb => crate::code::StoreAt::Redb(crate::state_dir(root).join("index.redb")),
+        IndexBackend::Redb => crate::code::StoreAt::Redb(state_dir(root).join("index.redb")),
         IndexBackend::None => crate::code::StoreAt::Nowhere,
         IndexBackend::Redis => {
             let hash = blake3::hash(root.as_os_str().as_encoded_bytes()).to_hex();
@@ -88,7 +106,7 @@ fn store_at(root: &Path, cfg: &ultra_core::config::IndexConfig) -> crate::code::
 
 impl Services {
     /// Open the workspace at `root`.
-    pub fn open(root: &Path, config: &Config, mode: crate::Mode) -> Result<Services, BuildError> {
+    pub fn open(root: &Path, config: &Config, mode: Mode) -> Result<Services, WsError> {
         let opts = WorkspaceOptions {
             root: RootOptions {
                 restricted: config.security.restricted_paths.clone(),
@@ -96,7 +114,7 @@ impl Services {
                 dry_run: mode.dry_run,
                 ..RootOptions::default()
             },
-            journal_dir: (!mode.dry_run).then(|| crate::state_dir(root).join("journal")),
+            journal_dir: (!mode.dry_run).then(|| state_dir(root).join("journal")),
         };
         let shell_root = Arc::new(ultra_workspace::Root::open(root, opts.root.clone())?);
         let ws = Workspace::open(root, opts)?;
@@ -111,7 +129,7 @@ impl Services {
             shell_sessions: Mutex::new(std::collections::HashMap::new()),
             terminals: crate::terminal::Terminals::default(),
             test_watches: Default::default(),
-            ui: crate::ui::UiService::new(crate::state_dir(root)),
+            ui: crate::ui::UiService::new(state_dir(root)),
             view: Default::default(),
             keymap: std::sync::OnceLock::new(),
             config: config.clone(),
@@ -120,7 +138,7 @@ impl Services {
     }
 
     /// How this executor is used (one-shot, dry run).
-    pub fn mode(&self) -> crate::Mode {
+    pub fn mode(&self) -> Mode {
         self.mode
     }
 
@@ -219,7 +237,7 @@ impl Services {
     }
 
     /// The test watches.
-    pub fn test_watches(&self) -> &crate::runner::watch::TestWatches {
+    pub fn test_watches(&self) -> &ultra_runner::TestWatches {
         &self.test_watches
     }
 

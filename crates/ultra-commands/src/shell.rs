@@ -17,7 +17,7 @@ use ultra_protocol::{CommandError, ErrorCode};
 use ultra_shell::ParseError;
 use ultra_shell::plan::Plan;
 
-use crate::Services;
+use crate::services::Services;
 use crate::shell_call::{
     Capped, DEFAULT_MAX_OUTPUT, FIXTURE, confined, leak, output, risk_annotations, run_one,
     session_id, with_risk,

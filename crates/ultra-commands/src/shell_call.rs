@@ -14,7 +14,7 @@ use ultra_protocol::command::Annotations;
 use ultra_shell::command::{Io, Risk};
 use ultra_workspace::RelPath;
 
-use crate::Services;
+use crate::services::Services;
 use crate::shell_writes::{Refusal, SHELL_TIME_LIMIT, finish, shell_fs};
 
 /// Default cap on captured stdout and stderr, each.

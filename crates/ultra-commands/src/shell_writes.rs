@@ -12,7 +12,7 @@ use ultra_core::validator::WriteChecker;
 use ultra_shell::run::fs::{FileOp, ShellFs, WriteHook};
 use ultra_workspace::{RelPath, Workspace};
 
-use crate::Services;
+use crate::services::Services;
 use crate::util::{is_human, publish_notices};
 
 /// A write the workspace's checks refused.

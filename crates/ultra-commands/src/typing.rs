@@ -11,8 +11,8 @@ use ultra_protocol::CommandError;
 use ultra_workspace::buffer::Buffer;
 use ultra_workspace::workspace::{EditOp, FileEdits};
 
-use crate::Services;
 use crate::edit::{Edited, Finish, apply, single};
+use crate::services::Services;
 use crate::util::target;
 
 /// Register the typing commands.

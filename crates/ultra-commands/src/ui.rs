@@ -25,7 +25,7 @@ use ultra_ui::journal::Journal;
 use ultra_ui::model::{Effect, Mutation, StateId, Ui};
 use ultra_ui::ops::{self, Envelope, Invalid, Op};
 
-use crate::Services;
+use crate::services::Services;
 use crate::util::NoArgs;
 
 /// Register `ui.batch`, `ui.snapshot` and one command per operation.

@@ -8,7 +8,7 @@ use ultra_protocol::{CommandError, SourceKind};
 use ultra_workspace::workspace::{Notice, TxnOutcome};
 use ultra_workspace::{RelPath, Workspace};
 
-use crate::Services;
+use crate::services::Services;
 
 /// The arguments of a command that takes none (`{}`; anything else is refused).
 #[derive(Debug, Default, serde::Deserialize, schemars::JsonSchema)]

@@ -16,7 +16,7 @@ use std::time::Duration;
 use notify::{RecursiveMode, Watcher};
 use ultra_core::Executor;
 
-use crate::Services;
+use crate::services::Services;
 use crate::util::publish_notices;
 
 /// Stops the watcher thread when dropped.

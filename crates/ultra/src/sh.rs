@@ -40,9 +40,11 @@ pub fn run(root: &std::path::Path, script: &str) -> ExitCode {
     // The command line is not a person at an editor: restricted paths apply.
     let mut fs = ShellFs::new(root.clone(), false);
     // `grep code` searches the workspace's (persisted) code index.
-    if let Ok(services) =
-        ultra_commands::Services::open(root.path(), &config, ultra_commands::Mode::default())
-    {
+    if let Ok(services) = ultra_commands::services::Services::open(
+        root.path(),
+        &config,
+        ultra_commands::Mode::default(),
+    ) {
         fs = fs.with_code(services.code_search());
     }
     let shell = ultra_commands::promoted::shell(fs);

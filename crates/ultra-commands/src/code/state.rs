@@ -14,7 +14,7 @@ use ultra_protocol::{CommandError, ErrorCode, Position, PositionEncoding, Range}
 use ultra_workspace::text::{to_char, to_pos};
 
 use super::IndexState;
-use crate::Services;
+use crate::services::Services;
 use crate::util::{current_text, file_uri, is_human};
 
 /// Register the state queries.

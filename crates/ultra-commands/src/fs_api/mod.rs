@@ -22,9 +22,9 @@ use ultra_workspace::root::{Kind, Meta};
 use ultra_workspace::workspace::{EditOp, FileEdits};
 use ultra_workspace::{RelPath, WsError, text};
 
-use crate::Services;
 use crate::editor_api::Done;
 use crate::file::Deleted;
+use crate::services::Services;
 mod dirs;
 mod read;
 mod stat;

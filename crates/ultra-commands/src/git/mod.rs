@@ -4,10 +4,8 @@
 //! repository must be the workspace root itself (no search upward: the workspace is the
 //! boundary), and paths given to a commit go through the workspace's confinement.
 
-mod ops;
 pub mod shell;
 
-use git2::Repository;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use ultra_core::command::{CommandSpec, Example, Touches};
@@ -16,10 +14,12 @@ use ultra_core::{Command, Cx, Registry};
 use ultra_protocol::CommandError;
 use ultra_workspace::RelPath;
 
-use crate::Services;
+use crate::services::Services;
 use crate::util::{NoArgs, is_human};
-pub use ops::{BranchInfo, Committed, FileDiff, GitDiffOut, GitStatusOut, LogEntry, StatusFiles};
-use ops::{empty_message, staged_paths};
+pub use ultra_git::{
+    BranchInfo, Committed, FileDiff, GitDiffOut, GitStatusOut, LogEntry, StatusFiles,
+};
+use ultra_git::{Repository, empty_message, staged_paths};
 
 /// Register the git commands.
 pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
@@ -43,7 +43,7 @@ const OUTSIDE_REPO: &[Example] = &[Example {
 
 /// The repository at the workspace root.
 fn open(services: &Services) -> Result<Repository, CommandError> {
-    ops::open(services.root_path())
+    ultra_git::open(services.root_path())
 }
 
 /// Confine each of `paths` for the caller.
@@ -81,7 +81,7 @@ impl Command<Services> for GitStatus {
     }
 
     fn run(&self, cx: &mut Cx<'_, Services>, _: NoArgs) -> Result<GitStatusOut, CommandError> {
-        ops::status(&open(cx.services)?)
+        ultra_git::status(&open(cx.services)?)
     }
 }
 
@@ -126,7 +126,7 @@ impl Command<Services> for GitDiff {
     fn run(&self, cx: &mut Cx<'_, Services>, a: GitDiffArgs) -> Result<GitDiffOut, CommandError> {
         let repo = open(cx.services)?;
         let paths = confined(cx, a.path.as_slice())?;
-        ops::diff(&repo, &paths, a.staged)
+        ultra_git::diff(&repo, &paths, a.staged)
     }
 }
 
@@ -190,7 +190,7 @@ impl Command<Services> for GitCommit {
     }
 
     fn preview(&self, services: &Services, a: &GitCommitArgs) -> Option<String> {
-        ops::commit_preview(&open(services).ok()?, &a.message, &a.files)
+        ultra_git::commit_preview(&open(services).ok()?, &a.message, &a.files)
     }
 
     fn run(&self, cx: &mut Cx<'_, Services>, a: GitCommitArgs) -> Result<Committed, CommandError> {
@@ -199,8 +199,8 @@ impl Command<Services> for GitCommit {
         }
         let repo = open(cx.services)?;
         let paths = confined(cx, &a.files)?;
-        ops::stage(&repo, cx.services.shell_root(), &paths)?;
-        ops::commit(&repo, &a.message)
+        ultra_git::stage(&repo, cx.services.shell_root(), &paths)?;
+        ultra_git::commit(&repo, &a.message)
     }
 }
 
@@ -248,7 +248,7 @@ impl Command<Services> for GitStage {
     fn run(&self, cx: &mut Cx<'_, Services>, a: FilesArgs) -> Result<Staged, CommandError> {
         let repo = open(cx.services)?;
         let paths = confined(cx, &a.files)?;
-        ops::stage(&repo, cx.services.shell_root(), &paths)?;
+        ultra_git::stage(&repo, cx.services.shell_root(), &paths)?;
         Ok(Staged {
             staged: staged_paths(&repo)?,
         })
@@ -282,7 +282,7 @@ impl Command<Services> for GitUnstage {
 
     fn run(&self, cx: &mut Cx<'_, Services>, a: FilesArgs) -> Result<Staged, CommandError> {
         let repo = open(cx.services)?;
-        ops::unstage(&repo, &confined(cx, &a.files)?)?;
+        ultra_git::unstage(&repo, &confined(cx, &a.files)?)?;
         Ok(Staged {
             staged: staged_paths(&repo)?,
         })
@@ -327,7 +327,7 @@ impl Command<Services> for GitLog {
     fn run(&self, cx: &mut Cx<'_, Services>, a: LogArgs) -> Result<Vec<LogEntry>, CommandError> {
         let repo = open(cx.services)?;
         let paths = confined(cx, a.path.as_slice())?;
-        ops::log(&repo, &paths, a.limit.unwrap_or(20).clamp(1, 500))
+        ultra_git::log(&repo, &paths, a.limit.unwrap_or(20).clamp(1, 500))
     }
 }
 
@@ -355,6 +355,6 @@ impl Command<Services> for GitBranches {
     }
 
     fn run(&self, cx: &mut Cx<'_, Services>, _: NoArgs) -> Result<Vec<BranchInfo>, CommandError> {
-        ops::branches(&open(cx.services)?)
+        ultra_git::branches(&open(cx.services)?)
     }
 }

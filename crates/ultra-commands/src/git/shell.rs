@@ -2,7 +2,6 @@
 //! typed `git` tool, both through the same libgit2 operations as the `git.*` commands. No
 //! git program runs, so hooks, filters and external diff drivers never do.
 
-use git2::Repository;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -12,7 +11,7 @@ use ultra_shell::promoted::{Issue, Promoted, Risk};
 use ultra_shell::run::{Cx, Example, Io};
 use ultra_workspace::RelPath;
 
-use super::ops;
+use ultra_git::Repository;
 
 /// `git`.
 pub struct Git;
@@ -298,12 +297,12 @@ impl Promoted for Git {
         if a.subcommand != Subcommand::Commit {
             return None;
         }
-        let repo = ops::open(root.path()).ok()?;
+        let repo = ultra_git::open(root.path()).ok()?;
         let mut more = a.paths.clone();
         if a.all {
-            more.extend(ops::changed_tracked(&repo).ok()?);
+            more.extend(ultra_git::changed_tracked(&repo).ok()?);
         }
-        ops::commit_preview(&repo, a.message.as_deref().unwrap_or(""), &more)
+        ultra_git::commit_preview(&repo, a.message.as_deref().unwrap_or(""), &more)
     }
 
     fn execute(&self, a: GitArgs, io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
@@ -325,7 +324,7 @@ impl Promoted for Git {
 
 /// Run the call and render what git would print.
 fn run(a: &GitArgs, cx: &Cx<'_>) -> Result<String, CommandError> {
-    let repo: Repository = ops::open(cx.fs.root().path())?;
+    let repo: Repository = ultra_git::open(cx.fs.root().path())?;
     let paths = a
         .paths
         .iter()
@@ -334,11 +333,11 @@ fn run(a: &GitArgs, cx: &Cx<'_>) -> Result<String, CommandError> {
     let mut out = String::new();
     match a.subcommand {
         Subcommand::Status => {
-            let s = ops::status(&repo)?;
+            let s = ultra_git::status(&repo)?;
             out = if a.short { s.short } else { s.output };
         }
         Subcommand::Diff => {
-            let d = ops::diff(&repo, &paths, a.staged)?;
+            let d = ultra_git::diff(&repo, &paths, a.staged)?;
             if a.name_only {
                 for f in &d.files {
                     out.push_str(&format!("{}\n", f.path));
@@ -384,7 +383,7 @@ fn run(a: &GitArgs, cx: &Cx<'_>) -> Result<String, CommandError> {
             }
         }
         Subcommand::Log => {
-            for c in ops::log(&repo, &paths, a.limit.unwrap_or(20).clamp(1, 500))? {
+            for c in ultra_git::log(&repo, &paths, a.limit.unwrap_or(20).clamp(1, 500))? {
                 if a.short {
                     out.push_str(&format!("{} {}\n", &c.hash[..7], c.summary));
                 } else {
@@ -402,20 +401,20 @@ fn run(a: &GitArgs, cx: &Cx<'_>) -> Result<String, CommandError> {
         }
         Subcommand::Add => {
             if a.all {
-                ops::stage_all(&repo)?;
+                ultra_git::stage_all(&repo)?;
             }
-            ops::stage(&repo, cx.fs.root(), &paths)?;
+            ultra_git::stage(&repo, cx.fs.root(), &paths)?;
         }
-        Subcommand::Reset => ops::unstage(&repo, &paths)?,
+        Subcommand::Reset => ultra_git::unstage(&repo, &paths)?,
         Subcommand::Commit => {
             if a.all {
-                ops::stage_tracked(&repo)?;
+                ultra_git::stage_tracked(&repo)?;
             }
-            ops::stage(&repo, cx.fs.root(), &paths)?;
-            let c = ops::commit(&repo, a.message.as_deref().unwrap_or(""))?;
+            ultra_git::stage(&repo, cx.fs.root(), &paths)?;
+            let c = ultra_git::commit(&repo, a.message.as_deref().unwrap_or(""))?;
             out = format!(
                 "[{} {}] {}\n {} file{} changed\n",
-                ops::branch_name(&repo),
+                ultra_git::branch_name(&repo),
                 &c.hash[..7],
                 c.message.lines().next().unwrap_or(""),
                 c.files.len(),
@@ -423,7 +422,7 @@ fn run(a: &GitArgs, cx: &Cx<'_>) -> Result<String, CommandError> {
             );
         }
         Subcommand::Branch => {
-            for b in ops::branches(&repo)? {
+            for b in ultra_git::branches(&repo)? {
                 out.push_str(&format!(
                     "{} {}\n",
                     if b.current { "*" } else { " " },

@@ -1,20 +1,20 @@
 //! `build` as a dual-mode command (seed 004): the project's own build, found from the
-//! workspace root (Cargo.toml, package.json's `build` script, go.mod, a Makefile), run as
-//! argv like `run_tests` with a scrubbed environment, a timeout that kills the process
-//! group, and capped output. In the shell its output pipes like any command's
+//! workspace root (`ultra_runner::build`: Cargo.toml, package.json's `build` script, go.mod,
+//! a Makefile), run as argv like `run_tests` with a scrubbed environment, a timeout that
+//! kills the process group, and capped output. In the shell its output pipes like any command's
 //! (`build 2>&1 | grep error`).
 
-use std::path::Path;
 use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
+use ultra_runner::build::{detect, plan};
+use ultra_runner::policy::{Line, Stage};
+use ultra_runner::{MAX_TIMEOUT_MS, execute};
 use ultra_shell::promoted::cli::scan;
 use ultra_shell::promoted::{Issue, Promoted, Risk};
 use ultra_shell::run::{Cx, Example, Io};
-
-use super::policy::{Line, Stage};
 
 /// `build`.
 pub struct Build;
@@ -35,79 +35,6 @@ pub struct BuildArgs {
     pub release: bool,
     /// Milliseconds before the build is killed (default 300000, at most 600000).
     pub timeout: Option<u64>,
-}
-
-/// The build systems `build` knows, in the order it looks for them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum System {
-    Cargo,
-    Npm,
-    Go,
-    Make,
-}
-
-fn detect(root: &Path) -> Option<System> {
-    if root.join("Cargo.toml").is_file() {
-        return Some(System::Cargo);
-    }
-    if let Ok(text) = std::fs::read_to_string(root.join("package.json")) {
-        let pkg: Value = serde_json::from_str(&text).unwrap_or_default();
-        if pkg["scripts"].get("build").is_some() {
-            return Some(System::Npm);
-        }
-    }
-    if root.join("go.mod").is_file() {
-        return Some(System::Go);
-    }
-    if ["Makefile", "makefile", "GNUmakefile"]
-        .iter()
-        .any(|m| root.join(m).is_file())
-    {
-        return Some(System::Make);
-    }
-    None
-}
-
-/// The program a build runs in `root` (for restricted-command checks), if it finds a build.
-pub(crate) fn program(root: &Path) -> Option<&'static str> {
-    detect(root).map(|s| match s {
-        System::Cargo => "cargo",
-        System::Npm => "npm",
-        System::Go => "go",
-        System::Make => "make",
-    })
-}
-
-/// The argv lists a call runs, in order.
-fn plan(system: System, a: &BuildArgs, root: &Path) -> Result<Vec<Vec<String>>, String> {
-    let words = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-    if a.release && system != System::Cargo {
-        return Err("--release applies to Cargo projects; other builds choose their profile in their own configuration".into());
-    }
-    let mut steps = Vec::new();
-    if a.clean {
-        steps.push(match system {
-            System::Cargo => words(&["cargo", "clean"]),
-            System::Go => words(&["go", "clean"]),
-            System::Make => words(&["make", "clean"]),
-            System::Npm => {
-                let text = std::fs::read_to_string(root.join("package.json")).unwrap_or_default();
-                let pkg: Value = serde_json::from_str(&text).unwrap_or_default();
-                if pkg["scripts"].get("clean").is_none() {
-                    return Err("package.json has no `clean` script to run".into());
-                }
-                words(&["npm", "run", "clean"])
-            }
-        });
-    }
-    steps.push(match system {
-        System::Cargo if a.release => words(&["cargo", "build", "--release"]),
-        System::Cargo => words(&["cargo", "build"]),
-        System::Npm => words(&["npm", "run", "build"]),
-        System::Go => words(&["go", "build", "./..."]),
-        System::Make => words(&["make"]),
-    });
-    Ok(steps)
 }
 
 impl Promoted for Build {
@@ -165,10 +92,10 @@ impl Promoted for Build {
 
     fn validate(&self, a: &BuildArgs) -> Result<(), Vec<Issue>> {
         match a.timeout {
-            Some(t) if t == 0 || t > super::MAX_TIMEOUT_MS => Err(vec![Issue::new(
+            Some(t) if t == 0 || t > MAX_TIMEOUT_MS => Err(vec![Issue::new(
                 "timeout",
                 "invalid_value",
-                format!("timeout is 1..={} milliseconds", super::MAX_TIMEOUT_MS),
+                format!("timeout is 1..={} milliseconds", MAX_TIMEOUT_MS),
             )]),
             _ => Ok(()),
         }
@@ -200,7 +127,7 @@ impl Promoted for Build {
             );
             return 1;
         };
-        let steps = match plan(system, &a, root) {
+        let steps = match plan(system, a.clean, a.release, root) {
             Ok(s) => s,
             Err(e) => {
                 let _ = writeln!(io.stderr, "build: {e}");
@@ -227,7 +154,7 @@ impl Promoted for Build {
         } else {
             super::sandbox::for_agent_at(root)
         };
-        let ran = match super::execute(root, &line, timeout, MAX_OUTPUT, None, sandbox.as_ref()) {
+        let ran = match execute(root, &line, timeout, MAX_OUTPUT, None, sandbox.as_ref()) {
             Ok(r) => r,
             Err(e) => {
                 let _ = writeln!(io.stderr, "build: {}", e.message);
@@ -255,52 +182,5 @@ impl Promoted for Build {
             }
         );
         status
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn detection_and_plans() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let root = dir.path();
-        assert_eq!(detect(root), None);
-        std::fs::write(root.join("Makefile"), "all:\n").expect("write");
-        assert_eq!(detect(root), Some(System::Make));
-        std::fs::write(root.join("go.mod"), "module x\n").expect("write");
-        assert_eq!(detect(root), Some(System::Go));
-        // A package.json without a build script is not a build.
-        std::fs::write(root.join("package.json"), r#"{"scripts": {"test": "x"}}"#).expect("write");
-        assert_eq!(detect(root), Some(System::Go));
-        std::fs::write(
-            root.join("package.json"),
-            r#"{"scripts": {"build": "tsc"}}"#,
-        )
-        .expect("write");
-        assert_eq!(detect(root), Some(System::Npm));
-        std::fs::write(root.join("Cargo.toml"), "").expect("write");
-        assert_eq!(detect(root), Some(System::Cargo));
-
-        let args = |clean, release| BuildArgs {
-            clean,
-            release,
-            timeout: None,
-        };
-        let joined = |s: System, a: BuildArgs| {
-            plan(s, &a, root).map(|p| p.iter().map(|v| v.join(" ")).collect::<Vec<_>>())
-        };
-        assert_eq!(
-            joined(System::Cargo, args(true, true)).expect("plan"),
-            ["cargo clean", "cargo build --release"]
-        );
-        assert_eq!(
-            joined(System::Go, args(false, false)).expect("plan"),
-            ["go build ./..."]
-        );
-        assert!(joined(System::Make, args(false, true)).is_err());
-        // npm has no standard clean: only a `clean` script counts.
-        assert!(joined(System::Npm, args(true, false)).is_err());
     }
 }

@@ -7,7 +7,7 @@ use ultra_protocol::{CommandError, ErrorCode, SourceKind};
 
 use super::service::{DERIVED, context_keys};
 use super::{ContextKeys, HELLO, OPEN, SetContextArgs, Tab, ViewInfo};
-use crate::Services;
+use crate::services::Services;
 use crate::util::NoArgs;
 
 /// `ultra.getViewState`.

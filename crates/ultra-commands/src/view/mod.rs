@@ -16,7 +16,7 @@ use ultra_core::Registry;
 use ultra_core::registry::RegistryError;
 pub use ultra_protocol::view::*;
 
-use crate::Services;
+use crate::services::Services;
 use context::{GetViewState, InspectContextKeys, SetContext};
 use panes::{
     ClosePalette, CommandPalette, FocusSidebar, FocusTerminal, SplitView, TOGGLE_AGENT_PANE,

@@ -9,7 +9,7 @@ use super::{
     Changed, FocusArgs, HELLO, OPEN, Palette, PaletteArgs, Split, SplitArgs, TerminalArgs,
     TerminalPanel, ToggleArgs, ViewState,
 };
-use crate::Services;
+use crate::services::Services;
 use crate::util::NoArgs;
 
 /// `ultra.toggleSidebar` / `ultra.toggleAgentPane`: a pane's visibility.

@@ -9,7 +9,7 @@ use ultra_core::Cx;
 use ultra_index::highlight::Highlighter;
 
 use super::{Split, VIEW_CHANGED, ViewState};
-use crate::Services;
+use crate::services::Services;
 
 /// The view every client sees, and what only the server keeps beside it.
 #[derive(Debug, Clone, Default)]

@@ -7,7 +7,7 @@ use ultra_protocol::{CommandError, ErrorCode, SourceKind};
 use ultra_workspace::RelPath;
 
 use super::{Active, QuitArgs, QuitOk};
-use crate::Services;
+use crate::services::Services;
 use crate::util::NoArgs;
 
 /// `ultra.nextEditor` / `ultra.previousEditor`.

@@ -13,7 +13,7 @@ use ultra_workspace::RelPath;
 use super::{
     HELLO, LastChange, LineSpan, Marker, OPEN, ViewLine, ViewSelection, Viewport, ViewportArgs,
 };
-use crate::Services;
+use crate::services::Services;
 use crate::util::target;
 
 /// `ultra.getViewport`.

@@ -23,7 +23,7 @@ mod health;
 mod read;
 mod refs;
 
-use crate::Services;
+use crate::services::Services;
 use crate::util::{current_text, is_human};
 pub use deps::*;
 pub use health::*;

@@ -86,7 +86,7 @@ fn push_stage(out: &mut Vec<String>, words: &[Option<&str>]) {
 
 /// The program `build` runs in this workspace (cargo, npm, go or make), if it finds one.
 pub fn of_build(root: &Path) -> Vec<String> {
-    super::build::program(root)
+    crate::build::program(root)
         .into_iter()
         .map(String::from)
         .collect()
@@ -94,8 +94,8 @@ pub fn of_build(root: &Path) -> Vec<String> {
 
 /// The program `run_tests` runs in this workspace, if it finds a runner.
 pub fn of_tests(root: &Path) -> Vec<String> {
-    super::test_runner::detect(root)
-        .map(|r| super::test_runner::argv(r, None, None))
+    crate::test_runner::detect(root)
+        .map(|r| crate::test_runner::argv(r, None, None))
         .and_then(|argv| argv.into_iter().next())
         .into_iter()
         .collect()

@@ -4,7 +4,10 @@
 
 use std::path::Path;
 
-use git2::{DiffFormat, DiffOptions, Repository, RepositoryOpenFlags, Status, StatusOptions};
+/// An open repository, as [`open`] returns it.
+pub use git2::Repository;
+
+use git2::{DiffFormat, DiffOptions, RepositoryOpenFlags, Status, StatusOptions};
 use schemars::JsonSchema;
 use serde::Serialize;
 use ultra_protocol::{CommandError, ErrorCode};
@@ -13,13 +16,13 @@ use ultra_workspace::{RelPath, Root};
 /// Most bytes of patch text returned.
 const MAX_PATCH: usize = 256 * 1024;
 
-pub(crate) fn failed(e: git2::Error) -> CommandError {
+fn failed(e: git2::Error) -> CommandError {
     CommandError::new(ErrorCode::GitFailed, format!("git: {}", e.message()))
 }
 
 /// The repository whose work tree is `root` (no search upward: the workspace is the
 /// boundary).
-pub(crate) fn open(root: &Path) -> Result<Repository, CommandError> {
+pub fn open(root: &Path) -> Result<Repository, CommandError> {
     Repository::open_ext(
         root,
         RepositoryOpenFlags::NO_SEARCH,
@@ -103,7 +106,7 @@ fn short_code(s: Status) -> [char; 2] {
 }
 
 /// Branch, upstream, ahead/behind and files by state.
-pub(crate) fn status(repo: &Repository) -> Result<GitStatusOut, CommandError> {
+pub fn status(repo: &Repository) -> Result<GitStatusOut, CommandError> {
     let detached = repo.head_detached().unwrap_or(false);
     let head = repo.head().ok();
     let branch = match (&head, detached) {
@@ -213,7 +216,7 @@ fn unborn_branch(repo: &Repository) -> String {
 }
 
 /// The current branch's short name (or `HEAD` when detached).
-pub(crate) fn branch_name(repo: &Repository) -> String {
+pub fn branch_name(repo: &Repository) -> String {
     match repo.head() {
         Ok(h) if !repo.head_detached().unwrap_or(false) => {
             h.shorthand().unwrap_or("HEAD").to_string()
@@ -248,7 +251,7 @@ pub struct GitDiffOut {
 
 /// Unstaged changes (work tree against the index), or staged ones (index against HEAD),
 /// limited to `paths` when any are given.
-pub(crate) fn diff(
+pub fn diff(
     repo: &Repository,
     paths: &[RelPath],
     staged: bool,
@@ -315,7 +318,7 @@ pub(crate) fn diff(
 
 /// Stage `paths`: a file (a deleted one is staged as deleted), or every change under a
 /// directory (the root included), as `git add` does.
-pub(crate) fn stage(repo: &Repository, root: &Root, paths: &[RelPath]) -> Result<(), CommandError> {
+pub fn stage(repo: &Repository, root: &Root, paths: &[RelPath]) -> Result<(), CommandError> {
     if paths.is_empty() {
         return Ok(());
     }
@@ -344,7 +347,7 @@ pub(crate) fn stage(repo: &Repository, root: &Root, paths: &[RelPath]) -> Result
 }
 
 /// Stage every change in the work tree (`git add -A`).
-pub(crate) fn stage_all(repo: &Repository) -> Result<(), CommandError> {
+pub fn stage_all(repo: &Repository) -> Result<(), CommandError> {
     let mut index = repo.index().map_err(failed)?;
     index
         .add_all(["*"], git2::IndexAddOption::DEFAULT, None)
@@ -354,14 +357,14 @@ pub(crate) fn stage_all(repo: &Repository) -> Result<(), CommandError> {
 }
 
 /// Stage the changes of files the index already tracks (`git commit -a`).
-pub(crate) fn stage_tracked(repo: &Repository) -> Result<(), CommandError> {
+pub fn stage_tracked(repo: &Repository) -> Result<(), CommandError> {
     let mut index = repo.index().map_err(failed)?;
     index.update_all(["*"], None).map_err(failed)?;
     index.write().map_err(failed)
 }
 
 /// Put the index entries of `paths` back to HEAD's (the work tree is not touched).
-pub(crate) fn unstage(repo: &Repository, paths: &[RelPath]) -> Result<(), CommandError> {
+pub fn unstage(repo: &Repository, paths: &[RelPath]) -> Result<(), CommandError> {
     let specs: Vec<&str> = paths
         .iter()
         .map(|p| {
@@ -393,7 +396,7 @@ pub(crate) fn unstage(repo: &Repository, paths: &[RelPath]) -> Result<(), Comman
 }
 
 /// The paths whose index entries differ from HEAD's tree.
-pub(crate) fn staged_paths(repo: &Repository) -> Result<Vec<String>, CommandError> {
+pub fn staged_paths(repo: &Repository) -> Result<Vec<String>, CommandError> {
     let head = repo.head().ok().and_then(|h| h.peel_to_tree().ok());
     let diff = repo
         .diff_tree_to_index(head.as_ref(), None, None)
@@ -411,7 +414,7 @@ pub(crate) fn staged_paths(repo: &Repository) -> Result<Vec<String>, CommandErro
 
 /// What a person approving a commit sees: the message and the files it would hold (what
 /// is staged plus `more`).
-pub(crate) fn commit_preview(repo: &Repository, message: &str, more: &[String]) -> Option<String> {
+pub fn commit_preview(repo: &Repository, message: &str, more: &[String]) -> Option<String> {
     let mut paths = staged_paths(repo).ok()?;
     for f in more {
         if !paths.contains(f) {
@@ -428,7 +431,7 @@ pub(crate) fn commit_preview(repo: &Repository, message: &str, more: &[String]) 
 }
 
 /// The tracked files with changes in the work tree (what `commit -a` adds).
-pub(crate) fn changed_tracked(repo: &Repository) -> Result<Vec<String>, CommandError> {
+pub fn changed_tracked(repo: &Repository) -> Result<Vec<String>, CommandError> {
     let diff = repo.diff_index_to_workdir(None, None).map_err(failed)?;
     Ok(diff
         .deltas()
@@ -452,14 +455,15 @@ pub struct Committed {
     pub timestamp: i64,
 }
 
-pub(crate) fn empty_message() -> CommandError {
+/// The refusal of a commit whose message is empty.
+pub fn empty_message() -> CommandError {
     CommandError::new(ErrorCode::InvalidArguments, "the commit message is empty")
         .with_suggestion("say what the change does, e.g. \"fix: handle empty input\"")
 }
 
 /// Commit what is staged, with the repository's configured author. An empty message or
 /// an empty commit is refused.
-pub(crate) fn commit(repo: &Repository, message: &str) -> Result<Committed, CommandError> {
+pub fn commit(repo: &Repository, message: &str) -> Result<Committed, CommandError> {
     let message = message.trim();
     if message.is_empty() {
         return Err(empty_message());
@@ -511,7 +515,7 @@ pub struct LogEntry {
 
 /// Up to `limit` commits from HEAD back, newest first; with `paths`, only those that
 /// changed one of them.
-pub(crate) fn log(
+pub fn log(
     repo: &Repository,
     paths: &[RelPath],
     limit: usize,
@@ -565,7 +569,7 @@ pub struct BranchInfo {
 }
 
 /// The local branches.
-pub(crate) fn branches(repo: &Repository) -> Result<Vec<BranchInfo>, CommandError> {
+pub fn branches(repo: &Repository) -> Result<Vec<BranchInfo>, CommandError> {
     let mut out = Vec::new();
     for b in repo
         .branches(Some(git2::BranchType::Local))

@@ -88,7 +88,7 @@ fn handled(abi: i64) -> u64 {
 
 /// The confinement for one run: descriptors of the places it may write, opened before the
 /// fork (the child may only make async-signal-safe calls).
-pub(crate) struct Sandbox {
+pub struct Sandbox {
     abi: i64,
     rules: Vec<(OwnedFd, u64)>,
     filter: Vec<libc::sock_filter>,
@@ -321,7 +321,7 @@ fn works() -> bool {
 
 /// The sandbox an agent's unapproved run gets, if the kernel offers one and the config
 /// (`run.sandbox`) does not turn it off.
-pub(crate) fn usable(config: &ultra_core::config::RunConfig, root: &Path) -> Option<Arc<Sandbox>> {
+pub fn usable(config: &ultra_core::config::RunConfig, root: &Path) -> Option<Arc<Sandbox>> {
     if config.sandbox == Some(false) || !works() {
         return None;
     }
@@ -329,13 +329,13 @@ pub(crate) fn usable(config: &ultra_core::config::RunConfig, root: &Path) -> Opt
 }
 
 /// Whether [`usable`] would give a sandbox (for policy, before anything runs).
-pub(crate) fn offered(config: &ultra_core::config::RunConfig) -> bool {
+pub fn offered(config: &ultra_core::config::RunConfig) -> bool {
     config.sandbox != Some(false) && works()
 }
 
 /// [`usable`] with the configuration read from `root` (for the shell's `build`, which
 /// sees no services); a configuration that does not load leaves the sandbox on.
-pub(crate) fn for_agent_at(root: &Path) -> Option<Arc<Sandbox>> {
+pub fn for_agent_at(root: &Path) -> Option<Arc<Sandbox>> {
     let run = ultra_core::Config::load(root)
         .map(|c| c.run)
         .unwrap_or_default();
