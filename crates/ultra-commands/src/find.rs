@@ -29,7 +29,8 @@ const HELLO: &[(&str, &str)] = &[(
 const OPEN: &[(&str, &str)] = &[("ultra.openFile", r#"{"path": "src/app.ts"}"#)];
 
 /// Arguments of `ultra.find`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+// Serialize: the view keeps the last search, as JSON, for `ultra.findNext`.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct FindArgs {
     /// What to look for.
@@ -85,7 +86,9 @@ impl Command<Services> for Find {
 
     fn run(&self, cx: &mut Cx<'_, Services>, a: FindArgs) -> Result<Found, CommandError> {
         let found = find(cx, &a)?;
-        cx.services.view().set_last_find(a);
+        cx.services
+            .view()
+            .set_last_find(serde_json::to_value(&a).unwrap_or_default());
         Ok(found)
     }
 }
@@ -128,7 +131,12 @@ impl Command<Services> for FindNext {
     }]);
 
     fn run(&self, cx: &mut Cx<'_, Services>, a: FindNextArgs) -> Result<Found, CommandError> {
-        let Some(mut last) = cx.services.view().last_find() else {
+        let Some(mut last) = cx
+            .services
+            .view()
+            .last_find()
+            .and_then(|v| serde_json::from_value::<FindArgs>(v).ok())
+        else {
             return Err(
                 CommandError::new(ErrorCode::NoMatch, "nothing has been searched for yet")
                     .with_suggestion("search first: ultra.find {\"query\": \"...\"}"),

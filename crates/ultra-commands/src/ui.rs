@@ -7,11 +7,6 @@
 //! files or the network are decided: a file write is a confined workspace write, an http(s)
 //! call is refused unless config `ui.httpAllow` names its host.
 
-use std::collections::{BTreeSet, HashMap};
-use std::fs::File;
-use std::path::PathBuf;
-use std::sync::Mutex;
-
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
@@ -21,8 +16,7 @@ use ultra_core::registry::RegistryError;
 use ultra_core::{Command, Cx, Registry};
 use ultra_protocol::command::Annotations;
 use ultra_protocol::{CommandError, ErrorCode};
-use ultra_ui::journal::Journal;
-use ultra_ui::model::{Effect, Mutation, StateId, Ui};
+use ultra_ui::model::{Effect, Mutation};
 use ultra_ui::ops::{self, Envelope, Invalid, Op};
 
 use crate::services::Services;
@@ -150,94 +144,7 @@ pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
     Ok(())
 }
 
-/// The UI model, its journal and who watches which state; opened on first use.
-pub struct UiService {
-    dir: PathBuf,
-    inner: Mutex<Option<Open>>,
-}
-
-struct Open {
-    ui: Ui,
-    journal: Journal,
-    /// Held while open: one process owns the journal.
-    _lock: File,
-    watchers: HashMap<StateId, BTreeSet<String>>,
-}
-
-fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or(0)
-}
-
-impl UiService {
-    /// The service keeping its journal in `dir` (the workspace's state directory).
-    pub fn new(dir: PathBuf) -> UiService {
-        UiService {
-            dir,
-            inner: Mutex::new(None),
-        }
-    }
-
-    fn with<R>(&self, f: impl FnOnce(&mut Open) -> R) -> Result<R, CommandError> {
-        let mut slot = self.inner.lock().unwrap_or_else(|p| p.into_inner());
-        if slot.is_none() {
-            *slot = Some(self.open()?);
-        }
-        let open = slot.as_mut().ok_or_else(|| {
-            CommandError::new(ErrorCode::InternalError, "the UI state did not open")
-        })?;
-        Ok(f(open))
-    }
-
-    fn open(&self) -> Result<Open, CommandError> {
-        use std::os::unix::fs::DirBuilderExt;
-        let io = |e: std::io::Error| {
-            CommandError::new(ErrorCode::IoError, format!("UI state: {e}"))
-                .with_suggestion("check that the state directory is writable")
-        };
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(&self.dir)
-            .map_err(io)?;
-        let lock = File::options()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(self.dir.join("ui.lock"))
-            .map_err(io)?;
-        // SAFETY: flock on a descriptor we own.
-        if unsafe {
-            libc::flock(
-                std::os::fd::AsRawFd::as_raw_fd(&lock),
-                libc::LOCK_EX | libc::LOCK_NB,
-            )
-        } != 0
-        {
-            return Err(CommandError::new(
-                ErrorCode::AccessDenied,
-                "another Ultra process (a running `ultra serve`) owns this workspace's UI",
-            )
-            .with_suggestion(
-                "send UI operations through the running server (its socket or WebSocket)",
-            ));
-        }
-        let (journal, ui) = Journal::open(&self.dir.join("ui.jsonl"), now_ms()).map_err(io)?;
-        Ok(Open {
-            ui,
-            journal,
-            _lock: lock,
-            watchers: HashMap::new(),
-        })
-    }
-
-    /// Everything a page needs to draw the current screen.
-    pub fn snapshot(&self) -> Result<Value, CommandError> {
-        self.with(|o| o.ui.snapshot(now_ms()))
-    }
-}
+use crate::services::ui::now_ms;
 
 /// A refused batch as a wire error: the pointer, the issues and a hint (seed 002).
 fn invalid(e: Invalid) -> CommandError {

@@ -17,17 +17,14 @@ use ultra_core::registry::RegistryError;
 pub use ultra_protocol::view::*;
 
 use crate::services::Services;
+pub use crate::services::view::{VIEW_CHANGED, ViewService};
 use context::{GetViewState, InspectContextKeys, SetContext};
 use panes::{
     ClosePalette, CommandPalette, FocusSidebar, FocusTerminal, SplitView, TOGGLE_AGENT_PANE,
     TOGGLE_SIDEBAR, TogglePane, ToggleTerminal,
 };
-pub use service::ViewService;
 use tabs::{CycleEditor, NEXT_EDITOR, PREVIOUS_EDITOR, Quit};
 use viewport::GetViewport;
-
-/// The event announcing a changed view; its data is the view state.
-pub const VIEW_CHANGED: &str = "view.changed";
 
 /// Register the view commands.
 pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {

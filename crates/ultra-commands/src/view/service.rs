@@ -1,80 +1,13 @@
-//! The server's copy of the view, the highlighters of open buffers, and the context keys
-//! derived from both.
+//! The context keys derived from the server's view and the active buffer.
 
-use std::collections::{BTreeMap, HashMap};
-use std::sync::Mutex;
+use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 use ultra_core::Cx;
-use ultra_index::highlight::Highlighter;
 
-use super::{Split, VIEW_CHANGED, ViewState};
+use super::Split;
 use crate::services::Services;
-
-/// The view every client sees, and what only the server keeps beside it.
-#[derive(Debug, Clone, Default)]
-pub(super) struct Held {
-    pub view: ViewState,
-    /// Keys editors set with `ultra.setContext`.
-    pub custom: BTreeMap<String, Value>,
-    /// What `ultra.findNext` repeats.
-    pub last_find: Option<crate::find::FindArgs>,
-}
-
-/// A buffer's id and version: what a highlighter was brought up to.
-type BufferAt = (u64, u64);
-
-/// The view and the highlighting state of open buffers.
-#[derive(Default)]
-pub struct ViewService {
-    state: Mutex<Held>,
-    /// Per path: the buffer state highlighted and its highlighter; only for buffers
-    /// still open.
-    pub(super) highlighters: Mutex<HashMap<String, (BufferAt, Highlighter)>>,
-}
-
-impl ViewService {
-    pub(super) fn lock(&self) -> std::sync::MutexGuard<'_, Held> {
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// Remember a search for `ultra.findNext`.
-    pub fn set_last_find(&self, find: crate::find::FindArgs) {
-        self.lock().last_find = Some(find);
-    }
-
-    /// The search `ultra.findNext` repeats.
-    pub fn last_find(&self) -> Option<crate::find::FindArgs> {
-        self.lock().last_find.clone()
-    }
-
-    /// Record the latest progress report.
-    pub fn set_progress(&self, progress: Value) {
-        self.lock().view.progress = Some(progress);
-    }
-
-    /// Change the view and announce it.
-    pub(super) fn change(
-        &self,
-        cx: &Cx<'_, Services>,
-        f: impl FnOnce(&mut ViewState),
-    ) -> ViewState {
-        self.change_held(cx, |h| f(&mut h.view)).view
-    }
-
-    /// Change the view or what the server keeps beside it, and announce the view.
-    pub(super) fn change_held(&self, cx: &Cx<'_, Services>, f: impl FnOnce(&mut Held)) -> Held {
-        let held = {
-            let mut h = self.lock();
-            f(&mut h);
-            h.clone()
-        };
-        cx.events.emit_with(VIEW_CHANGED, Some(cx.source), || {
-            serde_json::to_value(&held.view).unwrap_or_default()
-        });
-        held
-    }
-}
+use crate::services::view::Held;
 
 /// Keys derived from the view and the active buffer; `ultra.setContext` cannot set them.
 pub(super) const DERIVED: &[&str] = &[

@@ -1,5 +1,9 @@
 //! The services commands reach through `Cx::services`.
 
+pub mod search;
+pub mod ui;
+pub mod view;
+
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -66,15 +70,15 @@ pub struct Services {
     /// Shell sessions (variables, working directory, `$?`) by session id.
     shell_sessions: Mutex<std::collections::HashMap<String, ultra_shell::run::Env>>,
     /// The code index (seed 001).
-    code: Arc<crate::code::CodeIndex>,
+    code: Arc<ultra_indexer::CodeIndex>,
     /// Terminals (seed 003).
-    terminals: crate::terminal::Terminals,
+    terminals: ultra_term::Terminals,
     /// `run_tests` watches running in the background.
     test_watches: ultra_runner::TestWatches,
     /// The agent-driven UI (seed 002).
-    ui: crate::ui::UiService,
+    ui: ui::UiService,
     /// What the editor shows (seed 000's view commands) and buffers' highlighting.
-    view: crate::view::ViewService,
+    view: view::ViewService,
     /// Key bindings, set once the registry is built.
     keymap: std::sync::OnceLock<ultra_core::keymap::Keymap>,
     /// The loaded configuration.
@@ -83,14 +87,14 @@ pub struct Services {
 }
 
 /// Where the code index persists, from config `index`.
-fn store_at(root: &Path, cfg: &ultra_core::config::IndexConfig) -> crate::code::StoreAt {
+fn store_at(root: &Path, cfg: &ultra_core::config::IndexConfig) -> ultra_indexer::StoreAt {
     use ultra_core::config::IndexBackend;
     match cfg.backend {
-        IndexBackend::Redb => crate::code::StoreAt::Redb(state_dir(root).join("index.redb")),
-        IndexBackend::None => crate::code::StoreAt::Nowhere,
+        IndexBackend::Redb => ultra_indexer::StoreAt::Redb(state_dir(root).join("index.redb")),
+        IndexBackend::None => ultra_indexer::StoreAt::Nowhere,
         IndexBackend::Redis => {
             let hash = blake3::hash(root.as_os_str().as_encoded_bytes()).to_hex();
-            crate::code::StoreAt::Redis {
+            ultra_indexer::StoreAt::Redis {
                 url: cfg
                     .redis_url
                     .clone()
@@ -119,7 +123,7 @@ impl Services {
         let shell_root = Arc::new(ultra_workspace::Root::open(root, opts.root.clone())?);
         let ws = Workspace::open(root, opts)?;
         Ok(Services {
-            code: Arc::new(crate::code::CodeIndex::new(
+            code: Arc::new(ultra_indexer::CodeIndex::new(
                 ws.root().path().to_path_buf(),
                 store_at(ws.root().path(), &config.index),
             )),
@@ -127,9 +131,9 @@ impl Services {
             workspace: Arc::new(Mutex::new(ws)),
             shell_root,
             shell_sessions: Mutex::new(std::collections::HashMap::new()),
-            terminals: crate::terminal::Terminals::default(),
+            terminals: ultra_term::Terminals::default(),
             test_watches: Default::default(),
-            ui: crate::ui::UiService::new(state_dir(root)),
+            ui: ui::UiService::new(state_dir(root)),
             view: Default::default(),
             keymap: std::sync::OnceLock::new(),
             config: config.clone(),
@@ -144,7 +148,7 @@ impl Services {
 
     /// The code index, brought up to date with the disk and the open buffers first (`first`
     /// are indexed before the rest). Call without holding the workspace lock.
-    pub fn code(&self, first: &[String]) -> (&crate::code::CodeIndex, crate::code::IndexState) {
+    pub fn code(&self, first: &[String]) -> (&ultra_indexer::CodeIndex, ultra_indexer::IndexState) {
         let state = self.code.refresh(&self.shell_root, &self.workspace, first);
         (&self.code, state)
     }
@@ -152,7 +156,7 @@ impl Services {
     /// `grep code` for the shell: a search over this workspace's index that refreshes it
     /// first, usable from pipeline threads.
     pub fn code_search(&self) -> Arc<dyn ultra_shell::run::fs::CodeSearch> {
-        Arc::new(crate::code::Search {
+        Arc::new(search::Search {
             code: self.code.clone(),
             root: self.shell_root.clone(),
             workspace: self.workspace.clone(),
@@ -203,7 +207,7 @@ impl Services {
         &self,
         cold: bool,
         on_progress: &mut dyn FnMut(ultra_index::build::Progress),
-    ) -> (&crate::code::CodeIndex, crate::code::IndexState) {
+    ) -> (&ultra_indexer::CodeIndex, ultra_indexer::IndexState) {
         if cold {
             self.code.clear();
         }
@@ -214,7 +218,7 @@ impl Services {
     }
 
     /// The terminals (seed 003).
-    pub fn terminals(&self) -> &crate::terminal::Terminals {
+    pub fn terminals(&self) -> &ultra_term::Terminals {
         &self.terminals
     }
 
@@ -232,7 +236,7 @@ impl Services {
     }
 
     /// The agent-driven UI.
-    pub fn ui(&self) -> &crate::ui::UiService {
+    pub fn ui(&self) -> &ui::UiService {
         &self.ui
     }
 
@@ -282,7 +286,7 @@ impl Services {
     }
 
     /// The view (what editors show) and buffers' highlighting.
-    pub fn view(&self) -> &crate::view::ViewService {
+    pub fn view(&self) -> &view::ViewService {
         &self.view
     }
 
