@@ -33,29 +33,25 @@ pub struct TailArgs {
 /// `ultra.auditTail`.
 pub struct AuditTail;
 
-static TAIL: CommandSpec = CommandSpec::new(
-    "ultra.auditTail",
-    "Audit: Latest Entries",
-    "Query",
-    "The latest entries of this workspace's audit log, oldest first: time (ms since the epoch), source (type, agentId, sessionId), command, argsDigest, outcome and durationUs. Empty when auditing is off.",
-)
-.touches(Touches::NOTHING)
-.read_only()
-.idempotent()
-.examples(&[Example {
-    description: "Auditing is off in the examples",
-    args: r#"{"limit": 5}"#,
-    expect: Some("[]"),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for AuditTail {
     type Args = TailArgs;
     type Output = Vec<Value>;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &TAIL
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "ultra.auditTail",
+        "Audit: Latest Entries",
+        "Query",
+        "The latest entries of this workspace's audit log, oldest first: time (ms since the epoch), source (type, agentId, sessionId), command, argsDigest, outcome and durationUs. Empty when auditing is off.",
+    )
+    .touches(Touches::NOTHING)
+    .read_only()
+    .idempotent()
+    .examples(&[Example {
+        description: "Auditing is off in the examples",
+        args: r#"{"limit": 5}"#,
+        expect: Some("[]"),
+        ..Example::EMPTY
+    }]);
 
     fn run(&self, cx: &mut Cx<'_, Services>, a: TailArgs) -> Result<Vec<Value>, CommandError> {
         use std::io::{Read, Seek, SeekFrom};

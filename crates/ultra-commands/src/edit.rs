@@ -157,37 +157,33 @@ pub struct EditArgs {
 /// `ultra.edit`.
 pub struct Edit;
 
-static EDIT: CommandSpec = CommandSpec::new(
-    "ultra.edit",
-    "Edit",
-    "Edit",
-    "Replace a range of a buffer with text (0-based positions; characters are Unicode scalar values). Pass expectedVersion or expectedHash to fail with STALE_VERSION, carrying the current version and a diff, instead of overwriting someone else's change.",
-)
-.touches(Touches::WRITE)
-.examples(&[
-    Example {
-        description: "Rename a variable on line 1",
-        args: r#"{"path": "src/app.ts", "range": {"start": {"line": 0, "character": 6}, "end": {"line": 0, "character": 7}}, "text": "total"}"#,
-        files: HELLO,
-        expect: Some(r#"{"path": "src/app.ts", "version": 2, "changedLines": [1, 1]}"#),
-        ..Example::EMPTY
-    },
-    Example {
-        description: "A stale version is refused",
-        args: r#"{"path": "src/app.ts", "range": {"start": {"line": 0, "column": 0}, "end": {"line": 0, "column": 0}}, "text": "x", "expectedVersion": 7}"#,
-        files: HELLO,
-        error: Some("STALE_VERSION"),
-        ..Example::EMPTY
-    },
-]);
-
 impl Command<Services> for Edit {
     type Args = EditArgs;
     type Output = Edited;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &EDIT
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "ultra.edit",
+        "Edit",
+        "Edit",
+        "Replace a range of a buffer with text (0-based positions; characters are Unicode scalar values). Pass expectedVersion or expectedHash to fail with STALE_VERSION, carrying the current version and a diff, instead of overwriting someone else's change.",
+    )
+    .touches(Touches::WRITE)
+    .examples(&[
+        Example {
+            description: "Rename a variable on line 1",
+            args: r#"{"path": "src/app.ts", "range": {"start": {"line": 0, "character": 6}, "end": {"line": 0, "character": 7}}, "text": "total"}"#,
+            files: HELLO,
+            expect: Some(r#"{"path": "src/app.ts", "version": 2, "changedLines": [1, 1]}"#),
+            ..Example::EMPTY
+        },
+        Example {
+            description: "A stale version is refused",
+            args: r#"{"path": "src/app.ts", "range": {"start": {"line": 0, "column": 0}, "end": {"line": 0, "column": 0}}, "text": "x", "expectedVersion": 7}"#,
+            files: HELLO,
+            error: Some("STALE_VERSION"),
+            ..Example::EMPTY
+        },
+    ]);
 
     fn run(&self, cx: &mut Cx<'_, Services>, args: EditArgs) -> Result<Edited, CommandError> {
         let services = cx.services;
@@ -225,28 +221,24 @@ pub struct InsertTextArgs {
 /// `ultra.insertText`.
 pub struct InsertText;
 
-static INSERT_TEXT: CommandSpec = CommandSpec::new(
-    "ultra.insertText",
-    "Insert Text",
-    "Edit",
-    "Insert text at a position, or at every cursor (replacing selections) when no position is given, as one undoable transaction.",
-)
-.touches(Touches::WRITE)
-.examples(&[Example {
-    description: "Insert a line at the top",
-    args: r#"{"path": "src/app.ts", "text": "// header\n", "position": {"line": 0, "character": 0}}"#,
-    files: HELLO,
-    expect: Some(r#"{"version": 2, "lineCount": 4}"#),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for InsertText {
     type Args = InsertTextArgs;
     type Output = Edited;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &INSERT_TEXT
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "ultra.insertText",
+        "Insert Text",
+        "Edit",
+        "Insert text at a position, or at every cursor (replacing selections) when no position is given, as one undoable transaction.",
+    )
+    .touches(Touches::WRITE)
+    .examples(&[Example {
+        description: "Insert a line at the top",
+        args: r#"{"path": "src/app.ts", "text": "// header\n", "position": {"line": 0, "character": 0}}"#,
+        files: HELLO,
+        expect: Some(r#"{"version": 2, "lineCount": 4}"#),
+        ..Example::EMPTY
+    }]);
 
     fn run(&self, cx: &mut Cx<'_, Services>, args: InsertTextArgs) -> Result<Edited, CommandError> {
         let services = cx.services;
@@ -317,39 +309,35 @@ pub struct ReplaceTextArgs {
 /// `ultra.replaceText`.
 pub struct ReplaceText;
 
-static REPLACE_TEXT: CommandSpec = CommandSpec::new(
-    "ultra.replaceText",
-    "Replace Text",
-    "Edit",
-    "Find and replace in one buffer: the first occurrence, or all with all: true; literal text, or a regex with regex: true. Zero matches is NO_MATCH.",
-)
-.touches(Touches::WRITE)
-.keybinding("ctrl+h")
-.more_keys(&[("ctrl+r", "{}")])
-.examples(&[
-    Example {
-        description: "Replace every `x` identifier with a regex",
-        args: r#"{"path": "src/app.ts", "search": "\\bx\\b", "replace": "total", "all": true, "regex": true}"#,
-        files: HELLO,
-        expect: Some(r#"{"replaced": 2}"#),
-        ..Example::EMPTY
-    },
-    Example {
-        description: "Replace the first occurrence of literal text",
-        args: r#"{"path": "src/app.ts", "search": "console.log", "replace": "logger.debug"}"#,
-        files: HELLO,
-        expect: Some(r#"{"replaced": 1}"#),
-        ..Example::EMPTY
-    },
-]);
-
 impl Command<Services> for ReplaceText {
     type Args = ReplaceTextArgs;
     type Output = Edited;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &REPLACE_TEXT
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "ultra.replaceText",
+        "Replace Text",
+        "Edit",
+        "Find and replace in one buffer: the first occurrence, or all with all: true; literal text, or a regex with regex: true. Zero matches is NO_MATCH.",
+    )
+    .touches(Touches::WRITE)
+    .keybinding("ctrl+h")
+    .more_keys(&[("ctrl+r", "{}")])
+    .examples(&[
+        Example {
+            description: "Replace every `x` identifier with a regex",
+            args: r#"{"path": "src/app.ts", "search": "\\bx\\b", "replace": "total", "all": true, "regex": true}"#,
+            files: HELLO,
+            expect: Some(r#"{"replaced": 2}"#),
+            ..Example::EMPTY
+        },
+        Example {
+            description: "Replace the first occurrence of literal text",
+            args: r#"{"path": "src/app.ts", "search": "console.log", "replace": "logger.debug"}"#,
+            files: HELLO,
+            expect: Some(r#"{"replaced": 1}"#),
+            ..Example::EMPTY
+        },
+    ]);
 
     fn run(
         &self,
@@ -613,45 +601,41 @@ pub struct ApplyEditsArgs {
 /// `ultra.applyEdits`.
 pub struct ApplyEdits;
 
-static APPLY_EDITS: CommandSpec = CommandSpec::new(
-    "ultra.applyEdits",
-    "Apply Edits",
-    "Edit",
-    "Apply range, line and anchor-text edits across one or more files atomically: all or nothing, one undo group. Anchors ({old, new}) must match exactly once unless replaceAll; zero matches lists the closest lines, several list where they are. Set whitespace: true to tolerate indentation and trailing-space differences (the result says which level matched; new is re-indented to the file's indentation). CRLF and LF always match, and new text takes the file's line endings.",
-)
-.touches(Touches::WRITE)
-.tool_name("apply_edits")
-.examples(&[
-    Example {
-        description: "Two anchor edits in two files, atomically, then save",
-        args: r#"{"files": [{"path": "src/app.ts", "edits": [{"old": "console.log(x)", "new": "logger.debug(x)"}]}, {"path": "src/b.ts", "edits": [{"old": "1", "new": "2"}]}], "save": true}"#,
-        files: &[("src/app.ts", "const x = 1;\nconsole.log(x);\n"), ("src/b.ts", "export const b = 1;\n")],
-        expect: Some(r#"{"files": [{"path": "src/app.ts", "version": 2}, {"path": "src/b.ts", "version": 2}]}"#),
-        ..Example::EMPTY
-    },
-    Example {
-        description: "An ambiguous anchor fails and changes nothing",
-        args: r#"{"files": [{"path": "src/app.ts", "edits": [{"old": "x", "new": "y"}]}]}"#,
-        files: HELLO,
-        error: Some("AMBIGUOUS_MATCH"),
-        ..Example::EMPTY
-    },
-    Example {
-        description: "Match despite different indentation",
-        args: r#"{"files": [{"path": "src/app.ts", "edits": [{"old": "    console.log(x);", "new": "console.info(x);", "whitespace": true}]}]}"#,
-        files: HELLO,
-        expect: Some(r#"{"files": [{"matchLevels": ["indentation"]}]}"#),
-        ..Example::EMPTY
-    },
-]);
-
 impl Command<Services> for ApplyEdits {
     type Args = ApplyEditsArgs;
     type Output = TxnOutcome;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &APPLY_EDITS
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "ultra.applyEdits",
+        "Apply Edits",
+        "Edit",
+        "Apply range, line and anchor-text edits across one or more files atomically: all or nothing, one undo group. Anchors ({old, new}) must match exactly once unless replaceAll; zero matches lists the closest lines, several list where they are. Set whitespace: true to tolerate indentation and trailing-space differences (the result says which level matched; new is re-indented to the file's indentation). CRLF and LF always match, and new text takes the file's line endings.",
+    )
+    .touches(Touches::WRITE)
+    .tool_name("apply_edits")
+    .examples(&[
+        Example {
+            description: "Two anchor edits in two files, atomically, then save",
+            args: r#"{"files": [{"path": "src/app.ts", "edits": [{"old": "console.log(x)", "new": "logger.debug(x)"}]}, {"path": "src/b.ts", "edits": [{"old": "1", "new": "2"}]}], "save": true}"#,
+            files: &[("src/app.ts", "const x = 1;\nconsole.log(x);\n"), ("src/b.ts", "export const b = 1;\n")],
+            expect: Some(r#"{"files": [{"path": "src/app.ts", "version": 2}, {"path": "src/b.ts", "version": 2}]}"#),
+            ..Example::EMPTY
+        },
+        Example {
+            description: "An ambiguous anchor fails and changes nothing",
+            args: r#"{"files": [{"path": "src/app.ts", "edits": [{"old": "x", "new": "y"}]}]}"#,
+            files: HELLO,
+            error: Some("AMBIGUOUS_MATCH"),
+            ..Example::EMPTY
+        },
+        Example {
+            description: "Match despite different indentation",
+            args: r#"{"files": [{"path": "src/app.ts", "edits": [{"old": "    console.log(x);", "new": "console.info(x);", "whitespace": true}]}]}"#,
+            files: HELLO,
+            expect: Some(r#"{"files": [{"matchLevels": ["indentation"]}]}"#),
+            ..Example::EMPTY
+        },
+    ]);
 
     fn run(
         &self,
@@ -737,46 +721,42 @@ impl UndoArgs {
 /// `ultra.undo`.
 pub struct Undo;
 
-static UNDO: CommandSpec = CommandSpec::new(
-    "ultra.undo",
-    "Undo",
-    "Edit",
-    "Undo the newest transaction matching the filter: by source (undo only an agent's work), agent, txnId or path. Later edits elsewhere in the file are kept; if a later edit overlaps, UNDO_CONFLICT. With no filter a person undoes their own latest change in the active buffer (an agent's only when asked, with `source`) and an agent undoes its own latest change.",
-)
-.touches(Touches::WRITE)
-.keybinding("ctrl+z")
-.examples(&[Example {
-    description: "Undo an agent's edit by source",
-    args: r#"{"source": "ai"}"#,
-    files: HELLO,
-    setup: &[("ultra.edit", r#"{"path": "src/app.ts", "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 5}}, "text": "let"}"#)],
-    error: Some("NOTHING_TO_UNDO"),
-    ..Example::EMPTY
-}, Example {
-    description: "Undo the latest edit in the active buffer",
-    args: "{}",
-    files: HELLO,
-    setup: &[
-        ("ultra.openFile", r#"{"path": "src/app.ts"}"#),
-        ("ultra.edit", r#"{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 5}}, "text": "let"}"#),
-    ],
-    expect: Some(r#"{"files": [{"path": "src/app.ts", "version": 3}]}"#),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for Undo {
     type Args = UndoArgs;
     type Output = TxnOutcome;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &UNDO
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "ultra.undo",
+        "Undo",
+        "Edit",
+        "Undo the newest transaction matching the filter: by source (undo only an agent's work), agent, txnId or path. Later edits elsewhere in the file are kept; if a later edit overlaps, UNDO_CONFLICT. With no filter a person undoes their own latest change in the active buffer (an agent's only when asked, with `source`) and an agent undoes its own latest change.",
+    )
+    .touches(Touches::WRITE)
+    .keybinding("ctrl+z")
+    .examples(&[Example {
+        description: "Undo an agent's edit by source",
+        args: r#"{"source": "ai"}"#,
+        files: HELLO,
+        setup: &[("ultra.edit", r#"{"path": "src/app.ts", "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 5}}, "text": "let"}"#)],
+        error: Some("NOTHING_TO_UNDO"),
+        ..Example::EMPTY
+    }, Example {
+        description: "Undo the latest edit in the active buffer",
+        args: "{}",
+        files: HELLO,
+        setup: &[
+            ("ultra.openFile", r#"{"path": "src/app.ts"}"#),
+            ("ultra.edit", r#"{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 5}}, "text": "let"}"#),
+        ],
+        expect: Some(r#"{"files": [{"path": "src/app.ts", "version": 3}]}"#),
+        ..Example::EMPTY
+    }]);
 
     fn run(&self, cx: &mut Cx<'_, Services>, args: UndoArgs) -> Result<TxnOutcome, CommandError> {
         let filter = args.filter(cx)?;
         let mut ws = cx.services.ws();
         let outcome = ws.undo(&filter)?;
-        emit_changed(cx, &outcome, UNDO.id);
+        emit_changed(cx, &outcome, Undo::SPEC.id);
         Ok(outcome)
     }
 }
@@ -784,40 +764,36 @@ impl Command<Services> for Undo {
 /// `ultra.redo`.
 pub struct Redo;
 
-static REDO: CommandSpec = CommandSpec::new(
-    "ultra.redo",
-    "Redo",
-    "Edit",
-    "Redo the newest undone transaction matching the filter (same filters as ultra.undo). A new edit by the same author ends its redo chain.",
-)
-.touches(Touches::WRITE)
-.keybinding("ctrl+y")
-.examples(&[Example {
-    description: "Undo then redo",
-    args: "{}",
-    files: HELLO,
-    setup: &[
-        ("ultra.openFile", r#"{"path": "src/app.ts"}"#),
-        ("ultra.insertText", r#"{"text": "// x\n", "position": {"line": 0, "character": 0}}"#),
-        ("ultra.undo", "{}"),
-    ],
-    expect: Some(r#"{"files": [{"path": "src/app.ts", "version": 4, "lineCount": 4}]}"#),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for Redo {
     type Args = UndoArgs;
     type Output = TxnOutcome;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &REDO
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "ultra.redo",
+        "Redo",
+        "Edit",
+        "Redo the newest undone transaction matching the filter (same filters as ultra.undo). A new edit by the same author ends its redo chain.",
+    )
+    .touches(Touches::WRITE)
+    .keybinding("ctrl+y")
+    .examples(&[Example {
+        description: "Undo then redo",
+        args: "{}",
+        files: HELLO,
+        setup: &[
+            ("ultra.openFile", r#"{"path": "src/app.ts"}"#),
+            ("ultra.insertText", r#"{"text": "// x\n", "position": {"line": 0, "character": 0}}"#),
+            ("ultra.undo", "{}"),
+        ],
+        expect: Some(r#"{"files": [{"path": "src/app.ts", "version": 4, "lineCount": 4}]}"#),
+        ..Example::EMPTY
+    }]);
 
     fn run(&self, cx: &mut Cx<'_, Services>, args: UndoArgs) -> Result<TxnOutcome, CommandError> {
         let filter = args.filter(cx)?;
         let mut ws = cx.services.ws();
         let outcome = ws.redo(&filter)?;
-        emit_changed(cx, &outcome, REDO.id);
+        emit_changed(cx, &outcome, Redo::SPEC.id);
         Ok(outcome)
     }
 }

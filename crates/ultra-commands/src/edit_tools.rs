@@ -76,46 +76,6 @@ pub struct LinesEdited {
 /// `code.editLines`.
 pub struct EditLines;
 
-static EDIT_LINES: CommandSpec = CommandSpec::new(
-    "code.editLines",
-    "Code: Edit Lines",
-    "Code",
-    "Replace lines start..end (1-based, inclusive) of a file with content and save it (seed 001's edit_lines). Empty content deletes the lines; end = start - 1 inserts before start. Pass expectedHash (from get_lines or read_file) to fail with STALE_VERSION instead of overwriting a change made since you read. A person confirms agents' calls, shown the diff, unless policy or auto-apply says otherwise. One undo entry.",
-)
-.touches(Touches::WRITE)
-.tool_name("edit_lines")
-.confirms()
-.examples(&[
-    Example {
-        description: "Replace one line",
-        args: r#"{"path": "src/config.ts", "start": 2, "end": 2, "content": "  timeout: 5000,"}"#,
-        files: &[("src/config.ts", "export const config = {\n  timeout: 3000,\n};\n")],
-        expect: Some(r#"{"path": "src/config.ts", "linesRemoved": 1, "linesAdded": 1, "lineCount": 3}"#),
-        ..Example::EMPTY
-    },
-    Example {
-        description: "A file changed since it was read is not overwritten",
-        args: r#"{"path": "src/config.ts", "start": 2, "end": 2, "content": "  timeout: 5000,", "expectedHash": "0000"}"#,
-        files: &[("src/config.ts", "export const config = {\n  timeout: 3000,\n};\n")],
-        error: Some("STALE_VERSION"),
-        ..Example::EMPTY
-    },
-    Example {
-        description: "Empty content deletes the lines",
-        args: r#"{"path": "src/config.ts", "start": 2, "end": 2, "content": ""}"#,
-        files: &[("src/config.ts", "export const config = {\n  timeout: 3000,\n};\n")],
-        expect: Some(r#"{"linesRemoved": 1, "linesAdded": 0, "lineCount": 2}"#),
-        ..Example::EMPTY
-    },
-    Example {
-        description: "A range past the end says how long the file is",
-        args: r#"{"path": "src/config.ts", "start": 2, "end": 9, "content": ""}"#,
-        files: &[("src/config.ts", "export const config = {\n  timeout: 3000,\n};\n")],
-        error: Some("INVALID_RANGE"),
-        ..Example::EMPTY
-    },
-]);
-
 /// The content as whole lines.
 fn as_lines(content: &str) -> String {
     if content.is_empty() || content.ends_with('\n') {
@@ -176,9 +136,45 @@ impl Command<Services> for EditLines {
     type Args = EditLinesArgs;
     type Output = LinesEdited;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &EDIT_LINES
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "code.editLines",
+        "Code: Edit Lines",
+        "Code",
+        "Replace lines start..end (1-based, inclusive) of a file with content and save it (seed 001's edit_lines). Empty content deletes the lines; end = start - 1 inserts before start. Pass expectedHash (from get_lines or read_file) to fail with STALE_VERSION instead of overwriting a change made since you read. A person confirms agents' calls, shown the diff, unless policy or auto-apply says otherwise. One undo entry.",
+    )
+    .touches(Touches::WRITE)
+    .tool_name("edit_lines")
+    .confirms()
+    .examples(&[
+        Example {
+            description: "Replace one line",
+            args: r#"{"path": "src/config.ts", "start": 2, "end": 2, "content": "  timeout: 5000,"}"#,
+            files: &[("src/config.ts", "export const config = {\n  timeout: 3000,\n};\n")],
+            expect: Some(r#"{"path": "src/config.ts", "linesRemoved": 1, "linesAdded": 1, "lineCount": 3}"#),
+            ..Example::EMPTY
+        },
+        Example {
+            description: "A file changed since it was read is not overwritten",
+            args: r#"{"path": "src/config.ts", "start": 2, "end": 2, "content": "  timeout: 5000,", "expectedHash": "0000"}"#,
+            files: &[("src/config.ts", "export const config = {\n  timeout: 3000,\n};\n")],
+            error: Some("STALE_VERSION"),
+            ..Example::EMPTY
+        },
+        Example {
+            description: "Empty content deletes the lines",
+            args: r#"{"path": "src/config.ts", "start": 2, "end": 2, "content": ""}"#,
+            files: &[("src/config.ts", "export const config = {\n  timeout: 3000,\n};\n")],
+            expect: Some(r#"{"linesRemoved": 1, "linesAdded": 0, "lineCount": 2}"#),
+            ..Example::EMPTY
+        },
+        Example {
+            description: "A range past the end says how long the file is",
+            args: r#"{"path": "src/config.ts", "start": 2, "end": 9, "content": ""}"#,
+            files: &[("src/config.ts", "export const config = {\n  timeout: 3000,\n};\n")],
+            error: Some("INVALID_RANGE"),
+            ..Example::EMPTY
+        },
+    ]);
 
     fn precheck(
         &self,
@@ -272,29 +268,25 @@ pub struct CreateFileArgs {
 /// `code.createFile`.
 pub struct CreateFile;
 
-static CREATE_FILE: CommandSpec = CommandSpec::new(
-    "code.createFile",
-    "Code: Create File",
-    "Code",
-    "Create a new file with content, creating parent directories (seed 001's create_file). Fails with FILE_EXISTS if the path exists: edit existing files with edit_lines or apply_edits. A person confirms agents' calls, shown the content, unless policy or auto-apply says otherwise.",
-)
-.touches(Touches::WRITE)
-.tool_name("create_file")
-.confirms()
-.examples(&[Example {
-    description: "Create a file in a new directory",
-    args: r#"{"path": "src/utils/date.ts", "content": "export const today = () => new Date();\n"}"#,
-    expect: Some(r#"{"path": "src/utils/date.ts", "created": true}"#),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for CreateFile {
     type Args = CreateFileArgs;
     type Output = crate::file::Created;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &CREATE_FILE
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "code.createFile",
+        "Code: Create File",
+        "Code",
+        "Create a new file with content, creating parent directories (seed 001's create_file). Fails with FILE_EXISTS if the path exists: edit existing files with edit_lines or apply_edits. A person confirms agents' calls, shown the content, unless policy or auto-apply says otherwise.",
+    )
+    .touches(Touches::WRITE)
+    .tool_name("create_file")
+    .confirms()
+    .examples(&[Example {
+        description: "Create a file in a new directory",
+        args: r#"{"path": "src/utils/date.ts", "content": "export const today = () => new Date();\n"}"#,
+        expect: Some(r#"{"path": "src/utils/date.ts", "created": true}"#),
+        ..Example::EMPTY
+    }]);
 
     fn file_operation(&self, args: &CreateFileArgs) -> Option<ultra_core::FileOperation> {
         ultra_core::FileOperation::create(&args.path)
@@ -342,31 +334,27 @@ pub struct DeleteFileArgs {
 /// `code.deleteFile`.
 pub struct DeleteFile;
 
-static DELETE_FILE: CommandSpec = CommandSpec::new(
-    "code.deleteFile",
-    "Code: Delete File",
-    "Code",
-    "Delete a file (seed 001's delete_file). It cannot be undone. A person confirms agents' calls, shown the content and the files that import it, unless policy or auto-apply says otherwise.",
-)
-.touches(Touches::WRITE)
-.tool_name("delete_file")
-.destructive()
-.confirms()
-.examples(&[Example {
-    description: "Delete a file",
-    args: r#"{"path": "old.txt"}"#,
-    files: &[("old.txt", "stale\n")],
-    expect: Some(r#"{"path": "old.txt", "deleted": true}"#),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for DeleteFile {
     type Args = DeleteFileArgs;
     type Output = crate::file::Deleted;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &DELETE_FILE
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "code.deleteFile",
+        "Code: Delete File",
+        "Code",
+        "Delete a file (seed 001's delete_file). It cannot be undone. A person confirms agents' calls, shown the content and the files that import it, unless policy or auto-apply says otherwise.",
+    )
+    .touches(Touches::WRITE)
+    .tool_name("delete_file")
+    .destructive()
+    .confirms()
+    .examples(&[Example {
+        description: "Delete a file",
+        args: r#"{"path": "old.txt"}"#,
+        files: &[("old.txt", "stale\n")],
+        expect: Some(r#"{"path": "old.txt", "deleted": true}"#),
+        ..Example::EMPTY
+    }]);
 
     fn file_operation(&self, args: &DeleteFileArgs) -> Option<ultra_core::FileOperation> {
         ultra_core::FileOperation::delete(&args.path)

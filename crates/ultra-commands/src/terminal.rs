@@ -67,28 +67,24 @@ pub struct CreateArgs {
 /// `terminal.create`.
 pub struct Create;
 
-static CREATE: CommandSpec = CommandSpec::new(
-    "terminal.create",
-    "Create Terminal",
-    "Terminal",
-    "Start a shell in a real terminal (PTY) in the workspace, with a scrubbed environment; its output streams as terminal.output events and stays readable with terminal.read.",
-)
-.touches(Touches::TERMINALS.and(Touches::PROCESSES))
-.examples(&[Example {
-    description: "A terminal in a subdirectory",
-    args: r#"{"name": "build", "cwd": "src"}"#,
-    files: &[("src/a.txt", "a\n")],
-    expect: Some(r#"{"name": "build"}"#),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for Create {
     type Args = CreateArgs;
     type Output = Created;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &CREATE
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "terminal.create",
+        "Create Terminal",
+        "Terminal",
+        "Start a shell in a real terminal (PTY) in the workspace, with a scrubbed environment; its output streams as terminal.output events and stays readable with terminal.read.",
+    )
+    .touches(Touches::TERMINALS.and(Touches::PROCESSES))
+    .examples(&[Example {
+        description: "A terminal in a subdirectory",
+        args: r#"{"name": "build", "cwd": "src"}"#,
+        files: &[("src/a.txt", "a\n")],
+        expect: Some(r#"{"name": "build"}"#),
+        ..Example::EMPTY
+    }]);
 
     fn programs(&self, _s: &Services, _a: &CreateArgs) -> Vec<String> {
         vec![shell_program().to_string()]
@@ -151,28 +147,24 @@ pub struct Done {
 /// `terminal.sendText`.
 pub struct SendText;
 
-static SEND_TEXT: CommandSpec = CommandSpec::new(
-    "terminal.sendText",
-    "Send Text to Terminal",
-    "Terminal",
-    "Type text into a terminal; with addNewLine (the default) it runs as a command line.",
-)
-.touches(Touches::TERMINALS.and(Touches::PROCESSES))
-.examples(&[Example {
-    description: "Run a command",
-    args: r#"{"terminalId": "term-1", "text": "echo hi"}"#,
-    setup: &[("terminal.create", "{}")],
-    expect: Some(r#"{"success": true}"#),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for SendText {
     type Args = SendTextArgs;
     type Output = Done;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &SEND_TEXT
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "terminal.sendText",
+        "Send Text to Terminal",
+        "Terminal",
+        "Type text into a terminal; with addNewLine (the default) it runs as a command line.",
+    )
+    .touches(Touches::TERMINALS.and(Touches::PROCESSES))
+    .examples(&[Example {
+        description: "Run a command",
+        args: r#"{"terminalId": "term-1", "text": "echo hi"}"#,
+        setup: &[("terminal.create", "{}")],
+        expect: Some(r#"{"success": true}"#),
+        ..Example::EMPTY
+    }]);
 
     /// Best effort: what the shell in the terminal will run, read from the text's words.
     fn programs(&self, _s: &Services, a: &SendTextArgs) -> Vec<String> {
@@ -202,29 +194,25 @@ pub struct ReadArgs {
 /// `terminal.read`.
 pub struct ReadOutput;
 
-static READ: CommandSpec = CommandSpec::new(
-    "terminal.read",
-    "Read Terminal Output",
-    "Terminal",
-    "A terminal's output from an offset (the pull API for clients without notifications), whether it exited and its exit code; output stays readable after the process ends.",
-)
-.touches(Touches::TERMINALS)
-.read_only()
-.examples(&[Example {
-    description: "Everything so far",
-    args: r#"{"terminalId": "term-1"}"#,
-    setup: &[("terminal.create", "{}")],
-    expect: Some(r#"{"exited": false}"#),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for ReadOutput {
     type Args = ReadArgs;
     type Output = OutputPage;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &READ
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "terminal.read",
+        "Read Terminal Output",
+        "Terminal",
+        "A terminal's output from an offset (the pull API for clients without notifications), whether it exited and its exit code; output stays readable after the process ends.",
+    )
+    .touches(Touches::TERMINALS)
+    .read_only()
+    .examples(&[Example {
+        description: "Everything so far",
+        args: r#"{"terminalId": "term-1"}"#,
+        setup: &[("terminal.create", "{}")],
+        expect: Some(r#"{"exited": false}"#),
+        ..Example::EMPTY
+    }]);
 
     fn run(&self, cx: &mut Cx<'_, Services>, a: ReadArgs) -> Result<OutputPage, CommandError> {
         terminals(cx).read(
@@ -270,30 +258,26 @@ pub struct WaitArgs {
 /// `terminal.wait`.
 pub struct Wait;
 
-static WAIT: CommandSpec = CommandSpec::new(
-    "terminal.wait",
-    "Wait for Terminal",
-    "Terminal",
-    "Block until a terminal's process exits (`until: \"exit\"`) or its output matches a regex (`until: {\"output\": \"...\"}`), or timeoutMs passes; answers with the output meanwhile and the exit code.",
-)
-.touches(Touches::TERMINALS)
-.read_only()
-.long()
-.examples(&[Example {
-    description: "Wait for a command's output",
-    args: r#"{"terminalId": "term-1", "until": {"output": "ready"}, "since": 0, "timeoutMs": 10000}"#,
-    setup: &[("terminal.create", "{}"), ("terminal.sendText", r#"{"terminalId": "term-1", "text": "echo rea''dy"}"#)],
-    expect: Some(r#"{"matched": true, "timedOut": false}"#),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for Wait {
     type Args = WaitArgs;
     type Output = Waited;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &WAIT
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "terminal.wait",
+        "Wait for Terminal",
+        "Terminal",
+        "Block until a terminal's process exits (`until: \"exit\"`) or its output matches a regex (`until: {\"output\": \"...\"}`), or timeoutMs passes; answers with the output meanwhile and the exit code.",
+    )
+    .touches(Touches::TERMINALS)
+    .read_only()
+    .long()
+    .examples(&[Example {
+        description: "Wait for a command's output",
+        args: r#"{"terminalId": "term-1", "until": {"output": "ready"}, "since": 0, "timeoutMs": 10000}"#,
+        setup: &[("terminal.create", "{}"), ("terminal.sendText", r#"{"terminalId": "term-1", "text": "echo rea''dy"}"#)],
+        expect: Some(r#"{"matched": true, "timedOut": false}"#),
+        ..Example::EMPTY
+    }]);
 
     fn run(&self, cx: &mut Cx<'_, Services>, a: WaitArgs) -> Result<Waited, CommandError> {
         let pattern = match &a.until {
@@ -321,28 +305,24 @@ pub struct TerminalArgs {
 /// `terminal.dispose`.
 pub struct Dispose;
 
-static DISPOSE: CommandSpec = CommandSpec::new(
-    "terminal.dispose",
-    "Dispose Terminal",
-    "Terminal",
-    "Close a terminal, killing everything it started (its process group and session).",
-)
-.touches(Touches::TERMINALS)
-.examples(&[Example {
-    description: "Close it",
-    args: r#"{"terminalId": "term-1"}"#,
-    setup: &[("terminal.create", "{}")],
-    expect: Some(r#"{"success": true}"#),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for Dispose {
     type Args = TerminalArgs;
     type Output = Done;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &DISPOSE
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "terminal.dispose",
+        "Dispose Terminal",
+        "Terminal",
+        "Close a terminal, killing everything it started (its process group and session).",
+    )
+    .touches(Touches::TERMINALS)
+    .examples(&[Example {
+        description: "Close it",
+        args: r#"{"terminalId": "term-1"}"#,
+        setup: &[("terminal.create", "{}")],
+        expect: Some(r#"{"success": true}"#),
+        ..Example::EMPTY
+    }]);
 
     fn run(&self, cx: &mut Cx<'_, Services>, a: TerminalArgs) -> Result<Done, CommandError> {
         terminals(cx).dispose(&a.terminal_id)?;
@@ -361,29 +341,25 @@ pub use crate::util::NoArgs;
 /// `terminal.list`.
 pub struct List;
 
-static LIST: CommandSpec = CommandSpec::new(
-    "terminal.list",
-    "List Terminals",
-    "Terminal",
-    "Every open terminal: id, name, working directory, pid, and whether (and how) it exited.",
-)
-.touches(Touches::TERMINALS)
-.read_only()
-.examples(&[Example {
-    description: "One terminal",
-    args: "{}",
-    setup: &[("terminal.create", r#"{"name": "dev"}"#)],
-    expect: Some(r#"{"terminals": [{"terminalId": "term-1", "name": "dev"}]}"#),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for List {
     type Args = NoArgs;
     type Output = TerminalList;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &LIST
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "terminal.list",
+        "List Terminals",
+        "Terminal",
+        "Every open terminal: id, name, working directory, pid, and whether (and how) it exited.",
+    )
+    .touches(Touches::TERMINALS)
+    .read_only()
+    .examples(&[Example {
+        description: "One terminal",
+        args: "{}",
+        setup: &[("terminal.create", r#"{"name": "dev"}"#)],
+        expect: Some(r#"{"terminals": [{"terminalId": "term-1", "name": "dev"}]}"#),
+        ..Example::EMPTY
+    }]);
 
     fn run(&self, cx: &mut Cx<'_, Services>, _: NoArgs) -> Result<TerminalList, CommandError> {
         Ok(TerminalList {
@@ -395,29 +371,25 @@ impl Command<Services> for List {
 /// `terminal.show`.
 pub struct Show;
 
-static SHOW: CommandSpec = CommandSpec::new(
-    "terminal.show",
-    "Show Terminal",
-    "Terminal",
-    "Make a terminal the active one.",
-)
-.touches(Touches::TERMINALS)
-.idempotent()
-.examples(&[Example {
-    description: "Activate it",
-    args: r#"{"terminalId": "term-1"}"#,
-    setup: &[("terminal.create", "{}")],
-    expect: Some(r#"{"success": true}"#),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for Show {
     type Args = TerminalArgs;
     type Output = Done;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &SHOW
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "terminal.show",
+        "Show Terminal",
+        "Terminal",
+        "Make a terminal the active one.",
+    )
+    .touches(Touches::TERMINALS)
+    .idempotent()
+    .examples(&[Example {
+        description: "Activate it",
+        args: r#"{"terminalId": "term-1"}"#,
+        setup: &[("terminal.create", "{}")],
+        expect: Some(r#"{"success": true}"#),
+        ..Example::EMPTY
+    }]);
 
     fn run(&self, cx: &mut Cx<'_, Services>, a: TerminalArgs) -> Result<Done, CommandError> {
         terminals(cx).show(&a.terminal_id)?;
@@ -436,29 +408,25 @@ pub struct Active {
 /// `terminal.getActive`.
 pub struct GetActive;
 
-static GET_ACTIVE: CommandSpec = CommandSpec::new(
-    "terminal.getActive",
-    "Get Active Terminal",
-    "Terminal",
-    "The active terminal (the last created or shown).",
-)
-.touches(Touches::TERMINALS)
-.read_only()
-.examples(&[Example {
-    description: "The one just created",
-    args: "{}",
-    setup: &[("terminal.create", r#"{"name": "dev"}"#)],
-    expect: Some(r#"{"terminalId": "term-1", "name": "dev"}"#),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for GetActive {
     type Args = NoArgs;
     type Output = Active;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &GET_ACTIVE
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "terminal.getActive",
+        "Get Active Terminal",
+        "Terminal",
+        "The active terminal (the last created or shown).",
+    )
+    .touches(Touches::TERMINALS)
+    .read_only()
+    .examples(&[Example {
+        description: "The one just created",
+        args: "{}",
+        setup: &[("terminal.create", r#"{"name": "dev"}"#)],
+        expect: Some(r#"{"terminalId": "term-1", "name": "dev"}"#),
+        ..Example::EMPTY
+    }]);
 
     fn run(&self, cx: &mut Cx<'_, Services>, _: NoArgs) -> Result<Active, CommandError> {
         let t = terminals(cx).active()?;
@@ -485,29 +453,25 @@ pub struct ResizeArgs {
 /// `terminal.resize`.
 pub struct Resize;
 
-static RESIZE: CommandSpec = CommandSpec::new(
-    "terminal.resize",
-    "Resize Terminal",
-    "Terminal",
-    "Change a terminal's size (rows and columns); the program in it is told (SIGWINCH), as when a terminal window is resized.",
-)
-.touches(Touches::TERMINALS)
-.idempotent()
-.examples(&[Example {
-    description: "Make it 40 by 100",
-    args: r#"{"terminalId": "term-1", "rows": 40, "cols": 100}"#,
-    setup: &[("terminal.create", "{}")],
-    expect: Some(r#"{"success": true}"#),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for Resize {
     type Args = ResizeArgs;
     type Output = Done;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &RESIZE
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "terminal.resize",
+        "Resize Terminal",
+        "Terminal",
+        "Change a terminal's size (rows and columns); the program in it is told (SIGWINCH), as when a terminal window is resized.",
+    )
+    .touches(Touches::TERMINALS)
+    .idempotent()
+    .examples(&[Example {
+        description: "Make it 40 by 100",
+        args: r#"{"terminalId": "term-1", "rows": 40, "cols": 100}"#,
+        setup: &[("terminal.create", "{}")],
+        expect: Some(r#"{"success": true}"#),
+        ..Example::EMPTY
+    }]);
 
     fn run(&self, cx: &mut Cx<'_, Services>, a: ResizeArgs) -> Result<Done, CommandError> {
         let size = Size::new(Some(a.rows), Some(a.cols))?;

@@ -59,26 +59,22 @@ fn confined(cx: &Cx<'_, Services>, paths: &[String]) -> Result<Vec<RelPath>, Com
 /// `git.status`.
 pub struct GitStatus;
 
-static STATUS: CommandSpec = CommandSpec::new(
-    "git.status",
-    "Git: Status",
-    "Git",
-    "The branch, its upstream with ahead/behind counts, whether HEAD is detached, and the staged, modified, untracked and conflicted files (seed 001's git_status).",
-)
-.touches(Touches::READ)
-.long()
-.tool_name("git_status")
-.read_only()
-.idempotent()
-.examples(OUTSIDE_REPO);
-
 impl Command<Services> for GitStatus {
     type Args = NoArgs;
     type Output = GitStatusOut;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &STATUS
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "git.status",
+        "Git: Status",
+        "Git",
+        "The branch, its upstream with ahead/behind counts, whether HEAD is detached, and the staged, modified, untracked and conflicted files (seed 001's git_status).",
+    )
+    .touches(Touches::READ)
+    .long()
+    .tool_name("git_status")
+    .read_only()
+    .idempotent()
+    .examples(OUTSIDE_REPO);
 
     fn run(&self, cx: &mut Cx<'_, Services>, _: NoArgs) -> Result<GitStatusOut, CommandError> {
         ultra_git::status(&open(cx.services)?)
@@ -102,26 +98,22 @@ pub struct GitDiffArgs {
 /// `git.diff`.
 pub struct GitDiff;
 
-static DIFF: CommandSpec = CommandSpec::new(
-    "git.diff",
-    "Git: Diff",
-    "Git",
-    "Uncommitted changes: per file insertions, deletions and whether it is binary, totals, and the patch (seed 001's git_diff). staged: true compares the index with HEAD; path limits it to a file or directory.",
-)
-.touches(Touches::READ)
-.long()
-.tool_name("git_diff")
-.read_only()
-.idempotent()
-.examples(OUTSIDE_REPO);
-
 impl Command<Services> for GitDiff {
     type Args = GitDiffArgs;
     type Output = GitDiffOut;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &DIFF
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "git.diff",
+        "Git: Diff",
+        "Git",
+        "Uncommitted changes: per file insertions, deletions and whether it is binary, totals, and the patch (seed 001's git_diff). staged: true compares the index with HEAD; path limits it to a file or directory.",
+    )
+    .touches(Touches::READ)
+    .long()
+    .tool_name("git_diff")
+    .read_only()
+    .idempotent()
+    .examples(OUTSIDE_REPO);
 
     fn run(&self, cx: &mut Cx<'_, Services>, a: GitDiffArgs) -> Result<GitDiffOut, CommandError> {
         let repo = open(cx.services)?;
@@ -146,29 +138,25 @@ pub struct GitCommitArgs {
 /// `git.commit`.
 pub struct GitCommit;
 
-static COMMIT: CommandSpec = CommandSpec::new(
-    "git.commit",
-    "Git: Commit",
-    "Git",
-    "Stage the given files (if any) and commit what is staged, with the repository's configured author (seed 001's git_commit). An empty message or nothing to commit is refused. No hooks run. A person confirms agents' calls, shown what would be committed, unless policy or auto-apply says otherwise.",
-)
-.touches(Touches::WRITE)
-.tool_name("git_commit")
-.confirms()
-.examples(&[Example {
-    description: "Outside a repository",
-    args: r#"{"message": "feat: add date utils"}"#,
-    error: Some("NOT_A_GIT_REPOSITORY"),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for GitCommit {
     type Args = GitCommitArgs;
     type Output = Committed;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &COMMIT
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "git.commit",
+        "Git: Commit",
+        "Git",
+        "Stage the given files (if any) and commit what is staged, with the repository's configured author (seed 001's git_commit). An empty message or nothing to commit is refused. No hooks run. A person confirms agents' calls, shown what would be committed, unless policy or auto-apply says otherwise.",
+    )
+    .touches(Touches::WRITE)
+    .tool_name("git_commit")
+    .confirms()
+    .examples(&[Example {
+        description: "Outside a repository",
+        args: r#"{"message": "feat: add date utils"}"#,
+        error: Some("NOT_A_GIT_REPOSITORY"),
+        ..Example::EMPTY
+    }]);
 
     /// What needs no person to refuse: an empty message, no repository, paths outside
     /// the workspace or restricted for the caller.
@@ -223,27 +211,23 @@ pub struct Staged {
 /// `git.stage`.
 pub struct GitStage;
 
-static STAGE: CommandSpec = CommandSpec::new(
-    "git.stage",
-    "Git: Stage",
-    "Git",
-    "Stage files for the next commit (a deleted file is staged as deleted). Returns what is staged now.",
-)
-.touches(Touches::WRITE)
-.examples(&[Example {
-    description: "Outside a repository",
-    args: r#"{"files": ["a.ts"]}"#,
-    error: Some("NOT_A_GIT_REPOSITORY"),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for GitStage {
     type Args = FilesArgs;
     type Output = Staged;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &STAGE
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "git.stage",
+        "Git: Stage",
+        "Git",
+        "Stage files for the next commit (a deleted file is staged as deleted). Returns what is staged now.",
+    )
+    .touches(Touches::WRITE)
+    .examples(&[Example {
+        description: "Outside a repository",
+        args: r#"{"files": ["a.ts"]}"#,
+        error: Some("NOT_A_GIT_REPOSITORY"),
+        ..Example::EMPTY
+    }]);
 
     fn run(&self, cx: &mut Cx<'_, Services>, a: FilesArgs) -> Result<Staged, CommandError> {
         let repo = open(cx.services)?;
@@ -258,27 +242,23 @@ impl Command<Services> for GitStage {
 /// `git.unstage`.
 pub struct GitUnstage;
 
-static UNSTAGE: CommandSpec = CommandSpec::new(
-    "git.unstage",
-    "Git: Unstage",
-    "Git",
-    "Take files out of the next commit (the index entry goes back to HEAD's; the work tree is not touched). Returns what is staged now.",
-)
-.touches(Touches::WRITE)
-.examples(&[Example {
-    description: "Outside a repository",
-    args: r#"{"files": ["a.ts"]}"#,
-    error: Some("NOT_A_GIT_REPOSITORY"),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for GitUnstage {
     type Args = FilesArgs;
     type Output = Staged;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &UNSTAGE
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "git.unstage",
+        "Git: Unstage",
+        "Git",
+        "Take files out of the next commit (the index entry goes back to HEAD's; the work tree is not touched). Returns what is staged now.",
+    )
+    .touches(Touches::WRITE)
+    .examples(&[Example {
+        description: "Outside a repository",
+        args: r#"{"files": ["a.ts"]}"#,
+        error: Some("NOT_A_GIT_REPOSITORY"),
+        ..Example::EMPTY
+    }]);
 
     fn run(&self, cx: &mut Cx<'_, Services>, a: FilesArgs) -> Result<Staged, CommandError> {
         let repo = open(cx.services)?;
@@ -304,25 +284,21 @@ pub struct LogArgs {
 /// `git.log`.
 pub struct GitLog;
 
-static LOG: CommandSpec = CommandSpec::new(
-    "git.log",
-    "Git: Log",
-    "Git",
-    "Commits from HEAD back, newest first: hash, author, time and summary; path keeps those that changed a file.",
-)
-.touches(Touches::READ)
-.long()
-.read_only()
-.idempotent()
-.examples(OUTSIDE_REPO);
-
 impl Command<Services> for GitLog {
     type Args = LogArgs;
     type Output = Vec<LogEntry>;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &LOG
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "git.log",
+        "Git: Log",
+        "Git",
+        "Commits from HEAD back, newest first: hash, author, time and summary; path keeps those that changed a file.",
+    )
+    .touches(Touches::READ)
+    .long()
+    .read_only()
+    .idempotent()
+    .examples(OUTSIDE_REPO);
 
     fn run(&self, cx: &mut Cx<'_, Services>, a: LogArgs) -> Result<Vec<LogEntry>, CommandError> {
         let repo = open(cx.services)?;
@@ -334,25 +310,21 @@ impl Command<Services> for GitLog {
 /// `git.branches`.
 pub struct GitBranches;
 
-static BRANCHES: CommandSpec = CommandSpec::new(
-    "git.branches",
-    "Git: Branches",
-    "Git",
-    "The local branches, which one is checked out, and each one's upstream.",
-)
-.touches(Touches::READ)
-.long()
-.read_only()
-.idempotent()
-.examples(OUTSIDE_REPO);
-
 impl Command<Services> for GitBranches {
     type Args = NoArgs;
     type Output = Vec<BranchInfo>;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &BRANCHES
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "git.branches",
+        "Git: Branches",
+        "Git",
+        "The local branches, which one is checked out, and each one's upstream.",
+    )
+    .touches(Touches::READ)
+    .long()
+    .read_only()
+    .idempotent()
+    .examples(OUTSIDE_REPO);
 
     fn run(&self, cx: &mut Cx<'_, Services>, _: NoArgs) -> Result<Vec<BranchInfo>, CommandError> {
         ultra_git::branches(&open(cx.services)?)

@@ -49,31 +49,6 @@ pub struct RunArgs {
 /// `run.command`.
 pub struct RunCommand;
 
-static RUN: CommandSpec = CommandSpec::new(
-    "run.command",
-    "Run: Command",
-    "Run",
-    "Run a command line in the workspace root (seed 001's run_command) and return stdout, stderr, exitCode and duration. Words are plain (no $variables, globs or redirections); stages join with &&, || , ; and |. Every stage is judged: denied ones (rm -rf, sudo, git push --force, ...) are refused, allow-listed ones (npm, node, git status/diff/log/show/branch, tsc, vitest, jest, eslint, prettier, ...) run at once, anything else waits for a person who sees the full argv. Timeout 30 s by default (max 600 s) kills the whole process group.",
-)
-.touches(Touches::PROCESSES.and(Touches::WRITE))
-.tool_name("run_command")
-.open_world()
-.long()
-.examples(&[
-    Example {
-        description: "A denied command is refused without asking anyone",
-        args: r#"{"command": "rm -rf build"}"#,
-        error: Some("POLICY_DENIED"),
-        ..Example::EMPTY
-    },
-    Example {
-        description: "Variables are not expanded, so they are refused",
-        args: r#"{"command": "echo $HOME"}"#,
-        error: Some("POLICY_DENIED"),
-        ..Example::EMPTY
-    },
-]);
-
 fn rules(services: &Services) -> Result<Rules, CommandError> {
     Rules::from_config(&services.config.run).map_err(|e| {
         CommandError::new(
@@ -102,9 +77,30 @@ impl Command<Services> for RunCommand {
     type Args = RunArgs;
     type Output = RunOutput;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &RUN
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "run.command",
+        "Run: Command",
+        "Run",
+        "Run a command line in the workspace root (seed 001's run_command) and return stdout, stderr, exitCode and duration. Words are plain (no $variables, globs or redirections); stages join with &&, || , ; and |. Every stage is judged: denied ones (rm -rf, sudo, git push --force, ...) are refused, allow-listed ones (npm, node, git status/diff/log/show/branch, tsc, vitest, jest, eslint, prettier, ...) run at once, anything else waits for a person who sees the full argv. Timeout 30 s by default (max 600 s) kills the whole process group.",
+    )
+    .touches(Touches::PROCESSES.and(Touches::WRITE))
+    .tool_name("run_command")
+    .open_world()
+    .long()
+    .examples(&[
+        Example {
+            description: "A denied command is refused without asking anyone",
+            args: r#"{"command": "rm -rf build"}"#,
+            error: Some("POLICY_DENIED"),
+            ..Example::EMPTY
+        },
+        Example {
+            description: "Variables are not expanded, so they are refused",
+            args: r#"{"command": "echo $HOME"}"#,
+            error: Some("POLICY_DENIED"),
+            ..Example::EMPTY
+        },
+    ]);
 
     fn programs(&self, _s: &Services, a: &RunArgs) -> Vec<String> {
         self::programs::in_line(&a.command)
@@ -128,7 +124,7 @@ impl Command<Services> for RunCommand {
             Ok((_, Verdict::Allow)) if sandbox::offered(&services.config.run) => {
                 Annotations::default()
             }
-            _ => RUN.annotations,
+            _ => RunCommand::SPEC.annotations,
         }
     }
 

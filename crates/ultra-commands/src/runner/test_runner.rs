@@ -39,22 +39,6 @@ pub struct TestArgs {
 /// `run.tests`.
 pub struct RunTests;
 
-static RUN_TESTS: CommandSpec = CommandSpec::new(
-    "run.tests",
-    "Run: Tests",
-    "Run",
-    "Run the project's tests (seed 001's run_tests): the runner is found from vitest/jest configs, package.json (vitest, jest, else npm test), Cargo.toml (cargo test), pytest or tox config (pytest) or go.mod (go test). path limits the run to a file or directory, filter to matching test names. Returns passed, exitCode, the output and, when the runner's summary is recognised, total/passed/failed/skipped. Runs the project's own code, like npm test. watch: true keeps re-running the tests on every source change in the background (tests.started / tests.finished events; test_watches, stop_test_watch).",
-)
-.touches(Touches::PROCESSES.and(Touches::WRITE))
-.tool_name("run_tests")
-.long()
-.examples(&[Example {
-    description: "No project to test",
-    args: "{}",
-    error: Some("FILE_NOT_FOUND"),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for RunTests {
     type Args = TestArgs;
     type Output = TestRun;
@@ -63,19 +47,31 @@ impl Command<Services> for RunTests {
         super::programs::of_tests(s.root_path())
     }
 
-    fn spec(&self) -> &'static CommandSpec {
-        &RUN_TESTS
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "run.tests",
+        "Run: Tests",
+        "Run",
+        "Run the project's tests (seed 001's run_tests): the runner is found from vitest/jest configs, package.json (vitest, jest, else npm test), Cargo.toml (cargo test), pytest or tox config (pytest) or go.mod (go test). path limits the run to a file or directory, filter to matching test names. Returns passed, exitCode, the output and, when the runner's summary is recognised, total/passed/failed/skipped. Runs the project's own code, like npm test. watch: true keeps re-running the tests on every source change in the background (tests.started / tests.finished events; test_watches, stop_test_watch).",
+    )
+    .touches(Touches::PROCESSES.and(Touches::WRITE))
+    .tool_name("run_tests")
+    .long()
+    .examples(&[Example {
+        description: "No project to test",
+        args: "{}",
+        error: Some("FILE_NOT_FOUND"),
+        ..Example::EMPTY
+    }]);
 
     /// Tests run the project's code (security.md C7): an agent's run goes ahead at once
     /// only in the sandbox; without one, a person is asked.
     fn annotations_in(&self, services: &Services, _a: &TestArgs) -> Annotations {
         if super::sandbox::offered(&services.config.run) {
-            RUN_TESTS.annotations
+            RunTests::SPEC.annotations
         } else {
             Annotations {
                 open_world: true,
-                ..RUN_TESTS.annotations
+                ..RunTests::SPEC.annotations
             }
         }
     }

@@ -15,30 +15,26 @@ use crate::util::NoArgs;
 /// `run.testWatches`.
 pub struct TestWatchList;
 
-static LIST: CommandSpec = CommandSpec::new(
-    "run.testWatches",
-    "Run: Test Watches",
-    "Run",
-    "The test watches running (started by run_tests with watch: true): each one's id, command, how many runs so far, whether one is running now, and the latest finished run with its stats and output.",
-)
-.touches(Touches::READ)
-.tool_name("test_watches")
-.read_only()
-.idempotent()
-.examples(&[Example {
-    description: "No watch is running",
-    args: "{}",
-    expect: Some("[]"),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for TestWatchList {
     type Args = NoArgs;
     type Output = Vec<WatchInfo>;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &LIST
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "run.testWatches",
+        "Run: Test Watches",
+        "Run",
+        "The test watches running (started by run_tests with watch: true): each one's id, command, how many runs so far, whether one is running now, and the latest finished run with its stats and output.",
+    )
+    .touches(Touches::READ)
+    .tool_name("test_watches")
+    .read_only()
+    .idempotent()
+    .examples(&[Example {
+        description: "No watch is running",
+        args: "{}",
+        expect: Some("[]"),
+        ..Example::EMPTY
+    }]);
 
     fn run(&self, cx: &mut Cx<'_, Services>, _: NoArgs) -> Result<Vec<WatchInfo>, CommandError> {
         Ok(cx.services.test_watches().list())
@@ -56,29 +52,25 @@ pub struct StopArgs {
 /// `run.stopTestWatch`.
 pub struct StopTestWatch;
 
-static STOP: CommandSpec = CommandSpec::new(
-    "run.stopTestWatch",
-    "Run: Stop Test Watch",
-    "Run",
-    "End a test watch; a run in progress is killed with its process group.",
-)
-.touches(Touches::PROCESSES)
-.tool_name("stop_test_watch")
-.idempotent()
-.examples(&[Example {
-    description: "An unknown watch",
-    args: r#"{"id": "watch-9"}"#,
-    error: Some("WATCH_NOT_FOUND"),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for StopTestWatch {
     type Args = StopArgs;
     type Output = serde_json::Value;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &STOP
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "run.stopTestWatch",
+        "Run: Stop Test Watch",
+        "Run",
+        "End a test watch; a run in progress is killed with its process group.",
+    )
+    .touches(Touches::PROCESSES)
+    .tool_name("stop_test_watch")
+    .idempotent()
+    .examples(&[Example {
+        description: "An unknown watch",
+        args: r#"{"id": "watch-9"}"#,
+        error: Some("WATCH_NOT_FOUND"),
+        ..Example::EMPTY
+    }]);
 
     fn run(
         &self,

@@ -13,30 +13,26 @@ use crate::util::NoArgs;
 /// `ultra.getViewState`.
 pub struct GetViewState;
 
-static GET_VIEW_STATE: CommandSpec = CommandSpec::new(
-    "ultra.getViewState",
-    "View: Get View State",
-    "View",
-    "What the editor shows: tabs (open buffers, dirty, active), sidebar, agent pane, split, palette, the latest progress report, and every context key.",
-)
-.touches(Touches::READ)
-.read_only()
-.quiet()
-.examples(&[Example {
-    description: "One file open",
-    files: HELLO,
-    setup: OPEN,
-    expect: Some(r#"{"tabs": [{"path": "src/app.rs", "active": true, "dirty": false}], "context": {"editorLangId": "rust", "editorFocus": true}}"#),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for GetViewState {
     type Args = NoArgs;
     type Output = ViewInfo;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &GET_VIEW_STATE
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "ultra.getViewState",
+        "View: Get View State",
+        "View",
+        "What the editor shows: tabs (open buffers, dirty, active), sidebar, agent pane, split, palette, the latest progress report, and every context key.",
+    )
+    .touches(Touches::READ)
+    .read_only()
+    .quiet()
+    .examples(&[Example {
+        description: "One file open",
+        files: HELLO,
+        setup: OPEN,
+        expect: Some(r#"{"tabs": [{"path": "src/app.rs", "active": true, "dirty": false}], "context": {"editorLangId": "rust", "editorFocus": true}}"#),
+        ..Example::EMPTY
+    }]);
 
     fn run(&self, cx: &mut Cx<'_, Services>, _: NoArgs) -> Result<ViewInfo, CommandError> {
         let held = cx.services.view().lock().clone();
@@ -64,41 +60,37 @@ impl Command<Services> for GetViewState {
 /// `ultra.setContext`.
 pub struct SetContext;
 
-static SET_CONTEXT: CommandSpec = CommandSpec::new(
-    "ultra.setContext",
-    "View: Set Context Key",
-    "View",
-    "Set a context key that when-clauses read (VS Code's setContext); null removes it. Keys derived from the view (editorFocus, paletteOpen, editorLangId, ...) cannot be set. Not for agents: a key could turn on a person's key binding.",
-)
-.touches(Touches::NOTHING)
-.idempotent()
-.only_sources(&[
-    SourceKind::Human,
-    SourceKind::Cli,
-    SourceKind::Ipc,
-    SourceKind::Extension,
-    SourceKind::Internal,
-])
-.examples(&[Example {
-    description: "Turn on a mode for key bindings",
-    args: r#"{"key": "vimMode", "value": true}"#,
-    expect: Some(r#"{"keys": {"vimMode": true}}"#),
-    ..Example::EMPTY
-}, Example {
-    description: "An agent may not",
-    args: r#"{"key": "vimMode", "value": true}"#,
-    error: Some("SOURCE_NOT_ALLOWED"),
-    source: Some(SourceKind::Ai),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for SetContext {
     type Args = SetContextArgs;
     type Output = ContextKeys;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &SET_CONTEXT
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "ultra.setContext",
+        "View: Set Context Key",
+        "View",
+        "Set a context key that when-clauses read (VS Code's setContext); null removes it. Keys derived from the view (editorFocus, paletteOpen, editorLangId, ...) cannot be set. Not for agents: a key could turn on a person's key binding.",
+    )
+    .touches(Touches::NOTHING)
+    .idempotent()
+    .only_sources(&[
+        SourceKind::Human,
+        SourceKind::Cli,
+        SourceKind::Ipc,
+        SourceKind::Extension,
+        SourceKind::Internal,
+    ])
+    .examples(&[Example {
+        description: "Turn on a mode for key bindings",
+        args: r#"{"key": "vimMode", "value": true}"#,
+        expect: Some(r#"{"keys": {"vimMode": true}}"#),
+        ..Example::EMPTY
+    }, Example {
+        description: "An agent may not",
+        args: r#"{"key": "vimMode", "value": true}"#,
+        error: Some("SOURCE_NOT_ALLOWED"),
+        source: Some(SourceKind::Ai),
+        ..Example::EMPTY
+    }]);
 
     fn run(
         &self,
@@ -159,29 +151,25 @@ impl Command<Services> for SetContext {
 /// `ultra.inspectContextKeys`.
 pub struct InspectContextKeys;
 
-static INSPECT_CONTEXT_KEYS: CommandSpec = CommandSpec::new(
-    "ultra.inspectContextKeys",
-    "Developer: Inspect Context Keys",
-    "View",
-    "Every context key when-clauses can read now, with its value: the ones derived from the view and the active buffer and those set with ultra.setContext.",
-)
-.touches(Touches::NOTHING)
-.read_only()
-.examples(&[Example {
-    description: "With a buffer open",
-    files: HELLO,
-    setup: OPEN,
-    expect: Some(r#"{"keys": {"editorIsOpen": true, "editorLangId": "rust", "paletteOpen": false, "editorHasSelection": false}}"#),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for InspectContextKeys {
     type Args = NoArgs;
     type Output = ContextKeys;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &INSPECT_CONTEXT_KEYS
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "ultra.inspectContextKeys",
+        "Developer: Inspect Context Keys",
+        "View",
+        "Every context key when-clauses can read now, with its value: the ones derived from the view and the active buffer and those set with ultra.setContext.",
+    )
+    .touches(Touches::NOTHING)
+    .read_only()
+    .examples(&[Example {
+        description: "With a buffer open",
+        files: HELLO,
+        setup: OPEN,
+        expect: Some(r#"{"keys": {"editorIsOpen": true, "editorLangId": "rust", "paletteOpen": false, "editorHasSelection": false}}"#),
+        ..Example::EMPTY
+    }]);
 
     fn run(&self, cx: &mut Cx<'_, Services>, _: NoArgs) -> Result<ContextKeys, CommandError> {
         let held = cx.services.view().lock().clone();

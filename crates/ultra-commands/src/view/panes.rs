@@ -67,30 +67,26 @@ impl Command<Services> for TogglePane {
 /// `ultra.splitView`.
 pub struct SplitView;
 
-static SPLIT_VIEW: CommandSpec = CommandSpec::new(
-    "ultra.splitView",
-    "View: Split Editor",
-    "View",
-    "Split the editor into two groups: the second keeps showing the buffer active now while the first follows the active buffer. `direction: none` joins them again.",
-)
-.touches(Touches::NOTHING)
-.keybinding("ctrl+\\")
-.examples(&[Example {
-    description: "Side by side",
-    args: r#"{"direction": "vertical"}"#,
-    files: HELLO,
-    setup: OPEN,
-    expect: Some(r#"{"split": "vertical", "splitPath": "src/app.rs"}"#),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for SplitView {
     type Args = SplitArgs;
     type Output = Changed;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &SPLIT_VIEW
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "ultra.splitView",
+        "View: Split Editor",
+        "View",
+        "Split the editor into two groups: the second keeps showing the buffer active now while the first follows the active buffer. `direction: none` joins them again.",
+    )
+    .touches(Touches::NOTHING)
+    .keybinding("ctrl+\\")
+    .examples(&[Example {
+        description: "Side by side",
+        args: r#"{"direction": "vertical"}"#,
+        files: HELLO,
+        setup: OPEN,
+        expect: Some(r#"{"split": "vertical", "splitPath": "src/app.rs"}"#),
+        ..Example::EMPTY
+    }]);
 
     fn run(&self, cx: &mut Cx<'_, Services>, a: SplitArgs) -> Result<Changed, CommandError> {
         let active = cx.services.ws().active().map(|p| p.to_string());
@@ -107,29 +103,25 @@ impl Command<Services> for SplitView {
 /// `ultra.commandPalette`.
 pub struct CommandPalette;
 
-static COMMAND_PALETTE: CommandSpec = CommandSpec::new(
-    "ultra.commandPalette",
-    "View: Show Command Palette",
-    "View",
-    "Open the command palette (fuzzy search over every command; arguments are asked for from each command's schema), optionally with a query typed in. An agent can open it to point a person at a command.",
-)
-.touches(Touches::NOTHING)
-.keybinding("ctrl+p")
-.more_keys(&[("f1", "{}"), ("ctrl+shift+p", "{}")])
-.examples(&[Example {
-    description: "Open it searching for save",
-    args: r#"{"query": "save"}"#,
-    expect: Some(r#"{"palette": {"open": true, "query": "save"}}"#),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for CommandPalette {
     type Args = PaletteArgs;
     type Output = Changed;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &COMMAND_PALETTE
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "ultra.commandPalette",
+        "View: Show Command Palette",
+        "View",
+        "Open the command palette (fuzzy search over every command; arguments are asked for from each command's schema), optionally with a query typed in. An agent can open it to point a person at a command.",
+    )
+    .touches(Touches::NOTHING)
+    .keybinding("ctrl+p")
+    .more_keys(&[("f1", "{}"), ("ctrl+shift+p", "{}")])
+    .examples(&[Example {
+        description: "Open it searching for save",
+        args: r#"{"query": "save"}"#,
+        expect: Some(r#"{"palette": {"open": true, "query": "save"}}"#),
+        ..Example::EMPTY
+    }]);
 
     fn run(&self, cx: &mut Cx<'_, Services>, a: PaletteArgs) -> Result<Changed, CommandError> {
         if a.query.chars().count() > 200 {
@@ -151,28 +143,24 @@ impl Command<Services> for CommandPalette {
 /// `ultra.closePalette`.
 pub struct ClosePalette;
 
-static CLOSE_PALETTE: CommandSpec = CommandSpec::new(
-    "ultra.closePalette",
-    "View: Close Command Palette",
-    "View",
-    "Close the command palette.",
-)
-.touches(Touches::NOTHING)
-.idempotent()
-.examples(&[Example {
-    description: "Close it",
-    setup: &[("ultra.commandPalette", "{}")],
-    expect: Some(r#"{"palette": {"open": false}}"#),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for ClosePalette {
     type Args = NoArgs;
     type Output = Changed;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &CLOSE_PALETTE
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "ultra.closePalette",
+        "View: Close Command Palette",
+        "View",
+        "Close the command palette.",
+    )
+    .touches(Touches::NOTHING)
+    .idempotent()
+    .examples(&[Example {
+        description: "Close it",
+        setup: &[("ultra.commandPalette", "{}")],
+        expect: Some(r#"{"palette": {"open": false}}"#),
+        ..Example::EMPTY
+    }]);
 
     fn run(&self, cx: &mut Cx<'_, Services>, _: NoArgs) -> Result<Changed, CommandError> {
         Ok(cx
@@ -185,28 +173,24 @@ impl Command<Services> for ClosePalette {
 /// `ultra.focusSidebar`.
 pub struct FocusSidebar;
 
-static FOCUS_SIDEBAR: CommandSpec = CommandSpec::new(
-    "ultra.focusSidebar",
-    "View: Focus File Tree",
-    "View",
-    "Send keys to the sidebar's file list (showing it if hidden: arrows choose, Enter opens), or back to the editor.",
-)
-.touches(Touches::NOTHING)
-.keybinding("alt+e")
-.examples(&[Example {
-    description: "Focus the file list",
-    args: r#"{"focus": true}"#,
-    expect: Some(r#"{"sidebar": true, "sidebarFocused": true}"#),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for FocusSidebar {
     type Args = FocusArgs;
     type Output = Changed;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &FOCUS_SIDEBAR
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "ultra.focusSidebar",
+        "View: Focus File Tree",
+        "View",
+        "Send keys to the sidebar's file list (showing it if hidden: arrows choose, Enter opens), or back to the editor.",
+    )
+    .touches(Touches::NOTHING)
+    .keybinding("alt+e")
+    .examples(&[Example {
+        description: "Focus the file list",
+        args: r#"{"focus": true}"#,
+        expect: Some(r#"{"sidebar": true, "sidebarFocused": true}"#),
+        ..Example::EMPTY
+    }]);
 
     fn run(&self, cx: &mut Cx<'_, Services>, a: FocusArgs) -> Result<Changed, CommandError> {
         Ok(cx.services.view().change(cx, |v| {
@@ -221,29 +205,25 @@ impl Command<Services> for FocusSidebar {
 /// `ultra.toggleTerminal`.
 pub struct ToggleTerminal;
 
-static TOGGLE_TERMINAL: CommandSpec = CommandSpec::new(
-    "ultra.toggleTerminal",
-    "View: Toggle Terminal",
-    "View",
-    "Show the terminal panel with keys going to it (starting a terminal, as terminal.create does, when none it showed is alive), or hide it; the terminal lives on while hidden.",
-)
-.touches(Touches::NOTHING)
-.keybinding("alt+t")
-.more_keys(&[("ctrl+`", "{}")])
-.examples(&[Example {
-    description: "Show it",
-    args: r#"{"visible": true, "rows": 10, "cols": 80}"#,
-    expect: Some(r#"{"terminal": {"visible": true, "focused": true, "terminalId": "term-1"}}"#),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for ToggleTerminal {
     type Args = TerminalArgs;
     type Output = Changed;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &TOGGLE_TERMINAL
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "ultra.toggleTerminal",
+        "View: Toggle Terminal",
+        "View",
+        "Show the terminal panel with keys going to it (starting a terminal, as terminal.create does, when none it showed is alive), or hide it; the terminal lives on while hidden.",
+    )
+    .touches(Touches::NOTHING)
+    .keybinding("alt+t")
+    .more_keys(&[("ctrl+`", "{}")])
+    .examples(&[Example {
+        description: "Show it",
+        args: r#"{"visible": true, "rows": 10, "cols": 80}"#,
+        expect: Some(r#"{"terminal": {"visible": true, "focused": true, "terminalId": "term-1"}}"#),
+        ..Example::EMPTY
+    }]);
 
     fn run(&self, cx: &mut Cx<'_, Services>, a: TerminalArgs) -> Result<Changed, CommandError> {
         let current = cx.services.view().lock().view.terminal.clone();
@@ -278,30 +258,26 @@ impl Command<Services> for ToggleTerminal {
 /// `ultra.focusTerminal`.
 pub struct FocusTerminal;
 
-static FOCUS_TERMINAL: CommandSpec = CommandSpec::new(
-    "ultra.focusTerminal",
-    "View: Focus Terminal / Editor",
-    "View",
-    "Send keys to the visible terminal panel, or back to the editor.",
-)
-.touches(Touches::NOTHING)
-.keybinding("alt+j")
-.when("terminalVisible")
-.examples(&[Example {
-    description: "Back to the editor",
-    args: r#"{"focus": false}"#,
-    setup: &[("ultra.toggleTerminal", "{}")],
-    expect: Some(r#"{"terminal": {"visible": true, "focused": false}}"#),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for FocusTerminal {
     type Args = FocusArgs;
     type Output = Changed;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &FOCUS_TERMINAL
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "ultra.focusTerminal",
+        "View: Focus Terminal / Editor",
+        "View",
+        "Send keys to the visible terminal panel, or back to the editor.",
+    )
+    .touches(Touches::NOTHING)
+    .keybinding("alt+j")
+    .when("terminalVisible")
+    .examples(&[Example {
+        description: "Back to the editor",
+        args: r#"{"focus": false}"#,
+        setup: &[("ultra.toggleTerminal", "{}")],
+        expect: Some(r#"{"terminal": {"visible": true, "focused": false}}"#),
+        ..Example::EMPTY
+    }]);
 
     fn run(&self, cx: &mut Cx<'_, Services>, a: FocusArgs) -> Result<Changed, CommandError> {
         if !cx.services.view().lock().view.terminal.visible {

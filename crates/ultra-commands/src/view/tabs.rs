@@ -79,29 +79,25 @@ impl Command<Services> for CycleEditor {
 /// `ultra.quit`.
 pub struct Quit;
 
-static QUIT: CommandSpec = CommandSpec::new(
-    "ultra.quit",
-    "File: Quit",
-    "File",
-    "Close the editor that runs it. Refused with BUFFER_DIRTY, listing the dirty buffers, unless they are saved or `force` is given.",
-)
-.touches(Touches::NOTHING)
-.keybinding("ctrl+q")
-.not_ai_exposed()
-.only_sources(&[SourceKind::Human])
-.examples(&[Example {
-    description: "Nothing unsaved",
-    expect: Some(r#"{"quit": true}"#),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for Quit {
     type Args = QuitArgs;
     type Output = QuitOk;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &QUIT
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "ultra.quit",
+        "File: Quit",
+        "File",
+        "Close the editor that runs it. Refused with BUFFER_DIRTY, listing the dirty buffers, unless they are saved or `force` is given.",
+    )
+    .touches(Touches::NOTHING)
+    .keybinding("ctrl+q")
+    .not_ai_exposed()
+    .only_sources(&[SourceKind::Human])
+    .examples(&[Example {
+        description: "Nothing unsaved",
+        expect: Some(r#"{"quit": true}"#),
+        ..Example::EMPTY
+    }]);
 
     fn run(&self, cx: &mut Cx<'_, Services>, a: QuitArgs) -> Result<QuitOk, CommandError> {
         let dirty: Vec<String> = cx

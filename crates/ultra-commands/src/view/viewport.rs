@@ -19,37 +19,33 @@ use crate::util::target;
 /// `ultra.getViewport`.
 pub struct GetViewport;
 
-static GET_VIEWPORT: CommandSpec = CommandSpec::new(
-    "ultra.getViewport",
-    "View: Get Viewport",
-    "View",
-    "The lines of a buffer from `top` (0-based) for `height` lines, each with syntax highlighting spans (character columns, tree-sitter), plus the selections, syntax-error markers on those lines, the version, dirty state and who made the last change. What an editor draws, in one call. A file that is not open is read from disk without opening it (version 0, no selections).",
-)
-.touches(Touches::READ)
-.read_only()
-.quiet()
-.examples(&[Example {
-    description: "The first two lines",
-    args: r#"{"top": 0, "height": 2}"#,
-    files: HELLO,
-    setup: OPEN,
-    expect: Some(r#"{"path": "src/app.rs", "lineCount": 5, "lines": [{"line": 0, "text": "fn main() {", "spans": [{"start": 0, "end": 2, "scope": "keyword"}]}, {"line": 1}], "highlighted": true}"#),
-    ..Example::EMPTY
-}, Example {
-    description: "A file not open: read without opening it",
-    args: r#"{"path": "src/app.rs", "top": 2, "height": 1}"#,
-    files: HELLO,
-    expect: Some(r#"{"version": 0, "selections": [], "lines": [{"line": 2, "text": "    println!(\"{x}\");"}]}"#),
-    ..Example::EMPTY
-}]);
-
 impl Command<Services> for GetViewport {
     type Args = ViewportArgs;
     type Output = Viewport;
 
-    fn spec(&self) -> &'static CommandSpec {
-        &GET_VIEWPORT
-    }
+    const SPEC: CommandSpec = CommandSpec::new(
+        "ultra.getViewport",
+        "View: Get Viewport",
+        "View",
+        "The lines of a buffer from `top` (0-based) for `height` lines, each with syntax highlighting spans (character columns, tree-sitter), plus the selections, syntax-error markers on those lines, the version, dirty state and who made the last change. What an editor draws, in one call. A file that is not open is read from disk without opening it (version 0, no selections).",
+    )
+    .touches(Touches::READ)
+    .read_only()
+    .quiet()
+    .examples(&[Example {
+        description: "The first two lines",
+        args: r#"{"top": 0, "height": 2}"#,
+        files: HELLO,
+        setup: OPEN,
+        expect: Some(r#"{"path": "src/app.rs", "lineCount": 5, "lines": [{"line": 0, "text": "fn main() {", "spans": [{"start": 0, "end": 2, "scope": "keyword"}]}, {"line": 1}], "highlighted": true}"#),
+        ..Example::EMPTY
+    }, Example {
+        description: "A file not open: read without opening it",
+        args: r#"{"path": "src/app.rs", "top": 2, "height": 1}"#,
+        files: HELLO,
+        expect: Some(r#"{"version": 0, "selections": [], "lines": [{"line": 2, "text": "    println!(\"{x}\");"}]}"#),
+        ..Example::EMPTY
+    }]);
 
     fn run(&self, cx: &mut Cx<'_, Services>, a: ViewportArgs) -> Result<Viewport, CommandError> {
         let height = a.height.unwrap_or(50);
