@@ -4,8 +4,8 @@ use serde_json::json;
 use ultra_core::Cx;
 use ultra_core::events::EventBus;
 use ultra_protocol::event::names;
-use ultra_protocol::{CommandError, SourceKind};
-use ultra_workspace::workspace::{Notice, TxnOutcome};
+use ultra_protocol::{CommandError, Source, SourceKind};
+use ultra_workspace::workspace::{Notice, Saved, TxnOutcome};
 use ultra_workspace::{RelPath, Workspace};
 
 use crate::services::Services;
@@ -190,6 +190,56 @@ pub fn base64_decode(text: &str) -> Result<Vec<u8>, String> {
         return Err("truncated base64 input".into());
     }
     Ok(out)
+}
+
+/// Save an already resolved buffer under a lock the caller holds, and announce it.
+pub fn save_in(
+    cx: &Cx<'_, Services>,
+    ws: &mut Workspace,
+    rel: &RelPath,
+    force: bool,
+) -> Result<Saved, CommandError> {
+    let saved = ws.save(rel, force);
+    emit_notices(cx, ws);
+    let saved = saved?;
+    announce_saved(cx, &saved);
+    Ok(saved)
+}
+
+/// Save several buffers as one batch ([`Workspace::save_many`]: all or nothing on disk,
+/// across crashes) under a lock the caller holds, and announce each.
+pub fn save_many_in(
+    cx: &Cx<'_, Services>,
+    ws: &mut Workspace,
+    rels: &[RelPath],
+) -> Result<Vec<Saved>, CommandError> {
+    let saved = ws.save_many(rels, false);
+    emit_notices(cx, ws);
+    let saved = saved?;
+    for s in &saved {
+        announce_saved(cx, s);
+    }
+    Ok(saved)
+}
+
+/// Announce a save as `file.saved`.
+fn announce_saved(cx: &Cx<'_, Services>, saved: &Saved) {
+    cx.events.emit(
+        names::FILE_SAVED,
+        json!({ "path": saved.path, "version": saved.version, "hash": saved.hash }),
+        Some(cx.source),
+    );
+}
+
+/// People may touch restricted paths; agents and programs may not.
+pub fn is_person(source: &Source) -> bool {
+    matches!(source.kind, SourceKind::Human)
+}
+
+/// Refuse, before anyone is asked, a path the caller may not write.
+pub fn writable(services: &Services, source: &Source, path: &str) -> Result<(), CommandError> {
+    services.ws().resolve_write(path, is_person(source))?;
+    Ok(())
 }
 
 #[cfg(test)]

@@ -15,9 +15,8 @@ use ultra_workspace::WsError;
 
 use crate::services::{Mode, Services, state_dir};
 use crate::{
-    ai, audit, code, command_api, confirm, dialects, edit, edit_tools, editor_api, file, find,
-    fs_api, git, keys, navigation, query, runner, search_api, selection, shell, syntax_gate,
-    terminal, typing, ui, view,
+    ai, audit, code, command_api, confirm, dialects, edit, file, git, keys, navigation, query,
+    runner, search, selection, shell, syntax_gate, terminal, ui, view,
 };
 
 /// Starting Ultra on a root failed.
@@ -45,21 +44,22 @@ pub fn register_all(r: &mut Registry<Services>) -> Result<(), RegistryError> {
     command_api::register(r)?;
     confirm::register(r)?;
     edit::register(r)?;
-    edit_tools::register(r)?;
-    editor_api::register(r)?;
+    edit::tools::register(r)?;
+    file::editor::register(r)?;
     file::register(r)?;
-    find::register(r)?;
+    file::tools::register(r)?;
+    search::buffer::register(r)?;
     keys::register(r)?;
-    fs_api::register(r)?;
+    file::fs::register(r)?;
     git::register(r)?;
     navigation::register(r)?;
     query::register(r)?;
     runner::register(r)?;
-    search_api::register(r)?;
+    search::files::register(r)?;
     selection::register(r)?;
     shell::register(r)?;
     terminal::register(r)?;
-    typing::register(r)?;
+    edit::typing::register(r)?;
     ui::register(r)?;
     view::register(r)?;
     // Last: a dialect reaches a command registered above.

@@ -1,5 +1,9 @@
 //! File commands (seed 000 `file.ts`): open, save, save all, create, delete, rename, close.
 
+pub mod editor;
+pub mod fs;
+pub mod tools;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -12,7 +16,6 @@ use ultra_workspace::WsError;
 use ultra_workspace::buffer::Selection;
 use ultra_workspace::text;
 use ultra_workspace::workspace::{Saved, TxnOutcome};
-use ultra_workspace::{RelPath, Workspace};
 
 use crate::services::Services;
 use crate::util::{current_text, emit_changed, emit_notices, is_human, target};
@@ -168,46 +171,7 @@ pub(crate) fn save_one(
 ) -> Result<Saved, CommandError> {
     let mut ws = cx.services.ws();
     let rel = target(cx, &ws, path, true)?;
-    save_in(cx, &mut ws, &rel, force)
-}
-
-/// Save an already resolved buffer under a lock the caller holds, and announce it.
-pub(crate) fn save_in(
-    cx: &Cx<'_, Services>,
-    ws: &mut Workspace,
-    rel: &RelPath,
-    force: bool,
-) -> Result<Saved, CommandError> {
-    let saved = ws.save(rel, force);
-    emit_notices(cx, ws);
-    let saved = saved?;
-    announce_saved(cx, &saved);
-    Ok(saved)
-}
-
-/// Save several buffers as one batch ([`Workspace::save_many`]: all or nothing on disk,
-/// across crashes) under a lock the caller holds, and announce each.
-pub(crate) fn save_many_in(
-    cx: &Cx<'_, Services>,
-    ws: &mut Workspace,
-    rels: &[RelPath],
-) -> Result<Vec<Saved>, CommandError> {
-    let saved = ws.save_many(rels, false);
-    emit_notices(cx, ws);
-    let saved = saved?;
-    for s in &saved {
-        announce_saved(cx, s);
-    }
-    Ok(saved)
-}
-
-/// Announce a save as `file.saved`.
-fn announce_saved(cx: &Cx<'_, Services>, saved: &Saved) {
-    cx.events.emit(
-        names::FILE_SAVED,
-        json!({ "path": saved.path, "version": saved.version, "hash": saved.hash }),
-        Some(cx.source),
-    );
+    crate::util::save_in(cx, &mut ws, &rel, force)
 }
 
 impl Command<Services> for Save {
@@ -250,7 +214,7 @@ impl Command<Services> for Save {
             ws.sync_disk(&rel)?;
             ws.check_expected(&rel, args.expected_version, args.expected_hash.as_deref())?;
         }
-        save_in(cx, &mut ws, &rel, args.force)
+        crate::util::save_in(cx, &mut ws, &rel, args.force)
     }
 }
 

@@ -22,8 +22,8 @@ use ultra_workspace::root::{Kind, Meta};
 use ultra_workspace::workspace::{EditOp, FileEdits};
 use ultra_workspace::{RelPath, WsError, text};
 
-use crate::editor_api::Done;
 use crate::file::Deleted;
+use crate::file::editor::Done;
 use crate::services::Services;
 mod dirs;
 mod read;

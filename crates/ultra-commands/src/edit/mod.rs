@@ -4,6 +4,9 @@
 //! by content validators for non-human callers before anything changes, and is logged as
 //! one undoable transaction tagged with its source.
 
+pub mod tools;
+pub mod typing;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use ultra_core::command::{CommandSpec, Example, Touches};
@@ -73,7 +76,7 @@ pub(crate) fn apply(
     };
     emit_changed(cx, &outcome, cx.command_id);
     if let Some(paths) = saving {
-        crate::file::save_many_in(cx, ws, &paths)?;
+        crate::util::save_many_in(cx, ws, &paths)?;
     }
     Ok(outcome)
 }

@@ -226,7 +226,7 @@ impl Command<Services> for AppendFile {
                 }],
                 crate::edit::Finish::Commit,
             )?;
-            let saved = crate::file::save_in(cx, &mut ws, &rel, false)?;
+            let saved = crate::util::save_in(cx, &mut ws, &rel, false)?;
             return Ok(Appended {
                 success: true,
                 path: saved.path,

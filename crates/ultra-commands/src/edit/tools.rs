@@ -1,16 +1,14 @@
-//! Seed 001's edit tools: `edit_lines` replaces lines `start..=end` (1-based, inclusive) of a
-//! file and saves it; `create_file` and `delete_file` are `ultra.createFile` (never over an
-//! existing file) and `ultra.deleteFile` under seed 001's names and arguments. A person
-//! confirms every call from an agent, shown the diff or the content (and, for a delete, the
-//! files that import it), unless policy or auto-apply says otherwise. An edit is one undo
-//! entry and reaches the index through the usual events.
+//! Seed 001's `edit_lines`: replace lines `start..=end` (1-based, inclusive) of a file and
+//! save it. A person confirms every call from an agent, shown the diff, unless policy or
+//! auto-apply says otherwise. An edit is one undo entry and reaches the index through the
+//! usual events.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use ultra_core::command::{CommandSpec, Example, Touches};
 use ultra_core::registry::RegistryError;
 use ultra_core::{Command, Cx, Registry};
-use ultra_protocol::{CommandError, ErrorCode, Source, SourceKind};
+use ultra_protocol::{CommandError, ErrorCode, Source};
 use ultra_workspace::workspace::{EditOp, FileEdits};
 use ultra_workspace::{RelPath, Workspace};
 
@@ -18,23 +16,9 @@ use crate::edit::{Finish, apply};
 use crate::services::Services;
 use crate::util::is_human;
 
-/// People may touch restricted paths; agents and programs may not.
-fn is_person(source: &Source) -> bool {
-    matches!(source.kind, SourceKind::Human)
-}
-
-/// Refuse, before anyone is asked, a path the caller may not write.
-fn writable(services: &Services, source: &Source, path: &str) -> Result<(), CommandError> {
-    services.ws().resolve_write(path, is_person(source))?;
-    Ok(())
-}
-
-/// Register `code.editLines`, `code.createFile` and `code.deleteFile`.
+/// Register `code.editLines`.
 pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
-    r.register(EditLines)?;
-    r.register(CreateFile)?;
-    r.register(DeleteFile)?;
-    Ok(())
+    r.register(EditLines)
 }
 
 /// Arguments of `code.editLines`.
@@ -182,7 +166,7 @@ impl Command<Services> for EditLines {
         source: &Source,
         a: &EditLinesArgs,
     ) -> Result<(), CommandError> {
-        check_range(&mut services.ws(), a, is_person(source)).map(|_| ())
+        check_range(&mut services.ws(), a, crate::util::is_person(source)).map(|_| ())
     }
 
     fn preview(&self, services: &Services, a: &EditLinesArgs) -> Option<String> {
@@ -218,7 +202,7 @@ impl Command<Services> for EditLines {
         // Committed, then saved: a save refused (the disk moved on) leaves the edit in
         // the buffer, undoable, as an edit followed by `ultra.save` would.
         let outcome = apply(cx, &mut ws, vec![file], Finish::Commit)?;
-        crate::file::save_in(cx, &mut ws, &rel, false)?;
+        crate::util::save_in(cx, &mut ws, &rel, false)?;
         let f = outcome.files.into_iter().next().ok_or_else(|| {
             CommandError::new(ErrorCode::InternalError, "edit produced no file outcome")
         })?;
@@ -252,153 +236,5 @@ impl Command<Services> for EditLines {
                 )
             },
         })
-    }
-}
-
-/// Arguments of `code.createFile`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct CreateFileArgs {
-    /// Path relative to the workspace root; parent directories are created.
-    pub path: String,
-    /// The file's content.
-    pub content: String,
-}
-
-/// `code.createFile`.
-pub struct CreateFile;
-
-impl Command<Services> for CreateFile {
-    type Args = CreateFileArgs;
-    type Output = crate::file::Created;
-
-    const SPEC: CommandSpec = CommandSpec::new(
-        "code.createFile",
-        "Code: Create File",
-        "Code",
-        "Create a new file with content, creating parent directories (seed 001's create_file). Fails with FILE_EXISTS if the path exists: edit existing files with edit_lines or apply_edits. A person confirms agents' calls, shown the content, unless policy or auto-apply says otherwise.",
-    )
-    .touches(Touches::WRITE)
-    .tool_name("create_file")
-    .confirms()
-    .examples(&[Example {
-        description: "Create a file in a new directory",
-        args: r#"{"path": "src/utils/date.ts", "content": "export const today = () => new Date();\n"}"#,
-        expect: Some(r#"{"path": "src/utils/date.ts", "created": true}"#),
-        ..Example::EMPTY
-    }]);
-
-    fn file_operation(&self, args: &CreateFileArgs) -> Option<ultra_core::FileOperation> {
-        ultra_core::FileOperation::create(&args.path)
-    }
-
-    fn precheck(
-        &self,
-        services: &Services,
-        source: &Source,
-        a: &CreateFileArgs,
-    ) -> Result<(), CommandError> {
-        writable(services, source, &a.path)
-    }
-
-    fn preview(&self, _services: &Services, args: &CreateFileArgs) -> Option<String> {
-        Some(crate::file::head_of(&args.path, &args.content))
-    }
-
-    fn run(
-        &self,
-        cx: &mut Cx<'_, Services>,
-        a: CreateFileArgs,
-    ) -> Result<crate::file::Created, CommandError> {
-        crate::file::CreateFile.run(
-            cx,
-            crate::file::CreateFileArgs {
-                path: a.path,
-                content: a.content,
-                overwrite: false,
-                open: false,
-                expected_hash: None,
-            },
-        )
-    }
-}
-
-/// Arguments of `code.deleteFile`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct DeleteFileArgs {
-    /// Path relative to the workspace root.
-    pub path: String,
-}
-
-/// `code.deleteFile`.
-pub struct DeleteFile;
-
-impl Command<Services> for DeleteFile {
-    type Args = DeleteFileArgs;
-    type Output = crate::file::Deleted;
-
-    const SPEC: CommandSpec = CommandSpec::new(
-        "code.deleteFile",
-        "Code: Delete File",
-        "Code",
-        "Delete a file (seed 001's delete_file). It cannot be undone. A person confirms agents' calls, shown the content and the files that import it, unless policy or auto-apply says otherwise.",
-    )
-    .touches(Touches::WRITE)
-    .tool_name("delete_file")
-    .destructive()
-    .confirms()
-    .examples(&[Example {
-        description: "Delete a file",
-        args: r#"{"path": "old.txt"}"#,
-        files: &[("old.txt", "stale\n")],
-        expect: Some(r#"{"path": "old.txt", "deleted": true}"#),
-        ..Example::EMPTY
-    }]);
-
-    fn file_operation(&self, args: &DeleteFileArgs) -> Option<ultra_core::FileOperation> {
-        ultra_core::FileOperation::delete(&args.path)
-    }
-
-    fn precheck(
-        &self,
-        services: &Services,
-        source: &Source,
-        a: &DeleteFileArgs,
-    ) -> Result<(), CommandError> {
-        let ws = services.ws();
-        let rel = ws.resolve_entry(&a.path, is_person(source))?;
-        if !ws.root().exists(&rel) {
-            return Err(ultra_workspace::WsError::NotFound(rel.to_string()).into());
-        }
-        Ok(())
-    }
-
-    fn preview(&self, services: &Services, args: &DeleteFileArgs) -> Option<String> {
-        crate::file::DeleteFile.preview(
-            services,
-            &crate::file::DeleteFileArgs {
-                path: args.path.clone(),
-                confirm: None,
-                force: false,
-                expected_hash: None,
-            },
-        )
-    }
-
-    fn run(
-        &self,
-        cx: &mut Cx<'_, Services>,
-        a: DeleteFileArgs,
-    ) -> Result<crate::file::Deleted, CommandError> {
-        crate::file::DeleteFile.run(
-            cx,
-            crate::file::DeleteFileArgs {
-                path: a.path,
-                confirm: None,
-                force: false,
-                expected_hash: None,
-            },
-        )
     }
 }
