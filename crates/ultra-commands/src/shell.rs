@@ -184,7 +184,11 @@ impl Command<Services> for Run {
     type Output = RunOutput;
 
     fn programs(&self, s: &Services, a: &RunArgs) -> Vec<String> {
-        let mut v = crate::runner::programs::in_line(&a.script);
+        // The plan `annotations` and `run` share: the script is parsed once.
+        let mut v = match a.plan() {
+            Ok(plan) => crate::runner::programs::in_script(plan.script()),
+            Err(_) => crate::runner::programs::in_line(&a.script),
+        };
         if v.iter().any(|p| p == "build") {
             v.extend(crate::runner::programs::of_build(s.root_path()));
         }

@@ -28,20 +28,10 @@ const WRAPPERS: [(&str, &[&str], usize); 9] = [
 /// first word and each word after `&&`, `||`, `;` or `|` counting as a program (what a
 /// terminal is sent is read that way).
 pub fn in_line(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
     match ultra_shell::parse(text) {
-        Ok(script) => {
-            for item in &script.items {
-                for p in std::iter::once(&item.first).chain(item.rest.iter().map(|(_, p)| p)) {
-                    for c in &p.commands {
-                        let words: Vec<Option<&str>> =
-                            c.words.iter().map(|w| w.as_plain()).collect();
-                        push_stage(&mut out, &words);
-                    }
-                }
-            }
-        }
+        Ok(script) => in_script(&script),
         Err(_) => {
+            let mut out = Vec::new();
             for line in text.lines() {
                 let mut stage: Vec<Option<&str>> = Vec::new();
                 for w in line.split_whitespace() {
@@ -53,6 +43,20 @@ pub fn in_line(text: &str) -> Vec<String> {
                     }
                 }
                 push_stage(&mut out, &stage);
+            }
+            out
+        }
+    }
+}
+
+/// [`in_line`] for a script already parsed.
+pub fn in_script(script: &ultra_shell::syntax::ast::Script) -> Vec<String> {
+    let mut out = Vec::new();
+    for item in &script.items {
+        for p in std::iter::once(&item.first).chain(item.rest.iter().map(|(_, p)| p)) {
+            for c in &p.commands {
+                let words: Vec<Option<&str>> = c.words.iter().map(|w| w.as_plain()).collect();
+                push_stage(&mut out, &words);
             }
         }
     }
