@@ -101,16 +101,6 @@ pub fn cap_chars(text: String, max_chars: usize) -> (String, bool) {
     (text, true)
 }
 
-/// The current text of a file without touching workspace state: its open buffer, else the
-/// disk. For validators, which compare old and new text.
-pub fn current_text(ws: &Workspace, rel: &RelPath) -> Option<String> {
-    if let Some(buf) = ws.buffer(rel) {
-        return Some(buf.rope.to_string());
-    }
-    let (bytes, _) = ws.root().read(rel).ok()?;
-    String::from_utf8(bytes).ok()
-}
-
 /// The `file://` URI of a workspace path (seed 003 `documentUri`): the absolute path with
 /// every byte outside RFC 3986's unreserved set (and `/`) percent-encoded.
 pub fn file_uri(root: &std::path::Path, rel: &str) -> String {

@@ -474,7 +474,7 @@ impl CodeIndex {
             }
             let text = {
                 let ws = ws.lock().unwrap_or_else(|e| e.into_inner());
-                current_text(&ws, &rel)
+                ws.current_text(&rel)
             };
             if let Some(text) = text {
                 let hash = ultra_index::passes::hash(text.as_bytes());
@@ -572,13 +572,4 @@ impl CodeIndex {
             store_error: self.store_error(),
         }
     }
-}
-
-/// The text of `rel` as the workspace has it: the open buffer's, else the disk's (UTF-8).
-fn current_text(ws: &Workspace, rel: &ultra_workspace::RelPath) -> Option<String> {
-    if let Some(buf) = ws.buffer(rel) {
-        return Some(buf.rope.to_string());
-    }
-    let (bytes, _) = ws.root().read(rel).ok()?;
-    String::from_utf8(bytes).ok()
 }

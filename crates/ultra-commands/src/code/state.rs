@@ -15,7 +15,7 @@ use ultra_workspace::text::{to_char, to_pos};
 
 use super::IndexState;
 use crate::services::Services;
-use crate::util::{current_text, file_uri, is_human};
+use crate::util::{file_uri, is_human};
 
 /// Register the state queries.
 pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
@@ -45,7 +45,7 @@ pub struct Location {
 fn rope_of(cx: &Cx<'_, Services>, path: &str) -> Option<Rope> {
     let ws = cx.services.ws();
     let rel = ws.root().lexical(path).ok()?;
-    current_text(&ws, &rel).map(|t| Rope::from_str(&t))
+    ws.current_text(&rel).map(|t| Rope::from_str(&t))
 }
 
 /// A 1-based line and byte column as a position in `enc`.

@@ -18,7 +18,7 @@ use ultra_workspace::workspace::{EditOp, FileEdits, Prepared, TxnOutcome};
 use ultra_workspace::{RelPath, Workspace};
 
 use crate::services::Services;
-use crate::util::{current_text, emit_changed, emit_notices, is_human, target};
+use crate::util::{emit_changed, emit_notices, is_human, target};
 
 /// Register the edit commands.
 pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
@@ -93,7 +93,7 @@ fn check_content(
         }
         let guard = ws;
         cx.check_content(pf.path.as_str(), &|| guard.preview(pf), &|| {
-            current_text(guard, &pf.path)
+            guard.current_text(&pf.path)
         })?;
     }
     Ok(())

@@ -18,7 +18,7 @@ use ultra_workspace::text;
 use ultra_workspace::workspace::{Saved, TxnOutcome};
 
 use crate::services::Services;
-use crate::util::{current_text, emit_changed, emit_notices, is_human, target};
+use crate::util::{emit_changed, emit_notices, is_human, target};
 
 /// Register the file commands.
 pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
@@ -407,11 +407,7 @@ impl Command<Services> for CreateFile {
         }
         let content = args.content.clone();
         cx.check_content(rel.as_str(), &|| content.clone(), &|| {
-            if exists {
-                current_text(&ws, &rel)
-            } else {
-                None
-            }
+            if exists { ws.current_text(&rel) } else { None }
         })?;
         let saved = if exists {
             ws.write_file(&rel, &args.content, cx.source, CreateFile::SPEC.id)?

@@ -126,6 +126,16 @@ impl Workspace {
         self.buffers.values()
     }
 
+    /// The current text of a file without touching workspace state: its open buffer, else
+    /// the disk (UTF-8 only). Validators compare it with the new text; the index reads it.
+    pub fn current_text(&self, rel: &RelPath) -> Option<String> {
+        if let Some(buf) = self.buffer(rel) {
+            return Some(buf.rope.to_string());
+        }
+        let (bytes, _) = self.root().read(rel).ok()?;
+        String::from_utf8(bytes).ok()
+    }
+
     /// An open buffer.
     pub fn buffer(&self, rel: &RelPath) -> Option<&Buffer> {
         self.buffers.get(rel)

@@ -24,7 +24,7 @@ mod read;
 mod refs;
 
 use crate::services::Services;
-use crate::util::{current_text, is_human};
+use crate::util::is_human;
 pub use deps::*;
 pub use health::*;
 pub use read::*;
@@ -72,7 +72,7 @@ fn scope(cx: &Cx<'_, Services>, path: Option<&str>) -> Result<String, CommandErr
 /// The text of a workspace file as the agent sees it (the buffer when open).
 fn text_of(cx: &Cx<'_, Services>, rel: &RelPath) -> Option<String> {
     let ws = cx.services.ws();
-    current_text(&ws, rel)
+    ws.current_text(rel)
 }
 
 /// The text of an indexed path (already inside the workspace), or "".
@@ -81,7 +81,7 @@ fn text_at(cx: &Cx<'_, Services>, path: &str) -> String {
     ws.root()
         .lexical(path)
         .ok()
-        .and_then(|rel| current_text(&ws, &rel))
+        .and_then(|rel| ws.current_text(&rel))
         .unwrap_or_default()
 }
 

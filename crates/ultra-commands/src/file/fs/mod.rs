@@ -35,7 +35,7 @@ pub use read::*;
 pub use stat::*;
 pub use write::*;
 
-use crate::util::{base64_decode, base64_encode, current_text, emit_notices, is_human};
+use crate::util::{base64_decode, base64_encode, emit_notices, is_human};
 
 /// Register the seed 003 file-system methods.
 pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {

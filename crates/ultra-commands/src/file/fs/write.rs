@@ -99,11 +99,7 @@ impl Command<Services> for WriteFile {
         ws.check_expected(&rel, args.expected_version, args.expected_hash.as_deref())?;
         let exists = ws.root().exists(&rel);
         cx.check_content(rel.as_str(), &|| lossy(&bytes), &|| {
-            if exists {
-                current_text(&ws, &rel)
-            } else {
-                None
-            }
+            if exists { ws.current_text(&rel) } else { None }
         })?;
         let saved = ws.write_bytes(&rel, &bytes, cx.source, WriteFile::SPEC.id);
         emit_notices(cx, &mut ws);
@@ -341,7 +337,7 @@ impl Command<Services> for Copy {
         // Read once: the bytes validators see are the bytes written.
         let (bytes, meta) = ws.root().read(&from)?;
         cx.check_content(to.as_str(), &|| lossy(&bytes), &|| {
-            if exists { current_text(&ws, &to) } else { None }
+            if exists { ws.current_text(&to) } else { None }
         })?;
         let saved = ws.write_copy(&to, &bytes, meta.mode, args.overwrite);
         emit_notices(cx, &mut ws);
