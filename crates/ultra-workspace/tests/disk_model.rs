@@ -4,12 +4,14 @@
 //! create, truncate + write, delete, chmod, a same-size write with its mtime restored, a
 //! symlink swap, non-UTF-8 bytes, and on a real repository `git checkout` of a branch,
 //! `git stash`, `git reset --hard` and `git checkout -- f.txt`) with reads, agent edits (with the hash they last read),
-//! saves, forced saves and reverts, checked after every step against a model of what the
+//! saves, forced saves, batch saves (with a second, dirty file: the journaled
+//! all-or-nothing path) and reverts, checked after every step against a model of what the
 //! disk and the buffer must hold:
 //! - a clean buffer equals the disk at the next read;
 //! - a buffer is dirty only if someone edited it;
 //! - a dirty buffer whose file changed, appeared, disappeared or was replaced is flagged,
-//!   and a save without `force` never writes over the new disk content.
+//!   and a save without `force` never writes over the new disk content;
+//! - a batch save refused for one file writes none of them.
 
 #![allow(clippy::unwrap_used)]
 
@@ -56,6 +58,8 @@ enum Op {
     AgentEdit,
     Save,
     SaveForce,
+    /// `save_many` of `f.txt` and `g.txt`, whose buffer is first edited so it is dirty.
+    SaveBatch,
     Revert,
 }
 
@@ -86,6 +90,7 @@ fn op() -> impl Strategy<Value = Op> {
         3 => Just(Op::AgentEdit),
         2 => Just(Op::Save),
         1 => Just(Op::SaveForce),
+        2 => Just(Op::SaveBatch),
         1 => Just(Op::Revert),
     ]
 }
@@ -295,6 +300,12 @@ fn run(initial: &str, ops: &[Op]) -> Result<(), TestCaseError> {
     let rel: RelPath = ws.resolve_read("f.txt", true).unwrap();
     ws.open_buffer(&rel).unwrap();
     let agent = Source::new(SourceKind::Ai);
+    // The batch's second file: nothing outside writes it.
+    fs::write(root.join("g.txt"), "g\n").unwrap();
+    let grel: RelPath = ws.resolve_read("g.txt", true).unwrap();
+    ws.open_buffer(&grel).unwrap();
+    let mut g_text = String::from("g\n");
+    let mut g_disk = g_text.clone();
     let mut m = Model {
         disk: Disk::File(initial.as_bytes().to_vec()),
         text: initial.to_string(),
@@ -365,6 +376,38 @@ fn run(initial: &str, ops: &[Op]) -> Result<(), TestCaseError> {
                     );
                 }
                 prop_assert_eq!(disk_now(root), m.disk.clone(), "{}: disk after save", at);
+            }
+            Op::SaveBatch => {
+                let edit = ws
+                    .prepare(vec![FileEdits {
+                        path: grel.clone(),
+                        expected_version: None,
+                        expected_hash: None,
+                        edits: vec![EditOp::All {
+                            text: format!("{g_text}g\n"),
+                        }],
+                    }])
+                    .map_err(|e| TestCaseError::fail(format!("{at}: {e}")))?;
+                ws.commit(edit, &agent, "test.edit");
+                g_text.push_str("g\n");
+                m.sync();
+                let before = disk_now(root);
+                let res = ws.save_many(&[rel.clone(), grel.clone()], false);
+                if matches!(m.disk, Disk::Link(_)) || m.conflict() {
+                    prop_assert!(res.is_err(), "{}: a batch saved over a changed disk", at);
+                    prop_assert_eq!(disk_now(root), before, "{}: a refused batch wrote f", at);
+                } else {
+                    res.map_err(|e| TestCaseError::fail(format!("{at}: {e}")))?;
+                    m.disk = Disk::File(m.text.clone().into_bytes());
+                    m.base = m.text.clone().into_bytes();
+                    g_disk = g_text.clone();
+                }
+                prop_assert_eq!(
+                    fs::read_to_string(root.join("g.txt")).unwrap(),
+                    g_disk.clone(),
+                    "{}: g.txt after a batch save",
+                    at
+                );
             }
             Op::Revert => {
                 m.sync();
