@@ -9,8 +9,8 @@ use ultra_core::{Command, Cx, Registry};
 use ultra_protocol::event::names;
 use ultra_protocol::{CommandError, ErrorCode};
 
-use crate::services::Services;
-use crate::util::{cap_chars, is_human};
+use ultra_services::Services;
+use ultra_services::util::{cap_chars, is_human};
 
 /// Register the AI commands.
 pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {

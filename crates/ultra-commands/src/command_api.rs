@@ -10,7 +10,7 @@ use ultra_core::registry::RegistryError;
 use ultra_core::{Command, Cx, Registry};
 use ultra_protocol::{CommandError, ErrorCode};
 
-use crate::services::Services;
+use ultra_services::Services;
 
 /// Register `command.execute` and `command.list`.
 pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {

@@ -8,7 +8,7 @@ use ultra_core::registry::RegistryError;
 use ultra_core::{Command, Cx, Registry};
 use ultra_protocol::{CommandError, ErrorCode, SourceKind};
 
-use crate::services::Services;
+use ultra_services::Services;
 
 /// Register the confirmation commands.
 pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
@@ -21,7 +21,7 @@ pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
 
 const HUMAN_ONLY: &[SourceKind] = &[SourceKind::Human];
 
-pub use crate::util::NoArgs;
+pub use ultra_services::util::NoArgs;
 
 /// A pending call, as shown to the person asked.
 #[derive(Debug, Serialize, JsonSchema)]

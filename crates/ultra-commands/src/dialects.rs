@@ -8,7 +8,7 @@ use ultra_core::command::{CommandSpec, Example};
 use ultra_core::dialect::{Dialect, Reshape};
 use ultra_core::registry::RegistryError;
 
-use crate::services::Services;
+use ultra_services::Services;
 
 const HELLO: &[(&str, &str)] = &[("src/app.ts", "const x = 1;\nconsole.log(x);\n")];
 const TREE: &[(&str, &str)] = &[

@@ -10,7 +10,7 @@ use ultra_core::registry::RegistryError;
 use ultra_core::{Command, Cx, Registry};
 use ultra_protocol::CommandError;
 
-use crate::services::Services;
+use ultra_services::Services;
 
 /// Register `ultra.keybindings`.
 pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {

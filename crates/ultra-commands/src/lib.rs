@@ -7,31 +7,20 @@
 
 pub mod ai;
 pub mod audit;
-pub mod code;
 pub mod command_api;
 pub mod confirm;
 pub mod dialects;
 pub mod edit;
 pub mod file;
-pub mod git;
 pub mod keys;
 pub mod navigation;
-pub mod promoted;
 pub mod query;
-pub mod runner;
 pub mod search;
 pub mod selection;
-pub mod services;
-pub mod shell;
-mod shell_call;
-mod shell_writes;
-pub mod syntax_gate;
-pub mod terminal;
 pub mod ui;
-mod util;
 pub mod view;
 pub mod watch;
 mod wiring;
 
-pub use services::{Mode, state_dir};
+pub use ultra_services::{Mode, Services, state_dir};
 pub use wiring::{BuildError, build, build_with, default_audit_path, register_all};

@@ -10,8 +10,8 @@ use ultra_protocol::{CommandError, Position, PositionEncoding, Range};
 use ultra_workspace::buffer::{Buffer, Selection};
 use ultra_workspace::text;
 
-use crate::services::Services;
-use crate::util::target;
+use ultra_services::Services;
+use ultra_services::util::target;
 
 /// Register the navigation commands.
 pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {

@@ -10,8 +10,8 @@ use ultra_protocol::command::CommandInfo;
 use ultra_protocol::{CommandError, Range};
 use ultra_workspace::workspace::Snapshot;
 
-use crate::services::Services;
-use crate::util::{cap_chars, emit_notices, target};
+use ultra_services::Services;
+use ultra_services::util::{cap_chars, emit_notices, target};
 
 /// Register the queries.
 pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
@@ -308,7 +308,7 @@ impl Command<Services> for GetSelection {
 
 // ---------------------------------------------------------------- getOpenFiles
 
-pub use crate::util::NoArgs;
+pub use ultra_services::util::NoArgs;
 
 /// An open buffer.
 #[derive(Debug, Serialize, JsonSchema)]

@@ -10,7 +10,7 @@ use ultra_workspace::buffer::{Buffer, Selection};
 use ultra_workspace::text;
 
 use crate::navigation::{Cursors, cursors, dedup, is_word, with_buffer, word_at};
-use crate::services::Services;
+use ultra_services::Services;
 
 /// Register the selection commands.
 pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {

@@ -19,8 +19,8 @@ use ultra_protocol::{CommandError, ErrorCode};
 use ultra_ui::model::{Effect, Mutation};
 use ultra_ui::ops::{self, Envelope, Invalid, Op};
 
-use crate::services::Services;
-use crate::util::NoArgs;
+use ultra_services::Services;
+use ultra_services::util::NoArgs;
 
 /// Register `ui.batch`, `ui.snapshot` and one command per operation.
 pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
@@ -144,7 +144,7 @@ pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
     Ok(())
 }
 
-use crate::services::ui::now_ms;
+use ultra_services::ui::now_ms;
 
 /// A refused batch as a wire error: the pointer, the issues and a hint (seed 002).
 fn invalid(e: Invalid) -> CommandError {

@@ -16,8 +16,8 @@ use std::time::Duration;
 use notify::{RecursiveMode, Watcher};
 use ultra_core::Executor;
 
-use crate::services::Services;
-use crate::util::publish_notices;
+use ultra_services::Services;
+use ultra_services::util::publish_notices;
 
 /// Stops the watcher thread when dropped.
 pub struct WatchHandle {

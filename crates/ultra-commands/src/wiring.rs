@@ -13,10 +13,12 @@ use ultra_core::registry::RegistryError;
 use ultra_core::{Config, Executor, Registry};
 use ultra_workspace::WsError;
 
-use crate::services::{Mode, Services, state_dir};
+use ultra_services::{Mode, Services, state_dir};
+use ultra_tools::{code, git, runner, shell, syntax_gate, terminal};
+
 use crate::{
-    ai, audit, code, command_api, confirm, dialects, edit, file, git, keys, navigation, query,
-    runner, search, selection, shell, syntax_gate, terminal, ui, view,
+    ai, audit, command_api, confirm, dialects, edit, file, keys, navigation, query, search,
+    selection, ui, view,
 };
 
 /// Starting Ultra on a root failed.

@@ -96,7 +96,7 @@ async fn the_reported_bypasses_are_closed() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("Cargo.toml"), "[package]\nname = \"x\"\n").unwrap();
     let ai = || Source::new(SourceKind::Ai);
-    let run = |exec: &std::sync::Arc<ultra_core::Executor<ultra_commands::services::Services>>,
+    let run = |exec: &std::sync::Arc<ultra_core::Executor<ultra_commands::Services>>,
                id: &str,
                args: Value| {
         let exec = exec.clone();

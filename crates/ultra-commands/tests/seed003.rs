@@ -9,7 +9,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use serde_json::{Value, json};
-use ultra_commands::services::Services;
+use ultra_commands::Services;
 use ultra_core::policy::{Decision, RiskTable};
 use ultra_core::{Config, Executor};
 use ultra_protocol::{CommandResult, Source, SourceKind};

@@ -46,6 +46,14 @@ pub trait Host: Send + Sync + 'static {
 /// Run a handler. A long one (a shell pipeline, big I/O) on a multi-thread runtime first
 /// lets the worker's queued tasks move to another thread, so other connections keep being
 /// served; everything else (and the in-process CLI) just runs.
+/// A call that passed every check: what running it needs.
+struct Admitted<S> {
+    id: &'static str,
+    command: Arc<dyn crate::command::DynCommand<S>>,
+    parsed: Box<dyn std::any::Any + Send>,
+    vcx: Option<ValidationContext>,
+}
+
 fn run_blocking<T>(long: bool, f: impl FnOnce() -> T) -> T {
     if !long {
         // Most commands take microseconds; handing the worker's tasks to another thread
@@ -197,18 +205,47 @@ impl<S: Host> Executor<S> {
             if result.success && spec.is_some_and(|s| s.quiet && s.annotations.read_only) {
                 return result;
             }
-            let duration = started.elapsed().as_micros();
-            let outcome = match &result.error {
-                None => "ok",
-                Some(e) => e.code.as_str(),
-            };
-            self.audit
-                .record(&source, id.unwrap_or(name), &args, outcome, duration);
-            self.events.emit_with(names::COMMAND_EXECUTED, Some(&source), || {
-                json!({ "command": id.unwrap_or(name), "success": result.success, "outcome": outcome, "durationUs": duration as u64 })
-            });
+            self.record(&source, id.unwrap_or(name), &args, &result, started);
             result
         })
+    }
+
+    /// Every check [`Executor::execute`] makes before it runs a command (arguments, allowed
+    /// sources, security settings, policy with its confirmation, validators), without running
+    /// it: for a caller that runs the call itself, as `ultra sh` streams a script admitted as
+    /// `ultra.shell.run`. The command's id, or the refusal as `execute` would answer it.
+    /// Record the outcome with [`Executor::record`].
+    pub async fn admit(
+        &self,
+        name: &str,
+        args: &Value,
+        source: &Source,
+    ) -> Result<&'static str, CommandResult> {
+        match self.admit_inner(name, args, source).await {
+            Ok(admitted) => Ok(admitted.id),
+            Err((_, refused)) => Err(refused),
+        }
+    }
+
+    /// Record a call's outcome as [`Executor::execute`] does: a line in the audit log and a
+    /// `command.executed` event.
+    pub fn record(
+        &self,
+        source: &Source,
+        id: &str,
+        args: &Value,
+        result: &CommandResult,
+        started: Instant,
+    ) {
+        let duration = started.elapsed().as_micros();
+        let outcome = match &result.error {
+            None => "ok",
+            Some(e) => e.code.as_str(),
+        };
+        self.audit.record(source, id, args, outcome, duration);
+        self.events.emit_with(names::COMMAND_EXECUTED, Some(source), || {
+            json!({ "command": id, "success": result.success, "outcome": outcome, "durationUs": duration as u64 })
+        });
     }
 
     /// Run what a forwarding command named (`{command, args}` in its data).
@@ -249,95 +286,16 @@ impl<S: Host> Executor<S> {
         args: &Value,
         source: &Source,
     ) -> (Option<&'static str>, CommandResult) {
-        let Some(entry) = self.registry.entry(name) else {
-            return (None, CommandResult::err(self.unknown_command(name)));
+        let Admitted {
+            command,
+            parsed,
+            vcx,
+            ..
+        } = match self.admit_inner(name, args, source).await {
+            Ok(admitted) => admitted,
+            Err(refused) => return refused,
         };
-        let command = entry.command.clone();
         let spec = command.spec();
-        let parsed = match command.parse(args.clone()) {
-            Ok(p) => p,
-            Err(issues) => {
-                let first = &issues[0];
-                let at = if first.path.is_empty() {
-                    String::new()
-                } else {
-                    format!(" at {}", first.path)
-                };
-                let info = entry.info();
-                let err = CommandError::new(
-                    ErrorCode::InvalidArguments,
-                    format!("invalid arguments for {}{at}: {}", spec.id, first.message),
-                )
-                .with_details(json!({
-                    "command": spec.id,
-                    "issues": issues,
-                    "usage": info.usage,
-                    "examples": info.examples.iter().map(|e| &e.args).collect::<Vec<_>>(),
-                    "schema": info.args,
-                }))
-                .with_suggestion(format!("call it as: {}", info.usage));
-                return (Some(spec.id), CommandResult::err(err));
-            }
-        };
-        if let Some(allowed) = spec.sources
-            && !allowed.contains(&source.kind)
-        {
-            let names: Vec<&str> = allowed.iter().map(|s| s.as_str()).collect();
-            let err = CommandError::new(
-                ErrorCode::SourceNotAllowed,
-                format!("{} may only be run by: {}; this call came from `{}`", spec.id, names.join(", "), source.kind.as_str()),
-            )
-            .with_suggestion("ask a person to run it from the editor, the web UI or the terminal running `ultra serve`");
-            return (Some(spec.id), CommandResult::err(err));
-        }
-
-        let programs = command.programs(&self.services, &*parsed);
-        if let Err(err) = self.security.check(spec, source.kind, &programs) {
-            return (Some(spec.id), CommandResult::err(err));
-        }
-        if let Err(err) = command.precheck(&self.services, source, &*parsed) {
-            return (Some(spec.id), CommandResult::err(err));
-        }
-        let annotations = command.annotations(&self.services, &*parsed);
-        let (mut decision, mut rule) = self.policy.decide(spec.id, source.kind, &annotations);
-        let by_default = rule.starts_with("default policy");
-        if spec.confirm
-            && by_default
-            && source.kind == SourceKind::Ai
-            && decision == Decision::Allow
-        {
-            decision = Decision::Ask;
-            rule = format!("{} is confirmed by a person for agents (seed 001)", spec.id);
-        }
-        if decision == Decision::Ask && (by_default || spec.confirm) && self.auto_apply() {
-            decision = Decision::Allow;
-        }
-        match decision {
-            Decision::Allow => {}
-            Decision::Deny => {
-                let err = CommandError::new(ErrorCode::PolicyDenied, format!("{} is denied for `{}` sources by {rule}", spec.id, source.kind.as_str()))
-                    .with_details(json!({ "rule": rule }))
-                    .with_suggestion("use a read-only command, or ask the workspace owner to change the policy in ultra.config.json");
-                return (Some(spec.id), CommandResult::err(err));
-            }
-            Decision::Ask => {
-                let preview = command.preview(&self.services, &*parsed);
-                if let Err(err) = self.ask(spec.id, args, source, &rule, preview).await {
-                    return (Some(spec.id), CommandResult::err(err));
-                }
-            }
-        }
-
-        // Only calls that validators will see pay for a validation context.
-        let vcx = (source.kind != SourceKind::Human && self.validators.has_validators())
-            .then(|| self.validation_context(source));
-        if let Some(vcx) = &vcx
-            && let Some(blocked) =
-                self.run_validators(spec.id, args, &*command, &*parsed, source, vcx)
-        {
-            return (Some(spec.id), blocked);
-        }
-
         let mut cx = Cx {
             services: &*self.services,
             source,
@@ -402,6 +360,111 @@ impl<S: Host> Executor<S> {
             }
         }
         (Some(spec.id), result)
+    }
+
+    /// The checks of [`Executor::execute_inner`] up to running: a refusal comes back whole,
+    /// as the call's answer.
+    async fn admit_inner(
+        &self,
+        name: &str,
+        args: &Value,
+        source: &Source,
+    ) -> Result<Admitted<S>, (Option<&'static str>, CommandResult)> {
+        let Some(entry) = self.registry.entry(name) else {
+            return Err((None, CommandResult::err(self.unknown_command(name))));
+        };
+        let command = entry.command.clone();
+        let spec = command.spec();
+        let parsed = match command.parse(args.clone()) {
+            Ok(p) => p,
+            Err(issues) => {
+                let first = &issues[0];
+                let at = if first.path.is_empty() {
+                    String::new()
+                } else {
+                    format!(" at {}", first.path)
+                };
+                let info = entry.info();
+                let err = CommandError::new(
+                    ErrorCode::InvalidArguments,
+                    format!("invalid arguments for {}{at}: {}", spec.id, first.message),
+                )
+                .with_details(json!({
+                    "command": spec.id,
+                    "issues": issues,
+                    "usage": info.usage,
+                    "examples": info.examples.iter().map(|e| &e.args).collect::<Vec<_>>(),
+                    "schema": info.args,
+                }))
+                .with_suggestion(format!("call it as: {}", info.usage));
+                return Err((Some(spec.id), CommandResult::err(err)));
+            }
+        };
+        if let Some(allowed) = spec.sources
+            && !allowed.contains(&source.kind)
+        {
+            let names: Vec<&str> = allowed.iter().map(|s| s.as_str()).collect();
+            let err = CommandError::new(
+                ErrorCode::SourceNotAllowed,
+                format!("{} may only be run by: {}; this call came from `{}`", spec.id, names.join(", "), source.kind.as_str()),
+            )
+            .with_suggestion("ask a person to run it from the editor, the web UI or the terminal running `ultra serve`");
+            return Err((Some(spec.id), CommandResult::err(err)));
+        }
+
+        let programs = command.programs(&self.services, &*parsed);
+        if let Err(err) = self.security.check(spec, source.kind, &programs) {
+            return Err((Some(spec.id), CommandResult::err(err)));
+        }
+        if let Err(err) = command.precheck(&self.services, source, &*parsed) {
+            return Err((Some(spec.id), CommandResult::err(err)));
+        }
+        let annotations = command.annotations(&self.services, &*parsed);
+        let (mut decision, mut rule) = self.policy.decide(spec.id, source.kind, &annotations);
+        let by_default = rule.starts_with("default policy");
+        if spec.confirm
+            && by_default
+            && source.kind == SourceKind::Ai
+            && decision == Decision::Allow
+        {
+            decision = Decision::Ask;
+            rule = format!("{} is confirmed by a person for agents (seed 001)", spec.id);
+        }
+        if decision == Decision::Ask && (by_default || spec.confirm) && self.auto_apply() {
+            decision = Decision::Allow;
+        }
+        match decision {
+            Decision::Allow => {}
+            Decision::Deny => {
+                let err = CommandError::new(ErrorCode::PolicyDenied, format!("{} is denied for `{}` sources by {rule}", spec.id, source.kind.as_str()))
+                    .with_details(json!({ "rule": rule }))
+                    .with_suggestion("use a read-only command, or ask the workspace owner to change the policy in ultra.config.json");
+                return Err((Some(spec.id), CommandResult::err(err)));
+            }
+            Decision::Ask => {
+                let preview = command.preview(&self.services, &*parsed);
+                if let Err(err) = self.ask(spec.id, args, source, &rule, preview).await {
+                    return Err((Some(spec.id), CommandResult::err(err)));
+                }
+            }
+        }
+
+        // Only calls that validators will see pay for a validation context.
+        let vcx = (source.kind != SourceKind::Human && self.validators.has_validators())
+            .then(|| self.validation_context(source));
+        if let Some(vcx) = &vcx
+            && let Some(blocked) =
+                self.run_validators(spec.id, args, &*command, &*parsed, source, vcx)
+        {
+            return Err((Some(spec.id), blocked));
+        }
+
+        Ok(Admitted {
+            id: spec.id,
+            command,
+            parsed,
+            vcx,
+        })
     }
 
     fn validation_context(&self, source: &Source) -> ValidationContext {

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use serde_json::{Map, Value, json};
-use ultra_commands::services::Services;
+use ultra_commands::Services;
 use ultra_core::{Config, Registry};
 use ultra_ipc::{Caller, Client};
 use ultra_protocol::{

@@ -118,6 +118,10 @@ enum Sub {
         auto_apply: bool,
     },
     /// Run a script in Ultra's built-in shell, in process on the workspace (no `sh`).
+    ///
+    /// The script is admitted as the `shell` tool's call would be (policy for the `cli`
+    /// source, security settings) and recorded in the audit log. Exit status: the
+    /// script's; 2 when it does not parse; 126 when policy refuses it.
     Sh {
         /// The script, e.g. `'cat src/*.rs | head -3'`.
         script: String,

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use serde_json::{Value, json};
-use ultra_commands::services::Services;
+use ultra_commands::Services;
 use ultra_core::{Config, Executor};
 use ultra_protocol::event::names;
 use ultra_protocol::{Source, SourceKind};

@@ -5,7 +5,7 @@
 
 use std::process::ExitCode;
 
-use ultra_commands::services::Services;
+use ultra_commands::Services;
 use ultra_core::Registry;
 use ultra_core::tools::{Profile, tools};
 

@@ -288,6 +288,52 @@ fn git_as_a_shell_command_prints_what_git_prints() {
     no_traps_ran(&ws);
 }
 
+/// `ultra sh` is admitted by the executor as the `shell` tool's call is: a policy that
+/// denies the commit's risk to the command line refuses the whole script before anything
+/// runs (exit 126, the policy named), and every script run or refused is in the audit log.
+#[test]
+fn ultra_sh_meets_policy_and_the_audit_log() {
+    let log = |ws: &Ws| std::fs::read_to_string(ws.base().join("audit.ndjson")).unwrap_or_default();
+    let ws = repo(json!({
+        "policy": { "sources": { "cli": { "destructive": "deny" } } },
+        "audit": { "path": "AUDIT" },
+    }));
+    let audit = ws.base().join("audit.ndjson");
+    let cfg = std::fs::read_to_string(ws.path("ultra.config.json")).unwrap();
+    std::fs::write(
+        ws.path("ultra.config.json"),
+        cfg.replace("AUDIT", audit.to_str().unwrap()),
+    )
+    .unwrap();
+    let before = git(&ws, &["rev-parse", "HEAD"]);
+    let out = ws.cli(&["sh", "echo started && git commit -a -m 'no'"]);
+    assert_eq!(out.code(), 126, "{}", out.stderr());
+    assert!(out.stderr().contains("[POLICY_DENIED]"), "{}", out.stderr());
+    assert!(
+        out.stderr().contains("policy.sources.cli.destructive"),
+        "{}",
+        out.stderr()
+    );
+    // Refused before anything ran: no output, no commit.
+    assert_eq!(out.stdout(), "");
+    assert_eq!(git(&ws, &["rev-parse", "HEAD"]), before);
+    // A read-only script still runs, and both are recorded.
+    let out = ws.cli(&["sh", "git status -s | head -n 1"]);
+    assert_eq!(out.code(), 0, "{}", out.stderr());
+    let text = log(&ws);
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert_eq!(lines[0]["command"], "ultra.shell.run");
+    assert_eq!(lines[0]["outcome"], "POLICY_DENIED");
+    assert_eq!(lines[0]["source"]["type"], "cli");
+    assert_eq!(lines[1]["command"], "ultra.shell.run");
+    assert_eq!(lines[1]["outcome"], "ok");
+    no_traps_ran(&ws);
+}
+
 /// A person's `ultra sh` commits at once; `-a` takes the tracked changes; paths follow
 /// the shell's working directory.
 #[test]

@@ -17,8 +17,8 @@ use ultra_workspace::history::Filter;
 use ultra_workspace::workspace::{EditOp, FileEdits, Prepared, TxnOutcome};
 use ultra_workspace::{RelPath, Workspace};
 
-use crate::services::Services;
-use crate::util::{emit_changed, emit_notices, is_human, target};
+use ultra_services::Services;
+use ultra_services::util::{emit_changed, emit_notices, is_human, target};
 
 /// Register the edit commands.
 pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
@@ -76,7 +76,7 @@ pub(crate) fn apply(
     };
     emit_changed(cx, &outcome, cx.command_id);
     if let Some(paths) = saving {
-        crate::util::save_many_in(cx, ws, &paths)?;
+        ultra_services::util::save_many_in(cx, ws, &paths)?;
     }
     Ok(outcome)
 }

@@ -13,8 +13,8 @@ use ultra_workspace::workspace::{EditOp, FileEdits};
 use ultra_workspace::{RelPath, Workspace};
 
 use crate::edit::{Finish, apply};
-use crate::services::Services;
-use crate::util::is_human;
+use ultra_services::Services;
+use ultra_services::util::is_human;
 
 /// Register `code.editLines`.
 pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
@@ -166,7 +166,12 @@ impl Command<Services> for EditLines {
         source: &Source,
         a: &EditLinesArgs,
     ) -> Result<(), CommandError> {
-        check_range(&mut services.ws(), a, crate::util::is_person(source)).map(|_| ())
+        check_range(
+            &mut services.ws(),
+            a,
+            ultra_services::util::is_person(source),
+        )
+        .map(|_| ())
     }
 
     fn preview(&self, services: &Services, a: &EditLinesArgs) -> Option<String> {
@@ -202,7 +207,7 @@ impl Command<Services> for EditLines {
         // Committed, then saved: a save refused (the disk moved on) leaves the edit in
         // the buffer, undoable, as an edit followed by `ultra.save` would.
         let outcome = apply(cx, &mut ws, vec![file], Finish::Commit)?;
-        crate::util::save_in(cx, &mut ws, &rel, false)?;
+        ultra_services::util::save_in(cx, &mut ws, &rel, false)?;
         let f = outcome.files.into_iter().next().ok_or_else(|| {
             CommandError::new(ErrorCode::InternalError, "edit produced no file outcome")
         })?;

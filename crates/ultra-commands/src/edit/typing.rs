@@ -12,8 +12,8 @@ use ultra_workspace::buffer::Buffer;
 use ultra_workspace::workspace::{EditOp, FileEdits};
 
 use crate::edit::{Edited, Finish, apply, single};
-use crate::services::Services;
-use crate::util::target;
+use ultra_services::Services;
+use ultra_services::util::target;
 
 /// Register the typing commands.
 pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {

@@ -21,8 +21,8 @@ use ultra_workspace::workspace::{EditOp, FileEdits};
 use crate::edit::{Edited, Finish, apply, single};
 use crate::navigation::{Cursors, cursors, with_buffer};
 use crate::query::NoArgs;
-use crate::services::Services;
-use crate::util::{file_uri, target};
+use ultra_services::Services;
+use ultra_services::util::{file_uri, target};
 
 /// Register the seed 003 editor methods.
 pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {

@@ -17,8 +17,8 @@ use ultra_workspace::buffer::Selection;
 use ultra_workspace::text;
 use ultra_workspace::workspace::{Saved, TxnOutcome};
 
-use crate::services::Services;
-use crate::util::{emit_changed, emit_notices, is_human, target};
+use ultra_services::Services;
+use ultra_services::util::{emit_changed, emit_notices, is_human, target};
 
 /// Register the file commands.
 pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
@@ -171,7 +171,7 @@ pub(crate) fn save_one(
 ) -> Result<Saved, CommandError> {
     let mut ws = cx.services.ws();
     let rel = target(cx, &ws, path, true)?;
-    crate::util::save_in(cx, &mut ws, &rel, force)
+    ultra_services::util::save_in(cx, &mut ws, &rel, force)
 }
 
 impl Command<Services> for Save {
@@ -214,7 +214,7 @@ impl Command<Services> for Save {
             ws.sync_disk(&rel)?;
             ws.check_expected(&rel, args.expected_version, args.expected_hash.as_deref())?;
         }
-        crate::util::save_in(cx, &mut ws, &rel, args.force)
+        ultra_services::util::save_in(cx, &mut ws, &rel, args.force)
     }
 }
 
@@ -277,7 +277,7 @@ impl Command<Services> for Revert {
 
 // ---------------------------------------------------------------- saveAll
 
-pub use crate::util::NoArgs;
+pub use ultra_services::util::NoArgs;
 
 /// Result of `ultra.saveAll`.
 #[derive(Debug, Serialize, JsonSchema)]

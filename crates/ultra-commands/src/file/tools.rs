@@ -10,7 +10,7 @@ use ultra_core::registry::RegistryError;
 use ultra_core::{Command, Cx, Registry};
 use ultra_protocol::{CommandError, Source};
 
-use crate::services::Services;
+use ultra_services::Services;
 
 /// Register `code.createFile` and `code.deleteFile`.
 pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
@@ -61,7 +61,7 @@ impl Command<Services> for CreateFile {
         source: &Source,
         a: &CreateFileArgs,
     ) -> Result<(), CommandError> {
-        crate::util::writable(services, source, &a.path)
+        ultra_services::util::writable(services, source, &a.path)
     }
 
     fn preview(&self, _services: &Services, args: &CreateFileArgs) -> Option<String> {
@@ -130,7 +130,7 @@ impl Command<Services> for DeleteFile {
         a: &DeleteFileArgs,
     ) -> Result<(), CommandError> {
         let ws = services.ws();
-        let rel = ws.resolve_entry(&a.path, crate::util::is_person(source))?;
+        let rel = ws.resolve_entry(&a.path, ultra_services::util::is_person(source))?;
         if !ws.root().exists(&rel) {
             return Err(ultra_workspace::WsError::NotFound(rel.to_string()).into());
         }

@@ -11,7 +11,7 @@ use ultra_protocol::{CommandError, ErrorCode, Position};
 use ultra_workspace::buffer::Selection;
 
 use crate::navigation::{Cursors, cursors, is_word, with_buffer, word_at};
-use crate::services::Services;
+use ultra_services::Services;
 
 /// Register the find and go-to commands.
 pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
@@ -359,7 +359,7 @@ fn go_to(
     let (mut defs, near): (Vec<(String, u32)>, Vec<String>) = {
         let (code, _) = cx.services.code(&[]);
         let idx = code.read();
-        let (name, found) = crate::code::tools::definitions_of(&idx, symbol);
+        let (name, found) = ultra_tools::code::tools::definitions_of(&idx, symbol);
         let near = if found.is_empty() {
             idx.similar_names(&name, 5)
         } else {
@@ -390,7 +390,7 @@ fn go_to(
     let (path, line) = defs.remove(pick);
     let cursor = {
         let mut ws = cx.services.ws();
-        let rel = ws.resolve_read(&path, crate::util::is_human(cx))?;
+        let rel = ws.resolve_read(&path, ultra_services::util::is_human(cx))?;
         ws.open_buffer(&rel)?;
         ws.set_active(&rel);
         let buf = ws

@@ -11,7 +11,7 @@ use ultra_protocol::{CommandError, ErrorCode, PositionEncoding};
 pub use ultra_search::{Found, Match, SearchOptions, SearchResult};
 use ultra_search::{MAX_MAX, compile};
 
-use crate::services::Services;
+use ultra_services::Services;
 
 /// Register the search methods.
 pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {

@@ -7,8 +7,8 @@ use ultra_protocol::{CommandError, ErrorCode, SourceKind};
 
 use super::service::{DERIVED, context_keys};
 use super::{ContextKeys, HELLO, OPEN, SetContextArgs, Tab, ViewInfo};
-use crate::services::Services;
-use crate::util::NoArgs;
+use ultra_services::Services;
+use ultra_services::util::NoArgs;
 
 /// `ultra.getViewState`.
 pub struct GetViewState;

@@ -16,14 +16,14 @@ use ultra_core::Registry;
 use ultra_core::registry::RegistryError;
 pub use ultra_protocol::view::*;
 
-use crate::services::Services;
-pub use crate::services::view::{VIEW_CHANGED, ViewService};
 use context::{GetViewState, InspectContextKeys, SetContext};
 use panes::{
     ClosePalette, CommandPalette, FocusSidebar, FocusTerminal, SplitView, TOGGLE_AGENT_PANE,
     TOGGLE_SIDEBAR, TogglePane, ToggleTerminal,
 };
 use tabs::{CycleEditor, NEXT_EDITOR, PREVIOUS_EDITOR, Quit};
+use ultra_services::Services;
+pub use ultra_services::view::{VIEW_CHANGED, ViewService};
 use viewport::GetViewport;
 
 /// Register the view commands.

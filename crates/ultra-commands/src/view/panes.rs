@@ -9,8 +9,8 @@ use super::{
     Changed, FocusArgs, HELLO, OPEN, Palette, PaletteArgs, Split, SplitArgs, TerminalArgs,
     TerminalPanel, ToggleArgs, ViewState,
 };
-use crate::services::Services;
-use crate::util::NoArgs;
+use ultra_services::Services;
+use ultra_services::util::NoArgs;
 
 /// `ultra.toggleSidebar` / `ultra.toggleAgentPane`: a pane's visibility.
 pub struct TogglePane(
@@ -233,9 +233,9 @@ impl Command<Services> for ToggleTerminal {
             .as_deref()
             .is_some_and(|id| cx.services.terminals().alive(id));
         let id = if show && !alive {
-            let made = crate::terminal::create(
+            let made = ultra_tools::terminal::create(
                 cx,
-                crate::terminal::CreateArgs {
+                ultra_tools::terminal::CreateArgs {
                     name: Some("Editor".into()),
                     rows: a.rows,
                     cols: a.cols,

@@ -6,8 +6,8 @@ use serde_json::{Value, json};
 use ultra_core::Cx;
 
 use super::Split;
-use crate::services::Services;
-use crate::services::view::Held;
+use ultra_services::Services;
+use ultra_services::view::Held;
 
 /// Keys derived from the view and the active buffer; `ultra.setContext` cannot set them.
 pub(super) const DERIVED: &[&str] = &[

@@ -7,8 +7,8 @@ use ultra_protocol::{CommandError, ErrorCode, SourceKind};
 use ultra_workspace::RelPath;
 
 use super::{Active, QuitArgs, QuitOk};
-use crate::services::Services;
-use crate::util::NoArgs;
+use ultra_services::Services;
+use ultra_services::util::NoArgs;
 
 /// `ultra.nextEditor` / `ultra.previousEditor`.
 pub struct CycleEditor(pub &'static CommandSpec, pub isize);

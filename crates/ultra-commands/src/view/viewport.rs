@@ -13,8 +13,8 @@ use ultra_workspace::RelPath;
 use super::{
     HELLO, LastChange, LineSpan, Marker, OPEN, ViewLine, ViewSelection, Viewport, ViewportArgs,
 };
-use crate::services::Services;
-use crate::util::target;
+use ultra_services::Services;
+use ultra_services::util::target;
 
 /// `ultra.getViewport`.
 pub struct GetViewport;

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use ultra_workspace::RelPath;
 use ultra_workspace::root::{Kind, Meta};
 
-use super::{Issue, Promoted, Risk};
+use super::{Issue, Promoted, PromotedSpec, Risk, TypedExample};
 use crate::command::{Cx, Example, Io};
 
 /// `find`.
@@ -72,35 +72,29 @@ pub struct FindArgs {
 
 impl Promoted for Find {
     type Args = FindArgs;
-
-    fn name(&self) -> &'static str {
-        "find"
-    }
-    fn summary(&self) -> &'static str {
-        "List files and directories under paths that pass tests: -name/-iname/-path globs, -type f|d|l, -maxdepth/-mindepth, -size, -newer, -empty, `!`; prints in name order. No -exec or -delete (pipe to xargs)."
-    }
-    fn usage(&self) -> &'static str {
-        "find [PATH...] [-name GLOB] [-iname GLOB] [-path GLOB] [-type f|d|l] [-maxdepth N] [-mindepth N] [-size [+-]N[ckMG]] [-newer FILE] [-empty] [! TEST] [-print0]"
-    }
-    fn cli_examples(&self) -> &'static [&'static str] {
-        &[
+    const SPEC: PromotedSpec = PromotedSpec {
+        name: "find",
+        summary: "List files and directories under paths that pass tests: -name/-iname/-path globs, -type f|d|l, -maxdepth/-mindepth, -size, -newer, -empty, `!`; prints in name order. No -exec or -delete (pipe to xargs).",
+        usage: "find [PATH...] [-name GLOB] [-iname GLOB] [-path GLOB] [-type f|d|l] [-maxdepth N] [-mindepth N] [-size [+-]N[ckMG]] [-newer FILE] [-empty] [! TEST] [-print0]",
+        cli_examples: &[
             "find src -name '*.rs'",
             "find . -type f -name '*.ts' -not -path './node_modules/*'",
             "find . -maxdepth 1 -type d",
             "find . -type f -size +100k",
-        ]
-    }
-    fn example(&self) -> Example {
-        Example {
+        ],
+        example: Example {
             args: &[".", "-name", "*.rs"],
             stdin: "",
             stdout: "./src/main.rs\n",
             status: 0,
-        }
-    }
-    fn typed_example(&self) -> (&'static str, &'static str) {
-        (r#"{"paths": ["src"], "type": ["f"]}"#, "src/main.rs\n")
-    }
+        },
+        typed_example: TypedExample {
+            args: r#"{"paths": ["src"], "type": ["f"]}"#,
+            stdout: "src/main.rs\n",
+            status: 0,
+        },
+        max_risk: Risk::READ,
+    };
 
     fn parse_cli_args(&self, args: &[String]) -> Result<Value, Vec<Issue>> {
         parse_cli(args)
@@ -138,9 +132,6 @@ impl Promoted for Find {
     }
 
     fn risk(&self, _args: &FindArgs) -> Risk {
-        Risk::READ
-    }
-    fn max_risk(&self) -> Risk {
         Risk::READ
     }
 

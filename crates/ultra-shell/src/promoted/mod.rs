@@ -49,27 +49,39 @@ impl Issue {
     }
 }
 
+/// What a promoted command is, as data: everything but how it reads and runs a call.
+#[derive(Debug, Clone, Copy)]
+pub struct PromotedSpec {
+    /// The command and tool name (`grep`).
+    pub name: &'static str,
+    /// One sentence for tool lists.
+    pub summary: &'static str,
+    /// The shell usage line(s).
+    pub usage: &'static str,
+    /// Shell-form examples for descriptions and error replies.
+    pub cli_examples: &'static [&'static str],
+    /// A runnable shell-path example on the standard fixture; executed as a test.
+    pub example: Example,
+    /// A runnable typed-path example on the same fixture; executed as a test.
+    pub typed_example: TypedExample,
+    /// The most any call may do.
+    pub max_risk: Risk,
+}
+
+/// A typed-path example: the arguments as JSON, and the exact stdout and exit status.
+#[derive(Debug, Clone, Copy)]
+pub struct TypedExample {
+    pub args: &'static str,
+    pub stdout: &'static str,
+    pub status: i32,
+}
+
 /// A command with typed arguments, usable from the shell and as a tool.
 pub trait Promoted: Send + Sync + 'static {
     /// The typed arguments; their JSON Schema is the tool's input schema.
     type Args: DeserializeOwned + JsonSchema + Send + 'static;
-    /// The command and tool name (`grep`).
-    fn name(&self) -> &'static str;
-    /// One sentence for tool lists.
-    fn summary(&self) -> &'static str;
-    /// The shell usage line(s).
-    fn usage(&self) -> &'static str;
-    /// Shell-form examples for descriptions and error replies.
-    fn cli_examples(&self) -> &'static [&'static str];
-    /// A runnable shell-path example on the standard fixture; executed as a test.
-    fn example(&self) -> Example;
-    /// A runnable typed-path example: arguments as JSON and the exact stdout expected, on
-    /// the same fixture; executed as a test.
-    fn typed_example(&self) -> (&'static str, &'static str);
-    /// The exit status [`Promoted::typed_example`] ends with.
-    fn typed_example_status(&self) -> i32 {
-        0
-    }
+    /// Its name, help, examples and risk ceiling.
+    const SPEC: PromotedSpec;
     /// Convert command-line words (without the name) to the JSON the schema describes.
     fn parse_cli_args(&self, args: &[String]) -> Result<Value, Vec<Issue>>;
     /// Checks beyond the schema (ranges, combinations).
@@ -78,10 +90,6 @@ pub trait Promoted: Send + Sync + 'static {
     }
     /// What this call may do to files.
     fn risk(&self, args: &Self::Args) -> Risk;
-    /// The most any call may do.
-    fn max_risk(&self) -> Risk {
-        Risk::OVERWRITE
-    }
     /// What a person asked to approve this call sees besides its arguments (a commit's
     /// files).
     fn preview(&self, _args: &Self::Args, _root: &ultra_workspace::Root) -> Option<String> {
@@ -149,10 +157,10 @@ impl<P: Promoted + 'static> Cli<P> {
     /// stderr.
     pub fn run(&self, args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
         if args.len() == 1 && args[0] == "--help" {
-            let mut text = format!("{}\nUsage: {}\n", self.0.summary(), self.0.usage());
-            if !self.0.cli_examples().is_empty() {
+            let mut text = format!("{}\nUsage: {}\n", P::SPEC.summary, P::SPEC.usage);
+            if !P::SPEC.cli_examples.is_empty() {
                 text.push_str("Examples:\n");
-                for e in self.0.cli_examples() {
+                for e in P::SPEC.cli_examples {
                     text.push_str(&format!("  {e}\n"));
                 }
             }
@@ -161,12 +169,8 @@ impl<P: Promoted + 'static> Cli<P> {
         match self.typed(args) {
             Ok(typed) => self.0.execute(typed, io, cx),
             Err(issues) => {
-                let body = invalid_arguments(
-                    self.0.name(),
-                    self.0.usage(),
-                    self.0.cli_examples(),
-                    &issues,
-                );
+                let body =
+                    invalid_arguments(P::SPEC.name, P::SPEC.usage, P::SPEC.cli_examples, &issues);
                 let text = serde_json::to_string_pretty(&body).unwrap_or_default();
                 let _ = writeln!(io.stderr, "{text}");
                 1
@@ -180,10 +184,10 @@ impl<P: Promoted + 'static> Cli<P> {
 pub fn builtin<P: Promoted>(command: &'static P) -> &'static Builtin {
     let cli: &'static Cli<P> = Box::leak(Box::new(Cli(command)));
     Box::leak(Box::new(Builtin {
-        name: command.name(),
-        usage: command.usage(),
-        example: command.example(),
-        max_risk: command.max_risk(),
+        name: P::SPEC.name,
+        usage: P::SPEC.usage,
+        example: P::SPEC.example,
+        max_risk: P::SPEC.max_risk,
         risk: Some(Box::leak(Box::new(|args: &[String]| cli.risk(args)))),
         run: Box::leak(Box::new(|args: &[String], io: &mut Io<'_>, cx: &Cx<'_>| {
             cli.run(args, io, cx)
@@ -198,11 +202,8 @@ pub fn builtin<P: Promoted>(command: &'static P) -> &'static Builtin {
                     Ok(typed) => command.execute(*typed, io, cx),
                     // Another command's arguments: a runtime bug, reported as a failure.
                     Err(_) => {
-                        let _ = writeln!(
-                            io.stderr,
-                            "{}: arguments of another command",
-                            command.name()
-                        );
+                        let _ =
+                            writeln!(io.stderr, "{}: arguments of another command", P::SPEC.name);
                         1
                     }
                 },

@@ -4,7 +4,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Issue, Promoted, Risk, cli};
+use super::{Issue, Promoted, PromotedSpec, Risk, TypedExample, cli};
 use ultra_workspace::anchor;
 
 use crate::command::{Cx, Example, Io};
@@ -41,36 +41,27 @@ pub struct ReplaceArgs {
 
 impl Promoted for Replace {
     type Args = ReplaceArgs;
-
-    fn name(&self) -> &'static str {
-        "replace"
-    }
-    fn summary(&self) -> &'static str {
-        "Replace exact text in a file (not a regex). Fails if the text is absent, or appears more than once unless --all; -w whole words, -s whitespace-tolerant."
-    }
-    fn usage(&self) -> &'static str {
-        "replace [-w] [-s] [--all] FILE OLD NEW"
-    }
-    fn cli_examples(&self) -> &'static [&'static str] {
-        &[
+    const SPEC: PromotedSpec = PromotedSpec {
+        name: "replace",
+        summary: "Replace exact text in a file (not a regex). Fails if the text is absent, or appears more than once unless --all; -w whole words, -s whitespace-tolerant.",
+        usage: "replace [-w] [-s] [--all] FILE OLD NEW",
+        cli_examples: &[
             "replace src/app.ts 'oldName' 'newName'",
             "replace -w --all src/lib.rs count total",
-        ]
-    }
-    fn example(&self) -> Example {
-        Example {
+        ],
+        example: Example {
             args: &["src/main.rs", "main", "start"],
             stdin: "",
             stdout: "replaced 1 occurrence in src/main.rs (line 1)\n",
             status: 0,
-        }
-    }
-    fn typed_example(&self) -> (&'static str, &'static str) {
-        (
-            r#"{"file": "f.txt", "old": "a", "new": "z"}"#,
-            "replaced 1 occurrence in f.txt (line 2)\n",
-        )
-    }
+        },
+        typed_example: TypedExample {
+            args: r#"{"file": "f.txt", "old": "a", "new": "z"}"#,
+            stdout: "replaced 1 occurrence in f.txt (line 2)\n",
+            status: 0,
+        },
+        max_risk: Risk::WRITE,
+    };
 
     fn parse_cli_args(&self, args: &[String]) -> Result<Value, Vec<Issue>> {
         let o = cli::scan(
@@ -125,9 +116,6 @@ impl Promoted for Replace {
     }
 
     fn risk(&self, _args: &ReplaceArgs) -> Risk {
-        Risk::WRITE
-    }
-    fn max_risk(&self) -> Risk {
         Risk::WRITE
     }
 

@@ -4,7 +4,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Issue, Promoted, Risk, cli};
+use super::{Issue, Promoted, PromotedSpec, Risk, TypedExample, cli};
 use ultra_workspace::anchor;
 
 use crate::command::{Cx, Example, Io};
@@ -35,36 +35,27 @@ fn yes() -> bool {
 
 impl Promoted for Write {
     type Args = WriteArgs;
-
-    fn name(&self) -> &'static str {
-        "write"
-    }
-    fn summary(&self) -> &'static str {
-        "Write a file atomically (replacing it, or appending with -a), creating parent directories; content comes from the arguments or stdin."
-    }
-    fn usage(&self) -> &'static str {
-        "write [-a] [-P] PATH [CONTENT...]   (no CONTENT: stdin is written)"
-    }
-    fn cli_examples(&self) -> &'static [&'static str] {
-        &[
+    const SPEC: PromotedSpec = PromotedSpec {
+        name: "write",
+        summary: "Write a file atomically (replacing it, or appending with -a), creating parent directories; content comes from the arguments or stdin.",
+        usage: "write [-a] [-P] PATH [CONTENT...]   (no CONTENT: stdin is written)",
+        cli_examples: &[
             "write notes.md 'hello'",
             "write src/a.rs <<'EOF'\nfn a() {}\nEOF",
-        ]
-    }
-    fn example(&self) -> Example {
-        Example {
+        ],
+        example: Example {
             args: &["out/new.txt", "hello"],
             stdin: "",
             stdout: "wrote 6 bytes to out/new.txt\n",
             status: 0,
-        }
-    }
-    fn typed_example(&self) -> (&'static str, &'static str) {
-        (
-            r#"{"path": "notes.md", "content": "hi\n"}"#,
-            "wrote 3 bytes to notes.md\n",
-        )
-    }
+        },
+        typed_example: TypedExample {
+            args: r#"{"path": "notes.md", "content": "hi\n"}"#,
+            stdout: "wrote 3 bytes to notes.md\n",
+            status: 0,
+        },
+        max_risk: Risk::OVERWRITE,
+    };
 
     fn parse_cli_args(&self, args: &[String]) -> Result<Value, Vec<Issue>> {
         let o = cli::scan(args, "aP", &[("append", 'a'), ("no-parents", 'P')])?;

@@ -24,7 +24,7 @@ use ultra_workspace::{RelPath, WsError, text};
 
 use crate::file::Deleted;
 use crate::file::editor::Done;
-use crate::services::Services;
+use ultra_services::Services;
 mod dirs;
 mod read;
 mod stat;
@@ -35,7 +35,7 @@ pub use read::*;
 pub use stat::*;
 pub use write::*;
 
-use crate::util::{base64_decode, base64_encode, emit_notices, is_human};
+use ultra_services::util::{base64_decode, base64_encode, emit_notices, is_human};
 
 /// Register the seed 003 file-system methods.
 pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {

@@ -222,7 +222,7 @@ impl Command<Services> for AppendFile {
                 }],
                 crate::edit::Finish::Commit,
             )?;
-            let saved = crate::util::save_in(cx, &mut ws, &rel, false)?;
+            let saved = ultra_services::util::save_in(cx, &mut ws, &rel, false)?;
             return Ok(Appended {
                 success: true,
                 path: saved.path,

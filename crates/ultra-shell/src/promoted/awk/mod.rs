@@ -15,7 +15,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Issue, Promoted, Risk};
+use super::{Issue, Promoted, PromotedSpec, Risk, TypedExample};
 use crate::command::{Cx, Example, Io};
 
 /// `awk`.
@@ -53,37 +53,28 @@ fn valid_assign(a: &str) -> bool {
 
 impl Promoted for Awk {
     type Args = AwkArgs;
-
-    fn name(&self) -> &'static str {
-        "awk"
-    }
-    fn summary(&self) -> &'static str {
-        "Run a POSIX awk program over files or stdin (fields, patterns, arrays, printf, functions); files are read and written inside the workspace, no commands are spawned."
-    }
-    fn usage(&self) -> &'static str {
-        "awk [-F fs] [-v var=val]... ['program' | -f progfile] [file | var=val]..."
-    }
-    fn cli_examples(&self) -> &'static [&'static str] {
-        &[
+    const SPEC: PromotedSpec = PromotedSpec {
+        name: "awk",
+        summary: "Run a POSIX awk program over files or stdin (fields, patterns, arrays, printf, functions); files are read and written inside the workspace, no commands are spawned.",
+        usage: "awk [-F fs] [-v var=val]... ['program' | -f progfile] [file | var=val]...",
+        cli_examples: &[
             "awk -F, '$2 > 25 { print $1 }' data.csv",
             "awk '{ n[$1]++ } END { for (k in n) print k, n[k] }' log.txt",
             "awk -v OFS='\\t' 'NR > 1 { $1 = $1; print }' table.txt",
-        ]
-    }
-    fn example(&self) -> Example {
-        Example {
+        ],
+        example: Example {
             args: &["NR == 2 { print NR \": \" $1 }", "f.txt"],
             stdin: "",
             stdout: "2: a\n",
             status: 0,
-        }
-    }
-    fn typed_example(&self) -> (&'static str, &'static str) {
-        (
-            r#"{"program": "{ n++ } END { print n \" lines\" }", "files": ["f.txt"]}"#,
-            "3 lines\n",
-        )
-    }
+        },
+        typed_example: TypedExample {
+            args: r#"{"program": "{ n++ } END { print n \" lines\" }", "files": ["f.txt"]}"#,
+            stdout: "3 lines\n",
+            status: 0,
+        },
+        max_risk: Risk::OVERWRITE,
+    };
 
     fn parse_cli_args(&self, args: &[String]) -> Result<Value, Vec<Issue>> {
         let mut fs: Option<String> = None;

@@ -11,7 +11,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Issue, Promoted, Risk, cli};
+use super::{Issue, Promoted, PromotedSpec, Risk, TypedExample, cli};
 use crate::command::{Cx, Example, Io};
 
 /// `grep`.
@@ -128,40 +128,31 @@ const USAGE: &str = "grep [-iEFnrRlLcvwxohHqs] [-e PATTERN]... [-f FILE] [-A N] 
 
 impl Promoted for Grep {
     type Args = GrepArgs;
-
-    fn name(&self) -> &'static str {
-        "grep"
-    }
-    fn summary(&self) -> &'static str {
-        "Search files for lines matching a regex (GNU grep flags; -r recurses, --include filters), `grep code QUERY` for ranked symbols (functions, classes) from the code index, `grep package QUERY` for declared dependencies, `grep skill QUERY` for ranked Markdown docs."
-    }
-    fn usage(&self) -> &'static str {
-        USAGE
-    }
-    fn cli_examples(&self) -> &'static [&'static str] {
-        &[
+    const SPEC: PromotedSpec = PromotedSpec {
+        name: "grep",
+        summary: "Search files for lines matching a regex (GNU grep flags; -r recurses, --include filters), `grep code QUERY` for ranked symbols (functions, classes) from the code index, `grep package QUERY` for declared dependencies, `grep skill QUERY` for ranked Markdown docs.",
+        usage: USAGE,
+        cli_examples: &[
             "grep -rn 'fn main' src/",
             "grep -rl --include='*.rs' 'TODO' .",
             "grep -c -E 'error|warn' build.log",
             "grep code 'user service'",
             "grep package serde",
             "grep skill 'release process'",
-        ]
-    }
-    fn example(&self) -> Example {
-        Example {
+        ],
+        example: Example {
             args: &["-rn", "main", "src"],
             stdin: "",
             stdout: "src/main.rs:1:fn main() {}\n",
             status: 0,
-        }
-    }
-    fn typed_example(&self) -> (&'static str, &'static str) {
-        (
-            r#"{"pattern": "a|c", "paths": ["f.txt"], "lineNumber": true}"#,
-            "2:a\n3:c\n",
-        )
-    }
+        },
+        typed_example: TypedExample {
+            args: r#"{"pattern": "a|c", "paths": ["f.txt"], "lineNumber": true}"#,
+            stdout: "2:a\n3:c\n",
+            status: 0,
+        },
+        max_risk: Risk::READ,
+    };
 
     fn parse_cli_args(&self, args: &[String]) -> Result<Value, Vec<Issue>> {
         parse_cli(args)
@@ -216,9 +207,6 @@ impl Promoted for Grep {
     }
 
     fn risk(&self, _args: &GrepArgs) -> Risk {
-        Risk::READ
-    }
-    fn max_risk(&self) -> Risk {
         Risk::READ
     }
 

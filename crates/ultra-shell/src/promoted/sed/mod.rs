@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Issue, Promoted, Risk};
+use super::{Issue, Promoted, PromotedSpec, Risk, TypedExample};
 use crate::command::{Cx, Example, Io};
 use parse::{Piece, Source};
 
@@ -146,37 +146,28 @@ const LONGS: &[(&str, char)] = &[
 
 impl Promoted for Sed {
     type Args = SedArgs;
-
-    fn name(&self) -> &'static str {
-        "sed"
-    }
-    fn summary(&self) -> &'static str {
-        "Stream editor (POSIX sed with GNU extensions): s///, addresses and ranges, hold space, a/i/c, y, labels; -n, -E, -i[SUFFIX] edits files in place atomically, -s, -z."
-    }
-    fn usage(&self) -> &'static str {
-        "sed [-nEsz] [-i[SUFFIX]] [-l N] [-e SCRIPT]... [-f SCRIPTFILE]... [SCRIPT] [FILE...]"
-    }
-    fn cli_examples(&self) -> &'static [&'static str] {
-        &[
+    const SPEC: PromotedSpec = PromotedSpec {
+        name: "sed",
+        summary: "Stream editor (POSIX sed with GNU extensions): s///, addresses and ranges, hold space, a/i/c, y, labels; -n, -E, -i[SUFFIX] edits files in place atomically, -s, -z.",
+        usage: "sed [-nEsz] [-i[SUFFIX]] [-l N] [-e SCRIPT]... [-f SCRIPTFILE]... [SCRIPT] [FILE...]",
+        cli_examples: &[
             "sed -n '10,20p' src/lib.rs",
             "sed -i 's/old_name/new_name/g' src/a.rs src/b.rs",
             "sed -E 's/([a-z]+)=([0-9]+)/\\2=\\1/' conf.txt",
-        ]
-    }
-    fn example(&self) -> Example {
-        Example {
+        ],
+        example: Example {
             args: &["-e", "s/a/z/", "-e", "2p", "f.txt"],
             stdin: "",
             stdout: "b\nz\nz\nc\n",
             status: 0,
-        }
-    }
-    fn typed_example(&self) -> (&'static str, &'static str) {
-        (
-            r#"{"pattern": "a", "replacement": "[&]", "files": ["f.txt"]}"#,
-            "b\n[a]\nc\n",
-        )
-    }
+        },
+        typed_example: TypedExample {
+            args: r#"{"pattern": "a", "replacement": "[&]", "files": ["f.txt"]}"#,
+            stdout: "b\n[a]\nc\n",
+            status: 0,
+        },
+        max_risk: Risk::OVERWRITE,
+    };
 
     fn parse_cli_args(&self, args: &[String]) -> Result<Value, Vec<Issue>> {
         let mut script: Vec<String> = Vec::new();

@@ -9,8 +9,8 @@ use ultra_core::{Command, Cx};
 use ultra_protocol::{CommandError, ErrorCode};
 pub use ultra_runner::watch::{TestWatches, WatchInfo};
 
-use crate::services::Services;
-use crate::util::NoArgs;
+use ultra_services::Services;
+use ultra_services::util::NoArgs;
 
 /// `run.testWatches`.
 pub struct TestWatchList;

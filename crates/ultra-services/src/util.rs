@@ -8,7 +8,7 @@ use ultra_protocol::{CommandError, Source, SourceKind};
 use ultra_workspace::workspace::{Notice, Saved, TxnOutcome};
 use ultra_workspace::{RelPath, Workspace};
 
-use crate::services::Services;
+use crate::Services;
 
 /// The arguments of a command that takes none (`{}`; anything else is refused).
 #[derive(Debug, Default, serde::Deserialize, schemars::JsonSchema)]

@@ -14,12 +14,12 @@ use ultra_core::{Command, Cx, Registry};
 use ultra_protocol::CommandError;
 use ultra_workspace::RelPath;
 
-use crate::services::Services;
-use crate::util::{NoArgs, is_human};
 pub use ultra_git::{
     BranchInfo, Committed, FileDiff, GitDiffOut, GitStatusOut, LogEntry, StatusFiles,
 };
 use ultra_git::{Repository, empty_message, staged_paths};
+use ultra_services::Services;
+use ultra_services::util::{NoArgs, is_human};
 
 /// Register the git commands.
 pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {

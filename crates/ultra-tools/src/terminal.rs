@@ -20,7 +20,7 @@ pub use ultra_term::{
 };
 use ultra_term::{Size, Spawn, shell_program};
 
-use crate::services::Services;
+use ultra_services::Services;
 
 /// `terminal.wait`'s default and longest timeout.
 const WAIT_DEFAULT_MS: u64 = 30_000;
@@ -96,7 +96,7 @@ impl Command<Services> for Create {
 }
 
 /// Start a terminal for the caller (`terminal.create`, and the editor's panel).
-pub(crate) fn create(cx: &Cx<'_, Services>, a: CreateArgs) -> Result<Created, CommandError> {
+pub fn create(cx: &Cx<'_, Services>, a: CreateArgs) -> Result<Created, CommandError> {
     let size = Size::new(a.rows, a.cols)?;
     let human = cx.source.kind == ultra_protocol::SourceKind::Human;
     let (cwd, dir) = match a.cwd.as_deref().filter(|c| !c.is_empty() && *c != ".") {
@@ -336,7 +336,7 @@ pub struct TerminalList {
     pub terminals: Vec<TerminalInfo>,
 }
 
-pub use crate::util::NoArgs;
+pub use ultra_services::util::NoArgs;
 
 /// `terminal.list`.
 pub struct List;

@@ -7,7 +7,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use ultra_protocol::{CommandError, ErrorCode};
 use ultra_shell::promoted::cli::scan;
-use ultra_shell::promoted::{Issue, Promoted, Risk};
+use ultra_shell::promoted::{Issue, Promoted, PromotedSpec, Risk, TypedExample};
 use ultra_shell::run::{Cx, Example, Io};
 use ultra_workspace::RelPath;
 
@@ -75,39 +75,30 @@ fn issue(path: &str, code: &'static str, message: impl Into<String>) -> Vec<Issu
 
 impl Promoted for Git {
     type Args = GitArgs;
-
-    fn name(&self) -> &'static str {
-        "git"
-    }
-    fn summary(&self) -> &'static str {
-        "Git through libgit2 (no hooks or filters run); no push, pull or history rewriting."
-    }
-    fn usage(&self) -> &'static str {
-        USAGE
-    }
-    fn cli_examples(&self) -> &'static [&'static str] {
-        &[
+    const SPEC: PromotedSpec = PromotedSpec {
+        name: "git",
+        summary: "Git through libgit2 (no hooks or filters run); no push, pull or history rewriting.",
+        usage: USAGE,
+        cli_examples: &[
             "git status -s",
             "git diff --stat",
             "git log -n 5 --oneline",
             "git add src/a.ts && git commit -m 'fix: handle empty input'",
-        ]
-    }
-    fn example(&self) -> Example {
+        ],
         // The standard fixture is no repository: git says so and fails as git does.
-        Example {
+        example: Example {
             args: &["status"],
             stdin: "",
             stdout: "",
             status: 128,
-        }
-    }
-    fn typed_example(&self) -> (&'static str, &'static str) {
-        (r#"{"subcommand": "log", "short": true}"#, "")
-    }
-    fn typed_example_status(&self) -> i32 {
-        128
-    }
+        },
+        typed_example: TypedExample {
+            args: r#"{"subcommand": "log", "short": true}"#,
+            stdout: "",
+            status: 128,
+        },
+        max_risk: Risk::OVERWRITE,
+    };
 
     fn parse_cli_args(&self, args: &[String]) -> Result<Value, Vec<Issue>> {
         let Some((sub, rest)) = args.split_first() else {

@@ -17,12 +17,12 @@ use ultra_protocol::{CommandError, ErrorCode};
 use ultra_shell::ParseError;
 use ultra_shell::plan::Plan;
 
-use crate::services::Services;
 use crate::shell_call::{
     Capped, DEFAULT_MAX_OUTPUT, FIXTURE, confined, leak, output, risk_annotations, run_one,
     session_id, with_risk,
 };
 pub use crate::shell_call::{RunOutput, ShellError};
+use ultra_services::Services;
 
 /// Register the shell command, every plain built-in as `shell.<name>` and the promoted
 /// ones as typed tools.
@@ -79,14 +79,13 @@ pub const DESCRIPTION_BUDGET: usize = 4096;
 pub fn shell_description() -> String {
     struct Detail(String);
     impl ultra_shell::promoted::Visitor for Detail {
-        fn visit<P: ultra_shell::promoted::Promoted>(&mut self, p: &'static P) {
+        fn visit<P: ultra_shell::promoted::Promoted>(&mut self, _: &'static P) {
+            let spec = P::SPEC;
             self.0.push_str(&format!(
                 "\n- {}: {}\n  {}",
-                p.name(),
-                p.summary(),
-                p.usage()
+                spec.name, spec.summary, spec.usage
             ));
-            if let Some(e) = p.cli_examples().first() {
+            if let Some(e) = spec.cli_examples.first() {
                 self.0.push_str(&format!("\n  e.g. {e}"));
             }
         }

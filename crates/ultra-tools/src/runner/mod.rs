@@ -20,8 +20,8 @@ pub(crate) use ultra_runner::sandbox;
 pub use ultra_runner::{RunOutput, policy, programs};
 use ultra_runner::{Sandbox, execute, limits};
 
-use crate::services::Services;
 use policy::{Line, Rules, Verdict};
+use ultra_services::Services;
 
 /// Register `run.command` and `run.tests`.
 pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
@@ -156,7 +156,7 @@ impl Command<Services> for RunCommand {
 /// The sandbox for an agent's call that reached its handler without a person (only those
 /// can, when a sandbox is offered; see `annotations_in`). People's calls run unconfined.
 pub(crate) fn agent_sandbox(cx: &Cx<'_, Services>) -> Option<Arc<Sandbox>> {
-    if crate::util::is_human(cx) {
+    if ultra_services::util::is_human(cx) {
         return None;
     }
     sandbox::usable(&cx.services.config.run, cx.services.root_path())

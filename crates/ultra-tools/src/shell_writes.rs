@@ -12,8 +12,8 @@ use ultra_core::validator::WriteChecker;
 use ultra_shell::run::fs::{FileOp, ShellFs, WriteHook};
 use ultra_workspace::{RelPath, Workspace};
 
-use crate::services::Services;
-use crate::util::{is_human, publish_notices};
+use ultra_services::Services;
+use ultra_services::util::{is_human, publish_notices};
 
 /// A write the workspace's checks refused.
 pub(crate) struct Refusal {

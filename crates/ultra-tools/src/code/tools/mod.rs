@@ -23,16 +23,16 @@ mod health;
 mod read;
 mod refs;
 
-use crate::services::Services;
-use crate::util::is_human;
 pub use deps::*;
 pub use health::*;
 pub use read::*;
-pub(crate) use refs::definitions_of;
+pub use refs::definitions_of;
 pub use refs::{
     DefinitionInfo, Definitions, FindDefinition, FindDefinitionArgs, FindReferences,
     FindReferencesArgs, ReferenceInfo, References,
 };
+use ultra_services::Services;
+use ultra_services::util::is_human;
 
 /// Register the tools.
 pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {

@@ -12,10 +12,10 @@ use ultra_protocol::{CommandError, ErrorCode};
 use ultra_shell::command::{Builtin, Commands};
 use ultra_shell::promoted::{Builtins, Promoted, Visitor};
 
-use crate::services::Services;
 use crate::shell_call::{
     DEFAULT_MAX_OUTPUT, FIXTURE, RunOutput, confined, leak, risk_annotations, run_one, with_risk,
 };
+use ultra_services::Services;
 
 /// Promoted commands declared in this layer, because they need what the shell crate
 /// cannot see (libgit2, the runner). Listing one makes it a typed tool and a shell command
@@ -67,9 +67,9 @@ pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
 }
 
 /// The description of a promoted tool: its summary, usage and shell examples.
-pub fn description<P: Promoted>(p: &P) -> String {
-    let mut d = format!("{}\nShell form: {}", p.summary(), p.usage());
-    let examples = p.cli_examples();
+pub fn description<P: Promoted>() -> String {
+    let mut d = format!("{}\nShell form: {}", P::SPEC.summary, P::SPEC.usage);
+    let examples = P::SPEC.cli_examples;
     if !examples.is_empty() {
         d.push_str("\nExamples:");
         for e in examples {
@@ -88,15 +88,14 @@ pub struct Tool<P: Promoted> {
 impl<P: Promoted> Tool<P> {
     /// The registry command for `command`; its spec is built once and lives for the process.
     pub fn new(command: &'static P) -> Tool<P> {
-        let name = command.name();
-        let (typed_args, typed_stdout) = command.typed_example();
+        let name = P::SPEC.name;
+        let typed = P::SPEC.typed_example;
         let examples = vec![Example {
             description: leak(format!("{name} as a typed tool")),
-            args: typed_args,
+            args: typed.args,
             files: FIXTURE,
             expect: Some(leak(
-                json!({ "stdout": typed_stdout, "exitCode": command.typed_example_status() })
-                    .to_string(),
+                json!({ "stdout": typed.stdout, "exitCode": typed.status }).to_string(),
             )),
             ..Example::EMPTY
         }];
@@ -104,12 +103,12 @@ impl<P: Promoted> Tool<P> {
             leak(format!("shell.{name}")),
             leak(format!("Shell: {name}")),
             "Shell",
-            leak(description(command)),
+            leak(description::<P>()),
         )
         .tool_name(name)
         .long()
         .examples(Box::leak(examples.into_boxed_slice()));
-        let spec = with_risk(spec, command.max_risk());
+        let spec = with_risk(spec, P::SPEC.max_risk);
         Tool {
             command,
             spec: Box::leak(Box::new(spec)),
@@ -120,7 +119,7 @@ impl<P: Promoted> Tool<P> {
 impl<P: Promoted> Tool<P> {
     /// The command's own checks as INVALID_ARGUMENTS, with its shell form and examples.
     fn validated(&self, args: &P::Args) -> Result<(), CommandError> {
-        let name = self.command.name();
+        let name = P::SPEC.name;
         let Err(issues) = self.command.validate(args) else {
             return Ok(());
         };
@@ -136,10 +135,10 @@ impl<P: Promoted> Tool<P> {
             "error": "invalid_arguments",
             "command": name,
             "issues": issues,
-            "usage": self.command.usage(),
-            "examples": self.command.cli_examples(),
+            "usage": P::SPEC.usage,
+            "examples": P::SPEC.cli_examples,
         }))
-        .with_suggestion(format!("shell form: {}", self.command.usage())))
+        .with_suggestion(format!("shell form: {}", P::SPEC.usage)))
     }
 }
 
@@ -148,7 +147,7 @@ impl<P: Promoted> Command<Services> for Tool<P> {
     type Output = RunOutput;
 
     fn programs(&self, s: &Services, _a: &P::Args) -> Vec<String> {
-        let name = self.command.name();
+        let name = P::SPEC.name;
         let mut v = vec![name.to_string()];
         if name == "build" {
             v.extend(crate::runner::programs::of_build(s.root_path()));
@@ -205,7 +204,7 @@ mod tests {
     use schemars::JsonSchema;
     use serde::Deserialize;
     use serde_json::{Value, json};
-    use ultra_shell::promoted::{Issue, Promoted, Risk};
+    use ultra_shell::promoted::{Issue, Promoted, PromotedSpec, Risk, TypedExample};
     use ultra_shell::run::{Cx, Env, Example, Io};
 
     struct Hello;
@@ -219,29 +218,24 @@ mod tests {
 
     impl Promoted for Hello {
         type Args = HelloArgs;
-        fn name(&self) -> &'static str {
-            "hello"
-        }
-        fn summary(&self) -> &'static str {
-            "Greet someone."
-        }
-        fn usage(&self) -> &'static str {
-            "hello NAME"
-        }
-        fn cli_examples(&self) -> &'static [&'static str] {
-            &["hello world"]
-        }
-        fn example(&self) -> Example {
-            Example {
+        const SPEC: PromotedSpec = PromotedSpec {
+            name: "hello",
+            summary: "Greet someone.",
+            usage: "hello NAME",
+            cli_examples: &["hello world"],
+            example: Example {
                 args: &["world"],
                 stdin: "",
                 stdout: "hello, world\n",
                 status: 0,
-            }
-        }
-        fn typed_example(&self) -> (&'static str, &'static str) {
-            (r#"{"name": "world"}"#, "hello, world\n")
-        }
+            },
+            typed_example: TypedExample {
+                args: r#"{"name": "world"}"#,
+                stdout: "hello, world\n",
+                status: 0,
+            },
+            max_risk: Risk::OVERWRITE,
+        };
         fn parse_cli_args(&self, args: &[String]) -> Result<Value, Vec<Issue>> {
             match args {
                 [name] => Ok(json!({ "name": name })),

@@ -13,7 +13,7 @@ use ultra_protocol::{CommandError, ErrorCode};
 pub use ultra_runner::test_runner::{Runner, Stats, TestRun};
 use ultra_runner::test_runner::{argv, detect, run_once};
 
-use crate::services::Services;
+use ultra_services::Services;
 
 const DEFAULT_TIMEOUT_MS: u64 = 300_000;
 
@@ -86,7 +86,7 @@ impl Command<Services> for RunTests {
             Some(p) => Some(
                 cx.services
                     .ws()
-                    .resolve_entry(p, crate::util::is_human(cx))?
+                    .resolve_entry(p, ultra_services::util::is_human(cx))?
                     .to_string(),
             ),
             None => None,

@@ -14,8 +14,8 @@ use ultra_protocol::{CommandError, ErrorCode, Position, PositionEncoding, Range}
 use ultra_workspace::text::{to_char, to_pos};
 
 use super::IndexState;
-use crate::services::Services;
-use crate::util::{file_uri, is_human};
+use ultra_services::Services;
+use ultra_services::util::{file_uri, is_human};
 
 /// Register the state queries.
 pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {

@@ -13,7 +13,7 @@ use ultra_runner::build::{detect, plan};
 use ultra_runner::policy::{Line, Stage};
 use ultra_runner::{MAX_TIMEOUT_MS, execute};
 use ultra_shell::promoted::cli::scan;
-use ultra_shell::promoted::{Issue, Promoted, Risk};
+use ultra_shell::promoted::{Issue, Promoted, PromotedSpec, Risk, TypedExample};
 use ultra_shell::run::{Cx, Example, Io};
 
 /// `build`.
@@ -39,34 +39,28 @@ pub struct BuildArgs {
 
 impl Promoted for Build {
     type Args = BuildArgs;
-
-    fn name(&self) -> &'static str {
-        "build"
-    }
-    fn summary(&self) -> &'static str {
-        "Build the project: cargo build, npm run build, go build ./... or make, as found in the workspace root."
-    }
-    fn usage(&self) -> &'static str {
-        "build [--clean] [--release] [--timeout MS]"
-    }
-    fn cli_examples(&self) -> &'static [&'static str] {
-        &["build", "build --release", "build 2>&1 | grep -n error"]
-    }
-    fn example(&self) -> Example {
+    const SPEC: PromotedSpec = PromotedSpec {
+        name: "build",
+        summary: "Build the project: cargo build, npm run build, go build ./... or make, as found in the workspace root.",
+        usage: "build [--clean] [--release] [--timeout MS]",
+        cli_examples: &["build", "build --release", "build 2>&1 | grep -n error"],
         // The standard fixture has no project file.
-        Example {
+        example: Example {
             args: &[],
             stdin: "",
             stdout: "",
             status: 1,
-        }
-    }
-    fn typed_example(&self) -> (&'static str, &'static str) {
-        ("{}", "")
-    }
-    fn typed_example_status(&self) -> i32 {
-        1
-    }
+        },
+        typed_example: TypedExample {
+            args: "{}",
+            stdout: "",
+            status: 1,
+        },
+        max_risk: Risk {
+            runs: true,
+            ..Risk::OVERWRITE
+        },
+    };
 
     fn parse_cli_args(&self, args: &[String]) -> Result<Value, Vec<Issue>> {
         let o = scan(
@@ -110,12 +104,6 @@ impl Promoted for Build {
             Risk::WRITE
         };
         Risk { runs: true, ..base }
-    }
-    fn max_risk(&self) -> Risk {
-        Risk {
-            runs: true,
-            ..Risk::OVERWRITE
-        }
     }
 
     fn execute(&self, a: BuildArgs, io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {

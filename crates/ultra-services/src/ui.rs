@@ -17,16 +17,16 @@ pub struct UiService {
     inner: Mutex<Option<Open>>,
 }
 
-pub(crate) struct Open {
-    pub(crate) ui: Ui,
-    pub(crate) journal: Journal,
+pub struct Open {
+    pub ui: Ui,
+    pub journal: Journal,
     /// Held while open: one process owns the journal.
     _lock: File,
-    pub(crate) watchers: HashMap<StateId, BTreeSet<String>>,
+    pub watchers: HashMap<StateId, BTreeSet<String>>,
 }
 
 /// Milliseconds since the epoch, the UI model's clock.
-pub(crate) fn now_ms() -> u64 {
+pub fn now_ms() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_millis() as u64)
@@ -42,7 +42,7 @@ impl UiService {
         }
     }
 
-    pub(crate) fn with<R>(&self, f: impl FnOnce(&mut Open) -> R) -> Result<R, CommandError> {
+    pub fn with<R>(&self, f: impl FnOnce(&mut Open) -> R) -> Result<R, CommandError> {
         let mut slot = self.inner.lock().unwrap_or_else(|p| p.into_inner());
         if slot.is_none() {
             *slot = Some(self.open()?);

@@ -14,7 +14,7 @@ pub const VIEW_CHANGED: &str = "view.changed";
 
 /// The view every client sees, and what only the server keeps beside it.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Held {
+pub struct Held {
     pub view: ViewState,
     /// Keys editors set with `ultra.setContext`.
     pub custom: BTreeMap<String, Value>,
@@ -31,11 +31,11 @@ pub struct ViewService {
     state: Mutex<Held>,
     /// Per path: the buffer state highlighted and its highlighter; only for buffers
     /// still open.
-    pub(crate) highlighters: Mutex<HashMap<String, (BufferAt, Highlighter)>>,
+    pub highlighters: Mutex<HashMap<String, (BufferAt, Highlighter)>>,
 }
 
 impl ViewService {
-    pub(crate) fn lock(&self) -> std::sync::MutexGuard<'_, Held> {
+    pub fn lock(&self) -> std::sync::MutexGuard<'_, Held> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
@@ -55,12 +55,12 @@ impl ViewService {
     }
 
     /// Change the view and announce it.
-    pub(crate) fn change<S>(&self, cx: &Cx<'_, S>, f: impl FnOnce(&mut ViewState)) -> ViewState {
+    pub fn change<S>(&self, cx: &Cx<'_, S>, f: impl FnOnce(&mut ViewState)) -> ViewState {
         self.change_held(cx, |h| f(&mut h.view)).view
     }
 
     /// Change the view or what the server keeps beside it, and announce the view.
-    pub(crate) fn change_held<S>(&self, cx: &Cx<'_, S>, f: impl FnOnce(&mut Held)) -> Held {
+    pub fn change_held<S>(&self, cx: &Cx<'_, S>, f: impl FnOnce(&mut Held)) -> Held {
         let held = {
             let mut h = self.lock();
             f(&mut h);

@@ -177,7 +177,7 @@ pub struct FindDefinition;
 
 /// The definitions of `symbol` by path and line, and the bare name looked up (a method
 /// may be given as `Class.method`, which narrows by container).
-pub(crate) fn definitions_of(
+pub fn definitions_of(
     idx: &ultra_index::Index,
     symbol: &str,
 ) -> (String, Vec<ultra_index::index::DefRef>) {

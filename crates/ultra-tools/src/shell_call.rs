@@ -14,8 +14,8 @@ use ultra_protocol::command::Annotations;
 use ultra_shell::command::{Io, Risk};
 use ultra_workspace::RelPath;
 
-use crate::services::Services;
 use crate::shell_writes::{Refusal, SHELL_TIME_LIMIT, finish, shell_fs};
+use ultra_services::Services;
 
 /// Default cap on captured stdout and stderr, each.
 pub(crate) const DEFAULT_MAX_OUTPUT: usize = 64 * 1024;

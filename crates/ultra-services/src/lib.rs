@@ -1,7 +1,10 @@
-//! The services commands reach through `Cx::services`.
+//! The services a command reaches through `Cx::services` ([`Services`]: the workspace, the code
+//! index, terminals, the shell, UI and view state), and the helpers every command shares
+//! ([`util`]: who is calling, notices, saving, output caps).
 
 pub mod search;
 pub mod ui;
+pub mod util;
 pub mod view;
 
 use std::path::{Path, PathBuf};
@@ -281,7 +284,7 @@ impl Services {
 
     /// The workspace itself, for work on other threads (shell pipelines) that locks it
     /// briefly per step.
-    pub(crate) fn workspace_handle(&self) -> Arc<Mutex<Workspace>> {
+    pub fn workspace_handle(&self) -> Arc<Mutex<Workspace>> {
         self.workspace.clone()
     }
 
