@@ -104,7 +104,7 @@ pub fn build_with(
             })?;
     }
     // `run` rules are checked against their own examples before anything starts.
-    runner::policy::Rules::from_config(&config.run).map_err(|message| {
+    ultra_runner::policy::Rules::from_config(&config.run).map_err(|message| {
         BuildError::Config(ConfigError::Invalid {
             path: ultra_core::config::CONFIG_FILE.into(),
             key: "run".into(),

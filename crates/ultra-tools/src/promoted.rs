@@ -150,7 +150,7 @@ impl<P: Promoted> Command<Services> for Tool<P> {
         let name = P::SPEC.name;
         let mut v = vec![name.to_string()];
         if name == "build" {
-            v.extend(crate::runner::programs::of_build(s.root_path()));
+            v.extend(ultra_runner::programs::of_build(s.root_path()));
         }
         v
     }

@@ -185,11 +185,11 @@ impl Command<Services> for Run {
     fn programs(&self, s: &Services, a: &RunArgs) -> Vec<String> {
         // The plan `annotations` and `run` share: the script is parsed once.
         let mut v = match a.plan() {
-            Ok(plan) => crate::runner::programs::in_script(plan.script()),
-            Err(_) => crate::runner::programs::in_line(&a.script),
+            Ok(plan) => ultra_runner::programs::in_script(plan.script()),
+            Err(_) => ultra_runner::programs::in_line(&a.script),
         };
         if v.iter().any(|p| p == "build") {
-            v.extend(crate::runner::programs::of_build(s.root_path()));
+            v.extend(ultra_runner::programs::of_build(s.root_path()));
         }
         v
     }

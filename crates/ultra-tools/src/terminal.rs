@@ -168,7 +168,7 @@ impl Command<Services> for SendText {
 
     /// Best effort: what the shell in the terminal will run, read from the text's words.
     fn programs(&self, _s: &Services, a: &SendTextArgs) -> Vec<String> {
-        crate::runner::programs::in_line(&a.text)
+        ultra_runner::programs::in_line(&a.text)
     }
 
     fn run(&self, cx: &mut Cx<'_, Services>, a: SendTextArgs) -> Result<Done, CommandError> {

@@ -17,7 +17,7 @@ use ultra_core::{Command, Cx, Registry};
 use ultra_protocol::command::Annotations;
 use ultra_protocol::{CommandError, ErrorCode};
 pub(crate) use ultra_runner::sandbox;
-pub use ultra_runner::{RunOutput, policy, programs};
+use ultra_runner::{RunOutput, policy, programs};
 use ultra_runner::{Sandbox, execute, limits};
 
 use policy::{Line, Rules, Verdict};
@@ -103,7 +103,7 @@ impl Command<Services> for RunCommand {
     ]);
 
     fn programs(&self, _s: &Services, a: &RunArgs) -> Vec<String> {
-        self::programs::in_line(&a.command)
+        programs::in_line(&a.command)
     }
 
     fn precheck(

@@ -44,7 +44,7 @@ impl Command<Services> for RunTests {
     type Output = TestRun;
 
     fn programs(&self, s: &Services, _a: &TestArgs) -> Vec<String> {
-        super::programs::of_tests(s.root_path())
+        ultra_runner::programs::of_tests(s.root_path())
     }
 
     const SPEC: CommandSpec = CommandSpec::new(
