@@ -71,8 +71,10 @@ pub(crate) fn with_buffer<T>(
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct GoToLineArgs {
     /// Line (1-based).
+    #[schemars(range(min = 1))]
     pub line: u32,
     /// Column (1-based, default 1).
+    #[schemars(range(min = 1))]
     pub column: Option<u32>,
     /// The file (default: the active buffer).
     pub path: Option<String>,

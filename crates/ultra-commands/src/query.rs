@@ -37,6 +37,7 @@ pub struct GetFileContentArgs {
     /// The file (default: the active buffer). An open buffer's unsaved text is returned.
     pub path: Option<String>,
     /// First line to return (1-based, default 1).
+    #[schemars(range(min = 1))]
     pub offset: Option<usize>,
     /// How many lines to return (default: all).
     pub limit: Option<usize>,

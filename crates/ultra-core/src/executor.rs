@@ -375,7 +375,15 @@ impl<S: Host> Executor<S> {
         };
         let command = entry.command.clone();
         let spec = command.spec();
-        let parsed = match command.parse(args.clone()) {
+        // A form client's `"3"` for an integer is read as 3; what parses as sent is not
+        // retried.
+        let parsed = command.parse(args.clone()).or_else(|issues| {
+            match crate::schema::coerce_numbers(args, &entry.info().args) {
+                Some(coerced) => command.parse(coerced).map_err(|_| issues),
+                None => Err(issues),
+            }
+        });
+        let parsed = match parsed {
             Ok(p) => p,
             Err(issues) => {
                 let first = &issues[0];

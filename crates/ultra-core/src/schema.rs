@@ -63,6 +63,72 @@ pub fn parse<T: DeserializeOwned>(args: Value) -> Result<T, Vec<Issue>> {
     })
 }
 
+/// `args` with numeric strings turned into numbers where `schema` expects a number
+/// (`{"line": "3"}` → `{"line": 3}`), or `None` when there are none. Form-building clients
+/// (MCP Inspector) send what a text box holds; the executor retries with this after a
+/// failed parse, so what already parses is never touched.
+pub fn coerce_numbers(args: &Value, schema: &Value) -> Option<Value> {
+    let mut out = args.clone();
+    coerce(&mut out, schema).then_some(out)
+}
+
+fn coerce(v: &mut Value, schema: &Value) -> bool {
+    let wants = |t: &str| match schema.get("type") {
+        Some(Value::String(s)) => s == t,
+        Some(Value::Array(a)) => a.iter().any(|x| x == t),
+        _ => false,
+    };
+    match v {
+        Value::String(text) if wants("integer") || wants("number") => {
+            let text = text.trim();
+            let n = if wants("integer") {
+                text.parse::<i64>()
+                    .ok()
+                    .map(Value::from)
+                    .or_else(|| text.parse::<u64>().ok().map(Value::from))
+            } else {
+                None
+            };
+            let n = n.or_else(|| {
+                wants("number")
+                    .then(|| text.parse::<f64>().ok().filter(|f| f.is_finite()))
+                    .flatten()
+                    .and_then(|f| serde_json::Number::from_f64(f).map(Value::Number))
+            });
+            match n {
+                Some(n) => {
+                    *v = n;
+                    true
+                }
+                None => false,
+            }
+        }
+        Value::Object(map) => {
+            let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+                return false;
+            };
+            let mut changed = false;
+            for (k, field) in map.iter_mut() {
+                if let Some(sub) = props.get(k) {
+                    changed |= coerce(field, sub);
+                }
+            }
+            changed
+        }
+        Value::Array(items) => {
+            let Some(sub) = schema.get("items") else {
+                return false;
+            };
+            let mut changed = false;
+            for item in items {
+                changed |= coerce(item, sub);
+            }
+            changed
+        }
+        _ => false,
+    }
+}
+
 fn classify(message: &str) -> &'static str {
     if message.starts_with("missing field") {
         "missing_field"

@@ -66,15 +66,15 @@ pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
     reg.result
 }
 
-/// The description of a promoted tool: its summary, usage and shell examples.
+/// The description of a promoted tool: its summary and two shell examples (the `shell`
+/// tool's description carries every promoted command's usage line; the input schema, the
+/// typed form).
 pub fn description<P: Promoted>() -> String {
-    let mut d = format!("{}\nShell form: {}", P::SPEC.summary, P::SPEC.usage);
-    let examples = P::SPEC.cli_examples;
+    let mut d = P::SPEC.summary.to_string();
+    let examples = &P::SPEC.cli_examples[..P::SPEC.cli_examples.len().min(2)];
     if !examples.is_empty() {
-        d.push_str("\nExamples:");
-        for e in examples {
-            d.push_str(&format!("\n  {e}"));
-        }
+        d.push_str("\nIn `shell`: ");
+        d.push_str(&examples.join(" ; "));
     }
     d
 }

@@ -70,48 +70,27 @@ impl RunArgs {
 /// from the built-in table when the command is registered.
 const INTRO: &str = "Run a script in Ultra's built-in shell on the confined workspace: pipes, &&, ||, ;, redirects (> >> < 2>&1 &>), here-docs, globs, $VAR, cd. Nothing spawns a process (but `build`, which runs the project's build); paths outside the workspace and protected paths are refused. A non-zero exitCode is a result, not an error; a script that does not parse is SHELL_SYNTAX_ERROR with the position; an unknown command is listed in `errors` with the closest built-ins.";
 
-/// The description budget for LLM tool lists (seed 004 §6).
-pub const DESCRIPTION_BUDGET: usize = 4096;
+/// The `shell` description's budget in bytes. Seed 004 §6 caps it at about 4 KB; it is
+/// part of every tool list a client loads, so it stays well under.
+pub const DESCRIPTION_BUDGET: usize = 2048;
 
-/// The `shell` description (seed 004 §6): the intro, the promoted commands in detail
-/// (summary, usage, an example), then the other built-ins by usage line while they fit in
-/// [`DESCRIPTION_BUDGET`] bytes, and by name after that.
+/// The `shell` description (seed 004 §6): the intro, the promoted commands by usage line
+/// (each is also a typed tool with its own description), then the other built-ins by name
+/// (their flags are the GNU tools').
 pub fn shell_description() -> String {
-    struct Detail(String);
-    impl ultra_shell::promoted::Visitor for Detail {
+    struct Usage(String);
+    impl ultra_shell::promoted::Visitor for Usage {
         fn visit<P: ultra_shell::promoted::Promoted>(&mut self, _: &'static P) {
-            let spec = P::SPEC;
-            self.0.push_str(&format!(
-                "\n- {}: {}\n  {}",
-                spec.name, spec.summary, spec.usage
-            ));
-            if let Some(e) = spec.cli_examples.first() {
-                self.0.push_str(&format!("\n  e.g. {e}"));
-            }
+            self.0.push_str(&format!("\n  {}", P::SPEC.usage));
         }
     }
-    let mut detail = Detail(format!(
-        "{INTRO}\n\nCommands with typed tools of their own:"
+    let mut usage = Usage(format!(
+        "{INTRO}\n\nCommands that are also typed tools (see each for details):"
     ));
-    ultra_shell::promoted::visit(&mut detail);
-    crate::promoted::external(&mut detail);
-    let mut d = detail.0;
-    d.push_str("\n\nOther built-ins:");
-    let rest = ultra_shell::builtins::ALL;
-    let mut names_only = Vec::new();
-    for b in rest {
-        let line = format!("\n  {}", b.usage);
-        // Keep room for the names that might not fit.
-        if d.len() + line.len() + 16 * rest.len() < DESCRIPTION_BUDGET {
-            d.push_str(&line);
-        } else {
-            names_only.push(b.name);
-        }
-    }
-    if !names_only.is_empty() {
-        d.push_str(&format!("\n  also: {}", names_only.join(" ")));
-    }
-    d
+    ultra_shell::promoted::visit(&mut usage);
+    crate::promoted::external(&mut usage);
+    let names: Vec<&str> = ultra_shell::builtins::ALL.iter().map(|b| b.name).collect();
+    format!("{}\nAlso, with GNU flags: {}", usage.0, names.join(" "))
 }
 
 /// `ultra.shell.run`.
@@ -277,13 +256,13 @@ mod tests {
         let d = super::shell_description();
         assert!(d.len() <= super::DESCRIPTION_BUDGET, "{}", d.len());
         for b in ultra_shell::builtins::ALL {
-            assert!(d.contains(b.name), "{} missing", b.name);
+            assert!(d.contains(&format!(" {}", b.name)), "{} missing", b.name);
         }
-        assert!(d.contains("head [-n"), "{d}");
         for p in ultra_shell::promoted::builtins() {
-            assert!(d.contains(&format!("- {}: ", p.name)), "{} missing", p.name);
             assert!(d.contains(p.usage), "{} usage missing", p.name);
         }
+        assert!(d.contains("git status [-s]"), "{d}");
+        assert!(d.contains("build [--clean]"), "{d}");
     }
 
     #[test]

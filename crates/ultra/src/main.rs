@@ -174,6 +174,11 @@ enum Sub {
         /// Every AI-exposed command (`--profile full`).
         #[arg(long)]
         all: bool,
+        /// With `--format openai`: functions valid for OpenAI's strict mode (every
+        /// property required, optional ones nullable); one whose arguments cannot be
+        /// strict says `"strict": false`.
+        #[arg(long)]
+        strict: bool,
     },
     /// List commands (filtered by a fuzzy query).
     Commands {
@@ -249,7 +254,8 @@ fn main() -> ExitCode {
             format,
             profile,
             all,
-        }) => tools::run(&format, profile.as_deref(), all),
+            strict,
+        }) => tools::run(&format, profile.as_deref(), all, strict),
         Some(Sub::Commands { query, json }) => cli::list_commands(&root, query.as_deref(), json),
         None if !cli.command.is_empty() => {
             let opts = cli::Options {

@@ -10,7 +10,7 @@ use ultra_core::Registry;
 use ultra_core::tools::{Profile, tools};
 
 /// `ultra tools`.
-pub fn run(format: &str, profile: Option<&str>, all: bool) -> ExitCode {
+pub fn run(format: &str, profile: Option<&str>, all: bool, strict: bool) -> ExitCode {
     let profile = match (all, profile) {
         (true, _) => Profile::Full,
         (false, Some(p)) => match Profile::parse(p) {
@@ -27,7 +27,7 @@ pub fn run(format: &str, profile: Option<&str>, all: bool) -> ExitCode {
         eprintln!("ultra: {e}");
         return ExitCode::from(2);
     }
-    match tools(&registry, format, &profile) {
+    match tools(&registry, format, &profile, strict) {
         Ok(v) => {
             crate::cli::print_json(&v);
             ExitCode::SUCCESS

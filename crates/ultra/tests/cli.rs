@@ -420,3 +420,49 @@ fn a_closed_pipe_ends_output_quietly() {
     assert_eq!(out.status.code(), Some(141), "{err}");
     assert!(!err.contains("panicked"), "{err}");
 }
+
+/// Form-building clients (MCP Inspector) send what a text box holds: `"2"` where an
+/// integer is expected is read as 2, nested too; text that is no number is still
+/// INVALID_ARGUMENTS, naming the field.
+#[test]
+fn numeric_strings_are_read_as_numbers() {
+    let ws = Ws::new();
+    ws.write("a.txt", "one\ntwo\nthree\n");
+    let out = ws.cli(&[
+        "-c",
+        "code.getLines",
+        "-a",
+        r#"{"path":"a.txt","start":"2","end":" 3 "}"#,
+        "--json",
+    ]);
+    out.ok();
+    let v = out.json();
+    assert_eq!(v[0]["data"]["start"], 2, "{v:?}");
+    assert_eq!(v[0]["data"]["end"], 3, "{v:?}");
+    let out = ws.cli(&[
+        "-c",
+        "ultra.applyEdits",
+        "-a",
+        r#"{"files":[{"path":"a.txt","edits":[{"startLine":"1","endLine":"1","text":"ONE\n"}]}],"save":true}"#,
+        "--json",
+    ]);
+    out.ok();
+    assert_eq!(ws.read("a.txt"), "ONE\ntwo\nthree\n");
+    let out = ws.cli(&[
+        "-c",
+        "code.getLines",
+        "-a",
+        r#"{"path":"a.txt","start":"two"}"#,
+        "--json",
+    ]);
+    assert_eq!(out.code(), 1);
+    let v = out.json();
+    assert_eq!(v[0]["error"]["code"], "INVALID_ARGUMENTS", "{v:?}");
+    assert!(
+        v[0]["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("/start"),
+        "{v:?}"
+    );
+}

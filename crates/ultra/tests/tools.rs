@@ -32,11 +32,111 @@ fn default_profile_is_small_and_complete() {
     }
     for t in list {
         assert_eq!(t["inputSchema"]["type"], "object", "{t}");
-        assert!(t["description"].as_str().unwrap().contains("Usage: "));
-        assert!(t["annotations"]["readOnlyHint"].is_boolean());
+        assert!(
+            t["description"].as_str().unwrap().contains("Example: "),
+            "{t}"
+        );
+        client_friendly(&t["inputSchema"], &t["name"].to_string());
     }
-    let read = list.iter().find(|t| t["name"] == "read_file").unwrap();
-    assert_eq!(read["annotations"]["readOnlyHint"], true);
+    // Hints appear where they differ from MCP's defaults (read-only false, destructive
+    // true, idempotent false, open world true).
+    let hints = |name: &str| &list.iter().find(|t| t["name"] == name).unwrap()["annotations"];
+    assert_eq!(hints("read_file")["readOnlyHint"], true);
+    assert_eq!(hints("read_file")["openWorldHint"], false);
+    assert_eq!(hints("apply_edits").get("readOnlyHint"), None);
+    assert_eq!(hints("delete_file").get("destructiveHint"), None);
+    assert_eq!(hints("create_file")["destructiveHint"], false);
+}
+
+/// What MCP Inspector 0.15 and other form-building clients need: an optional field is a
+/// plain type (with `["integer", "null"]` Inspector sends `"1"`), formats are standard
+/// ones, choices are an `enum`.
+fn client_friendly(s: &Value, at: &str) {
+    let Some(obj) = s.as_object() else { return };
+    assert!(!obj.contains_key("$schema"), "{at}");
+    if let Some(Value::Array(types)) = obj.get("type") {
+        assert!(!types.contains(&Value::from("null")), "{at}: {s}");
+    }
+    if let Some(f) = obj.get("format") {
+        assert!(!f.as_str().unwrap().starts_with("uint"), "{at}: {s}");
+        assert!(!f.as_str().unwrap().starts_with("int"), "{at}: {s}");
+    }
+    if let Some(Value::Array(branches)) = obj.get("oneOf") {
+        assert!(
+            !branches.iter().all(|b| b.get("const").is_some()),
+            "{at}: {s}"
+        );
+    }
+    for (k, v) in obj {
+        match v {
+            Value::Object(m) if k == "properties" => m
+                .iter()
+                .for_each(|(name, p)| client_friendly(p, &format!("{at}/{name}"))),
+            Value::Array(items) => items.iter().for_each(|p| client_friendly(p, at)),
+            other => client_friendly(other, at),
+        }
+    }
+}
+
+/// `--format openai --strict`: every function is valid in OpenAI's strict mode: every
+/// object closed with every property required, no `oneOf` or `default`.
+#[test]
+fn openai_strict_mode() {
+    fn strict(s: &Value, at: &str) {
+        let Some(obj) = s.as_object() else { return };
+        for bad in ["oneOf", "allOf", "default", "not"] {
+            assert!(!obj.contains_key(bad), "{at}: {bad} in {s}");
+        }
+        if obj.get("type") == Some(&Value::from("object")) {
+            assert_eq!(obj["additionalProperties"], false, "{at}: {s}");
+            let props = obj["properties"].as_object().unwrap();
+            let required: Vec<&str> = obj["required"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| r.as_str().unwrap())
+                .collect();
+            for name in props.keys() {
+                assert!(
+                    required.contains(&name.as_str()),
+                    "{at}/{name} not required"
+                );
+            }
+        }
+        for (k, v) in obj {
+            match v {
+                Value::Object(m) if k == "properties" => m
+                    .iter()
+                    .for_each(|(name, p)| strict(p, &format!("{at}/{name}"))),
+                Value::Array(items) => items.iter().for_each(|p| strict(p, at)),
+                other => strict(other, at),
+            }
+        }
+    }
+    for args in [
+        &["--format", "openai", "--strict"][..],
+        &["--format", "openai", "--strict", "--all"],
+    ] {
+        let (code, list) = tools(args);
+        assert_eq!(code, 0);
+        let list = list.as_array().unwrap();
+        let strict_ones: Vec<&Value> = list
+            .iter()
+            .filter(|t| t["function"]["strict"] == true)
+            .collect();
+        if args.len() == 3 {
+            // Every tool of the default list can be strict.
+            assert_eq!(strict_ones.len(), list.len());
+        }
+        for t in strict_ones {
+            strict(
+                &t["function"]["parameters"],
+                t["function"]["name"].as_str().unwrap(),
+            );
+        }
+    }
+    let (code, _) = tools(&["--format", "mcp", "--strict"]);
+    assert_eq!(code, 2);
 }
 
 #[test]

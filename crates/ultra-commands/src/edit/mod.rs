@@ -421,6 +421,7 @@ struct EditSpecWire {
     /// A range to replace (0-based).
     range: Option<Range>,
     /// First line to replace (1-based), with `endLine`.
+    #[schemars(range(min = 1))]
     start_line: Option<usize>,
     /// Last line to replace (1-based, inclusive); `startLine - 1` inserts before `startLine`.
     end_line: Option<usize>,

@@ -28,6 +28,7 @@ pub struct EditLinesArgs {
     /// Path relative to the workspace root.
     pub path: String,
     /// First line to replace, 1-based.
+    #[schemars(range(min = 1))]
     pub start: usize,
     /// Last line to replace, inclusive (`start - 1` inserts before `start` without
     /// replacing anything).

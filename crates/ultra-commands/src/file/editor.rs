@@ -143,6 +143,7 @@ pub struct GetContentArgs {
     /// File path, relative to the workspace root (or absolute inside it).
     pub path: String,
     /// First line to return (1-based, default 1).
+    #[schemars(range(min = 1))]
     pub offset: Option<usize>,
     /// How many lines to return (default: all).
     pub limit: Option<usize>,

@@ -44,8 +44,10 @@ pub struct OpenFileArgs {
     /// File path, relative to the workspace root (or absolute inside it).
     pub path: String,
     /// Line to put the cursor on (1-based).
+    #[schemars(range(min = 1))]
     pub line: Option<u32>,
     /// Column to put the cursor on (1-based).
+    #[schemars(range(min = 1))]
     pub column: Option<u32>,
     /// Open in preview mode (accepted; Ultra has no preview tabs).
     pub preview: Option<bool>,

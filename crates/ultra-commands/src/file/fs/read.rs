@@ -14,6 +14,7 @@ pub struct ReadFileArgs {
     #[serde(default)]
     pub encoding: Encoding,
     /// First line to return (1-based, default 1; utf8 only).
+    #[schemars(range(min = 1))]
     pub offset: Option<usize>,
     /// How many lines to return (default: all; utf8 only).
     pub limit: Option<usize>,

@@ -11,8 +11,10 @@ pub struct GetLinesArgs {
     /// File, from the workspace root.
     pub path: String,
     /// First line, 1-based (default 1).
+    #[schemars(range(min = 1))]
     pub start: Option<u32>,
     /// Last line, inclusive (default: the last line).
+    #[schemars(range(min = 1))]
     pub end: Option<u32>,
 }
 

@@ -7,6 +7,8 @@ use ultra_protocol::command::CommandInfo;
 
 use crate::Registry;
 
+pub mod shape;
+
 /// Longest tool description, in bytes.
 pub const DESCRIPTION_BUDGET: usize = 4096;
 
@@ -77,11 +79,11 @@ pub fn tool_name(c: &CommandInfo) -> String {
         .unwrap_or_else(|| c.id.replace('.', "_"))
 }
 
-/// A tool description: the command's description, then its usage and one example, cut to
-/// `budget` bytes.
+/// A tool description: the command's description and one example call, cut to `budget`
+/// bytes. (The usage line `ultra.listCommands` shows is left out: the input schema says
+/// the same.)
 pub fn description(c: &CommandInfo, budget: usize) -> String {
     let mut d = c.description.clone();
-    d.push_str(&format!("\n\nUsage: {}", c.usage));
     if let Some(e) = c.examples.first() {
         d.push_str(&format!("\nExample: {}", e.args));
     }
@@ -110,31 +112,61 @@ pub fn mcp_tool(c: &CommandInfo) -> Value {
         "name": tool_name(c),
         "title": c.title,
         "description": description(c, DESCRIPTION_BUDGET),
-        "inputSchema": c.args,
-        "annotations": {
-            "title": c.title,
-            "readOnlyHint": c.annotations.read_only,
-            "destructiveHint": c.annotations.destructive,
-            "idempotentHint": c.annotations.idempotent,
-            "openWorldHint": c.annotations.open_world,
-        },
+        "inputSchema": shape::for_clients(&c.args),
+        "annotations": annotations(c),
     })
 }
 
+/// MCP's hints, each only where it differs from the value MCP assumes when it is absent
+/// (`readOnlyHint` false, `destructiveHint` true, `idempotentHint` false,
+/// `openWorldHint` true): the list is loaded into every prompt.
+fn annotations(c: &CommandInfo) -> Value {
+    let a = &c.annotations;
+    let mut out = serde_json::Map::new();
+    if a.read_only {
+        out.insert("readOnlyHint".into(), json!(true));
+    } else if !a.destructive {
+        out.insert("destructiveHint".into(), json!(false));
+    }
+    if a.idempotent {
+        out.insert("idempotentHint".into(), json!(true));
+    }
+    if !a.open_world {
+        out.insert("openWorldHint".into(), json!(false));
+    }
+    Value::Object(out)
+}
+
 /// The tool list in one format: `mcp` (`{tools}`), `openai` or `anthropic` (arrays).
+/// `strict` (OpenAI only) makes each function valid for OpenAI's strict mode, and marks
+/// `"strict": false` the few whose arguments cannot be (a free-form object).
 pub fn tools<S: 'static>(
     registry: &Registry<S>,
     format: &str,
     profile: &Profile,
+    strict: bool,
 ) -> Result<Value, String> {
+    if strict && format != "openai" {
+        return Err(format!(
+            "--strict is OpenAI's strict mode: use it with --format openai, not `{format}`"
+        ));
+    }
     let list = chosen(registry, profile);
     let one = |c: &CommandInfo| {
         let (name, desc, schema) = (
             tool_name(c),
             description(c, DESCRIPTION_BUDGET),
-            c.args.clone(),
+            shape::for_clients(&c.args),
         );
         match format {
+            "openai" if strict => {
+                let strict_schema = shape::strict(&schema);
+                let ok = shape::strict_problems(&strict_schema).is_empty();
+                let parameters = if ok { strict_schema } else { schema };
+                Some(json!({ "type": "function", "function": {
+                    "name": name, "description": desc, "parameters": parameters, "strict": ok
+                } }))
+            }
             "openai" => Some(
                 json!({ "type": "function", "function": { "name": name, "description": desc, "parameters": schema } }),
             ),
