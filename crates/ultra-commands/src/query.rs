@@ -87,6 +87,7 @@ impl Command<Services> for GetFileContent {
         "Query",
         "Read a file: the open buffer's text (unsaved changes included) or the disk's. Page with offset (1-based line) and limit, cap with maxChars; a truncated read says how many lines remain and gives nextOffset. Returns the content hash to pass as expectedHash.",
     )
+    .render(ultra_core::render::content)
     .touches(Touches::READ)
     .read_only()
     .tool_name("read_file")

@@ -65,6 +65,8 @@ pub struct CommandSpec {
     /// What the command reaches (files, processes, terminals, network); `None` until
     /// declared, which registration refuses.
     pub touches: Option<Touches>,
+    /// Its result as text for a model (see [`crate::render`]); `None`: the JSON.
+    pub render: Option<crate::render::Render>,
 }
 
 impl CommandSpec {
@@ -99,7 +101,14 @@ impl CommandSpec {
             confirm: false,
             quiet: false,
             touches: None,
+            render: None,
         }
+    }
+
+    /// Render results as text for models with `render` (see [`crate::render`]).
+    pub const fn render(mut self, render: crate::render::Render) -> Self {
+        self.render = Some(render);
+        self
     }
 
     /// Declare what the command reaches (see [`Touches`]).
@@ -498,7 +507,7 @@ impl<S, C: Command<S>> DynCommand<S> for Typed<C> {
     }
 
     fn result_schema(&self) -> Value {
-        crate::schema::schema_for::<C::Output>()
+        crate::schema::output_schema_for::<C::Output>()
     }
 
     fn parse(&self, args: Value) -> Result<Box<dyn Any + Send>, Vec<crate::schema::Issue>> {

@@ -17,6 +17,7 @@ pub mod executor;
 pub mod keymap;
 pub mod policy;
 pub mod registry;
+pub mod render;
 pub mod schema;
 pub mod security;
 pub mod tools;

@@ -191,6 +191,13 @@ impl<S: 'static> Registry<S> {
         self.entry(name).map(Entry::info)
     }
 
+    /// The text for a model of `name`'s result `data`, from the renderer its spec declares
+    /// (see [`crate::render`]); `None` when it declares none or the data is not its shape.
+    pub fn render(&self, name: &str, data: &Value) -> Option<String> {
+        let render = self.entry(name)?.command.spec().render?;
+        render(data)
+    }
+
     /// The canonical id a name resolves to.
     pub fn resolve(&self, name: &str) -> Option<&'static str> {
         self.entry(name).map(|e| e.command.spec().id)

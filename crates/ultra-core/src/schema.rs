@@ -24,6 +24,17 @@ pub fn schema_for<T: JsonSchema>() -> Value {
     schema.to_value()
 }
 
+/// The JSON Schema (2020-12) of `T` as it serializes: a field skipped when empty is not
+/// required (the default contract describes what deserializes). For result types, whose
+/// schema clients validate answers against (MCP's `outputSchema`).
+pub fn output_schema_for<T: JsonSchema>() -> Value {
+    let mut settings = schemars::generate::SchemaSettings::draft2020_12();
+    settings.inline_subschemas = true;
+    settings.contract = schemars::generate::Contract::Serialize;
+    let schema = settings.into_generator().into_root_schema_for::<T>();
+    schema.to_value()
+}
+
 /// Deserialize `args` into `T`, turning serde's error into issues with a JSON pointer.
 /// `null` is read as an empty object so that argument-less commands accept no arguments.
 pub fn parse<T: DeserializeOwned>(args: Value) -> Result<T, Vec<Issue>> {

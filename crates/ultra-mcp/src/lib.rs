@@ -238,16 +238,21 @@ fn client_elicits(context: &RequestContext<RoleServer>) -> bool {
         .is_some_and(|p| p.capabilities.elicitation.is_some())
 }
 
-/// A command's result as an MCP tool result: the data as JSON text (and as structured
-/// content when it is an object), or the structured error with `isError`.
-fn to_tool_result(result: CommandResult) -> CallToolResult {
+/// A command's result as an MCP tool result. The content is text for the model: the
+/// command's own rendering when it declares one (numbered lines, matches, a diff, a
+/// script's output; see `ultra_core::render`), else the data's JSON, cut at
+/// `render::MAX_TEXT` with a note. The data itself goes in `structuredContent` when it is an
+/// object. A failure is `isError` with the error in a few readable lines, and
+/// `{error, feedback?}` as structured content.
+fn to_tool_result(result: CommandResult, text: Option<String>) -> CallToolResult {
+    use ultra_core::render;
     if result.success {
         let data = result.data.unwrap_or(Value::Null);
-        let text = match &data {
+        let text = text.unwrap_or_else(|| match &data {
             Value::String(s) => s.clone(),
             other => serde_json::to_string(other).unwrap_or_default(),
-        };
-        let mut out = CallToolResult::success(vec![ContentBlock::text(text)]);
+        });
+        let mut out = CallToolResult::success(vec![ContentBlock::text(render::capped(text))]);
         if !result.warnings.is_empty() || result.feedback.is_some() {
             let extra = json!({ "warnings": result.warnings, "feedback": result.feedback });
             out.content.push(ContentBlock::text(extra.to_string()));
@@ -257,11 +262,15 @@ fn to_tool_result(result: CommandResult) -> CallToolResult {
         }
         out
     } else {
+        let mut text = result.error.as_ref().map(render::error).unwrap_or_default();
         let mut body = json!({ "error": result.error });
         if let Some(f) = &result.feedback {
             body["feedback"] = json!(f);
+            text.push_str(&format!("Feedback: {}\n", json!(f)));
         }
-        CallToolResult::error(vec![ContentBlock::text(body.to_string())])
+        let mut out = CallToolResult::error(vec![ContentBlock::text(text)]);
+        out.structured_content = Some(body);
+        out
     }
 }
 
@@ -333,6 +342,11 @@ impl<S: Host> ServerHandler for McpServer<S> {
         if let Some(task) = progress {
             task.abort();
         }
-        Ok(to_tool_result(result).into())
+        let text = result
+            .data
+            .as_ref()
+            .filter(|_| result.success)
+            .and_then(|data| self.exec.registry().render(id, data));
+        Ok(to_tool_result(result, text).into())
     }
 }

@@ -105,6 +105,7 @@ impl<P: Promoted> Tool<P> {
             "Shell",
             leak(description::<P>()),
         )
+        .render(ultra_core::render::output)
         .tool_name(name)
         .long()
         .examples(Box::leak(examples.into_boxed_slice()));

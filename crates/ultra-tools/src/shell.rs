@@ -74,6 +74,9 @@ const INTRO: &str = "Run a script in Ultra's built-in shell on the confined work
 /// part of every tool list a client loads, so it stays well under.
 pub const DESCRIPTION_BUDGET: usize = 2048;
 
+/// A promoted command's usage line longer than this is left to its own tool.
+const LONG_USAGE: usize = 200;
+
 /// The `shell` description (seed 004 §6): the intro, the promoted commands by usage line
 /// (each is also a typed tool with its own description), then the other built-ins by name
 /// (their flags are the GNU tools').
@@ -81,7 +84,16 @@ pub fn shell_description() -> String {
     struct Usage(String);
     impl ultra_shell::promoted::Visitor for Usage {
         fn visit<P: ultra_shell::promoted::Promoted>(&mut self, _: &'static P) {
-            self.0.push_str(&format!("\n  {}", P::SPEC.usage));
+            let spec = P::SPEC;
+            // A usage as long as grep's is a tool description of its own: point there.
+            if spec.usage.len() <= LONG_USAGE {
+                self.0.push_str(&format!("\n  {}", spec.usage));
+            } else {
+                self.0.push_str(&format!(
+                    "\n  {} ... (see the `{}` tool)",
+                    spec.name, spec.name
+                ));
+            }
         }
     }
     let mut usage = Usage(format!(
@@ -99,6 +111,7 @@ pub struct Run {
 }
 
 static RUN: CommandSpec = CommandSpec::new("ultra.shell.run", "Shell: Run Script", "Shell", INTRO)
+    .render(ultra_core::render::output)
     .touches(Touches::PROCESSES.and(Touches::WRITE))
     .tool_name("shell")
     .long()
@@ -259,7 +272,8 @@ mod tests {
             assert!(d.contains(&format!(" {}", b.name)), "{} missing", b.name);
         }
         for p in ultra_shell::promoted::builtins() {
-            assert!(d.contains(p.usage), "{} usage missing", p.name);
+            let shown = d.contains(p.usage) || d.contains(&format!("see the `{}` tool", p.name));
+            assert!(shown, "{} missing", p.name);
         }
         assert!(d.contains("git status [-s]"), "{d}");
         assert!(d.contains("build [--clean]"), "{d}");
@@ -324,6 +338,7 @@ impl BuiltinCommand {
             "Shell",
             leak(format!("The built-in `{}` on the workspace, without a shell: arguments are passed as given.", builtin.usage)),
         )
+        .render(ultra_core::render::output)
         .not_ai_exposed()
         .long()
         .examples(Box::leak(vec![example].into_boxed_slice()));

@@ -53,6 +53,18 @@ const AFTER_HELP: &str = r#"Examples:
 "#;
 
 /// Ultra: one command protocol for people and AI agents driving a code workspace.
+/// What each tool profile holds and what it costs a model, kept true by
+/// `tests/tools.rs::help_states_what_profiles_cost`.
+const TOOLS_PROFILES: &str = "\
+Profiles, with what a model is shown (name, description and input schema, as in the
+Anthropic list; tokens at 4 bytes each):
+  default    the seed tools, `shell` and the shell's typed tools: 33 tools, about 8k tokens
+  read-only  of those, the ones that only read: 17 tools, about 3k tokens
+  edit       of those, all but `shell`: 31 tools, about 7.5k tokens
+  full       every command an agent may run: 145 tools, about 23k tokens
+MCP's tools/list also carries each tool's title, hints and output schema, which clients
+do not show the model (default: about 52 KB).";
+
 #[derive(Debug, Parser)]
 #[command(name = "ultra", version, after_help = AFTER_HELP)]
 struct Cli {
@@ -163,6 +175,7 @@ enum Sub {
         id: String,
     },
     /// Print AI-exposed commands as tool definitions for an LLM client.
+    #[command(after_long_help = TOOLS_PROFILES)]
     Tools {
         /// mcp, openai or anthropic.
         #[arg(long, default_value = "mcp")]

@@ -170,3 +170,46 @@ fn every_format_and_all_commands() {
     let (code, _) = tools(&["--format", "xml"]);
     assert_eq!(code, 2);
 }
+
+/// `ultra tools --help` says what each profile holds and costs, and the figures hold: the
+/// tool count exactly, the tokens (bytes / 4 of the Anthropic list) within 10%. The default
+/// list stays within 8k tokens.
+#[test]
+fn help_states_what_profiles_cost() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ultra"))
+        .args(["tools", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8(out.stdout).unwrap();
+    for profile in ["default", "read-only", "edit", "full"] {
+        let line = help
+            .lines()
+            .find(|l| l.trim_start().starts_with(&format!("{profile} ")))
+            .unwrap_or_else(|| panic!("{profile} missing from:\n{help}"));
+        let tools_said: usize = line
+            .split(": ")
+            .nth(1)
+            .and_then(|r| r.split(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{line}"));
+        let k_said: f64 = line
+            .rsplit("about ")
+            .next()
+            .and_then(|r| r.strip_suffix("k tokens"))
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{line}"));
+        let (code, list) = tools(&["--format", "anthropic", "--profile", profile]);
+        assert_eq!(code, 0);
+        let list = list.as_array().unwrap();
+        assert_eq!(list.len(), tools_said, "{line}");
+        let tokens = serde_json::to_string(list).unwrap().len() as f64 / 4.0;
+        let said = k_said * 1000.0;
+        assert!(
+            (tokens - said).abs() <= said * 0.1,
+            "{line}: {tokens} tokens"
+        );
+        if profile == "default" {
+            assert!(tokens <= 8000.0, "{tokens} tokens");
+        }
+    }
+}

@@ -435,9 +435,8 @@ struct EditSpecWire {
     #[serde(default)]
     replace_all: bool,
     /// When `old` does not match exactly, retry ignoring trailing whitespace, then
-    /// indentation (then `new` is re-indented to where it lands, in the file's tabs or
-    /// spaces); the result reports which level matched. Line endings never need it: CRLF
-    /// and LF always match each other (level `lineEndings`), and `new` takes the file's.
+    /// indentation (`new` is re-indented to fit); the result says which level matched.
+    // CRLF and LF always match each other (level `lineEndings`), with or without it.
     #[serde(default)]
     whitespace: bool,
 }

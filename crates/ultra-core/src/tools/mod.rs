@@ -83,7 +83,7 @@ pub fn tool_name(c: &CommandInfo) -> String {
 /// bytes. (The usage line `ultra.listCommands` shows is left out: the input schema says
 /// the same.)
 pub fn description(c: &CommandInfo, budget: usize) -> String {
-    let mut d = c.description.clone();
+    let mut d = without_seed_notes(&c.description);
     if let Some(e) = c.examples.first() {
         d.push_str(&format!("\nExample: {}", e.args));
     }
@@ -98,6 +98,22 @@ pub fn description(c: &CommandInfo, budget: usize) -> String {
     d
 }
 
+/// `text` without its notes on which specification asked for a thing (`(seed 001's
+/// run_tests)`): they help whoever maintains Ultra, not a model choosing a tool.
+fn without_seed_notes(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(" (seed ") {
+        let Some(len) = rest[at..].find(')') else {
+            break;
+        };
+        out.push_str(&rest[..at]);
+        rest = &rest[at + len + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// The commands a profile offers, sorted by id.
 pub fn chosen<'a, S: 'static>(
     registry: &'a Registry<S>,
@@ -106,15 +122,21 @@ pub fn chosen<'a, S: 'static>(
     registry.all().filter(|c| profile.admits(c)).collect()
 }
 
-/// One tool in MCP's shape (`name`, `title`, `description`, `inputSchema`, `annotations`).
+/// One tool in MCP's shape (`name`, `title`, `description`, `inputSchema`, `annotations`,
+/// and `outputSchema` when the result is an object).
 pub fn mcp_tool(c: &CommandInfo) -> Value {
-    json!({
+    let mut tool = json!({
         "name": tool_name(c),
         "title": c.title,
         "description": description(c, DESCRIPTION_BUDGET),
         "inputSchema": shape::for_clients(&c.args),
         "annotations": annotations(c),
-    })
+    });
+    // MCP wants an object schema here; a result of another shape has none.
+    if c.returns.get("type") == Some(&json!("object")) {
+        tool["outputSchema"] = shape::for_output(&c.returns);
+    }
+    tool
 }
 
 /// MCP's hints, each only where it differs from the value MCP assumes when it is absent
@@ -190,6 +212,18 @@ pub fn tools<S: 'static>(
 #[cfg(test)]
 mod tests {
     use super::Profile;
+
+    #[test]
+    fn seed_notes_are_left_to_maintainers() {
+        assert_eq!(
+            super::without_seed_notes("Run the tests (seed 001's run_tests): fast (seed 002)."),
+            "Run the tests: fast."
+        );
+        assert_eq!(
+            super::without_seed_notes("No (notes) here"),
+            "No (notes) here"
+        );
+    }
 
     #[test]
     fn profiles_parse() {

@@ -3,6 +3,7 @@
 //!
 //! - [`for_clients`]: every MCP, OpenAI and Anthropic list. An optional field is a plain type
 //!   left out of `required` (`"type": ["integer", "null"]` makes MCP Inspector send `"1"`),
+//!   objects do not repeat `additionalProperties: false` (unknown fields are refused anyway),
 //!   string choices are an `enum` (their explanations move into the description), and what
 //!   a model cannot use is dropped: the root's `$schema`, `title` and description (the
 //!   tool's own says more), Rust's integer `format`s (`uint32`) and `minimum: 0`,
@@ -33,7 +34,7 @@ const STANDARD_FORMATS: &[&str] = &[
 /// The schema as tool lists carry it (see the module docs).
 pub fn for_clients(schema: &Value) -> Value {
     let mut s = schema.clone();
-    close_only_the_root(&mut s, true);
+    open_objects(&mut s);
     if let Some(root) = s.as_object_mut() {
         root.remove("$schema");
         root.remove("title");
@@ -44,17 +45,18 @@ pub fn for_clients(schema: &Value) -> Value {
     s
 }
 
-/// Unknown fields are refused at every level, but saying so once, at the root, is what a
-/// client needs: nested objects (ranges, positions) are not where fields get invented.
-fn close_only_the_root(s: &mut Value, root: bool) {
+/// Unknown fields are refused whatever the schema says (with an error naming the field
+/// and the usage), so `additionalProperties: false` only costs prompt tokens here;
+/// [`strict`] puts it back where OpenAI requires it.
+fn open_objects(s: &mut Value) {
     match s {
         Value::Object(obj) => {
-            if !root && obj.get("additionalProperties") == Some(&json!(false)) {
+            if obj.get("additionalProperties") == Some(&json!(false)) {
                 obj.remove("additionalProperties");
             }
-            obj.values_mut().for_each(|v| close_only_the_root(v, false));
+            obj.values_mut().for_each(open_objects);
         }
-        Value::Array(items) => items.iter_mut().for_each(|v| close_only_the_root(v, false)),
+        Value::Array(items) => items.iter_mut().for_each(open_objects),
         _ => {}
     }
 }
@@ -186,6 +188,55 @@ fn choices_to_enum(obj: &mut Map<String, Value>) {
             "enum".into(),
             Value::Array(consts.into_iter().map(|(c, _)| c).collect()),
         );
+    }
+}
+
+/// A result schema as MCP's `outputSchema`: structure only. Nulls stay (a result says
+/// `"nextCursor": null`), descriptions go (the tool's description explains the answer; the
+/// list is loaded into every prompt), and so do `$schema`, `title`, Rust's integer formats
+/// and `minimum: 0`.
+pub fn for_output(schema: &Value) -> Value {
+    let mut s = schema.clone();
+    if let Some(root) = s.as_object_mut() {
+        root.remove("$schema");
+    }
+    structure_only(&mut s);
+    s
+}
+
+fn structure_only(s: &mut Value) {
+    match s {
+        Value::Object(obj) => {
+            for key in ["title", "description", "default", "examples"] {
+                // Under `properties` these are field names, not keywords.
+                if !obj
+                    .get(key)
+                    .is_some_and(|v| v.is_object() && key != "default")
+                {
+                    obj.remove(key);
+                }
+            }
+            if obj
+                .get("format")
+                .and_then(Value::as_str)
+                .is_some_and(|f| !STANDARD_FORMATS.contains(&f))
+            {
+                obj.remove("format");
+            }
+            if obj.get("minimum") == Some(&json!(0)) {
+                obj.remove("minimum");
+            }
+            if let Some(Value::Object(props)) = obj.get_mut("properties") {
+                props.values_mut().for_each(structure_only);
+            }
+            for (k, v) in obj.iter_mut() {
+                if k != "properties" {
+                    structure_only(v);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(structure_only),
+        _ => {}
     }
 }
 

@@ -69,6 +69,7 @@ impl Command<Services> for GitStatus {
         "Git",
         "The branch, its upstream with ahead/behind counts, whether HEAD is detached, and the staged, modified, untracked and conflicted files (seed 001's git_status).",
     )
+    .render(ultra_core::render::summary)
     .touches(Touches::READ)
     .long()
     .tool_name("git_status")
@@ -108,6 +109,7 @@ impl Command<Services> for GitDiff {
         "Git",
         "Uncommitted changes: per file insertions, deletions and whether it is binary, totals, and the patch (seed 001's git_diff). staged: true compares the index with HEAD; path limits it to a file or directory.",
     )
+    .render(ultra_core::render::diff)
     .touches(Touches::READ)
     .long()
     .tool_name("git_diff")

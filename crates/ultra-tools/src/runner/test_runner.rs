@@ -27,11 +27,11 @@ pub struct TestArgs {
     pub filter: Option<String>,
     /// Milliseconds before the run is killed (default 300000, at most 600000).
     pub timeout: Option<u64>,
-    /// Keep watching: after this first run, the tests run again whenever a source file
-    /// changes (build output, dependencies and ignored files do not count), each run
-    /// announced as `tests.started` and `tests.finished` events. The answer carries the
-    /// watch's id; `test_watches` shows each watch's latest run, `stop_test_watch` ends it,
-    /// and so does the end of the caller's session.
+    /// Keep re-running the tests whenever a source file changes (build output,
+    /// dependencies and ignored files do not count); the answer carries the watch's id.
+    // Each run is announced as `tests.started` and `tests.finished` events;
+    // `test_watches` shows each watch's latest run, `stop_test_watch` ends it, and so does
+    // the end of the caller's session (the tool's description says so too).
     #[serde(default)]
     pub watch: bool,
 }
@@ -53,6 +53,7 @@ impl Command<Services> for RunTests {
         "Run",
         "Run the project's tests (seed 001's run_tests): the runner is found from vitest/jest configs, package.json (vitest, jest, else npm test), Cargo.toml (cargo test), pytest or tox config (pytest) or go.mod (go test). path limits the run to a file or directory, filter to matching test names. Returns passed, exitCode, the output and, when the runner's summary is recognised, total/passed/failed/skipped. Runs the project's own code, like npm test. watch: true keeps re-running the tests on every source change in the background (tests.started / tests.finished events; test_watches, stop_test_watch).",
     )
+    .render(ultra_core::render::report)
     .touches(Touches::PROCESSES.and(Touches::WRITE))
     .tool_name("run_tests")
     .long()

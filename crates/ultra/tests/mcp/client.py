@@ -106,8 +106,10 @@ async def main(streams, auto_apply):
                 text = result.content[0].text if result.content else ""
                 if name in asks:
                     assert result.is_error, (name, text)
-                    body = json.loads(text)
+                    body = result.structured_content
                     assert body["error"]["code"] == "CONFIRMATION_REQUIRED", (name, text)
+                    # The model reads the error as text: code, message, what to do.
+                    assert text.startswith("Error CONFIRMATION_REQUIRED: "), (name, text)
                     if name in PREVIEWS:
                         preview = body["error"]["details"]["preview"]
                         assert PREVIEWS[name] in preview, (name, preview)
@@ -115,19 +117,34 @@ async def main(streams, auto_apply):
                     continue
                 if name in FAILS:
                     assert result.is_error, (name, text)
-                    assert json.loads(text)["error"]["code"] == FAILS[name], (name, text)
+                    assert result.structured_content["error"]["code"] == FAILS[name], (name, text)
+                    assert text.startswith(f"Error {FAILS[name]}: "), (name, text)
                     print(f"{name}: fails as expected")
                     continue
                 assert not result.is_error, (name, text)
                 print(f"{name}: ok ({len(text)} chars)")
+            # Answers come back as text a model can quote (numbered lines, a script's
+            # output), the JSON in structured content; the SDK checked every structured
+            # answer above against its tool's output schema.
+            with_output = [t.name for t in listed.tools if t.output_schema]
+            assert len(with_output) >= 25, with_output
+            result = await session.call_tool("get_lines", {"path": "src/db.ts", "start": 1, "end": 2})
+            text = result.content[0].text
+            assert text.startswith("src/db.ts:1-2 (of "), text
+            assert "\n     1\t" in text, text
+            assert result.structured_content["path"] == "src/db.ts", result
+            result = await session.call_tool("shell", {"script": "echo hi; echo err >&2; false"})
+            assert result.content[0].text == "hi\n[stderr]\nerr\n[exit 1]\n", result.content[0].text
+            assert result.structured_content["exitCode"] == 1, result
             # A structured, actionable error.
             result = await session.call_tool("get_lines", {"path": "missing.rs"})
             assert result.is_error
-            body = json.loads(result.content[0].text)
+            body = result.structured_content
             assert body["error"]["code"] == "FILE_NOT_FOUND", body
+            assert result.content[0].text.startswith("Error FILE_NOT_FOUND: "), result.content[0].text
             # Bad arguments name the problem and show the usage.
             result = await session.call_tool("get_lines", {"path": 7})
-            body = json.loads(result.content[0].text)
+            body = result.structured_content
             assert body["error"]["code"] == "INVALID_ARGUMENTS", body
             assert "usage" in body["error"]["details"], body
     print("ok")
@@ -174,7 +191,7 @@ async def elicit(binary, root, answer):
     if answer == "accept":
         assert not result.is_error, text
     else:
-        assert result.is_error and json.loads(text)["error"]["code"] == "CONFIRMATION_DENIED", text
+        assert result.is_error and result.structured_content["error"]["code"] == "CONFIRMATION_DENIED", text
     print("ok")
 
 

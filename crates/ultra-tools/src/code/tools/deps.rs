@@ -68,6 +68,7 @@ impl Command<Services> for GetDependencies {
         "Code",
         "The workspace files a file imports (resolved per language), each with its type, hub status and entry-point flag; imports of packages are listed separately as external.",
     )
+    .render(ultra_core::render::text)
     .touches(Touches::READ)
     .tool_name("get_dependencies")
     .read_only()
@@ -152,6 +153,7 @@ impl Command<Services> for GetDependents {
         "Code",
         "The files that import a file, with their complexity and type; a file with more than 5 dependents is a hub, and the answer warns that changing it affects them.",
     )
+    .render(ultra_core::render::text)
     .touches(Touches::READ)
     .tool_name("get_dependents")
     .read_only()

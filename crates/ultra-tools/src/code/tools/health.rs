@@ -61,6 +61,7 @@ impl Command<Services> for GetComplexity {
         "Code",
         "Complexity per file, most complex first: lines of code (no comments), nesting depth, cyclomatic complexity and score = loc*0.4 + nesting*15 + cyclomatic*10 (capped at 100; high > 70, medium 40-70, low < 40), with a summary.",
     )
+    .render(ultra_core::render::text)
     .touches(Touches::READ)
     .tool_name("get_complexity")
     .read_only()
@@ -203,6 +204,7 @@ impl Command<Services> for GetTodos {
         "Code",
         "TODO, FIXME, HACK, XXX, BUG and NOTE comments in code (every comment style of the nine languages), filtered by path and type, with a summary by type.",
     )
+    .render(ultra_core::render::text)
     .touches(Touches::READ)
     .tool_name("get_todos")
     .read_only()

@@ -42,6 +42,7 @@ impl Command<Services> for GetLines {
         "Code",
         "Read lines of a file with line numbers (cat -n format); 1-based, `end` inclusive. Open buffers are read as they are, saved or not.",
     )
+    .render(ultra_core::render::lines)
     .touches(Touches::READ)
     .tool_name("get_lines")
     .read_only()
@@ -138,6 +139,7 @@ impl Command<Services> for GetFunction {
         "Code",
         "Get one function's source (numbered) and metadata: params, async, exported, return type. Methods are `Class.method`; `const f = () => ...` counts. If it is not found, the error lists the file's functions. A file the index does not parse (another language, or too big) comes back whole (up to 2,000 lines) with `fallback` saying why.",
     )
+    .render(ultra_core::render::text)
     .touches(Touches::READ)
     .tool_name("get_function")
     .read_only()
@@ -272,6 +274,7 @@ impl Command<Services> for GetClass {
         "Code",
         "Get one class's (struct's, interface's, trait's) source (numbered) and metadata: methods, properties, extends, implements, abstract, exported. If it is not found, the error lists the file's classes.",
     )
+    .render(ultra_core::render::text)
     .touches(Touches::READ)
     .tool_name("get_class")
     .read_only()
@@ -360,6 +363,7 @@ impl Command<Services> for GetStructure {
         "Code",
         "The directory tree as ASCII with stats. Leaves out .gitignored paths, hidden files, node_modules, .git, dist, build, target, coverage and binary-looking files.",
     )
+    .render(ultra_core::render::text)
     .touches(Touches::READ)
     .tool_name("get_structure")
     .read_only()

@@ -56,6 +56,7 @@ impl Command<Services> for FindReferences {
         "Code",
         "Every occurrence of an identifier in code (not in comments or strings), definitions flagged, with context lines; `path` limits it to a directory or file. Paged with `limit`/`cursor`.",
     )
+    .render(ultra_core::render::text)
     .touches(Touches::READ)
     .tool_name("find_references")
     .read_only()
@@ -205,6 +206,7 @@ impl Command<Services> for FindDefinition {
         "Code",
         "Where a symbol is defined: every definition (overloads, re-declarations) with its type and context, by path and line, paged with `limit`/`cursor`. Not found: SYMBOL_NOT_FOUND with \"Did you mean?\" suggestions.",
     )
+    .render(ultra_core::render::text)
     .touches(Touches::READ)
     .tool_name("find_definition")
     .read_only()
