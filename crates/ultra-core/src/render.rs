@@ -44,6 +44,83 @@ pub fn lines(v: &Value) -> Option<String> {
     Some(out)
 }
 
+/// A function or class (`get_function`, `get_class`): what it is and where, its signature
+/// and doc, its members as one line each, then its numbered source.
+pub fn symbol(v: &Value) -> Option<String> {
+    let code = v.get("code")?.as_str()?;
+    let name = v.get("qualified").or_else(|| v.get("name"))?.as_str()?;
+    let mut out = name.to_string();
+    if let Some(kind) = v.get("kind").and_then(Value::as_str) {
+        let _ = write!(out, " ({kind})");
+    }
+    let _ = writeln!(
+        out,
+        ", lines {}-{}",
+        v.get("lineStart").unwrap_or(&Value::Null),
+        v.get("lineEnd").unwrap_or(&Value::Null)
+    );
+    if let Some(sig) = v.get("signature").and_then(Value::as_str) {
+        let _ = writeln!(out, "{sig}");
+    }
+    if let Some(doc) = v
+        .get("doc")
+        .and_then(Value::as_str)
+        .filter(|d| !d.is_empty())
+    {
+        for line in doc.lines() {
+            let _ = writeln!(out, "/// {line}");
+        }
+    }
+    let member = |m: &Value| {
+        let mut s = String::new();
+        if m.get("isStatic") == Some(&Value::Bool(true)) {
+            s.push_str("static ");
+        }
+        if m.get("isAsync") == Some(&Value::Bool(true)) {
+            s.push_str("async ");
+        }
+        if m.get("isReadonly") == Some(&Value::Bool(true)) {
+            s.push_str("readonly ");
+        }
+        s.push_str(m.get("name").and_then(Value::as_str).unwrap_or("?"));
+        if let Some(params) = m.get("params").and_then(Value::as_array) {
+            let p: Vec<&str> = params.iter().filter_map(Value::as_str).collect();
+            let _ = write!(s, "({})", p.join(", "));
+        }
+        s
+    };
+    for key in ["methods", "properties"] {
+        if let Some(items) = v
+            .get(key)
+            .and_then(Value::as_array)
+            .filter(|i| !i.is_empty())
+        {
+            let list: Vec<String> = items.iter().map(member).collect();
+            let _ = writeln!(out, "[{key}: {}]", list.join("; "));
+        }
+    }
+    let skip = [
+        "code",
+        "name",
+        "qualified",
+        "kind",
+        "lineStart",
+        "lineEnd",
+        "signature",
+        "doc",
+        "methods",
+        "properties",
+        "index",
+    ];
+    let facts = other_facts(v, &skip);
+    if !facts.is_empty() {
+        let _ = writeln!(out, "[{}]", facts.join(", "));
+    }
+    out.push_str(code);
+    footer(&mut out, v);
+    Some(out)
+}
+
 /// A file's content (`read_file`): a header with path, language, line range, hash and
 /// state, then the lines numbered from `startLine` as `cat -n` does.
 pub fn content(v: &Value) -> Option<String> {
@@ -70,8 +147,12 @@ pub fn content(v: &Value) -> Option<String> {
         let _ = write!(out, " ({})", facts.join(", "));
     }
     out.push('\n');
+    // Numbers as wide as the last one needs, not cat's six columns: a read is often the
+    // biggest answer a model gets.
+    let last = first + text.lines().count() as u64;
+    let width = last.to_string().len();
     for (i, line) in text.split_inclusive('\n').enumerate() {
-        let _ = write!(out, "{:>6}\t{line}", first + i as u64);
+        let _ = write!(out, "{:>width$}\t{line}", first + i as u64);
     }
     if !text.is_empty() && !text.ends_with('\n') {
         out.push_str("\n[no newline at end]\n");
@@ -256,7 +337,7 @@ mod tests {
             "startLine": 4, "endLine": 5, "truncated": true, "hash": "ab", "isDirty": false});
         assert_eq!(
             content(&v).unwrap(),
-            "a.rs (rust, lines 4-5 of 9, hash ab)\n     4\tx\n     5\ty\n[no newline at end]\n[truncated]\n"
+            "a.rs (rust, lines 4-5 of 9, hash ab)\n4\tx\n5\ty\n[no newline at end]\n[truncated]\n"
         );
     }
 
@@ -267,6 +348,18 @@ mod tests {
         assert_eq!(
             output(&v).unwrap(),
             "a\n[stderr]\noops\n[exit 127, cwd src]\n[unknown_command: lx: command not found; closest: ls]\n"
+        );
+    }
+
+    #[test]
+    fn symbols_show_members_and_facts() {
+        let v = json!({"name": "Db", "kind": "class", "lineStart": 1, "lineEnd": 3, "doc": "Data.",
+            "methods": [{"name": "get", "isStatic": false, "isAsync": true, "params": ["id: string"]}],
+            "properties": [], "isExported": true, "extends": null, "implements": ["A"],
+            "code": "     1\tclass Db {\n", "index": {"state": "ready"}});
+        assert_eq!(
+            symbol(&v).unwrap(),
+            "Db (class), lines 1-3\n/// Data.\n[methods: async get(id: string)]\n[isExported, implements [\"A\"]]\n     1\tclass Db {\n"
         );
     }
 

@@ -14,10 +14,11 @@ mod stdio;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use rmcp::model::InputRequiredResult;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     InitializeRequestParams, InitializeResult, ListToolsResult, PaginatedRequestParams,
-    ServerCapabilities, ServerConfig, Tool,
+    RequestMetaObject, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
@@ -137,9 +138,8 @@ impl<S: Host> McpServer<S> {
         })
     }
 
-    /// Ask the client's user to approve a waiting call (MCP elicitation). Approved, the
-    /// call runs (its deferred record is approved and used up); declined, the answer is
-    /// CONFIRMATION_DENIED. `None` when the client could not ask.
+    /// Ask the client's user to approve a waiting call (MCP elicitation), then
+    /// [`McpServer::settle`] it. `None` when the client could not ask.
     async fn elicit(
         &self,
         id: &str,
@@ -148,34 +148,26 @@ impl<S: Host> McpServer<S> {
         confirmation: &Confirmation,
         context: &RequestContext<RoleServer>,
     ) -> Option<CommandResult> {
-        use rmcp::model::{ElicitRequestParams, ElicitationAction};
-        let store = self.exec.deferred()?;
-        let mut message = format!("An agent wants to run {id} {args}");
-        if let Some(p) = &confirmation.preview {
-            message.push_str(&format!("\n\n{p}"));
-        }
-        let schema = serde_json::from_value(json!({
-            "type": "object",
-            "properties": {"approve": {"type": "boolean", "title": "Approve", "description": "Run it"}},
-            "required": ["approve"],
-        }))
-        .ok()?;
-        let answer = context
-            .peer
-            .create_elicitation(ElicitRequestParams::FormElicitationParams {
-                meta: None,
-                message,
-                requested_schema: schema,
-            })
+        use rmcp::model::ElicitRequestParams;
+        let ask = approval_request(id, &args, confirmation);
+        let params: ElicitRequestParams = serde_json::from_value(ask["params"].clone()).ok()?;
+        let answer = context.peer.create_elicitation(params).await.ok()?;
+        let answer = serde_json::to_value(answer).ok()?;
+        self.settle(id, args, source, confirmation, approved(&answer))
             .await
-            .ok()?;
-        let approved = answer.action == ElicitationAction::Accept
-            && answer
-                .content
-                .as_ref()
-                .and_then(|c| c.get("approve"))
-                .and_then(Value::as_bool)
-                == Some(true);
+    }
+
+    /// Apply the user's answer to a waiting call: approved, the call runs (its deferred
+    /// record is approved and used up); declined, the answer is CONFIRMATION_DENIED.
+    async fn settle(
+        &self,
+        id: &str,
+        args: Value,
+        source: Source,
+        confirmation: &Confirmation,
+        approved: bool,
+    ) -> Option<CommandResult> {
+        let store = self.exec.deferred()?;
         if approved {
             store.resolve(&confirmation.id, true).ok()?;
             Some(self.exec.execute(id, args, source).await)
@@ -190,6 +182,32 @@ impl<S: Host> McpServer<S> {
             ))
         }
     }
+}
+
+/// The elicitation request that puts a waiting call to the client's user.
+fn approval_request(id: &str, args: &Value, confirmation: &Confirmation) -> Value {
+    let mut message = format!("An agent wants to run {id} {args}");
+    if let Some(p) = &confirmation.preview {
+        message.push_str(&format!("\n\n{p}"));
+    }
+    json!({
+        "method": "elicitation/create",
+        "params": {
+            "mode": "form",
+            "message": message,
+            "requestedSchema": {
+                "type": "object",
+                "properties": {"approve": {"type": "boolean", "title": "Approve", "description": "Run it"}},
+                "required": ["approve"],
+            },
+        },
+    })
+}
+
+/// Whether an elicitation answer (`{action, content}`) approves.
+fn approved(answer: &Value) -> bool {
+    answer.get("action").and_then(Value::as_str) == Some("accept")
+        && answer.pointer("/content/approve").and_then(Value::as_bool) == Some(true)
 }
 
 /// Streamable HTTP at `/mcp`: one [`McpServer`] per MCP session. `allowed_hosts` is rmcp's
@@ -217,6 +235,23 @@ struct Confirmation {
     preview: Option<String>,
 }
 
+/// Whether the request speaks MCP 2026-07-28 or later (stateless: no `initialize`, no
+/// requests from server to client).
+fn stateless(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .meta
+        .protocol_version()
+        .is_some_and(|v| !v.has_initialize())
+}
+
+/// A waiting call's question as a 2026-07-28 input-required result: the elicitation under
+/// `approve`, and the call's confirmation id as the state the client echoes back.
+fn input_required(id: &str, args: &Value, confirmation: &Confirmation) -> InputRequiredResult {
+    let ask = serde_json::from_value(approval_request(id, args, confirmation)).ok();
+    let requests = ask.map(|a| std::collections::BTreeMap::from([("approve".to_string(), a)]));
+    InputRequiredResult::new(requests, Some(confirmation.id.clone()))
+}
+
 /// The deferred confirmation a failed result waits on, if that is why it failed.
 fn needs_person(result: &CommandResult) -> Option<Confirmation> {
     let e = result.error.as_ref()?;
@@ -230,12 +265,30 @@ fn needs_person(result: &CommandResult) -> Option<Confirmation> {
     })
 }
 
-/// Whether the client said at `initialize` that it can ask its user (elicitation).
-fn client_elicits(context: &RequestContext<RoleServer>) -> bool {
-    context
-        .peer
-        .peer_info()
-        .is_some_and(|p| p.capabilities.elicitation.is_some())
+/// Whether the client can ask its user (elicitation): what this request's `_meta` says
+/// (MCP 2026-07-28's stateless requests carry the client's capabilities each time), else
+/// what it said at `initialize`.
+fn client_elicits(meta: Option<&RequestMetaObject>, context: &RequestContext<RoleServer>) -> bool {
+    let said = meta.and_then(RequestMetaObject::client_capabilities);
+    match said.or_else(|| context.meta.client_capabilities()) {
+        Some(caps) => caps.elicitation.is_some(),
+        None => context
+            .peer
+            .peer_info()
+            .is_some_and(|p| p.capabilities.elicitation.is_some()),
+    }
+}
+
+/// The client's name, which attributes its calls (audit, undo by agent): this request's
+/// `_meta` first (a 2026-07-28 client sends no `initialize`), else `initialize`'s.
+fn client_name(
+    meta: Option<&RequestMetaObject>,
+    context: &RequestContext<RoleServer>,
+) -> Option<String> {
+    meta.and_then(RequestMetaObject::client_info)
+        .or_else(|| context.meta.client_info())
+        .map(|i| i.name)
+        .or_else(|| context.peer.peer_info().map(|p| p.client_info.name.clone()))
 }
 
 /// A command's result as an MCP tool result. The content is text for the model: the
@@ -317,8 +370,7 @@ impl<S: Host> ServerHandler for McpServer<S> {
             ));
         };
         let args = request.arguments.map_or(json!({}), Value::Object);
-        // The client's name from `initialize` attributes its calls (audit, undo by agent).
-        let agent = context.peer.peer_info().map(|p| p.client_info.name.clone());
+        let agent = client_name(request.meta.as_ref(), &context);
         let source = Source {
             agent_id: agent,
             ..Source::new(SourceKind::Ai)
@@ -332,12 +384,36 @@ impl<S: Host> ServerHandler for McpServer<S> {
         let mut result = self.exec.execute(id, args.clone(), source.clone()).await;
         // A call that needs a person, from a client that can ask its user: ask there.
         if let Some(confirmation) = needs_person(&result)
-            && client_elicits(&context)
+            && client_elicits(request.meta.as_ref(), &context)
         {
-            result = self
-                .elicit(id, args, source, &confirmation, &context)
-                .await
-                .unwrap_or(result);
+            if stateless(&context) {
+                // 2026-07-28 forbids requests to the client: the question goes back as an
+                // input-required result, and the client retries with the answer. The
+                // state is only the waiting call's id, and it counts only for this very
+                // call (the same call waits under the same id).
+                let answer = (request.request_state.as_deref() == Some(confirmation.id.as_str()))
+                    .then(|| request.input_responses.as_ref()?.get("approve").cloned())
+                    .flatten();
+                match answer {
+                    Some(answer) => {
+                        result = self
+                            .settle(id, args, source, &confirmation, approved(&answer))
+                            .await
+                            .unwrap_or(result);
+                    }
+                    None => {
+                        if let Some(task) = progress {
+                            task.abort();
+                        }
+                        return Ok(input_required(id, &args, &confirmation).into());
+                    }
+                }
+            } else {
+                result = self
+                    .elicit(id, args, source, &confirmation, &context)
+                    .await
+                    .unwrap_or(result);
+            }
         }
         if let Some(task) = progress {
             task.abort();

@@ -176,6 +176,102 @@ fn a_profile_bounds_the_tools_a_client_can_call() {
     assert!(!ws.exists("x.txt"));
 }
 
+/// MCP 2026-07-28 clients send no `initialize`: who they are and what they can do come in
+/// each request's `_meta`. A call is attributed to that client in the audit log, and a
+/// confirmation is put to its user as an input-required result (the revision forbids
+/// requests from server to client); the retry carrying the answer and the echoed state
+/// runs the call once.
+#[test]
+fn stateless_clients_say_who_they_are_in_each_request() {
+    use std::io::{BufRead, BufReader, Write};
+    let ws = fixture();
+    let mut child = ws
+        .command()
+        .args(["mcp"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut send = |v: serde_json::Value| {
+        writeln!(stdin, "{v}").unwrap();
+        stdin.flush().unwrap();
+    };
+    let mut read =
+        || -> serde_json::Value { serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap() };
+    let meta = serde_json::json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "stateless-agent", "version": "2"},
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}
+    });
+    send(
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover",
+        "params": {"_meta": meta.clone()}}),
+    );
+    let found = read();
+    assert!(
+        found["result"]["supportedVersions"]
+            .as_array()
+            .unwrap()
+            .contains(&"2026-07-28".into()),
+        "{found}"
+    );
+    send(
+        serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "get_lines", "arguments": {"path": "notes.txt"}, "_meta": meta.clone()}}),
+    );
+    assert_eq!(read()["id"], 2);
+    let call = serde_json::json!({"name": "edit_lines",
+        "arguments": {"path": "src/app.ts", "start": 1, "end": 1, "content": "const n = 7;"},
+        "_meta": meta.clone()});
+    send(
+        serde_json::json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": call.clone()}),
+    );
+    let asked = read();
+    let result = &asked["result"];
+    assert_eq!(result["resultType"], "input_required", "{asked}");
+    let question = &result["inputRequests"]["approve"];
+    assert_eq!(question["method"], "elicitation/create", "{asked}");
+    assert!(
+        question["params"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("+const n = 7;"),
+        "{asked}"
+    );
+    assert_eq!(ws.read("src/app.ts"), "const n = 1;\nexport { n };\n");
+    // A retry with a state that is not this call's waiting id is asked again.
+    let mut forged = call.clone();
+    forged["requestState"] = "defer-000000000000".into();
+    forged["inputResponses"] =
+        serde_json::json!({"approve": {"action": "accept", "content": {"approve": true}}});
+    send(serde_json::json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": forged}));
+    assert_eq!(read()["result"]["resultType"], "input_required");
+    assert_eq!(ws.read("src/app.ts"), "const n = 1;\nexport { n };\n");
+    let mut answered = call.clone();
+    answered["requestState"] = result["requestState"].clone();
+    answered["inputResponses"] =
+        serde_json::json!({"approve": {"action": "accept", "content": {"approve": true}}});
+    send(
+        serde_json::json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": answered}),
+    );
+    let done = read();
+    assert_eq!(done["result"]["isError"], false, "{done}");
+    drop(stdin);
+    child.wait().unwrap();
+    assert_eq!(ws.read("src/app.ts"), "const n = 7;\nexport { n };\n");
+    let audit = ws.audit();
+    let agents: Vec<_> = audit
+        .iter()
+        .filter(|e| e["command"] == "code.getLines" || e["command"] == "code.editLines")
+        .map(|e| e["source"]["agentId"].clone())
+        .collect();
+    assert!(!agents.is_empty(), "{audit:?}");
+    assert!(agents.iter().all(|a| a == "stateless-agent"), "{audit:?}");
+}
+
 const TOKEN: &str = "mcp-token-0123456789abcdef0123456789abcdef";
 
 /// The `/mcp` URL `ultra serve` printed.

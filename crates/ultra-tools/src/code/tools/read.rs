@@ -139,7 +139,7 @@ impl Command<Services> for GetFunction {
         "Code",
         "Get one function's source (numbered) and metadata: params, async, exported, return type. Methods are `Class.method`; `const f = () => ...` counts. If it is not found, the error lists the file's functions. A file the index does not parse (another language, or too big) comes back whole (up to 2,000 lines) with `fallback` saying why.",
     )
-    .render(ultra_core::render::text)
+    .render(ultra_core::render::symbol)
     .touches(Touches::READ)
     .tool_name("get_function")
     .read_only()
@@ -274,7 +274,7 @@ impl Command<Services> for GetClass {
         "Code",
         "Get one class's (struct's, interface's, trait's) source (numbered) and metadata: methods, properties, extends, implements, abstract, exported. If it is not found, the error lists the file's classes.",
     )
-    .render(ultra_core::render::text)
+    .render(ultra_core::render::symbol)
     .touches(Touches::READ)
     .tool_name("get_class")
     .read_only()
