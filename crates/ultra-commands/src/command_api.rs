@@ -137,10 +137,12 @@ fn positional(
                 if items.len() == 1 { "" } else { "s" }
             ),
         )
-        .with_details(json!({ "command": command, "order": names }))
-        .with_suggestion(
-            "pass args as [{\"name\": value, ...}], or as positional values in that order (null leaves one out)",
-        ));
+        .with_details(json!({ "command": command, "order": names, "usage": info.usage }))
+        .with_suggestion(format!(
+            "pass args as [{{\"name\": value, ...}}] ({}), or as at most {} positional values in that order (null leaves one out)",
+            info.usage,
+            names.len()
+        )));
     }
     let mut named = serde_json::Map::new();
     for (name, value) in names.into_iter().zip(items) {
