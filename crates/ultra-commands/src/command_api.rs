@@ -27,8 +27,9 @@ const HELLO: &[(&str, &str)] = &[("src/app.ts", "const x = 1;\n")];
 pub struct ExecuteArgs {
     /// A command id (`editor.getContent`), alias or tool name.
     pub command: String,
-    /// Its arguments: an object, or (as seed 003 passes them) an array holding one object;
-    /// none for a command that takes none.
+    /// Its arguments: an object; or, as seed 003 passes them, an array: one object is the
+    /// arguments, other values fill the command's arguments in the order its schema declares
+    /// them (null leaves one out); none for a command that takes none.
     pub args: Option<Value>,
 }
 
@@ -51,7 +52,7 @@ impl Command<Services> for Execute {
         "command.execute",
         "Execute Command",
         "Command",
-        "Run any command by id, alias or tool name with its arguments (an object, or an array holding one); the answer is `{result}`, that command's data. The command itself goes through policy, the security settings and validators.",
+        "Run any command by id, alias or tool name with its arguments: an object, or seed 003's array (one object is the arguments; other values fill the command's arguments in the order its schema lists them, null leaving one out). The answer is `{result}`, that command's data. The command itself goes through policy, the security settings and validators.",
     )
     .touches(Touches::NOTHING)
     .forwards()
@@ -64,6 +65,19 @@ impl Command<Services> for Execute {
             ..Example::EMPTY
         },
         Example {
+            description: "Positional arguments, in the order the command declares them",
+            args: r#"{"command": "ultra.getFileContent", "args": ["src/app.ts"]}"#,
+            files: HELLO,
+            expect: Some(r#"{"result": {"path": "src/app.ts", "content": "const x = 1;\n"}}"#),
+            ..Example::EMPTY
+        },
+        Example {
+            description: "More values than the command has arguments",
+            args: r#"{"command": "editor.getActiveFile", "args": ["src/app.ts"]}"#,
+            error: Some("INVALID_ARGUMENTS"),
+            ..Example::EMPTY
+        },
+        Example {
             description: "An unknown command says which ones are close",
             args: r#"{"command": "editor.getContnt"}"#,
             error: Some("UNKNOWN_COMMAND"),
@@ -71,22 +85,10 @@ impl Command<Services> for Execute {
         },
     ]);
 
-    fn run(&self, _cx: &mut Cx<'_, Services>, a: ExecuteArgs) -> Result<Forward, CommandError> {
+    fn run(&self, cx: &mut Cx<'_, Services>, a: ExecuteArgs) -> Result<Forward, CommandError> {
         let args = match a.args {
             None | Some(Value::Null) => json!({}),
-            Some(Value::Array(mut items)) if items.len() <= 1 => {
-                items.pop().unwrap_or_else(|| json!({}))
-            }
-            Some(Value::Array(items)) => {
-                return Err(CommandError::new(
-                    ErrorCode::InvalidArguments,
-                    format!(
-                        "args holds {} values; Ultra's commands take one object of named arguments",
-                        items.len()
-                    ),
-                )
-                .with_suggestion("pass args as {\"name\": value, ...} or [{...}]"));
-            }
+            Some(Value::Array(items)) => positional(cx, &a.command, items)?,
             Some(other) => other,
         };
         Ok(Forward {
@@ -94,6 +96,61 @@ impl Command<Services> for Execute {
             args,
         })
     }
+}
+
+/// Seed 003's positional `args: [...]` as the named arguments Ultra's commands take: `[]`
+/// is none, `[{...}]` (one object) is the arguments object itself, and otherwise the values
+/// fill the command's arguments in the order its schema declares them (`ultra.listCommands`
+/// shows it), a `null` leaving one out. More values than arguments is INVALID_ARGUMENTS.
+fn positional(
+    cx: &Cx<'_, Services>,
+    command: &str,
+    mut items: Vec<Value>,
+) -> Result<Value, CommandError> {
+    match items.as_slice() {
+        [] => return Ok(json!({})),
+        [Value::Object(_)] => return Ok(items.pop().unwrap_or_else(|| json!({}))),
+        _ => {}
+    }
+    // An unknown command: the executor answers UNKNOWN_COMMAND with the close names.
+    let Some(info) = cx.registry.get(command) else {
+        return Ok(json!({}));
+    };
+    let names: Vec<&String> = info
+        .args
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|p| p.keys().collect())
+        .unwrap_or_default();
+    if items.len() > names.len() {
+        let order = if names.is_empty() {
+            "it takes no arguments".to_string()
+        } else {
+            let listed: Vec<&str> = names.iter().map(|n| n.as_str()).collect();
+            format!("its arguments, in order, are {}", listed.join(", "))
+        };
+        return Err(CommandError::new(
+            ErrorCode::InvalidArguments,
+            format!(
+                "args holds {} value{} for `{command}`, but {order}",
+                items.len(),
+                if items.len() == 1 { "" } else { "s" }
+            ),
+        )
+        .with_details(json!({ "command": command, "order": names, "usage": info.usage }))
+        .with_suggestion(format!(
+            "pass args as [{{\"name\": value, ...}}] ({}), or as at most {} positional values in that order (null leaves one out)",
+            info.usage,
+            names.len()
+        )));
+    }
+    let mut named = serde_json::Map::new();
+    for (name, value) in names.into_iter().zip(items) {
+        if !value.is_null() {
+            named.insert(name.clone(), value);
+        }
+    }
+    Ok(Value::Object(named))
 }
 
 /// Arguments of `command.list`.

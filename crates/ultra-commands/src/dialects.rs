@@ -1,5 +1,6 @@
 //! Other names for operations, as data: seed 003's methods that do what an `ultra.*`
-//! command does, with their own argument names and result shapes (see
+//! command does, and seed 000's `ultra.*` names for operations registered under another id
+//! (`ultra.git.*`, `ultra.moveFile`), with their own argument names and result shapes (see
 //! [`ultra_core::dialect`]). A new name for an existing operation is one entry here, not a
 //! command of its own.
 
@@ -183,6 +184,56 @@ pub static DIALECTS: &[Dialect] = &[
     .describe(PATH)
     .fixed(&[("text", r#""""#)])
     .reshape(Reshape::Success),
+    Dialect::new(
+        CommandSpec::new(
+            "ultra.moveFile",
+            "Move File",
+            "File",
+            "Move (or rename) a file or directory inside the workspace, creating parent directories (seed 000; the same handler as ultra.renameFile, so validators see the same file operation). Open buffers follow. FILE_EXISTS unless overwrite.",
+        )
+        .examples(&[
+            Example { description: "Move a file into another directory", args: r#"{"path": "src/app.ts", "newPath": "lib/app.ts"}"#, files: HELLO, expect: Some(r#"{"path": "src/app.ts", "newPath": "lib/app.ts"}"#), ..Example::EMPTY },
+            Example { description: "An existing target is kept", args: r#"{"path": "src/app.ts", "newPath": "README.md"}"#, files: TREE, error: Some("FILE_EXISTS"), ..Example::EMPTY },
+        ]),
+        "ultra.renameFile",
+    ),
+    Dialect::new(
+        CommandSpec::new(
+            "ultra.git.status",
+            "Git: Status",
+            "Git",
+            "The branch, ahead/behind counts and the staged, modified, untracked and conflicted files (seed 000's name for git.status).",
+        )
+        .examples(&[Example { description: "Outside a repository", args: "{}", error: Some("NOT_A_GIT_REPOSITORY"), ..Example::EMPTY }]),
+        "git.status",
+    ),
+    Dialect::new(
+        CommandSpec::new(
+            "ultra.git.stage",
+            "Git: Stage",
+            "Git",
+            "Stage a path (a file, or every change under a directory), several paths, or with no path every change in the work tree (seed 000's name for git.stage). Returns what is staged now.",
+        )
+        .examples(&[Example { description: "Outside a repository", args: r#"{"path": "src/app.ts"}"#, error: Some("NOT_A_GIT_REPOSITORY"), ..Example::EMPTY }]),
+        "git.stage",
+    )
+    .args(&[("path", "files")])
+    .wrap(&["path"])
+    .defaults(&[("files", r#"["."]"#)])
+    .describe(&[(
+        "path",
+        "A file or directory to stage, relative to the workspace root, or a list of them (default: every change).",
+    )]),
+    Dialect::new(
+        CommandSpec::new(
+            "ultra.git.commit",
+            "Git: Commit",
+            "Git",
+            "Commit what is staged (after staging `files`, if given) with the repository's configured author (seed 000's name for git.commit). An empty message or nothing to commit is refused; no hooks run.",
+        )
+        .examples(&[Example { description: "Outside a repository", args: r#"{"message": "feat: add date utils"}"#, error: Some("NOT_A_GIT_REPOSITORY"), ..Example::EMPTY }]),
+        "git.commit",
+    ),
 ];
 
 /// Register every dialect name; their targets must be registered already.

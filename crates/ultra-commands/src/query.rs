@@ -7,7 +7,7 @@ use ultra_core::command::{CommandSpec, Example, Touches};
 use ultra_core::registry::RegistryError;
 use ultra_core::{Command, Cx, Registry};
 use ultra_protocol::command::CommandInfo;
-use ultra_protocol::{CommandError, Range};
+use ultra_protocol::{CommandError, ErrorCode, Range};
 use ultra_workspace::workspace::Snapshot;
 
 use ultra_services::Services;
@@ -221,14 +221,17 @@ pub struct SelectionInfo {
     pub text: String,
 }
 
-/// Result of `ultra.getSelection`.
+/// Result of `ultra.getSelection`. With no buffer to read (no path, no active editor) it
+/// is seed 000's empty selection: `text: ""`, `isEmpty: true`, no path, range or selections.
 #[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SelectionResult {
-    pub path: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
     /// The primary selection's text.
     pub text: String,
-    pub range: Range,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub range: Option<Range>,
     pub is_empty: bool,
     pub is_reversed: bool,
     /// Every selection, primary first.
@@ -242,7 +245,20 @@ pub(crate) fn selection_of(
 ) -> Result<SelectionResult, CommandError> {
     let enc = cx.source.encoding();
     let mut ws = cx.services.ws();
-    let rel = target(cx, &ws, path, false)?;
+    let rel = match target(cx, &ws, path, false) {
+        // Nothing is open: seed 000 answers an empty selection, not an error.
+        Err(e) if path.is_none() && e.code == ErrorCode::NoActiveBuffer => {
+            return Ok(SelectionResult {
+                path: None,
+                text: String::new(),
+                range: None,
+                is_empty: true,
+                is_reversed: false,
+                selections: Vec::new(),
+            });
+        }
+        r => r?,
+    };
     ws.open_buffer(&rel)?;
     let buf = ws
         .buffer(&rel)
@@ -261,9 +277,9 @@ pub(crate) fn selection_of(
         .collect();
     let primary = &selections[0];
     Ok(SelectionResult {
-        path: rel.to_string(),
+        path: Some(rel.to_string()),
         text: primary.text.clone(),
-        range: primary.range,
+        range: Some(primary.range),
         is_empty: primary.text.is_empty(),
         is_reversed: primary.is_reversed,
         selections,
@@ -281,7 +297,7 @@ impl Command<Services> for GetSelection {
         "ultra.getSelection",
         "Get Selection",
         "Query",
-        "The selections of a buffer (primary first) with their text and ranges.",
+        "The selections of a buffer (primary first) with their text and ranges. With no path and no active editor: an empty selection (text \"\", isEmpty true).",
     )
     .touches(Touches::READ)
     .read_only()
@@ -296,6 +312,11 @@ impl Command<Services> for GetSelection {
             ("ultra.selectAll", "{}"),
         ],
         expect: Some(r#"{"text": "const x = 1;\nconsole.log(x);\n", "isEmpty": false}"#),
+        ..Example::EMPTY
+    }, Example {
+        description: "No active editor: an empty selection",
+        args: "{}",
+        expect: Some(r#"{"text": "", "isEmpty": true, "selections": []}"#),
         ..Example::EMPTY
     }]);
 

@@ -47,6 +47,13 @@ pub struct Dialect {
     /// Target arguments this name sets itself, `(name, JSON value)`: not accepted from the
     /// caller (seed 003's `deleteRange` is `ultra.edit` with `text: ""`).
     pub fixed: &'static [(&'static str, &'static str)],
+    /// Target arguments filled in when the caller leaves them out, `(target name, JSON
+    /// value)`: optional here though the target requires them (seed 000's `ultra.git.stage`
+    /// without a path stages everything, `files: ["."]`).
+    pub defaults: &'static [(&'static str, &'static str)],
+    /// Dialect arguments that take one value where the target takes an array: anything
+    /// but an array (or null) becomes a one-element array (`path: "a"` is `files: ["a"]`).
+    pub wrap: &'static [&'static str],
     /// Argument descriptions where the dialect's differ from the target's
     /// `(dialect name, text)` (a path the dialect requires has no default to mention).
     pub describe: &'static [(&'static str, &'static str)],
@@ -66,6 +73,8 @@ impl Dialect {
             omit: &[],
             require: &[],
             fixed: &[],
+            defaults: &[],
+            wrap: &[],
             describe: &[],
             results: &[],
             reshape: Reshape::Same,
@@ -93,6 +102,18 @@ impl Dialect {
     /// Arguments this name sets itself: `(target name, JSON value)`.
     pub const fn fixed(mut self, values: &'static [(&'static str, &'static str)]) -> Self {
         self.fixed = values;
+        self
+    }
+
+    /// Arguments filled in when the caller leaves them out: `(target name, JSON value)`.
+    pub const fn defaults(mut self, values: &'static [(&'static str, &'static str)]) -> Self {
+        self.defaults = values;
+        self
+    }
+
+    /// Arguments that take one value where the target takes an array (dialect names).
+    pub const fn wrap(mut self, names: &'static [&'static str]) -> Self {
+        self.wrap = names;
         self
     }
 
@@ -153,6 +174,7 @@ impl Dialect {
         }
         let mut out = Map::new();
         for (k, v) in fields {
+            let wrapped = self.wrap.contains(&k.as_str());
             let key = match self.target_name(&k) {
                 Some(t) => t.to_string(),
                 None if self.omit.contains(&k.as_str())
@@ -167,11 +189,22 @@ impl Dialect {
                 }
                 None => k,
             };
+            let v = match v {
+                Value::Array(_) | Value::Null => v,
+                one if wrapped => Value::Array(vec![one]),
+                other => other,
+            };
             out.insert(key, v);
         }
         for (k, v) in self.fixed {
             let v = serde_json::from_str(v).unwrap_or(Value::Null);
             out.insert((*k).to_string(), v);
+        }
+        for (k, v) in self.defaults {
+            if out.get(*k).is_none_or(Value::is_null) {
+                let v = serde_json::from_str(v).unwrap_or(Value::Null);
+                out.insert((*k).to_string(), v);
+            }
         }
         Ok(Value::Object(out))
     }
@@ -219,6 +252,20 @@ impl Dialect {
             }
         }
         if let Some(Value::Object(props)) = obj.get_mut("properties") {
+            for name in self.wrap {
+                let Some(Value::Object(p)) = props.get_mut(*name) else {
+                    continue;
+                };
+                let Some(items) = p.get("items").cloned() else {
+                    continue;
+                };
+                let description = p.remove("description");
+                let array = Value::Object(std::mem::take(p));
+                p.insert("anyOf".into(), Value::Array(vec![items, array]));
+                if let Some(d) = description {
+                    p.insert("description".into(), d);
+                }
+            }
             for (name, text) in self.describe {
                 if let Some(Value::Object(p)) = props.get_mut(*name) {
                     p.insert("description".into(), (*text).into());
@@ -239,7 +286,9 @@ impl Dialect {
         if let Some(Value::Array(required)) = obj.get_mut("required") {
             required.retain(|r| {
                 !r.as_str().is_some_and(|r| {
-                    self.omit.contains(&r) || self.fixed.iter().any(|(f, _)| *f == r)
+                    self.omit.contains(&r)
+                        || self.fixed.iter().any(|(f, _)| *f == r)
+                        || self.defaults.iter().any(|(f, _)| *f == r)
                 })
             });
             for r in required.iter_mut() {
@@ -247,6 +296,13 @@ impl Dialect {
                     *r = Value::from(d);
                 }
             }
+        }
+        if obj
+            .get("required")
+            .and_then(Value::as_array)
+            .is_some_and(Vec::is_empty)
+        {
+            obj.remove("required");
         }
         obj.remove("title");
         obj.insert(
@@ -419,6 +475,36 @@ mod tests {
         let s = close.args_schema(json!({"properties": {"path": {"type": ["string", "null"]}}}));
         assert_eq!(s["required"], json!(["path"]));
         assert_eq!(s["properties"]["path"]["type"], json!("string"));
+    }
+
+    #[test]
+    fn one_value_is_wrapped_and_defaults_fill_what_is_left_out() {
+        let stage = Dialect::new(CommandSpec::new("u.git.stage", "", "", ""), "git.stage")
+            .args(&[("path", "files")])
+            .wrap(&["path"])
+            .defaults(&[("files", r#"["."]"#)]);
+        assert_eq!(
+            stage.translate(json!({"path": "a.ts"})).unwrap(),
+            json!({"files": ["a.ts"]})
+        );
+        assert_eq!(
+            stage.translate(json!({"path": ["a", "b"]})).unwrap(),
+            json!({"files": ["a", "b"]})
+        );
+        assert_eq!(stage.translate(json!({})).unwrap(), json!({"files": ["."]}));
+        assert_eq!(
+            stage.translate(json!({"path": null})).unwrap(),
+            json!({"files": ["."]})
+        );
+        let s = stage.args_schema(json!({
+            "properties": {"files": {"type": "array", "items": {"type": "string"}, "description": "d"}},
+            "required": ["files"]
+        }));
+        assert!(s.get("required").is_none());
+        assert_eq!(
+            s["properties"]["path"],
+            json!({"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}], "description": "d"})
+        );
     }
 
     #[test]

@@ -428,7 +428,13 @@ impl<S: Host> Executor<S> {
             return Err((Some(spec.id), CommandResult::err(err)));
         }
         let annotations = command.annotations(&self.services, &*parsed);
-        let (mut decision, mut rule) = self.policy.decide(spec.id, source.kind, &annotations);
+        // A rule for an operation governs its other names (`ultra.moveFile`, `fs.rename`
+        // are `ultra.renameFile`) unless the name has a rule of its own.
+        let governed = match command.target() {
+            Some(t) if !self.policy.names(spec.id) && self.policy.names(t) => t,
+            _ => spec.id,
+        };
+        let (mut decision, mut rule) = self.policy.decide(governed, source.kind, &annotations);
         let by_default = rule.starts_with("default policy");
         if spec.confirm
             && by_default

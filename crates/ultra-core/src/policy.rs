@@ -149,6 +149,11 @@ impl PolicyConfig {
         Ok(())
     }
 
+    /// Whether `commands` has a rule for this name.
+    pub fn names(&self, command: &str) -> bool {
+        self.commands.contains_key(command)
+    }
+
     /// Decide a call, and say which rule decided it.
     pub fn decide(
         &self,

@@ -190,7 +190,12 @@ fn type_name(prop: &Value) -> String {
                 .get("items")
                 .map(type_name)
                 .unwrap_or_else(|| "any".into());
-            format!("{item}[]")
+            // `("a"|"b")[]`, not `"a"|"b"[]` (an array of "b" or a lone "a").
+            if item.contains('|') {
+                format!("({item})[]")
+            } else {
+                format!("{item}[]")
+            }
         }
         Some(Value::String(t)) if t == "object" => {
             match prop.get("properties").and_then(Value::as_object) {
@@ -272,5 +277,7 @@ mod tests {
         assert!(u.starts_with("x.y {"), "{u}");
         assert!(u.contains("path: string"), "{u}");
         assert!(u.contains("at?:"), "{u}");
+        let list = serde_json::json!({"properties": {"k": {"type": "array", "items": {"enum": ["a", "b"]}}}});
+        assert_eq!(usage_line("s", &list), r#"s {k?: ("a"|"b")[]}"#);
     }
 }

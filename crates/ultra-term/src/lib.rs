@@ -124,7 +124,12 @@ pub struct Waited {
 #[serde(rename_all = "camelCase")]
 pub struct TerminalInfo {
     pub terminal_id: String,
+    /// Seed 003's `TerminalInfo.id`: the same as `terminalId`.
+    pub id: String,
     pub name: String,
+    /// Seed 003's `TerminalInfo.processId`: the shell's pid, as `pid`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub process_id: Option<u32>,
     /// Working directory, from the workspace root ("" for the root).
     pub cwd: String,
     pub pid: Option<u32>,

@@ -99,7 +99,9 @@ impl Term {
         let out = self.out();
         TerminalInfo {
             terminal_id: self.id.clone(),
+            id: self.id.clone(),
             name: self.name.clone(),
+            process_id: self.pid,
             cwd: self.cwd.clone(),
             pid: self.pid,
             exited: out.exited,

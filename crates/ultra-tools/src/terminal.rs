@@ -349,7 +349,7 @@ impl Command<Services> for List {
         "terminal.list",
         "List Terminals",
         "Terminal",
-        "Every open terminal: id, name, working directory, pid, and whether (and how) it exited.",
+        "Every open terminal: terminalId (and seed 003's id), name, working directory, pid (and seed 003's processId), and whether (and how) it exited.",
     )
     .touches(Touches::TERMINALS)
     .read_only()
@@ -357,7 +357,7 @@ impl Command<Services> for List {
         description: "One terminal",
         args: "{}",
         setup: &[("terminal.create", r#"{"name": "dev"}"#)],
-        expect: Some(r#"{"terminals": [{"terminalId": "term-1", "name": "dev"}]}"#),
+        expect: Some(r#"{"terminals": [{"terminalId": "term-1", "id": "term-1", "name": "dev"}]}"#),
         ..Example::EMPTY
     }]);
 

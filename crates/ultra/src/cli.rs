@@ -152,7 +152,12 @@ pub fn run(root: &Path, opts: Options, command_indices: Vec<usize>) -> ExitCode 
         Ok(c) => c,
         Err(e) => return usage_error(&e.to_string()),
     };
-    let registry = registry();
+    let mut registry = registry();
+    // `o:src/a.ts` with a config alias `o` fills `o`'s target's arguments. A bad alias is
+    // reported by whatever runs the call (the server, or the in-process build).
+    for (alias, target) in &config.commands.aliases {
+        let _ = registry.add_alias(alias, target);
+    }
     let mut calls = Vec::new();
     for (cmd, args) in pairs {
         let (id, inline) = match cmd.split_once(':') {

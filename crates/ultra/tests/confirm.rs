@@ -288,7 +288,7 @@ fn without_a_terminal_asks_fail_at_once() {
 }
 
 /// Policy from config: `deny` refuses outright, `allow` lets an agent delete without a
-/// prompt, per command.
+/// prompt, per command; a command's rule governs its other names (dialects) too.
 #[test]
 fn policy_rules_from_config() {
     let ws = Ws::new();
@@ -310,6 +310,23 @@ fn policy_rules_from_config() {
         e["data"]["details"]["rule"],
         "policy.commands.ultra.renameFile"
     );
+    // The operation's other names are the operation: the rule governs them too.
+    for (id, args) in [
+        (
+            "ultra.moveFile",
+            json!({ "path": "b.txt", "newPath": "c.txt" }),
+        ),
+        (
+            "fs.rename",
+            json!({ "oldPath": "b.txt", "newPath": "c.txt" }),
+        ),
+    ] {
+        let e = agent.err_code(id, args, "POLICY_DENIED");
+        assert_eq!(
+            e["data"]["details"]["rule"],
+            "policy.commands.ultra.renameFile"
+        );
+    }
     assert!(ws.exists("b.txt"));
     // A plain ipc client (not ai) is still asked by the default table for deletes.
     ws.connect().err_code(

@@ -215,6 +215,66 @@ fn protected_paths_block_file_operations() {
     assert!(!ws.exists("src/tidy.ts"));
 }
 
+/// Seed 000's `ultra.moveFile` is `ultra.renameFile` to validators: the same file
+/// operation (`rename`, paths as the workspace names them) reaches a plugin, and protected
+/// paths block it as they block a rename, as source or target.
+#[test]
+fn move_file_is_seen_as_a_rename() {
+    let ws = ws();
+    let _server = ws.serve();
+    let mut c = ws.agent("bot");
+    for (id, args) in [
+        (
+            "ultra.moveFile",
+            json!({ "path": "migrations/001.sql", "newPath": "old/001.sql" }),
+        ),
+        (
+            "ultra.moveFile",
+            json!({ "path": "src/clean.ts", "newPath": "migrations/002.sql" }),
+        ),
+        (
+            "ultra.renameFile",
+            json!({ "path": "src/clean.ts", "newPath": "migrations/002.sql" }),
+        ),
+    ] {
+        let e = c.err_code(id, args, "FILE_OPERATION_VALIDATION_FAILED");
+        assert_eq!(
+            e["data"]["feedback"]["violations"][0]["rule"], "protected-path",
+            "{id}: {e}"
+        );
+    }
+    assert!(ws.exists("migrations/001.sql") && ws.exists("src/clean.ts"));
+    assert!(!ws.exists("migrations/002.sql"));
+    drop(_server);
+
+    let ws = with_plugin("warn", "deny");
+    let _server = ws.serve();
+    let mut c = ws.agent("bot");
+    c.ok(
+        "ultra.renameFile",
+        json!({ "path": "notes.md", "newPath": "a/notes.md" }),
+    );
+    let moved = c.ok(
+        "ultra.moveFile",
+        json!({ "path": "./a/notes.md", "newPath": "b/notes.md" }),
+    );
+    assert_eq!(moved["newPath"], "b/notes.md", "{moved}");
+    assert_eq!(ws.read("b/notes.md"), "hello\n");
+    let log = std::fs::read_to_string(ws.path("plugin.log")).unwrap();
+    let ops: Vec<&str> = log
+        .lines()
+        .filter_map(|l| l.strip_prefix("validateFileOperation "))
+        .collect();
+    assert_eq!(
+        ops,
+        [
+            r#"{"operation": "rename", "paths": {"source": "notes.md", "target": "a/notes.md"}}"#,
+            r#"{"operation": "rename", "paths": {"source": "a/notes.md", "target": "b/notes.md"}}"#,
+        ],
+        "{log}"
+    );
+}
+
 /// Shell writes from agents pass through the validators, write by write: a redirect,
 /// `sed -i`, the typed `write` tool or `rm` that would break a rule is refused (the file is
 /// untouched, the refusal is in `errors` and the feedback in the result); clean writes land.

@@ -439,6 +439,57 @@ impl Command<Services> for GetHover {
 pub struct DiagnosticsArgs {
     /// One file (default: every indexed file).
     pub path: Option<String>,
+    /// Only diagnostics of this severity, or of any of these (seed 000's filter; default:
+    /// all).
+    pub severity: Option<SeverityFilter>,
+}
+
+/// A diagnostic's severity (seed 003's `Diagnostic.severity`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Error,
+    Warning,
+    Info,
+    Hint,
+}
+
+/// `severity`: one severity or a list of them.
+#[derive(Debug, JsonSchema)]
+#[serde(untagged)]
+pub enum SeverityFilter {
+    One(Severity),
+    Any(Vec<Severity>),
+}
+
+// By hand: an untagged enum's error ("did not match any variant") would not say what is.
+impl<'de> Deserialize<'de> for SeverityFilter {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let one = |v: serde_json::Value| {
+            serde_json::from_value::<Severity>(v.clone()).map_err(|_| {
+                serde::de::Error::custom(format!(
+                    "unknown severity {v}: expected error, warning, info or hint, or a list of them"
+                ))
+            })
+        };
+        match serde_json::Value::deserialize(d)? {
+            serde_json::Value::Array(items) => items
+                .into_iter()
+                .map(one)
+                .collect::<Result<_, _>>()
+                .map(SeverityFilter::Any),
+            other => one(other).map(SeverityFilter::One),
+        }
+    }
+}
+
+impl SeverityFilter {
+    fn admits(&self, s: Severity) -> bool {
+        match self {
+            SeverityFilter::One(one) => *one == s,
+            SeverityFilter::Any(any) => any.contains(&s),
+        }
+    }
 }
 
 /// A seed 003 diagnostic.
@@ -449,8 +500,7 @@ pub struct Diagnostic {
     pub uri: String,
     pub range: Range,
     pub message: String,
-    /// `error`, `warning`, `info` or `hint`.
-    pub severity: String,
+    pub severity: Severity,
     pub source: String,
 }
 
@@ -472,7 +522,7 @@ impl Command<Services> for GetDiagnostics {
         "state.getDiagnostics",
         "State: Get Diagnostics",
         "State",
-        "Problems in the workspace's code: syntax errors from the parser (severity error), with ranges; one file or all.",
+        "Problems in the workspace's code: syntax errors from the parser (severity error), with ranges; one file or all, optionally only those of a severity (error, warning, info, hint) or list of severities.",
     )
     .touches(Touches::READ)
     .aliases(&["ultra.getDiagnostics"])
@@ -482,6 +532,12 @@ impl Command<Services> for GetDiagnostics {
         args: r#"{"path": "bad.py"}"#,
         files: FIXTURE,
         expect: Some(r#"{"diagnostics": [{"path": "bad.py", "severity": "error", "source": "tree-sitter", "range": {"start": {"line": 3}}}]}"#),
+        ..Example::EMPTY
+    }, Example {
+        description: "Only warnings and hints: the parser reports errors only",
+        args: r#"{"path": "bad.py", "severity": ["warning", "hint"]}"#,
+        files: FIXTURE,
+        expect: Some(r#"{"diagnostics": []}"#),
         ..Example::EMPTY
     }]);
     fn run(
@@ -508,7 +564,12 @@ impl Command<Services> for GetDiagnostics {
         let enc = cx.source.encoding();
         let root = cx.services.root_path().to_path_buf();
         let mut diagnostics = Vec::new();
-        for f in files.iter().filter(|f| !f.errors.is_empty()) {
+        // The parser's syntax errors are the only diagnostics, all of severity error.
+        let wanted = a
+            .severity
+            .as_ref()
+            .is_none_or(|f| f.admits(Severity::Error));
+        for f in files.iter().filter(|f| wanted && !f.errors.is_empty()) {
             let Some(rope) = rope_of(cx, &f.path) else {
                 continue;
             };
@@ -521,7 +582,7 @@ impl Command<Services> for GetDiagnostics {
                         pos(&rope, e.end_line, e.end_column, enc),
                     ),
                     message: e.message.clone(),
-                    severity: "error".into(),
+                    severity: Severity::Error,
                     source: "tree-sitter".into(),
                 });
             }

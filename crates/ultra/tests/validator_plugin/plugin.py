@@ -7,7 +7,8 @@ Usage: plugin.py MODE, MODE one of:
   crash    exits at the first validation call
   hang     never answers a validation call
   garbage  answers validation calls with a line that is not JSON
-Every message it receives is appended to plugin.log in its working directory.
+Every message it receives is appended to plugin.log in its working directory (its method;
+for validateFileOperation also the operation and paths, as JSON).
 """
 
 import json
@@ -25,7 +26,12 @@ def reply(msg_id, result):
 for line in sys.stdin:
     msg = json.loads(line)
     with open("plugin.log", "a") as log:
-        log.write(msg["method"] + "\n")
+        line = msg["method"]
+        if line == "validateFileOperation":
+            # What the operation is, so tests can compare how two names are seen.
+            p = msg.get("params", {})
+            line += " " + json.dumps({"operation": p.get("operation"), "paths": p.get("paths")}, sort_keys=True)
+        log.write(line + "\n")
     method, params, msg_id = msg["method"], msg.get("params", {}), msg.get("id")
     if msg_id is None:
         if method == "dispose":
