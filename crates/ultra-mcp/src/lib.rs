@@ -9,6 +9,7 @@
 //! code, message, suggestion, details), so the model reads what to do instead; only an
 //! unknown tool is a protocol error. Generic over [`Host`], like the other transports.
 
+mod http_compat;
 mod stdio;
 
 use std::collections::HashMap;
@@ -226,7 +227,11 @@ pub fn http_router<S: Host>(server: McpServer<S>, allowed_hosts: Vec<String>) ->
         Arc::new(LocalSessionManager::default()),
         config,
     );
-    axum::Router::new().nest_service("/mcp", service)
+    let inner = axum::Router::new().nest_service("/mcp", service);
+    inner.clone().layer(axum::middleware::from_fn_with_state(
+        inner,
+        http_compat::compat,
+    ))
 }
 
 /// A waiting call's id and preview.

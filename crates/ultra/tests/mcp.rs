@@ -347,6 +347,74 @@ fn streamable_http_needs_the_bearer_token() {
     assert!(status(&addr, &foreign).contains("403"));
     assert!(status(&addr, &post(&bearer)).contains("200"));
 
+    // Revision 2025-03-26's batches are answered as one JSON array, and ending a session
+    // says 204.
+    let raw = |method: &str, extra: &str, body: &str| {
+        use std::io::{Read, Write};
+        let mut s = std::net::TcpStream::connect(&addr).unwrap();
+        s.set_read_timeout(Some(std::time::Duration::from_secs(10)))
+            .unwrap();
+        let req = format!(
+            "{method} /mcp HTTP/1.1\r\nHost: {addr}\r\n{bearer}Content-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nConnection: close\r\n{extra}Content-Length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        s.write_all(req.as_bytes()).unwrap();
+        let mut out = String::new();
+        let _ = s.read_to_string(&mut out);
+        out
+    };
+    let init = raw(
+        "POST",
+        "",
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"batcher","version":"1"}}}"#,
+    );
+    let session = init
+        .lines()
+        .find_map(|l| {
+            l.to_ascii_lowercase()
+                .starts_with("mcp-session-id:")
+                .then(|| l.split_once(':').unwrap().1.trim().to_string())
+        })
+        .unwrap_or_else(|| panic!("{init}"));
+    let with_session = format!("Mcp-Session-Id: {session}\r\n");
+    raw(
+        "POST",
+        &with_session,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    );
+    let batch = raw(
+        "POST",
+        &with_session,
+        r#"[{"jsonrpc":"2.0","id":2,"method":"tools/list"},{"jsonrpc":"2.0","id":"three","method":"tools/call","params":{"name":"get_lines","arguments":{"path":"notes.txt"}}}]"#,
+    );
+    assert!(batch.starts_with("HTTP/1.1 200"), "{batch}");
+    let body = batch.split("\r\n\r\n").nth(1).unwrap();
+    let body = if batch
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
+        // One chunk: size line, data, terminator.
+        body.split("\r\n").nth(1).unwrap()
+    } else {
+        body
+    };
+    let answers: Vec<serde_json::Value> =
+        serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {batch}"));
+    assert_eq!(answers.len(), 2, "{batch}");
+    assert_eq!(answers[0]["id"], 2);
+    assert!(answers[0]["result"]["tools"].as_array().unwrap().len() > 10);
+    assert_eq!(answers[1]["id"], "three");
+    assert!(
+        answers[1]["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("1\talpha"),
+        "{batch}"
+    );
+    let ended = raw("DELETE", &with_session, "");
+    assert!(ended.starts_with("HTTP/1.1 204"), "{ended}");
+
     // The real client, end to end.
     python_client(
         &ws,
