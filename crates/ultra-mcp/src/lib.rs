@@ -300,8 +300,8 @@ fn client_name(
 /// command's own rendering when it declares one (numbered lines, matches, a diff, a
 /// script's output; see `ultra_core::render`), else the data's JSON, cut at
 /// `render::MAX_TEXT` with a note. The data itself goes in `structuredContent` when it is an
-/// object. A failure is `isError` with the error in a few readable lines, and
-/// `{error, feedback?}` as structured content.
+/// object. A failure is `isError` with the error in a few readable lines: code and
+/// message, what to do, the details as JSON, whether a retry can help.
 fn to_tool_result(result: CommandResult, text: Option<String>) -> CallToolResult {
     use ultra_core::render;
     if result.success {
@@ -320,15 +320,14 @@ fn to_tool_result(result: CommandResult, text: Option<String>) -> CallToolResult
         }
         out
     } else {
+        // Text only: clients check any structured content against the tool's output
+        // schema, errors included (the TypeScript SDK does), and the text holds every
+        // field of the error.
         let mut text = result.error.as_ref().map(render::error).unwrap_or_default();
-        let mut body = json!({ "error": result.error });
         if let Some(f) = &result.feedback {
-            body["feedback"] = json!(f);
             text.push_str(&format!("Feedback: {}\n", json!(f)));
         }
-        let mut out = CallToolResult::error(vec![ContentBlock::text(text)]);
-        out.structured_content = Some(body);
-        out
+        CallToolResult::error(vec![ContentBlock::text(text)])
     }
 }
 

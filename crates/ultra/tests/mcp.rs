@@ -48,9 +48,26 @@ fn fixture() -> Ws {
 /// combined output, once it printed `ok` last.
 fn python_client(ws: &Ws, args: &[&std::ffi::OsStr]) -> String {
     let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/client.py");
+    sdk_client(ws, "python3", &script, args)
+}
+
+/// The TypeScript SDK's client (`tests/mcp/ts/client.mjs`, its packages installed by
+/// `npm ci` there) with `args`; its combined output, once it printed `ok` last.
+fn typescript_client(ws: &Ws, args: &[&std::ffi::OsStr]) -> String {
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/ts/client.mjs");
+    sdk_client(ws, "node", &script, args)
+}
+
+/// Run an SDK's client script with `interpreter`, in the server's environment.
+fn sdk_client(
+    ws: &Ws,
+    interpreter: &str,
+    script: &std::path::Path,
+    args: &[&std::ffi::OsStr],
+) -> String {
     let template = ws.command();
-    let mut cmd = std::process::Command::new("python3");
-    cmd.arg(&script).args(args);
+    let mut cmd = std::process::Command::new(interpreter);
+    cmd.arg(script).args(args);
     for (k, v) in template.get_envs() {
         match v {
             Some(v) => cmd.env(k, v),
@@ -73,12 +90,20 @@ fn python_client(ws: &Ws, args: &[&std::ffi::OsStr]) -> String {
     text
 }
 
-/// The stdio client on `ws`, with the binary and root first.
 fn run_client(ws: &Ws, extra: &[&str]) -> String {
     let (bin, root) = (ws.command().get_program().to_owned(), ws.path(""));
     let mut args = vec![bin.as_os_str(), root.as_os_str()];
     args.extend(extra.iter().map(std::ffi::OsStr::new));
     python_client(ws, &args)
+}
+
+/// The TypeScript SDK over stdio reads every answer as text, checks each structured
+/// answer against its tool's output schema, and sees errors as readable text.
+#[test]
+fn the_typescript_sdk_reads_answers_over_stdio() {
+    let ws = fixture();
+    let (bin, root) = (ws.command().get_program().to_owned(), ws.path(""));
+    typescript_client(&ws, &[bin.as_os_str(), root.as_os_str()]);
 }
 
 #[test]
@@ -415,15 +440,14 @@ fn streamable_http_needs_the_bearer_token() {
     let ended = raw("DELETE", &with_session, "");
     assert!(ended.starts_with("HTTP/1.1 204"), "{ended}");
 
-    // The real client, end to end.
-    python_client(
-        &ws,
-        &[
-            std::ffi::OsStr::new("--http"),
-            std::ffi::OsStr::new(&url),
-            std::ffi::OsStr::new(TOKEN),
-        ],
-    );
+    // The real clients, end to end.
+    let http = [
+        std::ffi::OsStr::new("--http"),
+        std::ffi::OsStr::new(&url),
+        std::ffi::OsStr::new(TOKEN),
+    ];
+    typescript_client(&ws, &http);
+    python_client(&ws, &http);
     assert_eq!(ws.read("src/app.ts"), "const n = 2;\nexport { n };\n");
     let audit = ws.audit_text();
     assert!(audit.contains("(http auth)"), "{audit}");

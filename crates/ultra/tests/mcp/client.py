@@ -70,6 +70,21 @@ PREVIEWS = {
 }
 
 
+def error_of(text):
+    """The error a failed call's text states: `Error CODE: message`, then `Try: ...` and
+    `Details: {json}` lines."""
+    head, _, rest = text.partition("\n")
+    assert head.startswith("Error "), text
+    code, _, message = head[len("Error "):].partition(": ")
+    error = {"code": code, "message": message}
+    for line in rest.splitlines():
+        if line.startswith("Try: "):
+            error["suggestion"] = line[len("Try: "):]
+        elif line.startswith("Details: "):
+            error["details"] = json.loads(line[len("Details: "):])
+    return {"error": error}
+
+
 @contextlib.asynccontextmanager
 async def stdio_streams(binary, root, auto_apply):
     args = ["--root", root, "mcp"] + (["--auto-apply"] if auto_apply else [])
@@ -106,7 +121,7 @@ async def main(streams, auto_apply):
                 text = result.content[0].text if result.content else ""
                 if name in asks:
                     assert result.is_error, (name, text)
-                    body = result.structured_content
+                    body = error_of(text)
                     assert body["error"]["code"] == "CONFIRMATION_REQUIRED", (name, text)
                     # The model reads the error as text: code, message, what to do.
                     assert text.startswith("Error CONFIRMATION_REQUIRED: "), (name, text)
@@ -117,7 +132,7 @@ async def main(streams, auto_apply):
                     continue
                 if name in FAILS:
                     assert result.is_error, (name, text)
-                    assert result.structured_content["error"]["code"] == FAILS[name], (name, text)
+                    assert error_of(text)["error"]["code"] == FAILS[name], (name, text)
                     assert text.startswith(f"Error {FAILS[name]}: "), (name, text)
                     print(f"{name}: fails as expected")
                     continue
@@ -139,12 +154,12 @@ async def main(streams, auto_apply):
             # A structured, actionable error.
             result = await session.call_tool("get_lines", {"path": "missing.rs"})
             assert result.is_error
-            body = result.structured_content
+            body = error_of(result.content[0].text)
             assert body["error"]["code"] == "FILE_NOT_FOUND", body
             assert result.content[0].text.startswith("Error FILE_NOT_FOUND: "), result.content[0].text
             # Bad arguments name the problem and show the usage.
             result = await session.call_tool("get_lines", {"path": 7})
-            body = result.structured_content
+            body = error_of(result.content[0].text)
             assert body["error"]["code"] == "INVALID_ARGUMENTS", body
             assert "usage" in body["error"]["details"], body
     print("ok")
@@ -191,7 +206,7 @@ async def elicit(binary, root, answer):
     if answer == "accept":
         assert not result.is_error, text
     else:
-        assert result.is_error and result.structured_content["error"]["code"] == "CONFIRMATION_DENIED", text
+        assert result.is_error and error_of(text)["error"]["code"] == "CONFIRMATION_DENIED", text
     print("ok")
 
 
