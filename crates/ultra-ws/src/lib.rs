@@ -111,6 +111,9 @@ pub(crate) struct Shared<S: Host> {
     pub backoff: auth::Backoff,
     pub waiting: Waiting,
     pub tickets: tickets::Tickets,
+    /// Keys for mounted routes that go in the URL (`/mcp?key=...`), for clients that
+    /// cannot send a header (MCP Inspector 0.15): minted like tickets, loopback only.
+    pub url_keys: tickets::Tickets,
 }
 
 /// Connections that have not authenticated yet, oldest first. When there are
@@ -179,6 +182,7 @@ impl<S: Host> WsServer<S> {
                 backoff: auth::Backoff::default(),
                 waiting: Waiting::default(),
                 tickets: tickets::Tickets::default(),
+                url_keys: tickets::Tickets::default(),
             }),
             mounted: None,
         })
@@ -191,6 +195,14 @@ impl<S: Host> WsServer<S> {
     pub fn mount(mut self, routes: Router) -> Self {
         self.mounted = Some(routes);
         self
+    }
+
+    /// A key for the mounted routes that goes in their URL (`/mcp?key=...`), for clients
+    /// that cannot send `Authorization` (MCP Inspector 0.15). It is not the token (which
+    /// never goes in a URL, security.md A5): random, in memory only, valid for
+    /// [`tickets::TICKET_TTL`], and accepted only from a loopback peer.
+    pub fn url_key(&self) -> Result<String, WsError> {
+        self.shared.url_keys.mint()
     }
 
     /// A web UI sign-in ticket (see [`tickets`]), for the URL `ultra serve` prints.
@@ -300,6 +312,23 @@ async fn bearer<S: Host>(
         })
         .map(str::trim);
     let ip = peer.addr.ip();
+    // A URL key from `url_key`, from this machine only: a key in a URL may end up in
+    // history and logs, so it does not reach beyond loopback.
+    let url_key = request
+        .uri()
+        .query()
+        .into_iter()
+        .flat_map(|q| q.split('&'))
+        .find_map(|pair| pair.strip_prefix("key="));
+    if given.is_none()
+        && let Some(key) = url_key
+        && ip.is_loopback()
+        && shared.url_keys.valid(key)
+    {
+        shared.backoff.succeed(ip);
+        peer.upgraded();
+        return next.run(request).await;
+    }
     let ok = match given {
         Some(t) => match shared.backoff.admit(ip) {
             Ok(wait) => {
@@ -318,7 +347,7 @@ async fn bearer<S: Host>(
         return (
             StatusCode::UNAUTHORIZED,
             [(header::WWW_AUTHENTICATE, "Bearer realm=\"ultra\"")],
-            "send Authorization: Bearer <token>, the token `ultra serve` uses for its WebSocket",
+            "send Authorization: Bearer <token>, the token `ultra serve` uses for its WebSocket (a client that cannot send headers may use the /mcp?key=... URL `ultra serve` prints, from this machine)",
         )
             .into_response();
     }

@@ -120,6 +120,11 @@ pub fn run(
         {
             eprintln!("  websocket: ws://{addr}");
             eprintln!("  mcp: http://{addr}/mcp (Authorization: Bearer <websocket token>)");
+            // For clients that cannot send the header (MCP Inspector 0.15): a key in the
+            // URL, not the token, accepted from this machine only.
+            if let Ok(key) = ws.url_key() {
+                eprintln!("  mcp without headers (this machine only): http://{addr}/mcp?key={key}");
+            }
             // The ticket signs this person in; it is not the token and lives in memory only.
             match ws.ui_ticket() {
                 Ok(ticket) => eprintln!(

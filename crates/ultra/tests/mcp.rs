@@ -371,6 +371,27 @@ fn streamable_http_needs_the_bearer_token() {
     );
     assert!(status(&addr, &foreign).contains("403"));
     assert!(status(&addr, &post(&bearer)).contains("200"));
+    // Clients that cannot send a header (MCP Inspector 0.15) use the URL with a key that
+    // `ultra serve` printed: not the token, and only from this machine.
+    let err = server.wait_stderr("mcp without headers");
+    let keyed = err
+        .lines()
+        .find(|l| l.contains("mcp without headers"))
+        .and_then(|l| l.split_whitespace().find(|w| w.starts_with("http://")))
+        .unwrap()
+        .to_string();
+    let key = keyed.split("key=").nth(1).unwrap().to_string();
+    assert!(!keyed.contains(TOKEN));
+    let post_to = |path: &str| {
+        format!(
+            "POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+    };
+    assert!(status(&addr, &post_to(&format!("/mcp?key={key}"))).contains("200"));
+    assert!(status(&addr, &post_to("/mcp?key=0123456789abcdef")).contains("401"));
+    assert!(status(&addr, &post_to(&format!("/mcp?key={TOKEN}"))).contains("401"));
 
     // Revision 2025-03-26's batches are answered as one JSON array, and ending a session
     // says 204.
