@@ -119,7 +119,7 @@ fn grep_takes_the_seed_shape() {
     );
     assert_eq!(
         run(&ws, "shell.grep", json!({"pattern": "run", "path": "src/"})),
-        (both.replace("src/", "src/"), 0)
+        (both.to_string(), 0)
     );
     // `path` an array; a single file is not named (as grep does).
     assert_eq!(
