@@ -121,7 +121,7 @@ impl Promoted for Find {
             status: 0,
         },
         typed_example: TypedExample {
-            args: r#"{"paths": ["src"], "type": ["f"]}"#,
+            args: r#"{"path": "src", "name": "*.rs", "type": "f"}"#,
             stdout: "src/main.rs\n",
             status: 0,
         },

@@ -164,7 +164,7 @@ impl Promoted for Grep {
             status: 0,
         },
         typed_example: TypedExample {
-            args: r#"{"pattern": "a|c", "paths": ["f.txt"], "lineNumber": true}"#,
+            args: r#"{"pattern": "a|c", "path": "f.txt", "lineNumber": true}"#,
             stdout: "2:a\n3:c\n",
             status: 0,
         },
