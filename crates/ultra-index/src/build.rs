@@ -33,6 +33,9 @@ pub struct Found {
     pub path: String,
     pub abs: PathBuf,
     pub len: u64,
+    /// Hard links to the file: more than one may alias a file outside the workspace, which
+    /// the layer above refuses to read (and so does not index).
+    pub nlink: u64,
 }
 
 /// Counts for progress and the final report.
@@ -98,11 +101,15 @@ pub fn walk_under(root: &Path, dir: &str, allow: &(dyn Fn(&str) -> bool + Sync))
         if (Lang::of_path(&rel).is_none() && name != "go.mod") || !allow(&rel) {
             continue;
         }
-        let len = entry.metadata().map(|m| m.len()).unwrap_or(0);
+        let (len, nlink) = entry.metadata().map_or((0, 1), |m| {
+            use std::os::unix::fs::MetadataExt;
+            (m.len(), m.nlink())
+        });
         out.push(Found {
             path: rel,
             abs: entry.path().to_path_buf(),
             len,
+            nlink,
         });
     }
     out

@@ -36,6 +36,15 @@ pub struct IndexState {
     /// Why the configured store is not in use (the index then lives in memory only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub store_error: Option<String>,
+    /// Files left out because they are hard-linked: reading through a hard link is refused
+    /// (it may alias a file outside the workspace) unless `security.allowHardlinkReads`
+    /// allows it. Absent when none.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub skipped_hard_links: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// Where the index persists (config `index.backend`).
@@ -93,6 +102,8 @@ pub struct CodeIndex {
     walked: std::sync::atomic::AtomicBool,
     /// Open buffers' last indexed text and tree, for incremental reparses.
     trees: Mutex<HashMap<String, ultra_index::passes::Incremental>>,
+    /// Files the walks found hard-linked and left out, for answers.
+    hard_linked: Mutex<std::collections::HashSet<String>>,
 }
 
 /// What a watcher reported.
@@ -118,6 +129,7 @@ impl CodeIndex {
             changes: Mutex::new(None),
             walked: std::sync::atomic::AtomicBool::new(false),
             trees: Mutex::new(HashMap::new()),
+            hard_linked: Mutex::new(std::collections::HashSet::new()),
         }
     }
 
@@ -202,8 +214,10 @@ impl CodeIndex {
                     found.extend(under);
                 }
                 Ok(m) if m.is_file() && build::indexable(&p, &ignored) && allow(&p) => {
+                    use std::os::unix::fs::MetadataExt;
                     found.push(build::Found {
                         len: m.len(),
+                        nlink: m.nlink(),
                         path: p,
                         abs,
                     });
@@ -270,6 +284,7 @@ impl CodeIndex {
         // without one, or after it lost events, walk the whole tree, while the stored
         // records load.
         let changes = self.take_changes();
+        let full_walk = changes.is_none();
         let (found, gone) = std::thread::scope(|s| {
             let walk = changes
                 .is_none()
@@ -297,6 +312,7 @@ impl CodeIndex {
                 }
             }
         });
+        let (found, gone) = self.without_hard_links(root, found, gone, full_walk);
         let mut changed = Vec::new();
         {
             let stamps = self.stamps.lock().unwrap_or_else(|p| p.into_inner());
@@ -363,7 +379,57 @@ impl CodeIndex {
             refreshed,
             progress: None,
             store_error: self.store_error(),
+            skipped_hard_links: self.hard_links(),
         }
+    }
+
+    /// How many files the walks left out as hard-linked.
+    fn hard_links(&self) -> usize {
+        self.hard_linked
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .len()
+    }
+
+    /// `found` without the hard-linked files the root refuses to read (indexing one would
+    /// expose the file it may alias outside the workspace); they are remembered for the
+    /// count in answers, and any stale record of them joins `gone`.
+    fn without_hard_links(
+        &self,
+        root: &Root,
+        found: Vec<build::Found>,
+        mut gone: Vec<String>,
+        full_walk: bool,
+    ) -> (Vec<build::Found>, Vec<String>) {
+        let mut linked = self.hard_linked.lock().unwrap_or_else(|p| p.into_inner());
+        if full_walk {
+            linked.clear();
+        }
+        let mut kept = Vec::with_capacity(found.len());
+        for f in found {
+            let refused = root
+                .lexical(&f.path)
+                .is_ok_and(|r| root.refuses_hardlink(&r, f.nlink));
+            if refused {
+                linked.insert(f.path.clone());
+                if self.read().get(&f.path).is_some() {
+                    gone.push(f.path);
+                }
+            } else {
+                linked.remove(&f.path);
+                kept.push(f);
+            }
+        }
+        if !full_walk {
+            // A watcher's report names only what changed: forget files since deleted or
+            // no longer linked. (Dependency trees, where hard links abound, are never
+            // walked, so this set stays small.)
+            use std::os::unix::fs::MetadataExt;
+            linked.retain(|p| {
+                std::fs::symlink_metadata(self.root.join(p)).is_ok_and(|m| m.nlink() > 1)
+            });
+        }
+        (kept, gone)
     }
 
     fn store_error(&self) -> Option<String> {
@@ -549,6 +615,10 @@ impl CodeIndex {
             .unwrap_or_else(|p| p.into_inner())
             .clear();
         *self.skipped.lock().unwrap_or_else(|p| p.into_inner()) = 0;
+        self.hard_linked
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clear();
         // The next refresh walks everything.
         self.walked
             .store(false, std::sync::atomic::Ordering::SeqCst);
@@ -570,6 +640,7 @@ impl CodeIndex {
             refreshed: 0,
             progress: warming,
             store_error: self.store_error(),
+            skipped_hard_links: self.hard_links(),
         }
     }
 }

@@ -70,6 +70,14 @@ pub struct Found {
     pub count: usize,
     /// More matched than `maxResults`.
     pub truncated: bool,
+    /// Files left out because they are hard-linked (reading through a hard link is refused
+    /// unless `security.allowHardlinkReads` allows it); absent when none.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub skipped_hard_links: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// A compiled query. Whole-word matching with Unicode `\b` keeps the regex crate off its
@@ -168,6 +176,7 @@ pub fn find(
     // Walk and search on every core, as ripgrep does: gitignore-aware, hidden files and
     // symlinks left out, files opened through the confined root.
     let found_count = std::sync::atomic::AtomicUsize::new(0);
+    let hard_links = std::sync::atomic::AtomicUsize::new(0);
     let collected: std::sync::Mutex<Vec<SearchResult>> = std::sync::Mutex::new(Vec::new());
     let base = root.path().to_path_buf();
     ignore::WalkBuilder::new(&base)
@@ -178,7 +187,7 @@ pub fn find(
         .run(|| {
             let (root, buffers, base) = (&root, &buffers, &base);
             let (include, exclude) = (&include, &exclude);
-            let (found_count, collected) = (&found_count, &collected);
+            let (found_count, collected, hard_links) = (&found_count, &collected, &hard_links);
             // One read buffer per thread, reused for every file it reads.
             let mut buf = Vec::new();
             Box::new(move |entry| {
@@ -211,7 +220,7 @@ pub fn find(
                 }
                 let text: &[u8] = match buffers.get(rel) {
                     Some(t) => t.as_bytes(),
-                    None if read(root, &r, &mut buf) => &buf,
+                    None if read(root, &r, &mut buf, hard_links) => &buf,
                     None => return ignore::WalkState::Continue,
                 };
                 let matches = search(query.for_text(text), text, enc, max + 1, keep);
@@ -256,14 +265,25 @@ pub fn find(
         results,
         count,
         truncated,
+        skipped_hard_links: hard_links.into_inner(),
     })
 }
 
 /// Read a workspace file through the confined root into `buf`; false for binary or
-/// unreadable files.
-fn read(root: &Root, rel: &ultra_workspace::RelPath, buf: &mut Vec<u8>) -> bool {
-    if root.read_into(rel, buf).is_err() {
-        return false;
+/// unreadable files. A refused hard link is counted in `hard_links`, for the answer.
+fn read(
+    root: &Root,
+    rel: &ultra_workspace::RelPath,
+    buf: &mut Vec<u8>,
+    hard_links: &std::sync::atomic::AtomicUsize,
+) -> bool {
+    match root.read_into(rel, buf) {
+        Ok(_) => {}
+        Err(ultra_workspace::WsError::HardLinked(_)) => {
+            hard_links.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            return false;
+        }
+        Err(_) => return false,
     }
     !buf[..buf.len().min(8192)].contains(&0)
 }

@@ -34,12 +34,37 @@ pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
     crate::promoted::register(r)
 }
 
-/// Arguments of `ultra.shell.run`.
+/// Arguments of `ultra.shell.run`: the script as `script`, or as `command` (the name seed
+/// 004's `shell` tool gives it); exactly one of them.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(try_from = "RunWire")]
+#[schemars(with = "RunWire")]
+pub struct RunArgs {
+    /// The script (from `script` or `command`).
+    pub script: String,
+    /// Session whose variables and working directory to use.
+    pub session: Option<String>,
+    /// Text fed to the script's stdin.
+    pub stdin: String,
+    /// Most bytes of stdout and of stderr returned.
+    pub max_output: Option<usize>,
+    /// Milliseconds an awk or sed loop may run.
+    pub timeout_ms: Option<u64>,
+    /// The script read once for the call: its judge and its run share it.
+    plan: OnceLock<Result<Plan, ParseError>>,
+}
+
+/// `ultra.shell.run`'s arguments as clients send them (the command's schema); checked into
+/// [`RunArgs`].
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct RunArgs {
+pub struct RunWire {
     /// The script: pipes, `&&`, `||`, `;`, redirects, here-docs, globs, `$VAR`, `cd`.
-    pub script: String,
+    /// Required unless `command` is given.
+    pub script: Option<String>,
+    /// The script under seed 004's name (its `shell` tool's `{command}`); give `script` or
+    /// `command`, not both.
+    pub command: Option<String>,
     /// Session whose variables and working directory to use (default: the caller's
     /// session or agent id).
     pub session: Option<String>,
@@ -52,10 +77,33 @@ pub struct RunArgs {
     /// Milliseconds an awk or sed loop in the script may run before it is stopped with an
     /// error (default and most: 60000).
     pub timeout_ms: Option<u64>,
-    /// The script read once for the call: its judge and its run share it.
-    #[serde(skip)]
-    #[schemars(skip)]
-    plan: OnceLock<Result<Plan, ParseError>>,
+}
+
+impl TryFrom<RunWire> for RunArgs {
+    type Error = String;
+
+    fn try_from(w: RunWire) -> Result<RunArgs, String> {
+        let script = match (w.script, w.command) {
+            (Some(s), None) | (None, Some(s)) => s,
+            (Some(_), Some(_)) => {
+                return Err("give the script as `script` or as `command`, not both".to_string());
+            }
+            (None, None) => {
+                return Err(
+                    "missing field `script` (the script to run; `command` is accepted too)"
+                        .to_string(),
+                );
+            }
+        };
+        Ok(RunArgs {
+            script,
+            session: w.session,
+            stdin: w.stdin,
+            max_output: w.max_output,
+            timeout_ms: w.timeout_ms,
+            plan: OnceLock::new(),
+        })
+    }
 }
 
 impl RunArgs {

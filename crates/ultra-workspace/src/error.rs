@@ -16,6 +16,12 @@ pub enum WsError {
     NotFound(String),
     #[error("`{path}` is not a regular file ({kind})")]
     NotAFile { path: String, kind: String },
+    /// A file with more than one hard link, not allowlisted: it may alias a file outside
+    /// the workspace, so it is not read. Walks skip these and count them.
+    #[error(
+        "`{0}` is not a regular file (hard-linked file; it may alias a file outside the workspace)"
+    )]
+    HardLinked(String),
     #[error("`{0}` is not a directory")]
     NotADirectory(String),
     #[error("`{0}` already exists")]
@@ -121,7 +127,7 @@ impl WsError {
             WsError::InvalidPath { .. } => ErrorCode::InvalidArguments,
             WsError::Restricted { .. } => ErrorCode::RestrictedPath,
             WsError::NotFound(_) => ErrorCode::FileNotFound,
-            WsError::NotAFile { .. } => ErrorCode::NotAFile,
+            WsError::NotAFile { .. } | WsError::HardLinked(_) => ErrorCode::NotAFile,
             WsError::NotADirectory(_) => ErrorCode::NotADirectory,
             WsError::Exists(_) => ErrorCode::FileExists,
             WsError::NotEmpty(_) => ErrorCode::DirectoryNotEmpty,
@@ -191,6 +197,9 @@ impl From<WsError> for CommandError {
             WsError::EditTooLarge { path, size, limit } => err
                 .with_details(json!({ "path": path, "size": size, "limit": limit }))
                 .with_suggestion("split the change into smaller batches, or write the file whole with ultra.writeFile"),
+            WsError::HardLinked(path) => err
+                .with_details(json!({ "path": path, "hardLinked": true }))
+                .with_suggestion("the workspace owner can allow it with the security.allowHardlinkReads globs in ultra.config.json"),
             WsError::DryRun(path) => err
                 .with_details(json!({ "path": path }))
                 .with_suggestion("run again without --dry-run to write it"),

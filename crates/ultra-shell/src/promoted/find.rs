@@ -9,14 +9,14 @@ use serde_json::{Value, json};
 use ultra_workspace::RelPath;
 use ultra_workspace::root::{Kind, Meta};
 
-use super::{Issue, Promoted, PromotedSpec, Risk, TypedExample};
+use super::{Issue, OneOrMany, Promoted, PromotedSpec, Risk, TypedExample, conflict};
 use crate::command::{Cx, Example, Io};
 
 /// `find`.
 pub struct Find;
 
 /// An entry type for `-type`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 pub enum EntryType {
     /// A regular file.
     #[serde(rename = "f")]
@@ -29,31 +29,52 @@ pub enum EntryType {
     Symlink,
 }
 
-/// Arguments of `find`.
+/// `"f"`, `"d"` or `"l"`, as one plain enum for tool lists.
+impl JsonSchema for EntryType {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "EntryType".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({ "type": "string", "enum": ["f", "d", "l"] })
+    }
+}
+
+/// Arguments of `find`. Seed 004's shape `{path?, name?, type?}` is accepted too: `path`
+/// is where to start, `name` a glob (or several), `type` `f`, `d` or `l` (or several).
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct FindArgs {
     /// Where to start (default `.`).
     #[serde(default)]
     pub paths: Vec<String>,
-    /// The base name matches one of these globs (`-name '*.rs' -o -name '*.toml'`).
+    /// Seed 004's name for `paths`: where to start, one path or several (give one of `path`
+    /// and `paths`).
     #[serde(default)]
-    pub name: Vec<String>,
+    pub path: OneOrMany<String>,
+    /// The base name matches this glob, or one of these (`-name '*.rs' -o -name '*.toml'`).
+    #[serde(default)]
+    pub name: OneOrMany<String>,
     /// As `name`, ignoring case.
     #[serde(default)]
-    pub iname: Vec<String>,
-    /// The whole path as printed matches one of these globs (`*` crosses `/`).
+    pub iname: OneOrMany<String>,
+    /// The whole path as printed matches this glob, or one of these (`-path`, `-wholename`;
+    /// `*` crosses `/`).
     #[serde(default)]
-    pub path: Vec<String>,
+    pub wholename: OneOrMany<String>,
     /// The base name matches none of these globs (`! -name GLOB`).
     #[serde(default)]
-    pub not_name: Vec<String>,
+    pub not_name: OneOrMany<String>,
     /// The path matches none of these globs (`-not -path './node_modules/*'`).
     #[serde(default)]
-    pub not_path: Vec<String>,
+    pub not_path: OneOrMany<String>,
     /// `f` file, `d` directory, `l` symlink (any of them when several).
     #[serde(default, rename = "type")]
-    pub kind: Vec<EntryType>,
+    pub kind: OneOrMany<EntryType>,
     /// Descend at most this many levels below the starting points.
     pub maxdepth: Option<u32>,
     /// Test nothing above this depth.
@@ -68,6 +89,17 @@ pub struct FindArgs {
     /// End each path with NUL instead of a newline.
     #[serde(default)]
     pub print0: bool,
+}
+
+impl FindArgs {
+    /// Where to start, from `path` or `paths` (empty: `.`).
+    pub fn starts(&self) -> &[String] {
+        if self.path.is_empty() {
+            &self.paths
+        } else {
+            &self.path
+        }
+    }
 }
 
 impl Promoted for Find {
@@ -89,7 +121,7 @@ impl Promoted for Find {
             status: 0,
         },
         typed_example: TypedExample {
-            args: r#"{"paths": ["src"], "type": ["f"]}"#,
+            args: r#"{"path": "src", "name": "*.rs", "type": "f"}"#,
             stdout: "src/main.rs\n",
             status: 0,
         },
@@ -102,6 +134,9 @@ impl Promoted for Find {
 
     fn validate(&self, a: &FindArgs) -> Result<(), Vec<Issue>> {
         let mut issues = Vec::new();
+        if !a.path.is_empty() && !a.paths.is_empty() {
+            issues.push(conflict("path", "paths"));
+        }
         if let Some(s) = &a.size
             && parse_size(s).is_none()
         {
@@ -114,11 +149,11 @@ impl Promoted for Find {
         for (field, list) in [
             ("name", &a.name),
             ("iname", &a.iname),
-            ("path", &a.path),
+            ("wholename", &a.wholename),
             ("notName", &a.not_name),
             ("notPath", &a.not_path),
         ] {
-            for g in list {
+            for g in list.iter() {
                 if let Err(e) = globset::Glob::new(g) {
                     issues.push(Issue::new(field, "invalid_glob", format!("{g}: {e}")));
                 }
@@ -148,10 +183,10 @@ impl Promoted for Find {
             end: if a.print0 { b'\0' } else { b'\n' },
             seen: 0,
         };
-        let starts = if a.paths.is_empty() {
+        let starts = if a.starts().is_empty() {
             vec![".".to_string()]
         } else {
-            a.paths.clone()
+            a.starts().to_vec()
         };
         for start in &starts {
             match cx.fs.lstat(cx.cwd, start) {
@@ -255,10 +290,10 @@ impl Tests {
         Ok(Tests {
             name: glob_set(&a.name, false),
             iname: glob_set(&a.iname, true),
-            path: glob_set(&a.path, false),
+            path: glob_set(&a.wholename, false),
             not_name: glob_set(&a.not_name, false),
             not_path: glob_set(&a.not_path, false),
-            kinds: a.kind.clone(),
+            kinds: a.kind.to_vec(),
             maxdepth: a.maxdepth.unwrap_or(u32::MAX),
             mindepth: a.mindepth.unwrap_or(0),
             size: a.size.as_deref().and_then(parse_size),
@@ -483,7 +518,7 @@ fn parse_cli(args: &[String]) -> Result<Value, Vec<Issue>> {
                 let key = match (a, neg) {
                     ("-name", false) => "name",
                     ("-iname", false) => "iname",
-                    ("-path" | "-wholename", false) => "path",
+                    ("-path" | "-wholename", false) => "wholename",
                     ("-name", true) => "notName",
                     ("-path" | "-wholename", true) => "notPath",
                     _ => {

@@ -49,6 +49,105 @@ impl Issue {
     }
 }
 
+/// One value or a list of them, where seed 004's schemas take either (`"include": "*.rs"`
+/// or `"include": ["*.rs", "*.toml"]`). The single value is written as a string (a glob, a
+/// path, `f`); it reads as a slice either way.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OneOrMany<T> {
+    /// A single value.
+    One(T),
+    /// Any number of values.
+    Many(Vec<T>),
+}
+
+/// A string is read as `T` and an array as `Vec<T>`; anything else is an `invalid type`
+/// (serde's untagged enums would only say that no variant matched, hiding what `T` said).
+impl<'de, T: serde::Deserialize<'de>> serde::Deserialize<'de> for OneOrMany<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::{self, IntoDeserializer, value::SeqAccessDeserializer};
+        struct Either<T>(std::marker::PhantomData<T>);
+        impl<'de, T: serde::Deserialize<'de>> de::Visitor<'de> for Either<T> {
+            type Value = OneOrMany<T>;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string or an array of strings")
+            }
+
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                T::deserialize(v.into_deserializer()).map(OneOrMany::One)
+            }
+
+            fn visit_seq<A: de::SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+                <Vec<T> as serde::Deserialize>::deserialize(SeqAccessDeserializer::new(seq))
+                    .map(OneOrMany::Many)
+            }
+        }
+        d.deserialize_any(Either(std::marker::PhantomData))
+    }
+}
+
+/// `T`, or an array of `T`: written by hand so that tool lists show just that, without
+/// this type's docs.
+impl<T: JsonSchema> JsonSchema for OneOrMany<T> {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        format!("OneOrMany_{}", T::schema_name()).into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let one = g.subschema_for::<T>();
+        schemars::json_schema!({ "anyOf": [one.clone(), { "type": "array", "items": one }] })
+    }
+}
+
+impl<T> Default for OneOrMany<T> {
+    fn default() -> Self {
+        OneOrMany::Many(Vec::new())
+    }
+}
+
+impl<T> std::ops::Deref for OneOrMany<T> {
+    type Target = [T];
+
+    fn deref(&self) -> &[T] {
+        match self {
+            OneOrMany::One(v) => std::slice::from_ref(v),
+            OneOrMany::Many(v) => v,
+        }
+    }
+}
+
+impl<T> From<OneOrMany<T>> for Vec<T> {
+    fn from(v: OneOrMany<T>) -> Vec<T> {
+        match v {
+            OneOrMany::One(v) => vec![v],
+            OneOrMany::Many(v) => v,
+        }
+    }
+}
+
+/// The one line a walk prints for the hard-linked files it skipped (they may alias files
+/// outside the workspace, so they are not read; one error each would bury a pnpm tree's
+/// output under thousands of lines).
+pub fn hardlink_note(command: &str, skipped: usize) -> String {
+    let files = if skipped == 1 { "file" } else { "files" };
+    format!(
+        "{command}: skipped {skipped} hard-linked {files} (reading through a hard link is refused; see security.allowHardlinkReads)"
+    )
+}
+
+/// Two names for one argument given together (`path` and `paths`): an issue naming both.
+pub fn conflict(given: &str, other: &str) -> Issue {
+    Issue::new(
+        given,
+        "conflicting_fields",
+        format!("`{given}` and `{other}` name the same argument; give one of them"),
+    )
+}
+
 /// What a promoted command is, as data: everything but how it reads and runs a call.
 #[derive(Debug, Clone, Copy)]
 pub struct PromotedSpec {

@@ -111,6 +111,13 @@ impl Root {
         self.open_regular(rel).map(|(f, _)| f)
     }
 
+    /// Whether a file at `rel` with `nlink` links is refused as hard-linked (it may alias a
+    /// file outside the root) rather than allowlisted by `security.allowHardlinkReads`.
+    /// Walks use it to skip such files with one summary instead of an error each.
+    pub fn refuses_hardlink(&self, rel: &RelPath, nlink: u64) -> bool {
+        nlink > 1 && !self.hardlink_reads.is_match(rel.as_str().to_lowercase())
+    }
+
     /// Open a regular file (in blocking mode) with its metadata: FIFOs and devices are
     /// refused without blocking, hard-linked files unless allowlisted.
     fn open_regular(&self, rel: &RelPath) -> Result<(std::fs::File, Meta), WsError> {
@@ -141,11 +148,8 @@ impl Root {
                 });
             }
         }
-        if m.nlink > 1 && !self.hardlink_reads.is_match(rel.as_str().to_lowercase()) {
-            return Err(WsError::NotAFile {
-                path: rel.to_string(),
-                kind: "hard-linked file; it may alias a file outside the workspace".into(),
-            });
+        if self.refuses_hardlink(rel, m.nlink) {
+            return Err(WsError::HardLinked(rel.to_string()));
         }
         // O_NONBLOCK only guarded the open against FIFOs; it has no effect on a regular
         // file's reads, so it is left set (two syscalls saved per file: `grep -r` opens

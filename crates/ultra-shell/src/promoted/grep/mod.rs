@@ -11,7 +11,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Issue, Promoted, PromotedSpec, Risk, TypedExample, cli};
+use super::{Issue, OneOrMany, Promoted, PromotedSpec, Risk, TypedExample, cli, conflict};
 use crate::command::{Cx, Example, Io};
 
 /// `grep`.
@@ -45,7 +45,8 @@ pub enum Syntax {
     Fixed,
 }
 
-/// Arguments of `grep`.
+/// Arguments of `grep`. Seed 004's shape `{pattern, path?, include?}` is accepted too
+/// (`path` and `include` each a string or an array).
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct GrepArgs {
@@ -62,15 +63,20 @@ pub struct GrepArgs {
     /// the shell path, as grep reads it).
     #[serde(default)]
     pub paths: Vec<String>,
-    /// Search only files whose name matches one of these globs (`--include='*.rs'`).
+    /// Seed 004's name for `paths`: a file or directory, or several (give one of `path` and
+    /// `paths`).
     #[serde(default)]
-    pub include: Vec<String>,
-    /// Skip files whose name matches one of these globs.
+    pub path: OneOrMany<String>,
+    /// Search only files whose name matches this glob, or one of these globs
+    /// (`--include='*.rs'`; `*.{ts,tsx}` alternates).
     #[serde(default)]
-    pub exclude: Vec<String>,
-    /// Skip directories whose name matches one of these globs.
+    pub include: OneOrMany<String>,
+    /// Skip files whose name matches this glob, or one of these globs.
     #[serde(default)]
-    pub exclude_dir: Vec<String>,
+    pub exclude: OneOrMany<String>,
+    /// Skip directories whose name matches this glob, or one of these globs.
+    #[serde(default)]
+    pub exclude_dir: OneOrMany<String>,
     /// Pattern syntax (default `extended`; the shell's `grep` uses `basic` unless -E or -F).
     #[serde(default)]
     pub syntax: Syntax,
@@ -80,9 +86,9 @@ pub struct GrepArgs {
     /// -n: prefix lines with their number.
     #[serde(default)]
     pub line_number: bool,
-    /// -r: search directories recursively.
-    #[serde(default)]
-    pub recursive: bool,
+    /// -r: search directories recursively. Left out, a directory given in `path`/`paths` is
+    /// searched recursively; `false` refuses it as grep without -r does ("Is a directory").
+    pub recursive: Option<bool>,
     /// -l: print only the names of files with a match.
     #[serde(default)]
     pub files_with_matches: bool,
@@ -124,6 +130,17 @@ pub struct GrepArgs {
     pub limit: Option<usize>,
 }
 
+impl GrepArgs {
+    /// The files and directories to search, from `path` or `paths`.
+    pub fn targets(&self) -> &[String] {
+        if self.path.is_empty() {
+            &self.paths
+        } else {
+            &self.path
+        }
+    }
+}
+
 const USAGE: &str = "grep [-iEFnrRlLcvwxohHqs] [-e PATTERN]... [-f FILE] [-A N] [-B N] [-C N] [-m N] [--include=GLOB] [--exclude=GLOB] [--exclude-dir=GLOB] PATTERN [FILE...] | grep code QUERY | grep package QUERY | grep skill QUERY";
 
 impl Promoted for Grep {
@@ -147,7 +164,7 @@ impl Promoted for Grep {
             status: 0,
         },
         typed_example: TypedExample {
-            args: r#"{"pattern": "a|c", "paths": ["f.txt"], "lineNumber": true}"#,
+            args: r#"{"pattern": "a|c", "path": "f.txt", "lineNumber": true}"#,
             stdout: "2:a\n3:c\n",
             status: 0,
         },
@@ -160,6 +177,9 @@ impl Promoted for Grep {
 
     fn validate(&self, a: &GrepArgs) -> Result<(), Vec<Issue>> {
         let mut issues = Vec::new();
+        if !a.path.is_empty() && !a.paths.is_empty() {
+            issues.push(conflict("path", "paths"));
+        }
         match a.mode {
             Mode::Regex => {
                 if a.pattern.is_none() && a.pattern_file.is_none() {

@@ -7,8 +7,8 @@ use std::io::Write;
 use grep_matcher::Matcher;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
-use ultra_workspace::RelPath;
 use ultra_workspace::root::Kind;
+use ultra_workspace::{RelPath, WsError};
 
 use super::{GrepArgs, Syntax};
 use crate::command::{Cx, Io};
@@ -89,6 +89,8 @@ struct Run<'a, 'c> {
     printed_group: bool,
     any_selected: bool,
     trouble: bool,
+    /// Files of walks skipped as hard-linked, reported once at the end.
+    hardlinked: usize,
     filter: Filter,
     /// A file's first block, reused from file to file.
     head: Vec<u8>,
@@ -191,9 +193,15 @@ pub(super) fn run(a: &GrepArgs, io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
                 return 2;
             }
         };
-    let implicit = a.paths.is_empty();
-    let recursive = a.recursive || implicit;
-    let names = a.with_filename.unwrap_or(recursive || a.paths.len() > 1);
+    let paths = a.targets();
+    let implicit = paths.is_empty();
+    // With `recursive` left out (the typed tool), a directory operand is walked, and its
+    // files are named as a walk's are; the shell always says (-r or not).
+    let walks_dir = |p: &String| {
+        a.recursive.is_none() && cx.fs.stat(cx.cwd, p).is_ok_and(|m| m.kind == Kind::Dir)
+    };
+    let recursive = a.recursive == Some(true) || implicit || paths.iter().any(walks_dir);
+    let names = a.with_filename.unwrap_or(recursive || paths.len() > 1);
     let mut run = Run {
         cfg: Cfg {
             a,
@@ -207,6 +215,7 @@ pub(super) fn run(a: &GrepArgs, io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
         printed_group: false,
         any_selected: false,
         trouble: false,
+        hardlinked: 0,
         filter: Filter {
             include,
             exclude,
@@ -219,7 +228,7 @@ pub(super) fn run(a: &GrepArgs, io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
     let targets: Vec<String> = if implicit {
         vec![String::new()]
     } else {
-        a.paths.clone()
+        paths.to_vec()
     };
     for t in &targets {
         let stop = run.target(t, io.stdin, &mut out, &mut err);
@@ -228,6 +237,13 @@ pub(super) fn run(a: &GrepArgs, io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
         }
     }
     let flushed = out.flush().is_ok();
+    if run.hardlinked > 0 && !a.no_messages {
+        let _ = writeln!(
+            err,
+            "{}",
+            crate::promoted::hardlink_note("grep", run.hardlinked)
+        );
+    }
     if run.cfg.output == Output::Quiet && run.any_selected {
         return 0;
     }
@@ -261,7 +277,7 @@ impl Run<'_, '_> {
             }
         };
         if meta.kind == Kind::Dir {
-            if !self.a.recursive && !user.is_empty() {
+            if self.a.recursive == Some(false) && !user.is_empty() {
                 self.complain(err, user, &"Is a directory");
                 return false;
             }
@@ -342,6 +358,10 @@ impl Run<'_, '_> {
     ) -> bool {
         match self.cx.fs.root().open_file(rel) {
             Ok(f) => self.search(label, Input::File(f), out, err),
+            Err(WsError::HardLinked(_)) => {
+                self.hardlinked += 1;
+                false
+            }
             Err(e) => {
                 self.complain(err, label, &e);
                 false
@@ -364,6 +384,7 @@ impl Run<'_, '_> {
             err: Vec<u8>,
             found: Searched,
             grouped: bool,
+            hardlinked: bool,
         }
         let stop = AtomicBool::new(false);
         let printed = AtomicUsize::new(0);
@@ -379,7 +400,7 @@ impl Run<'_, '_> {
         let searcher = self.searcher.clone();
         let mut stopped = false;
         let mut printed_group = self.printed_group;
-        let (mut trouble, mut any_selected) = (false, false);
+        let (mut trouble, mut any_selected, mut hardlinked) = (false, false, 0);
         std::thread::scope(|scope| {
             // The walk deals out chunks of files in order.
             let stop_ref = &stop;
@@ -434,6 +455,7 @@ impl Run<'_, '_> {
                                     trouble: false,
                                 },
                                 grouped: false,
+                                hardlinked: false,
                             };
                             match item {
                                 Item::Error(msg) => {
@@ -456,6 +478,7 @@ impl Run<'_, '_> {
                                             no_messages,
                                         );
                                     }
+                                    Err(WsError::HardLinked(_)) => done.hardlinked = true,
                                     Err(e) => {
                                         done.found.trouble = true;
                                         if !no_messages {
@@ -492,6 +515,7 @@ impl Run<'_, '_> {
                         let _ = err.write_all(&done.err);
                         trouble |= done.found.trouble;
                         any_selected |= done.found.selected > 0;
+                        hardlinked += usize::from(done.hardlinked);
                         if out.write_all(&done.out).is_err() || done.found.stop {
                             stopped = true;
                             break;
@@ -521,6 +545,7 @@ impl Run<'_, '_> {
         self.printed_group = printed_group;
         self.trouble |= trouble;
         self.any_selected |= any_selected;
+        self.hardlinked += hardlinked;
         stopped
     }
 

@@ -9,14 +9,15 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Issue, Promoted, PromotedSpec, Risk, TypedExample};
+use super::{Issue, Promoted, PromotedSpec, Risk, TypedExample, conflict};
 use crate::command::{Cx, Example, Io};
 use parse::{Piece, Source};
 
 /// `sed`.
 pub struct Sed;
 
-/// Arguments of `sed`.
+/// Arguments of `sed`. Seed 004's shape `{file, pattern, replacement, flags?}` is accepted
+/// too: `s/pattern/replacement/flags` on that one file, edited in place.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct SedArgs {
@@ -30,6 +31,9 @@ pub struct SedArgs {
     /// Input files, in order; none means standard input.
     #[serde(default)]
     pub files: Vec<String>,
+    /// Seed 004's form: the one file to edit, in place (as `files: [file]` with `inPlace`;
+    /// give one of `file` and `files`).
+    pub file: Option<String>,
     /// Edit the files in place (`-i`): each file's output replaces it atomically.
     #[serde(default)]
     pub in_place: bool,
@@ -66,6 +70,20 @@ pub struct SedArgs {
 }
 
 impl SedArgs {
+    /// The input files, from `file` or `files`.
+    fn inputs(&self) -> &[String] {
+        match &self.file {
+            Some(f) => std::slice::from_ref(f),
+            None => &self.files,
+        }
+    }
+
+    /// Whether the files are edited in place: asked for, implied by a backup suffix, or by
+    /// seed 004's `file`.
+    fn in_place(&self) -> bool {
+        self.in_place || self.backup_suffix.is_some() || self.file.is_some()
+    }
+
     /// The script pieces given inline (expressions, or the built substitution).
     fn inline_pieces(&self) -> Vec<Piece> {
         if let Some(pattern) = &self.pattern {
@@ -323,6 +341,9 @@ impl Promoted for Sed {
     }
 
     fn validate(&self, args: &SedArgs) -> Result<(), Vec<Issue>> {
+        if args.file.is_some() && !args.files.is_empty() {
+            return Err(vec![conflict("file", "files")]);
+        }
         let scripted = !args.script.is_empty() || !args.script_files.is_empty();
         match (&args.pattern, scripted) {
             (Some(_), true) => {
@@ -364,7 +385,7 @@ impl Promoted for Sed {
     }
 
     fn risk(&self, args: &SedArgs) -> Risk {
-        let in_place = args.in_place || args.backup_suffix.is_some();
+        let in_place = args.in_place();
         let writes = in_place
             || !args.script_files.is_empty()
             || parse_pieces(&args.inline_pieces(), args.extended).is_ok_and(|s| s.writes_files());
@@ -396,8 +417,8 @@ impl Promoted for Sed {
                 return bad.status;
             }
         };
-        let in_place = args.in_place || args.backup_suffix.is_some();
-        if in_place && args.files.is_empty() {
+        let in_place = args.in_place();
+        if in_place && args.inputs().is_empty() {
             let _ = writeln!(io.stderr, "sed: no input files");
             return 4;
         }
@@ -412,6 +433,6 @@ impl Promoted for Sed {
                 .map_or(70, |n| usize::try_from(n).unwrap_or(usize::MAX)),
             posix: cx.vars.contains_key("POSIXLY_CORRECT"),
         };
-        exec::run(&script, &opts, &args.files, io, cx)
+        exec::run(&script, &opts, args.inputs(), io, cx)
     }
 }

@@ -64,12 +64,16 @@ impl Command<Services> for GetLines {
     ]);
     fn run(&self, cx: &mut Cx<'_, Services>, a: GetLinesArgs) -> Result<Lines, CommandError> {
         let rel = resolve(cx, &a.path)?;
-        let text = text_of(cx, &rel).ok_or_else(|| {
-            CommandError::new(
-                ErrorCode::FileNotFound,
-                format!("cannot read {} as text", a.path),
-            )
-        })?;
+        let Some(text) = text_of(cx, &rel) else {
+            // Say why the read was refused (a hard link, a special file) when it was.
+            let refused = cx.services.ws().root().read(&rel).err();
+            return Err(refused.map(CommandError::from).unwrap_or_else(|| {
+                CommandError::new(
+                    ErrorCode::FileNotFound,
+                    format!("cannot read {} as text", a.path),
+                )
+            }));
+        };
         let total = text.lines().count() as u32;
         let start = a.start.unwrap_or(1).max(1);
         let end = a.end.unwrap_or(total).min(total);
