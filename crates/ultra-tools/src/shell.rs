@@ -60,22 +60,19 @@ pub struct RunArgs {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct RunWire {
     /// The script: pipes, `&&`, `||`, `;`, redirects, here-docs, globs, `$VAR`, `cd`.
-    /// Required unless `command` is given.
     pub script: Option<String>,
-    /// The script under seed 004's name (its `shell` tool's `{command}`); give `script` or
-    /// `command`, not both.
+    /// The script, under the name seed 004 gives it: give `script` or `command`.
     pub command: Option<String>,
-    /// Session whose variables and working directory to use (default: the caller's
-    /// session or agent id).
+    /// Session whose variables and working directory to use (default: the caller's).
     pub session: Option<String>,
     /// Text fed to the script's stdin.
     #[serde(default)]
     pub stdin: String,
-    /// Most bytes of stdout and of stderr returned (default 64 KiB); output past it stops
-    /// the script's writer and sets `truncated`.
+    /// Most bytes of stdout and of stderr (default 64 KiB); past it the script stops and
+    /// `truncated` is set.
     pub max_output: Option<usize>,
-    /// Milliseconds an awk or sed loop in the script may run before it is stopped with an
-    /// error (default and most: 60000).
+    /// Milliseconds an awk or sed loop may run before it is stopped (default and most:
+    /// 60000).
     pub timeout_ms: Option<u64>,
 }
 
@@ -123,7 +120,7 @@ const INTRO: &str = "Run a script in Ultra's built-in shell on the confined work
 pub const DESCRIPTION_BUDGET: usize = 2048;
 
 /// A promoted command's usage line longer than this is left to its own tool.
-const LONG_USAGE: usize = 200;
+const LONG_USAGE: usize = 100;
 
 /// The `shell` description (seed 004 §6): the intro, the promoted commands by usage line
 /// (each is also a typed tool with its own description), then the other built-ins by name

@@ -52,8 +52,7 @@ pub struct FindArgs {
     /// Where to start (default `.`).
     #[serde(default)]
     pub paths: Vec<String>,
-    /// Seed 004's name for `paths`: where to start, one path or several (give one of `path`
-    /// and `paths`).
+    /// Where to start, one path or several (as `paths`: give one of the two).
     #[serde(default)]
     pub path: OneOrMany<String>,
     /// The base name matches this glob, or one of these (`-name '*.rs' -o -name '*.toml'`).

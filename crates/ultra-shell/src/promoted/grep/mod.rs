@@ -50,7 +50,7 @@ pub enum Syntax {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct GrepArgs {
-    /// `regex` (default), `skill`, `package` or `code`.
+    /// Default `regex`.
     #[serde(default)]
     pub mode: Mode,
     /// Regex mode: the pattern; several patterns are separated by newlines (as `-e P -e Q`).
@@ -59,22 +59,20 @@ pub struct GrepArgs {
     pub pattern_file: Option<String>,
     /// Skill, package and code modes: what to look for.
     pub query: Option<String>,
-    /// Files or directories to search. Empty: the whole workspace, recursively (stdin on
-    /// the shell path, as grep reads it).
+    /// Files or directories to search (default: the whole workspace).
+    // On the shell path an empty list reads stdin, as grep does.
     #[serde(default)]
     pub paths: Vec<String>,
-    /// Seed 004's name for `paths`: a file or directory, or several (give one of `path` and
-    /// `paths`).
+    /// A file or directory, or several (as `paths`: give one of the two).
     #[serde(default)]
     pub path: OneOrMany<String>,
-    /// Search only files whose name matches this glob, or one of these globs
-    /// (`--include='*.rs'`; `*.{ts,tsx}` alternates).
+    /// Only files whose name matches this glob or one of these (`*.rs`, `*.{ts,tsx}`).
     #[serde(default)]
     pub include: OneOrMany<String>,
-    /// Skip files whose name matches this glob, or one of these globs.
+    /// Skip files whose name matches this glob or one of these.
     #[serde(default)]
     pub exclude: OneOrMany<String>,
-    /// Skip directories whose name matches this glob, or one of these globs.
+    /// Skip directories whose name matches this glob or one of these.
     #[serde(default)]
     pub exclude_dir: OneOrMany<String>,
     /// Pattern syntax (default `extended`; the shell's `grep` uses `basic` unless -E or -F).
@@ -86,8 +84,8 @@ pub struct GrepArgs {
     /// -n: prefix lines with their number.
     #[serde(default)]
     pub line_number: bool,
-    /// -r: search directories recursively. Left out, a directory given in `path`/`paths` is
-    /// searched recursively; `false` refuses it as grep without -r does ("Is a directory").
+    /// -r: search directories recursively (default when a directory is given; `false`
+    /// refuses one, as grep without -r does).
     pub recursive: Option<bool>,
     /// -l: print only the names of files with a match.
     #[serde(default)]

@@ -21,8 +21,7 @@ pub struct Sed;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct SedArgs {
-    /// Script expressions, each like one `-e` (they are joined by newlines). Leave empty
-    /// when using the `pattern`/`replacement` form.
+    /// Script expressions, each like one `-e`; empty with `pattern`/`replacement`.
     #[serde(default)]
     pub script: Vec<String>,
     /// Script files in the workspace, like `-f`; their text follows `script`.
@@ -31,14 +30,14 @@ pub struct SedArgs {
     /// Input files, in order; none means standard input.
     #[serde(default)]
     pub files: Vec<String>,
-    /// Seed 004's form: the one file to edit, in place (as `files: [file]` with `inPlace`;
-    /// give one of `file` and `files`).
+    /// The one file to edit in place (as `files: [file]` with `inPlace`: give one of the
+    /// two).
     pub file: Option<String>,
     /// Edit the files in place (`-i`): each file's output replaces it atomically.
     #[serde(default)]
     pub in_place: bool,
-    /// With in-place editing, keep the original as FILE+SUFFIX (`-i.bak`); a `*` in the
-    /// suffix stands for the file name. Implies `inPlace`.
+    /// Keep the original as FILE+SUFFIX (`-i.bak`; `*` stands for the file name); implies
+    /// `inPlace`.
     #[serde(default)]
     pub backup_suffix: Option<String>,
     /// Print only what the script prints (`-n`); no automatic printing of each line.
