@@ -45,6 +45,7 @@ pub struct Config {
     /// Seed 003: WebSocket token (prefer the generated token file).
     #[serde(default, skip_serializing)]
     pub token: Option<String>,
+    /// Seed 003: browser origins the WebSocket admits (`Origin` header); `"*"` admits any.
     #[serde(default)]
     pub allowed_origins: Vec<String>,
     /// WebSocket sessions with no message for this many seconds are closed.

@@ -15,6 +15,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures_util::StreamExt;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use tokio::io::AsyncWriteExt;
 use tokio::net::UnixStream;
@@ -26,7 +27,9 @@ use tokio_util::codec::{AnyDelimiterCodec, AnyDelimiterCodecError, FramedRead};
 use tokio_util::sync::CancellationToken;
 use ultra_core::{Executor, Host};
 use ultra_protocol::ipc::{IpcError as WireError, IpcEvent, IpcRequest, IpcResponse, IpcResult};
-use ultra_protocol::jsonrpc::{ErrorObject, Id, Notification, Request, Response};
+use ultra_protocol::jsonrpc::{
+    ErrorObject, Id, Incoming, Notification, Request, Response, members,
+};
 use ultra_protocol::{CommandError, CommandResult, ErrorCode, Event};
 use ultra_rpc::subscriptions::{lock, validate_patterns};
 use ultra_rpc::{Format, Identity, LAGGED, Session, Subscriptions, claim};
@@ -217,16 +220,17 @@ impl<S: Host> Conn<S> {
         if line.iter().all(u8::is_ascii_whitespace) {
             return true;
         }
-        // serde_json's default recursion limit (128) stays on: deeply nested input is a
-        // parse error here, not a stack overflow.
-        let value: Value = match serde_json::from_slice(line) {
-            Ok(v) => v,
+        // Requests stay raw JSON text until read, so ids echo exactly as sent. Skipping
+        // over values is iterative, and reading params or an envelope keeps serde_json's
+        // depth limit (128): deeply nested input is an error here, not a stack overflow.
+        let incoming = match Incoming::parse(line) {
+            Ok(m) => m,
             Err(e) => {
                 let suggestion = "send one JSON object (or array, for a batch) per line";
                 return self.send(&self.session.parse_error(&e, suggestion)).await;
             }
         };
-        match self.dispatch(value).await {
+        match self.dispatch(incoming).await {
             None => true,
             Some(Reply::Rpc(r)) => self.send(&r).await,
             Some(Reply::RpcBatch(rs)) => self.send(&rs).await,
@@ -234,40 +238,48 @@ impl<S: Host> Conn<S> {
         }
     }
 
-    async fn dispatch(&mut self, value: Value) -> Option<Reply> {
-        match value {
-            Value::Array(items) => self.rpc_batch(items).await,
-            Value::Object(ref obj) if !obj.contains_key("jsonrpc") && obj.contains_key("type") => {
-                let reply = self.envelope(value).await;
-                self.listen();
-                Some(Reply::Envelope(Box::new(reply)))
-            }
-            // JSON-RPC, and everything else: the JSON-RPC parser produces the precise
-            // Invalid Request error (with the id, when one could be read).
-            other => self
-                .rpc_single(other)
-                .await
-                .map(|r| Reply::Rpc(Box::new(r))),
+    async fn dispatch(&mut self, incoming: Incoming) -> Option<Reply> {
+        let raw = match incoming {
+            Incoming::Batch(items) => return self.rpc_batch(items).await,
+            Incoming::One(raw) => raw,
+        };
+        let envelope = members(&raw)
+            .is_some_and(|obj| !obj.contains_key("jsonrpc") && obj.contains_key("type"));
+        if envelope {
+            let value: Value = match serde_json::from_str(raw.get()) {
+                Ok(v) => v,
+                Err(e) => {
+                    let suggestion = "nest the request less deeply";
+                    let reply = self.session.parse_error(&e, suggestion);
+                    return Some(Reply::Rpc(Box::new(reply)));
+                }
+            };
+            let reply = self.envelope(value).await;
+            self.listen();
+            return Some(Reply::Envelope(Box::new(reply)));
         }
+        // JSON-RPC, and everything else: the JSON-RPC parser produces the precise
+        // Invalid Request error (with the id, when one could be read).
+        self.rpc_single(&raw).await.map(|r| Reply::Rpc(Box::new(r)))
     }
 
     // ---- JSON-RPC -------------------------------------------------------------------
 
-    async fn rpc_single(&mut self, value: Value) -> Option<Response> {
-        match self.session.request(value) {
+    async fn rpc_single(&mut self, raw: &RawValue) -> Option<Response> {
+        match self.session.request(raw) {
             Ok(req) => self.rpc_call(req).await,
             Err(resp) => Some(*resp),
         }
     }
 
-    async fn rpc_batch(&mut self, items: Vec<Value>) -> Option<Reply> {
+    async fn rpc_batch(&mut self, items: Vec<Box<RawValue>>) -> Option<Reply> {
         if let Err(resp) = self.session.check_batch(items.len()) {
             return Some(Reply::Rpc(resp));
         }
         let mut replies = Vec::new();
         // In order, one at a time: later calls in a batch may depend on earlier ones.
         for item in items {
-            if let Some(r) = self.rpc_single(item).await {
+            if let Some(r) = self.rpc_single(&item).await {
                 replies.push(r);
             }
         }

@@ -256,7 +256,7 @@ fn invalid_request_shapes() {
         (json!({"jsonrpc": "2.0", "id": 3}), json!(3)),
         (json!({"jsonrpc": "2.0", "method": 5, "id": 5}), json!(5)),
         (
-            json!({"jsonrpc": "2.0", "method": "test.echo", "params": ["positional"], "id": 2}),
+            json!({"jsonrpc": "2.0", "method": "test.echo", "params": null, "id": 2}),
             json!(2),
         ),
         (
@@ -272,6 +272,21 @@ fn invalid_request_shapes() {
         assert_eq!(error_code(&r), -32600, "for {req}: {r}");
         assert_eq!(r["id"], id, "for {req}");
         assert_eq!(r["error"]["data"]["code"], "INVALID_REQUEST");
+    }
+    // Positional params (an array, even `[]`) are Invalid params: params go by name.
+    for params in [json!(["positional"]), json!([])] {
+        let req = json!({"jsonrpc": "2.0", "method": "test.echo", "params": params, "id": 7});
+        let r = c.call(&req);
+        assert_eq!(error_code(&r), -32602, "for {req}: {r}");
+        assert_eq!(r["id"], 7);
+        assert_eq!(r["error"]["data"]["code"], "INVALID_ARGUMENTS");
+        assert!(
+            r["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("object by name"),
+            "{r}"
+        );
     }
     assert_eq!(c.call(&rpc(8, "test.echo", json!({"text": "ok"})))["id"], 8);
 }

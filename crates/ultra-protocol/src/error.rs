@@ -31,8 +31,11 @@ macro_rules! error_codes {
                 match self { $(ErrorCode::$name => $rpc,)* ErrorCode::Unknown => -32603 }
             }
 
-            /// Whether a caller can fix the problem and try again (by changing its input or
-            /// re-reading state), as opposed to a fault in Ultra or the machine.
+            /// Whether the caller can get past the error itself, by fixing its input or
+            /// re-reading state and trying again. False for faults in Ultra or the machine,
+            /// and for refusals by configuration or policy that no retry gets past (a path
+            /// outside the workspace, a protected path, a denied source, command or file
+            /// access): only a person changing the configuration can.
             pub fn recoverable(self) -> bool {
                 match self { $(ErrorCode::$name => $recoverable,)* ErrorCode::Unknown => false }
             }
@@ -56,18 +59,18 @@ error_codes! {
     /// Authentication is missing or wrong.
     Unauthorized = ("UNAUTHORIZED", -32001, true),
     /// The caller's source kind may not run this command.
-    SourceNotAllowed = ("SOURCE_NOT_ALLOWED", -32001, true),
+    SourceNotAllowed = ("SOURCE_NOT_ALLOWED", -32001, false),
     /// The security settings do not allow agents this command (terminals, command
     /// execution, `restrictedCommands`).
-    AccessDenied = ("ACCESS_DENIED", -32001, true),
+    AccessDenied = ("ACCESS_DENIED", -32001, false),
     /// The security settings do not allow agents to touch files.
-    FileAccessDenied = ("FILE_ACCESS_DENIED", -32003, true),
+    FileAccessDenied = ("FILE_ACCESS_DENIED", -32003, false),
     /// The file or directory does not exist.
     FileNotFound = ("FILE_NOT_FOUND", -32002, true),
     /// The path resolves outside the workspace root.
-    PathOutsideWorkspace = ("PATH_OUTSIDE_WORKSPACE", -32003, true),
+    PathOutsideWorkspace = ("PATH_OUTSIDE_WORKSPACE", -32003, false),
     /// The path is inside the workspace but protected (`.git/`, configured restricted paths).
-    RestrictedPath = ("RESTRICTED_PATH", -32003, true),
+    RestrictedPath = ("RESTRICTED_PATH", -32003, false),
     /// The path is not a regular file (directory, FIFO, device, hard-linked file).
     NotAFile = ("NOT_A_FILE", -32003, true),
     /// The path names something that is not a directory where one is needed.
@@ -99,7 +102,7 @@ error_codes! {
     /// A validator failed; AI calls are blocked when that happens (fail closed).
     ValidatorError = ("VALIDATOR_ERROR", -32011, false),
     /// Policy denies this command for this source.
-    PolicyDenied = ("POLICY_DENIED", -32012, true),
+    PolicyDenied = ("POLICY_DENIED", -32012, false),
     /// Anchor text was not found.
     NoMatch = ("NO_MATCH", -32013, true),
     /// Anchor text matched more than once.
@@ -156,7 +159,8 @@ pub struct CommandError {
     /// What to do instead.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub suggestion: Option<String>,
-    /// The caller can fix its input or re-read state and try again.
+    /// The caller can fix its input or re-read state and try again; false for faults and
+    /// for refusals by configuration or policy ([`ErrorCode::recoverable`]).
     pub recoverable: bool,
     /// The same call may succeed later unchanged.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -216,5 +220,24 @@ mod tests {
         }
         let unknown: ErrorCode = serde_json::from_str("\"SOMETHING_NEW\"").unwrap();
         assert_eq!(unknown, ErrorCode::Unknown);
+    }
+
+    #[test]
+    fn refusals_no_retry_fixes_are_not_recoverable() {
+        use ErrorCode::*;
+        for code in [
+            PathOutsideWorkspace,
+            RestrictedPath,
+            PolicyDenied,
+            AccessDenied,
+            FileAccessDenied,
+            SourceNotAllowed,
+        ] {
+            assert!(!code.recoverable(), "{code}");
+            assert!(!CommandError::new(code, "no").recoverable, "{code}");
+        }
+        for code in [FileNotFound, StaleVersion, InvalidArguments, Unauthorized] {
+            assert!(code.recoverable(), "{code}");
+        }
     }
 }

@@ -1,22 +1,167 @@
 //! JSON-RPC 2.0 envelope: requests, notifications, responses and batches.
 //!
-//! Params are named (an object). A successful call's `result` is the command's data object
+//! Params are named (an object). Ids are echoed back as the exact JSON text sent, so a
+//! message is split into requests as raw JSON ([`Incoming`]) before any is read. A
+//! successful call's `result` is the command's data object
 //! itself; a failed call carries the structured [`CommandError`] in `error.data`.
 
-use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+use serde::de::Error as _;
+use serde::ser::Error as _;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use serde_json::Map;
 
 use crate::{CommandError, CommandResult, ErrorCode};
 
-/// A request id: a number, a string, or null.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(untagged)]
+/// A request id: a number, a string, or null. Echoed back exactly as the client sent it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Id {
-    Num(i64),
+    /// A number, kept as the JSON text sent (`7`, `1.0`, `1e3`, `18446744073709551616`):
+    /// converting it to `i64` or `f64` would answer a different id than was asked.
+    Num(IdNumber),
     Str(String),
     Null,
+}
+
+/// A numeric id as JSON number text; always a valid JSON number.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct IdNumber(String);
+
+impl IdNumber {
+    /// `text` if it is exactly one JSON number (no surrounding whitespace).
+    pub fn parse(text: &str) -> Option<IdNumber> {
+        let starts_like_a_number = text
+            .bytes()
+            .next()
+            .is_some_and(|b| b == b'-' || b.is_ascii_digit());
+        // A JSON value that starts with `-` or a digit is a number.
+        let whole = serde_json::from_str::<&RawValue>(text).is_ok_and(|raw| raw.get() == text);
+        (starts_like_a_number && whole).then(|| IdNumber(text.to_string()))
+    }
+
+    /// The number's JSON text, as sent.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<i64> for IdNumber {
+    fn from(n: i64) -> IdNumber {
+        IdNumber(n.to_string())
+    }
+}
+
+impl From<i64> for Id {
+    fn from(n: i64) -> Id {
+        Id::Num(n.into())
+    }
+}
+
+impl Id {
+    /// Read an id from its raw JSON text; `None` for anything but a string, a number or
+    /// null.
+    pub fn from_raw(raw: &RawValue) -> Option<Id> {
+        let text = raw.get().trim();
+        match text.bytes().next()? {
+            b'"' => serde_json::from_str(text).ok().map(Id::Str),
+            b'n' if text == "null" => Some(Id::Null),
+            _ => IdNumber::parse(text).map(Id::Num),
+        }
+    }
+}
+
+impl Serialize for Id {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            // Written as raw JSON, so the number's text goes out unchanged.
+            Id::Num(n) => serde_json::from_str::<&RawValue>(n.as_str())
+                .map_err(S::Error::custom)?
+                .serialize(s),
+            Id::Str(text) => s.serialize_str(text),
+            Id::Null => s.serialize_unit(),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Id {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Id, D::Error> {
+        let raw = Box::<RawValue>::deserialize(d)?;
+        Id::from_raw(&raw)
+            .ok_or_else(|| D::Error::custom("an id must be a string, a number or null"))
+    }
+}
+
+/// One message as received: a single value or a batch, each element kept as its JSON text
+/// until it is read as a request, so ids survive exactly.
+#[derive(Debug)]
+pub enum Incoming {
+    One(Box<RawValue>),
+    Batch(Vec<Box<RawValue>>),
+}
+
+impl Incoming {
+    /// Split a message into its requests without reading them. Fails on text that is not
+    /// JSON, and on nesting deeper than [`MAX_DEPTH`]: skipping over values is iterative,
+    /// so this bound, not the stack, is what refuses `[[[[...`.
+    pub fn parse(bytes: &[u8]) -> Result<Incoming, serde_json::Error> {
+        let raw: Box<RawValue> = serde_json::from_slice(bytes)?;
+        if nesting_exceeds(raw.get(), MAX_DEPTH) {
+            return Err(serde::de::Error::custom(format!(
+                "nesting deeper than {MAX_DEPTH} levels"
+            )));
+        }
+        if raw.get().starts_with('[') {
+            serde_json::from_str(raw.get()).map(Incoming::Batch)
+        } else {
+            Ok(Incoming::One(raw))
+        }
+    }
+}
+
+/// The deepest nesting of arrays and objects a message may have (serde_json's own limit
+/// when it parses a `Value`).
+pub const MAX_DEPTH: usize = 128;
+
+/// Whether valid JSON `text` nests arrays and objects deeper than `max`. Brackets inside
+/// strings do not count.
+fn nesting_exceeds(text: &str, max: usize) -> bool {
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for b in text.bytes() {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > max {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
+}
+
+/// The members of a JSON object, each as raw JSON text; `None` when `raw` is no object.
+/// A key given twice keeps its last value, as a parse to `Value` would.
+pub fn members(raw: &RawValue) -> Option<BTreeMap<String, &RawValue>> {
+    if !raw.get().starts_with('{') {
+        return None;
+    }
+    serde_json::from_str(raw.get()).ok()
 }
 
 /// A parsed call. `id == None` means a notification: it gets no response.
@@ -27,59 +172,93 @@ pub struct Request {
     pub params: Value,
 }
 
+/// Why a message is not a request: the error to answer with, and the id to answer to
+/// (the request's, when one could be read; null otherwise).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Invalid {
+    pub id: Id,
+    pub error: CommandError,
+}
+
+impl From<Invalid> for Response {
+    fn from(invalid: Invalid) -> Response {
+        Response::error(invalid.id, invalid.error)
+    }
+}
+
 impl Request {
-    /// Validate one JSON value as a JSON-RPC 2.0 request. On failure returns the error
-    /// response to send (with the id, when one could be read).
-    pub fn from_value(value: Value) -> Result<Request, Box<Response>> {
-        let Value::Object(mut obj) = value else {
-            return Err(Box::new(Response::error(
-                Id::Null,
-                invalid_request("a request must be a JSON object"),
-            )));
+    /// Validate one JSON value, as raw text, as a JSON-RPC 2.0 request.
+    ///
+    /// Params are named: an object, or left out (= `{}`). An array (positional params,
+    /// even `[]`) is Invalid params (-32602); `null` or any other value is Invalid
+    /// Request (-32600).
+    pub fn from_raw(raw: &RawValue) -> Result<Request, Box<Invalid>> {
+        let fail = |id: &Id, error: CommandError| {
+            Box::new(Invalid {
+                id: id.clone(),
+                error,
+            })
         };
-        let id = match obj.remove("id") {
+        let Some(obj) = members(raw) else {
+            return Err(fail(
+                &Id::Null,
+                invalid_request("a request must be a JSON object"),
+            ));
+        };
+        let id = match obj.get("id") {
             None => None,
-            Some(v) => match serde_json::from_value::<Id>(v) {
-                Ok(id) => Some(id),
-                Err(_) => {
-                    return Err(Box::new(Response::error(
-                        Id::Null,
+            Some(v) => match Id::from_raw(v) {
+                Some(id) => Some(id),
+                None => {
+                    return Err(fail(
+                        &Id::Null,
                         invalid_request("`id` must be a string, a number or null"),
-                    )));
+                    ));
                 }
             },
         };
         let reply_id = id.clone().unwrap_or(Id::Null);
-        if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-            return Err(Box::new(Response::error(
-                reply_id,
-                invalid_request("`jsonrpc` must be \"2.0\""),
-            )));
-        }
-        let method = match obj.remove("method") {
-            Some(Value::String(m)) => m,
-            _ => {
-                return Err(Box::new(Response::error(
-                    reply_id,
-                    invalid_request("`method` must be a string"),
-                )));
-            }
+        let string = |key: &str| {
+            obj.get(key)
+                .and_then(|v| serde_json::from_str::<String>(v.get()).ok())
         };
-        let params = match obj.remove("params") {
-            None | Some(Value::Null) => Value::Object(Default::default()),
-            Some(p @ Value::Object(_)) => p,
-            Some(Value::Array(a)) if a.is_empty() => Value::Object(Default::default()),
-            Some(Value::Array(_)) => {
-                return Err(Box::new(Response::error(
-                    reply_id,
-                    invalid_request("params must be named (a JSON object), not positional"),
-                )));
+        if string("jsonrpc").as_deref() != Some("2.0") {
+            return Err(fail(
+                &reply_id,
+                invalid_request("`jsonrpc` must be \"2.0\""),
+            ));
+        }
+        let Some(method) = string("method") else {
+            return Err(fail(
+                &reply_id,
+                invalid_request("`method` must be a string"),
+            ));
+        };
+        let params = match obj.get("params").map(|p| p.get()) {
+            None => Value::Object(Map::new()),
+            Some(p) if p.starts_with('{') => match serde_json::from_str(p) {
+                Ok(v) => v,
+                // Valid JSON already: only the depth limit can refuse it here.
+                Err(e) => {
+                    let err =
+                        CommandError::new(ErrorCode::ParseError, format!("invalid JSON: {e}"))
+                            .with_suggestion("nest params less deeply");
+                    return Err(fail(&reply_id, err));
+                }
+            },
+            Some(p) if p.starts_with('[') => {
+                let err = CommandError::new(
+                    ErrorCode::InvalidArguments,
+                    "params must be an object by name, not positional (an array)",
+                )
+                .with_suggestion("pass params by name: \"params\": {\"path\": \"src/main.rs\"}, or leave params out");
+                return Err(fail(&reply_id, err));
             }
             Some(_) => {
-                return Err(Box::new(Response::error(
-                    reply_id,
-                    invalid_request("`params` must be an object"),
-                )));
+                return Err(fail(
+                    &reply_id,
+                    invalid_request("`params` must be an object by name, or left out"),
+                ));
             }
         };
         Ok(Request { id, method, params })
@@ -226,24 +405,91 @@ impl Notification {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+
+    fn parse(text: &str) -> Result<Request, Box<Invalid>> {
+        let raw: Box<RawValue> = serde_json::from_str(text).unwrap();
+        Request::from_raw(&raw)
+    }
 
     #[test]
     fn notification_has_no_id() {
-        let r = Request::from_value(json!({"jsonrpc":"2.0","method":"x"})).unwrap();
+        let r = parse(r#"{"jsonrpc":"2.0","method":"x"}"#).unwrap();
         assert_eq!(r.id, None);
-        let r = Request::from_value(json!({"jsonrpc":"2.0","method":"x","id":null})).unwrap();
+        let r = parse(r#"{"jsonrpc":"2.0","method":"x","id":null}"#).unwrap();
         assert_eq!(r.id, Some(Id::Null));
     }
 
     #[test]
+    fn numeric_ids_echo_as_sent() {
+        for id in [
+            "1",
+            "1.0",
+            "3.5",
+            "1e3",
+            "-0",
+            "18446744073709551616",
+            "-9223372036854775809",
+        ] {
+            let r = parse(&format!(r#"{{"jsonrpc":"2.0","method":"x","id":{id}}}"#)).unwrap();
+            let reply = Response::result(r.id.unwrap(), Value::Null);
+            let text = serde_json::to_string(&reply).unwrap();
+            assert!(text.contains(&format!(r#""id":{id},"#)), "{text}");
+            let back: Response = serde_json::from_str(&text).unwrap();
+            assert_eq!(back.id, Id::Num(IdNumber::parse(id).unwrap()));
+        }
+        let r = parse(r#"{"jsonrpc":"2.0","method":"x","id":"a\"b"}"#).unwrap();
+        assert_eq!(r.id, Some(Id::Str("a\"b".into())));
+        // From an already parsed `Value` too (clients read replies that way).
+        let v = serde_json::json!({"jsonrpc": "2.0", "id": 5, "result": 1});
+        assert_eq!(
+            serde_json::from_value::<Response>(v).unwrap().id,
+            Id::from(5)
+        );
+        assert_eq!(IdNumber::parse(" 1"), None);
+        assert_eq!(IdNumber::parse("1 2"), None);
+        assert_eq!(IdNumber::parse("[1]"), None);
+    }
+
+    #[test]
     fn rejects_bad_requests() {
-        let e = Request::from_value(json!({"jsonrpc":"1.0","method":"x","id":3})).unwrap_err();
-        assert_eq!(e.id, Id::Num(3));
-        assert_eq!(e.error.unwrap().code, -32600);
-        let e = Request::from_value(json!({"jsonrpc":"2.0","method":"x","id":3,"params":[1]}))
+        let e = parse(r#"{"jsonrpc":"1.0","method":"x","id":3}"#).unwrap_err();
+        assert_eq!(e.id, Id::from(3));
+        assert_eq!(e.error.code.rpc_code(), -32600);
+        for params in ["[1]", "[]"] {
+            let e = parse(&format!(
+                r#"{{"jsonrpc":"2.0","method":"x","id":3,"params":{params}}}"#
+            ))
             .unwrap_err();
-        assert_eq!(e.error.unwrap().code, -32600);
-        assert!(Request::from_value(json!([1])).is_err());
+            assert_eq!(e.error.code.rpc_code(), -32602);
+            assert!(
+                e.error.message.contains("object by name"),
+                "{}",
+                e.error.message
+            );
+        }
+        let e = parse(r#"{"jsonrpc":"2.0","method":"x","id":3,"params":null}"#).unwrap_err();
+        assert_eq!(e.error.code.rpc_code(), -32600);
+        assert!(parse("[1]").is_err());
+        assert!(parse(r#"{"jsonrpc":"2.0","method":"x","id":[1]}"#).is_err());
+        let deep = format!(
+            r#"{{"jsonrpc":"2.0","method":"x","id":1,"params":{{"a":{}1{}}}}}"#,
+            "[".repeat(10_000),
+            "]".repeat(10_000)
+        );
+        assert_eq!(parse(&deep).unwrap_err().error.code, ErrorCode::ParseError);
+    }
+
+    #[test]
+    fn messages_split_into_requests() {
+        let Ok(Incoming::Batch(items)) = Incoming::parse(br#" [{"id":1e3}, 2]"#) else {
+            panic!("a batch");
+        };
+        assert_eq!(items[0].get(), r#"{"id":1e3}"#);
+        assert!(matches!(Incoming::parse(b" {}"), Ok(Incoming::One(_))));
+        assert!(Incoming::parse(b"{").is_err());
+        let deep = format!("{}{}", "[".repeat(129), "]".repeat(129));
+        assert!(Incoming::parse(deep.as_bytes()).is_err());
+        let fine = format!(r#"[{}"[[[\"["{}]"#, "[".repeat(127), "]".repeat(127));
+        assert!(Incoming::parse(fine.as_bytes()).is_ok());
     }
 }

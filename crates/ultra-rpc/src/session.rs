@@ -5,6 +5,7 @@
 use std::sync::{Arc, Mutex};
 
 use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use ultra_core::executor::ApproverGuard;
 use ultra_core::{Executor, Host};
@@ -110,10 +111,12 @@ impl<S: Host> Session<S> {
         Response::error(Id::Null, err)
     }
 
-    /// Read one JSON-RPC request; an invalid one is audited and answered.
-    pub fn request(&self, value: Value) -> Result<Request, Box<Response>> {
-        Request::from_value(value).inspect_err(|_| {
-            self.refuse("(request)", ErrorCode::InvalidRequest);
+    /// Read one JSON-RPC request from its raw JSON text (so its id is echoed as sent); an
+    /// invalid one is audited and answered.
+    pub fn request(&self, raw: &RawValue) -> Result<Request, Box<Response>> {
+        Request::from_raw(raw).map_err(|invalid| {
+            self.refuse("(request)", invalid.error.code);
+            Box::new(Response::from(*invalid))
         })
     }
 

@@ -9,10 +9,13 @@ use std::time::Instant;
 
 use axum::extract::ws::{CloseFrame, Message, WebSocket};
 use futures_util::{SinkExt, StreamExt};
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tokio::sync::{Notify, broadcast};
 use ultra_core::Host;
-use ultra_protocol::jsonrpc::{ErrorObject, Id, Notification, Request, Response};
+use ultra_protocol::jsonrpc::{
+    ErrorObject, Id, Incoming, Notification, Request, Response, members,
+};
 use ultra_protocol::{CommandError, ErrorCode, Event, SourceKind};
 use ultra_rpc::{Format, Identity, Session};
 
@@ -262,47 +265,58 @@ fn to_text<T: serde::Serialize>(value: &T) -> String {
 
 impl<S: Host> Conn<S> {
     async fn handle(&mut self, text: &str) -> Next {
-        let value: Value = match serde_json::from_str(text) {
-            Ok(v) => v,
+        // Requests stay raw JSON text until read, so ids echo exactly as sent.
+        let incoming = match Incoming::parse(text.as_bytes()) {
+            Ok(m) => m,
             Err(e) => {
                 let suggestion = "send one JSON-RPC 2.0 request (or a batch array) per message";
                 return Next::Reply(Some(to_text(&self.rpc.parse_error(&e, suggestion))));
             }
         };
         if self.session.is_none() {
-            return self.authenticate(value).await;
+            return self.authenticate(incoming).await;
         }
-        let cost = match &value {
+        let cost = match &incoming {
             // An oversized batch is refused whole, before it can drain the bucket.
-            Value::Array(items) if items.len() > self.rpc.max_batch() => {
+            Incoming::Batch(items) if items.len() > self.rpc.max_batch() => {
                 let refused = self.rpc.check_batch(items.len()).err();
                 return Next::Reply(refused.map(|r| to_text(&*r)));
             }
-            Value::Array(items) => items.len().max(1) as f64,
-            _ => 1.0,
+            Incoming::Batch(items) => items.len().max(1) as f64,
+            Incoming::One(_) => 1.0,
         };
         if let Some(b) = &mut self.bucket
             && !b.take(cost)
         {
             self.rpc.refuse("(rate)", ErrorCode::RateLimited);
-            let id = value
-                .get("id")
-                .and_then(|i| serde_json::from_value(i.clone()).ok())
-                .unwrap_or(Id::Null);
+            let id = match &incoming {
+                Incoming::One(raw) => members(raw)
+                    .and_then(|obj| obj.get("id").and_then(|i| Id::from_raw(i)))
+                    .unwrap_or(Id::Null),
+                Incoming::Batch(_) => Id::Null,
+            };
             let err = CommandError::new(ErrorCode::RateLimited, "too many requests")
                 .with_details(json!({ "requestsPerSecond": b.rate }))
                 .with_suggestion("slow down; requests are limited per connection");
             return Next::Reply(Some(to_text(&Response::error(id, err))));
         }
-        match value {
-            Value::Array(items) => self.batch(items).await,
-            single => Next::Reply(self.single(single).await.map(|r| to_text(&r))),
+        match incoming {
+            Incoming::Batch(items) => self.batch(items).await,
+            Incoming::One(raw) => Next::Reply(self.single(&raw).await.map(|r| to_text(&r))),
         }
     }
 
     /// Before authentication: only `auth.authenticate`, once; a failure closes.
-    async fn authenticate(&mut self, value: Value) -> Next {
-        let req = match self.rpc.request(value) {
+    async fn authenticate(&mut self, incoming: Incoming) -> Next {
+        let Incoming::One(raw) = incoming else {
+            self.rpc.refuse("(batch)", ErrorCode::Unauthorized);
+            let err = CommandError::new(ErrorCode::Unauthorized, "a batch before authentication")
+                .with_suggestion(
+                    "answer the auth.challenge first: auth.authenticate {token, nonce}",
+                );
+            return Next::Reply(Some(to_text(&Response::error(Id::Null, err))));
+        };
+        let req = match self.rpc.request(&raw) {
             Ok(r) => r,
             Err(resp) => return Next::Reply(Some(to_text(&*resp))),
         };
@@ -390,14 +404,14 @@ impl<S: Host> Conn<S> {
         Next::Close(to_text(&Response::error(id, err)), "authentication failed")
     }
 
-    async fn batch(&mut self, items: Vec<Value>) -> Next {
+    async fn batch(&mut self, items: Vec<Box<RawValue>>) -> Next {
         if let Err(refused) = self.rpc.check_batch(items.len()) {
             return Next::Reply(Some(to_text(&*refused)));
         }
         let mut replies = Vec::new();
         // In order: later calls may depend on earlier ones.
         for item in items {
-            if let Some(r) = self.single(item).await {
+            if let Some(r) = self.single(&item).await {
                 replies.push(r);
             }
         }
@@ -405,8 +419,8 @@ impl<S: Host> Conn<S> {
         Next::Reply((!replies.is_empty()).then(|| to_text(&replies)))
     }
 
-    async fn single(&mut self, value: Value) -> Option<Response> {
-        let req = match self.rpc.request(value) {
+    async fn single(&mut self, raw: &RawValue) -> Option<Response> {
+        let req = match self.rpc.request(raw) {
             Ok(r) => r,
             Err(resp) => return Some(*resp),
         };

@@ -17,11 +17,18 @@ pub fn host_allowed(host: Option<&str>, extra: &[&str]) -> bool {
     LOOPBACK.contains(&name) || extra.iter().any(|e| e.eq_ignore_ascii_case(name))
 }
 
-/// Whether the `Origin` header is acceptable: absent, or exactly one of `allowed`.
+/// The `allowedOrigins` entry that admits every origin (seed 003).
+pub const ANY_ORIGIN: &str = "*";
+
+/// Whether the `Origin` header is acceptable: absent, exactly one of `allowed`, or any
+/// origin when `allowed` holds [`ANY_ORIGIN`]. A wildcard leaves the `Host` check and the
+/// token as they are: a page from anywhere may connect, and still needs the token.
 pub fn origin_allowed(origin: Option<&str>, allowed: &[String]) -> bool {
     match origin {
         None => true,
-        Some(o) => allowed.iter().any(|a| a.eq_ignore_ascii_case(o.trim())),
+        Some(o) => allowed
+            .iter()
+            .any(|a| a.trim() == ANY_ORIGIN || a.eq_ignore_ascii_case(o.trim())),
     }
 }
 
@@ -73,5 +80,14 @@ mod tests {
         assert!(!origin_allowed(Some("https://evil.example"), &allowed));
         assert!(!origin_allowed(Some("null"), &allowed));
         assert!(!origin_allowed(Some("https://evil.example"), &[]));
+        // `*` is a wildcard, not an origin spelled `*`.
+        let any = vec!["*".to_string()];
+        for o in ["https://evil.example", "null", "http://localhost:3001"] {
+            assert!(origin_allowed(Some(o), &any), "{o}");
+        }
+        assert!(!origin_allowed(
+            Some("https://evil.example"),
+            &["https://*".into()]
+        ));
     }
 }

@@ -90,7 +90,7 @@ pub struct Options {
     pub port: u16,
     /// The shared secret.
     pub token: Token,
-    /// `allowedOrigins`: browser origins that may connect.
+    /// `allowedOrigins`: browser origins that may connect; `"*"` admits any.
     pub allowed_origins: Vec<String>,
     /// `ui.httpAllow`: hosts the web UI page may fetch from for agents' `api.call`.
     pub ui_http_allow: Vec<String>,

@@ -452,3 +452,56 @@ fn serve_confirm_needs_a_terminal() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--confirm needs a terminal"));
 }
+
+/// Every diff says which two texts it compares: a confirmation's preview goes from the file
+/// now to the proposal (`--- current` / `+++ proposed`), a stale caller's diff from the
+/// version it expected to the text now (`--- yours` / `+++ current`), and an edit's report
+/// from before to after.
+#[test]
+fn diffs_name_their_sides() {
+    let ws = Ws::new();
+    ws.write("src/a.ts", "export const a = 1;\n");
+    ws.write("b.txt", "one\ntwo\n");
+    let _server = ws.serve();
+
+    let mut agent = ws.agent("claude");
+    let args = json!({"path": "src/a.ts", "start": 1, "end": 1, "content": "export const a = 2;"});
+    let e = agent.err_code("code.editLines", args.clone(), "CONFIRMATION_REQUIRED");
+    let preview = e["data"]["details"]["preview"].as_str().unwrap();
+    assert!(
+        preview.starts_with("--- current\n+++ proposed\n"),
+        "{preview}"
+    );
+    assert!(
+        preview.contains("-export const a = 1;\n+export const a = 2;\n"),
+        "{preview}"
+    );
+    assert!(ws.cli(&["pending"]).stdout().contains("+++ proposed"));
+
+    let mut c = ws.connect();
+    c.ok("ultra.openFile", json!({ "path": "b.txt" }));
+    c.ok(
+        "ultra.edit",
+        json!({ "path": "b.txt", "range": common::range(1, 0, 1, 3), "text": "TWO", "expectedVersion": 1 }),
+    );
+    let e = c.err_code(
+        "ultra.edit",
+        json!({ "path": "b.txt", "range": common::range(0, 0, 0, 3), "text": "ONE", "expectedVersion": 1 }),
+        "STALE_VERSION",
+    );
+    let diff = e["data"]["details"]["diff"].as_str().unwrap();
+    assert!(diff.starts_with("--- yours\n+++ current\n"), "{diff}");
+    assert!(diff.contains("-two\n+TWO\n"), "{diff}");
+
+    let out = ws.cli(&["-c", "code.editLines", "-a", &args.to_string(), "--json"]);
+    assert_eq!(out.code(), 0, "{}", out.stderr());
+    let output = out.json()[0]["data"]["output"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(output.contains("--- before\n+++ after\n"), "{output}");
+    assert!(
+        output.contains("-export const a = 1;\n+export const a = 2;\n"),
+        "{output}"
+    );
+}

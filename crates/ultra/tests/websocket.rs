@@ -690,3 +690,55 @@ fn the_sockets_subscription_names_are_aliases() {
         assert_eq!(r["error"]["code"], -32602, "{r}");
     });
 }
+
+/// `allowedOrigins: ["*"]` admits a page from any origin; the `Host` check and the token
+/// still apply. Without the wildcard the same origin is refused.
+#[test]
+fn a_wildcard_origin_admits_any_page_and_nothing_more() {
+    let ws = workspace(json!({"allowedOrigins": ["*"]}));
+    let server = ws.serve();
+    let url = url(&server);
+    let port = url.rsplit(':').next().unwrap().to_string();
+    rt().block_on(async {
+        for origin in ["https://evil.example", "null", "http://localhost:3001"] {
+            let mut s = open(&url, &[("origin", origin)])
+                .await
+                .unwrap_or_else(|e| panic!("{origin} refused: {e}"));
+            assert_eq!(recv(&mut s).await.unwrap()["method"], "auth.challenge");
+        }
+        // Still only loopback names in Host.
+        let host = format!("evil.example:{port}");
+        match open(&url, &[("host", &host), ("origin", "https://evil.example")]).await {
+            Err(WsErr::Http(resp)) => assert_eq!(resp.status(), 403),
+            other => panic!("expected 403, got {:?}", other.map(|_| ())),
+        }
+        // Still the token: a wrong one is refused and the connection closes.
+        let mut s = open(&url, &[("origin", "https://evil.example")])
+            .await
+            .unwrap();
+        let nonce = recv(&mut s).await.unwrap()["params"]["nonce"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        send(
+            &mut s,
+            json!({"jsonrpc": "2.0", "id": 1, "method": "auth.authenticate",
+                   "params": {"token": "wrong", "nonce": nonce}}),
+        )
+        .await;
+        let r = recv(&mut s).await.unwrap();
+        assert_eq!(r["error"]["code"], -32001, "{r}");
+        assert!(recv(&mut s).await.is_none(), "closed after a wrong token");
+    });
+    drop(server);
+
+    let ws = workspace(json!({"allowedOrigins": ["http://localhost:3000"]}));
+    let server = ws.serve();
+    let url = common::wsc::url(&server);
+    rt().block_on(async {
+        match open(&url, &[("origin", "https://evil.example")]).await {
+            Err(WsErr::Http(resp)) => assert_eq!(resp.status(), 403),
+            other => panic!("expected 403, got {:?}", other.map(|_| ())),
+        }
+    });
+}

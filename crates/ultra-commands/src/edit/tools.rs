@@ -9,7 +9,7 @@ use ultra_core::command::{CommandSpec, Example, Touches};
 use ultra_core::registry::RegistryError;
 use ultra_core::{Command, Cx, Registry};
 use ultra_protocol::{CommandError, ErrorCode, Source};
-use ultra_workspace::workspace::{EditOp, FileEdits};
+use ultra_workspace::workspace::{DiffSides, EditOp, FileEdits};
 use ultra_workspace::{RelPath, Workspace};
 
 use crate::edit::{Finish, apply};
@@ -180,6 +180,7 @@ impl Command<Services> for EditLines {
         Some(ultra_workspace::workspace::unified_diff(
             &rope,
             &edited(&rope, a),
+            DiffSides::Proposal,
         ))
     }
 
@@ -213,7 +214,8 @@ impl Command<Services> for EditLines {
             CommandError::new(ErrorCode::InternalError, "edit produced no file outcome")
         })?;
         let after = ws.snapshot(&rel)?;
-        let diff = ultra_workspace::workspace::unified_diff(&before, &after.rope);
+        let diff =
+            ultra_workspace::workspace::unified_diff(&before, &after.rope, DiffSides::Applied);
         let line_count = count_lines(&after.rope.to_string());
         let range = if a.end < a.start {
             format!("inserted before line {}", a.start)

@@ -4,7 +4,7 @@
 use ropey::Rope;
 use ultra_protocol::{Source, SourceKind};
 
-use super::{FileOutcome, Notice, TxnOutcome, Workspace, unified_diff};
+use super::{DiffSides, FileOutcome, Notice, TxnOutcome, Workspace, unified_diff};
 use crate::buffer::DiskState;
 use crate::error::{Stale, WsError};
 use crate::history::{FileChange, TxnKind};
@@ -246,7 +246,7 @@ impl Workspace {
             {
                 let diff = buf
                     .recent_version(v)
-                    .map(|old| unified_diff(old, &buf.rope));
+                    .map(|old| unified_diff(old, &buf.rope, DiffSides::Stale));
                 return Err(stale(format!("version {v}"), diff, "version"));
             }
             if let Some(h) = hash
@@ -254,7 +254,7 @@ impl Workspace {
             {
                 let diff = buf
                     .recent_with_hash(h)
-                    .map(|old| unified_diff(&old, &buf.rope));
+                    .map(|old| unified_diff(&old, &buf.rope, DiffSides::Stale));
                 return Err(stale(format!("hash {h}"), diff, "hash"));
             }
             return Ok(());

@@ -32,7 +32,7 @@ use crate::text;
 pub use batch::{
     EditOp, FileEdits, FileOutcome, MAX_BATCH_TEXT, Prepared, PreparedFile, TxnOutcome,
 };
-pub use diff::{file_diff, unified_diff};
+pub use diff::{DiffSides, file_diff, unified_diff};
 pub use disk::Snapshot;
 pub use files::DELETE_CHECK_LIMIT;
 pub use save::Saved;

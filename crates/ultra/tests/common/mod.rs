@@ -407,6 +407,17 @@ impl Conn {
         self.send_raw(serde_json::to_string(v).expect("json").as_bytes());
     }
 
+    /// Send one line and return the next line exactly as the server wrote it (for what a
+    /// parse to `Value` would blur, such as a numeric id's text).
+    pub fn exchange_raw(&mut self, line: &str) -> String {
+        self.send_raw(line.as_bytes());
+        let mut reply = String::new();
+        match self.reader.read_line(&mut reply) {
+            Ok(n) if n > 0 => reply.trim_end().to_string(),
+            other => panic!("no reply to {line}: {other:?}"),
+        }
+    }
+
     /// The next line as JSON; `None` at EOF (or a reset connection). Panics on timeout.
     pub fn read_line(&mut self) -> Option<Value> {
         let mut line = String::new();

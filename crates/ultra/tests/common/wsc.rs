@@ -64,6 +64,24 @@ pub async fn recv(s: &mut Stream) -> Option<Value> {
     }
 }
 
+/// Send one text message and return the next text message exactly as the server wrote it
+/// (for what a parse to `Value` would blur, such as a numeric id's text).
+pub async fn exchange_raw(s: &mut Stream, text: &str) -> String {
+    s.send(Message::Text(text.to_string().into()))
+        .await
+        .unwrap();
+    loop {
+        match tokio::time::timeout(Duration::from_secs(10), s.next()).await {
+            Ok(Some(Ok(Message::Text(t)))) => return t.to_string(),
+            Ok(Some(Ok(Message::Close(_)))) | Ok(None) | Ok(Some(Err(_))) => {
+                panic!("closed before a reply to {text}")
+            }
+            Ok(Some(Ok(_))) => continue,
+            Err(_) => panic!("no reply to {text} within 10 s"),
+        }
+    }
+}
+
 pub async fn send(s: &mut Stream, v: Value) {
     s.send(Message::Text(v.to_string().into())).await.unwrap();
 }
