@@ -6,7 +6,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// A 0-based line and character offset. Characters are Unicode scalar values.
+/// A 0-based line and character offset (characters are Unicode scalar values).
 #[derive(
     Debug,
     Clone,

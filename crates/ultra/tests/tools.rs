@@ -32,12 +32,19 @@ fn default_profile_is_small_and_complete() {
     }
     for t in list {
         assert_eq!(t["inputSchema"]["type"], "object", "{t}");
+        // An example call, unless it would be `{}`.
+        let d = t["description"].as_str().unwrap();
         assert!(
-            t["description"].as_str().unwrap().contains("Example: "),
+            d.contains("Example: {\"") || !d.contains("Example: "),
             "{t}"
         );
         client_friendly(&t["inputSchema"], &t["name"].to_string());
     }
+    let with_example = list
+        .iter()
+        .filter(|t| t["description"].as_str().unwrap().contains("Example: {\""))
+        .count();
+    assert!(with_example >= 25, "{with_example}");
     // Hints appear where they differ from MCP's defaults (read-only false, destructive
     // true, idempotent false, open world true).
     let hints = |name: &str| &list.iter().find(|t| t["name"] == name).unwrap()["annotations"];

@@ -84,7 +84,12 @@ pub fn tool_name(c: &CommandInfo) -> String {
 /// the same.)
 pub fn description(c: &CommandInfo, budget: usize) -> String {
     let mut d = without_seed_notes(&c.description);
-    if let Some(e) = c.examples.first() {
+    // `{}` shows nothing the schema does not.
+    if let Some(e) = c
+        .examples
+        .first()
+        .filter(|e| e.args.as_object().is_none_or(|o| !o.is_empty()))
+    {
         d.push_str(&format!("\nExample: {}", e.args));
     }
     if d.len() > budget {
