@@ -74,6 +74,17 @@ pub fn parse<T: DeserializeOwned>(args: Value) -> Result<T, Vec<Issue>> {
     })
 }
 
+/// The strings in a JSON array such as a schema's `required`; none for anything else.
+pub fn strings(list: Option<&Value>) -> Vec<String> {
+    list.and_then(Value::as_array)
+        .map(|r| {
+            r.iter()
+                .filter_map(|v| v.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// `args` with numeric strings turned into numbers where `schema` expects a number
 /// (`{"line": "3"}` → `{"line": 3}`), or `None` when there are none. Form-building clients
 /// (MCP Inspector) send what a text box holds; the executor retries with this after a

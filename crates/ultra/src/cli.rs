@@ -84,15 +84,7 @@ pub fn inline_args(registry: &Registry<Services>, command: &str, arg: &str) -> V
         .and_then(Value::as_object)
         .cloned()
         .unwrap_or_default();
-    let required: Vec<String> = schema
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|r| {
-            r.iter()
-                .filter_map(|v| v.as_str().map(String::from))
-                .collect()
-        })
-        .unwrap_or_default();
+    let required = ultra_core::schema::strings(schema.get("required"));
     if let Ok(n) = arg.parse::<u64>()
         && props.contains_key("line")
     {

@@ -81,17 +81,7 @@ fn simplify(s: &mut Value) {
     drop_null_type(obj);
     drop_null_branch(obj);
     choices_to_enum(obj);
-    if obj
-        .get("format")
-        .and_then(Value::as_str)
-        .is_some_and(|f| !STANDARD_FORMATS.contains(&f))
-    {
-        obj.remove("format");
-    }
-    // Rust's unsigned integers say `minimum: 0`; a field that counts from 1 says so itself.
-    if obj.get("minimum") == Some(&json!(0)) {
-        obj.remove("minimum");
-    }
+    drop_rust_integer_noise(obj);
     let idle_default = match obj.get("default") {
         Some(Value::Bool(false) | Value::Null) => true,
         Some(Value::Array(a)) => a.is_empty(),
@@ -100,6 +90,21 @@ fn simplify(s: &mut Value) {
     };
     if idle_default {
         obj.remove("default");
+    }
+}
+
+/// Rust's integer `format`s (`uint32`), which clients do not know, and the `minimum: 0` of
+/// unsigned types (a field that counts from 1 says so itself).
+fn drop_rust_integer_noise(obj: &mut Map<String, Value>) {
+    if obj
+        .get("format")
+        .and_then(Value::as_str)
+        .is_some_and(|f| !STANDARD_FORMATS.contains(&f))
+    {
+        obj.remove("format");
+    }
+    if obj.get("minimum") == Some(&json!(0)) {
+        obj.remove("minimum");
     }
 }
 
@@ -216,16 +221,7 @@ fn structure_only(s: &mut Value) {
                     obj.remove(key);
                 }
             }
-            if obj
-                .get("format")
-                .and_then(Value::as_str)
-                .is_some_and(|f| !STANDARD_FORMATS.contains(&f))
-            {
-                obj.remove("format");
-            }
-            if obj.get("minimum") == Some(&json!(0)) {
-                obj.remove("minimum");
-            }
+            drop_rust_integer_noise(obj);
             if let Some(Value::Object(props)) = obj.get_mut("properties") {
                 props.values_mut().for_each(structure_only);
             }
@@ -267,15 +263,7 @@ fn make_strict(s: &mut Value) {
         }
     }
     if obj.get("properties").is_some_and(Value::is_object) {
-        let required: Vec<String> = obj
-            .get("required")
-            .and_then(Value::as_array)
-            .map(|r| {
-                r.iter()
-                    .filter_map(|v| v.as_str().map(String::from))
-                    .collect()
-            })
-            .unwrap_or_default();
+        let required = crate::schema::strings(obj.get("required"));
         let mut all = Vec::new();
         if let Some(Value::Object(props)) = obj.get_mut("properties") {
             for (name, prop) in props.iter_mut() {

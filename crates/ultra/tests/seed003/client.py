@@ -113,6 +113,16 @@ async def main(port, token):
     waited = await client._send('terminal.wait', {
         'terminalId': terminal_id, 'until': {'output': 'from-42'}, 'since': 0, 'timeoutMs': 10000})
     assert waited['matched'], waited
+    # Issue 19's seed-003 shapes, through the seed's own client: terminal.list items carry
+    # {id, name, processId}; command.execute passes positional args in the target's
+    # declared order; diagnostics filter by severity.
+    terminals = await client._send('terminal.list', {})
+    mine = [t for t in terminals['terminals'] if t['id'] == terminal_id]
+    assert mine and mine[0]['name'] == 'Agent Terminal' and mine[0]['processId'] > 0, terminals
+    read = await client.execute_command('ultra.getFileContent', ['src/app.ts', None, 1])
+    assert read['result']['content'] == 'export const a = 2;\n', read
+    errors = await client._send('state.getDiagnostics', {'path': 'src/app.ts', 'severity': 'error'})
+    assert errors['diagnostics'] == [], errors
     # A client with the wrong token is refused.
     bad = VSCodeAgentClient(port=port, token='wrong')
     try:
