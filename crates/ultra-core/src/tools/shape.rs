@@ -321,8 +321,9 @@ fn nullable(prop: &mut Value) {
 }
 
 /// Why `schema` is not valid in OpenAI's strict mode (empty: it is). Strict mode wants
-/// every object closed (`additionalProperties: false`) with every property required, and
-/// knows no `oneOf`, `allOf`, `not`, `default` or open `additionalProperties`.
+/// every object closed (`additionalProperties: false`) with every property required, a
+/// type for every value, and knows no `oneOf`, `allOf`, `not`, `default` or open
+/// `additionalProperties`.
 pub fn strict_problems(schema: &Value) -> Vec<String> {
     let mut out = Vec::new();
     if schema.get("type") != Some(&json!("object")) {
@@ -334,8 +335,18 @@ pub fn strict_problems(schema: &Value) -> Vec<String> {
 
 fn check_strict(s: &Value, at: &str, out: &mut Vec<String>) {
     let Some(obj) = s.as_object() else {
+        if s.is_boolean() {
+            out.push(format!("{at}: a value of any type"));
+        }
         return;
     };
+    // Strict mode wants a type for every value (free-form JSON has none).
+    if !["type", "anyOf", "enum", "const", "$ref"]
+        .iter()
+        .any(|k| obj.contains_key(*k))
+    {
+        out.push(format!("{at}: a value of any type"));
+    }
     for bad in [
         "oneOf",
         "allOf",
