@@ -92,7 +92,9 @@ fn openai_strict_mode() {
     fn strict(s: &Value, at: &str) {
         let Some(obj) = s.as_object() else { return };
         assert!(
-            ["type", "anyOf", "enum", "$ref"].iter().any(|k| obj.contains_key(*k)),
+            ["type", "anyOf", "enum", "$ref"]
+                .iter()
+                .any(|k| obj.contains_key(*k)),
             "{at}: untyped {s}"
         );
         for bad in ["oneOf", "allOf", "default", "not"] {
