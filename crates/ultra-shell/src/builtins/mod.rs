@@ -2,6 +2,7 @@
 
 mod basic;
 mod files;
+mod test;
 
 /// Time formatting of `date` and `ls -l`, for commands declared above the shell.
 pub use files::format_time;
@@ -11,6 +12,7 @@ use crate::command::{Builtin, Commands};
 
 /// Every plain built-in, sorted by name.
 pub static ALL: &[&Builtin] = &[
+    &test::BRACKET,
     &text::BASENAME,
     &basic::CAT,
     &files::CLEAR,
@@ -36,6 +38,7 @@ pub static ALL: &[&Builtin] = &[
     &text::TAC,
     &text::TAIL,
     &files::TEE,
+    &test::TEST,
     &files::TOUCH,
     &text::TR,
     &files::TREE,
