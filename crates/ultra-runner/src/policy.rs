@@ -73,6 +73,11 @@ pub fn parse(text: &str) -> Result<Line, String> {
                                     "the glob `{pattern}` is not expanded by run_command; list the files, or use the shell tool"
                                 ));
                             }
+                            WordPart::Arith { expr, .. } => {
+                                return Err(format!(
+                                    "`$(({expr}))` is not allowed: substitutions are decided at run time; write the value itself"
+                                ));
+                            }
                         }
                     }
                     argv.push(s);

@@ -15,9 +15,10 @@
 //! globs `*`, `?`, `[...]` (recorded as [`WordPart::Glob`]); pipelines; `&&`, `||`, `;` and
 //! newlines; comments; `NAME=value` assignments alone or as prefixes; redirects `<`, `>`,
 //! `>|`, `>>`, `N>`, `N>>`, `N<`, `N>&M`, `&>`, `&>>`; here-documents `<<EOF`, `<<'EOF'`,
-//! `<<"EOF"`, `<<-EOF`.
+//! `<<"EOF"`, `<<-EOF`; arithmetic expansion `$((...))` (`run::arith`, 64-bit, no
+//! assignment operators).
 //!
-//! Refused with `unsupported_syntax`: command substitution, arithmetic, `${X:-...}`-style
+//! Refused with `unsupported_syntax`: command substitution, `${X:-...}`-style
 //! operators, process substitution, subshells, brace groups, `&`, control flow in command
 //! position, here-strings.
 //!

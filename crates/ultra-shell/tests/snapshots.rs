@@ -205,6 +205,10 @@ const OK: &[(&str, &str)] = &[
         "cat <<EOF # comment\n# not a comment\nEOF",
         r##"(cmd "cat" (0<< (heredoc "EOF" expand q"# not a comment\n")))"##,
     ),
+    (
+        "echo $((1+2)) \"n=$(( (x + 1) * 2 ))\" a$((y))b",
+        r#"(cmd "echo" $((1+2)) q"n="+q$(( (x + 1) * 2 )) "a"+$((y))+"b")"#,
+    ),
 ];
 
 /// (input, code, line, column)
@@ -217,7 +221,8 @@ const ERR: &[(&str, &str, usize, usize)] = &[
     ("echo \"$(ls)\"", "unsupported_syntax", 1, 7),
     ("echo `ls`", "unsupported_syntax", 1, 6),
     ("echo \"`ls`\"", "unsupported_syntax", 1, 7),
-    ("echo $((1+2))", "unsupported_syntax", 1, 6),
+    ("echo $((1+2)", "unterminated_quote", 1, 6),
+    ("echo $((1+(2)", "unterminated_quote", 1, 6),
     ("echo ${X:-y}", "unsupported_syntax", 1, 6),
     ("echo ${#X}", "unsupported_syntax", 1, 6),
     ("echo $'x'", "unsupported_syntax", 1, 6),

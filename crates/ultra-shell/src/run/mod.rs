@@ -7,6 +7,7 @@
 //! state, as bash runs them in subshells; a single command runs in the session itself, so
 //! `cd` and `X=1` stick.
 
+mod arith;
 pub mod fs;
 pub mod glob;
 
@@ -691,6 +692,15 @@ impl Shell {
                                 }
                             }));
                     }
+                    WordPart::Arith { expr, quoted } => {
+                        // Digits and a sign: nothing to split or glob.
+                        any_quoted |= *quoted;
+                        let value = self.arith(expr, env)?;
+                        fields
+                            .last_mut()
+                            .expect("at least one field")
+                            .extend(value.chars().map(PatChar::Lit));
+                    }
                     WordPart::Param { name, quoted } => {
                         let value = self.param(name, env);
                         // `$x $x $x ...` multiplies a variable: stop before building it.
@@ -778,6 +788,7 @@ impl Shell {
             match p {
                 WordPart::Literal { text, .. } => s.push_str(text),
                 WordPart::Glob { pattern } => s.push_str(pattern),
+                WordPart::Arith { expr, .. } => s.push_str(&self.arith(expr, env)?),
                 WordPart::Param { name, .. } => {
                     let value = self.param(name, env);
                     // A here-document of `$x` lines multiplies a variable.
@@ -791,6 +802,11 @@ impl Shell {
             }
         }
         Ok(s)
+    }
+
+    /// `$((expr))`'s value as text.
+    fn arith(&self, expr: &str, env: &Env) -> Result<String, String> {
+        arith::eval(expr, &|name| self.param(name, env)).map(|n| n.to_string())
     }
 
     fn param(&self, name: &str, env: &Env) -> String {

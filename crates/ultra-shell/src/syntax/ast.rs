@@ -115,6 +115,13 @@ pub enum WordPart {
         /// The pattern text exactly as written.
         pattern: String,
     },
+    /// Arithmetic expansion `$((expr))`, evaluated when the word is expanded.
+    Arith {
+        /// The expression between `$((` and `))`, as written.
+        expr: String,
+        /// Whether it appeared inside double quotes.
+        quoted: bool,
+    },
 }
 
 /// What a redirect does.
@@ -232,6 +239,9 @@ impl fmt::Display for WordPart {
                 write!(f, "{}${name}", if *quoted { "q" } else { "" })
             }
             WordPart::Glob { pattern } => write!(f, "g{pattern:?}"),
+            WordPart::Arith { expr, quoted } => {
+                write!(f, "{}$(({expr}))", if *quoted { "q" } else { "" })
+            }
         }
     }
 }

@@ -331,9 +331,11 @@ impl<'a> Lexer<'a> {
                     delimiter.push_str(text);
                 }
                 WordPart::Glob { pattern } => delimiter.push_str(pattern),
-                WordPart::Param { .. } => {
-                    return Err(self
-                        .unsupported("a parameter in a here-document delimiter", word.span.start));
+                WordPart::Param { .. } | WordPart::Arith { .. } => {
+                    return Err(self.unsupported(
+                        "an expansion in a here-document delimiter",
+                        word.span.start,
+                    ));
                 }
             }
         }
@@ -591,7 +593,36 @@ impl<'a> Lexer<'a> {
         };
         match self.peek() {
             Some('(') if self.peek2() == Some('(') => {
-                Err(self.unsupported("arithmetic expansion `$((...))`", start))
+                // The expression runs to the `))` that closes `$((`, past balanced
+                // parentheses inside it.
+                let body = &self.rest()[2..];
+                let mut depth = 0usize;
+                let mut end = None;
+                for (i, c) in body.char_indices() {
+                    match c {
+                        '(' => depth += 1,
+                        ')' if depth > 0 => depth -= 1,
+                        ')' => {
+                            if body[i + 1..].starts_with(')') {
+                                end = Some(i);
+                            }
+                            break;
+                        }
+                        _ => {}
+                    }
+                }
+                let Some(len) = end else {
+                    return Err(ParseError::UnterminatedQuote {
+                        what: "`$((`",
+                        pos: Pos::at(self.src, start),
+                    });
+                };
+                parts.push(WordPart::Arith {
+                    expr: body[..len].to_string(),
+                    quoted,
+                });
+                self.pos += 2 + len + 2;
+                Ok(())
             }
             Some('(') => Err(self.unsupported("command substitution `$(...)`", start)),
             Some('\'') if !quoted => Err(self.unsupported("ANSI-C quoting `$'...'`", start)),
