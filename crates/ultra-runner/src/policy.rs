@@ -63,7 +63,7 @@ pub fn parse(text: &str) -> Result<Line, String> {
                     for p in &w.parts {
                         match p {
                             WordPart::Literal { text, .. } => s.push_str(text),
-                            WordPart::Param { name, .. } => {
+                            WordPart::Param { name, .. } | WordPart::ParamOp { name, .. } => {
                                 return Err(format!(
                                     "`${name}` is not allowed: variables and substitutions are decided at run time; write the value itself"
                                 ));

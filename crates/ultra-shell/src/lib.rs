@@ -18,8 +18,11 @@
 //! `<<"EOF"`, `<<-EOF`; arithmetic expansion `$((...))` (`run::arith`, 64-bit, no
 //! assignment operators).
 //!
-//! Refused with `unsupported_syntax`: command substitution, `${X:-...}`-style
-//! operators, process substitution, subshells, brace groups, `&`, control flow in command
+//! POSIX's parameter operators `${X:-w}`, `${X:+w}`, `${X:?w}`, `${#X}`, `${X%p}`,
+//! `${X%%p}`, `${X#p}`, `${X##p}` (with or without `:`).
+//!
+//! Refused with `unsupported_syntax`: command substitution, `${X:=w}` and bash's
+//! `${X/a/b}`-style operators, process substitution, subshells, brace groups, `&`, control flow in command
 //! position, here-strings.
 //!
 //! ```

@@ -206,6 +206,10 @@ const OK: &[(&str, &str)] = &[
         r##"(cmd "cat" (0<< (heredoc "EOF" expand q"# not a comment\n")))"##,
     ),
     (
+        "echo ${X:-y} \"${#X}\" ${f%.*} ${p##*/} ${Y:+\"a b\"}",
+        r#"(cmd "echo" ${X:-"y"} q${#X} ${f%".*"} ${p##"*/"} ${Y:+q"a b"})"#,
+    ),
+    (
         "echo $((1+2)) \"n=$(( (x + 1) * 2 ))\" a$((y))b",
         r#"(cmd "echo" $((1+2)) q"n="+q$(( (x + 1) * 2 )) "a"+$((y))+"b")"#,
     ),
@@ -223,8 +227,9 @@ const ERR: &[(&str, &str, usize, usize)] = &[
     ("echo \"`ls`\"", "unsupported_syntax", 1, 7),
     ("echo $((1+2)", "unterminated_quote", 1, 6),
     ("echo $((1+(2)", "unterminated_quote", 1, 6),
-    ("echo ${X:-y}", "unsupported_syntax", 1, 6),
-    ("echo ${#X}", "unsupported_syntax", 1, 6),
+    ("echo ${X/a/b}", "unsupported_syntax", 1, 6),
+    ("echo ${X:0:2}", "unsupported_syntax", 1, 6),
+    ("echo ${X:-y", "unterminated_quote", 1, 6),
     ("echo $'x'", "unsupported_syntax", 1, 6),
     ("diff <(a) b", "unsupported_syntax", 1, 6),
     ("tee >(a)", "unsupported_syntax", 1, 5),

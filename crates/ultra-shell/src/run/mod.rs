@@ -8,6 +8,7 @@
 //! `cd` and `X=1` stick.
 
 mod arith;
+mod expand;
 pub mod fs;
 pub mod glob;
 
@@ -21,11 +22,8 @@ use ultra_workspace::RelPath;
 // What commands are and run with, where commands declared above the shell found them.
 pub use crate::command::{Builtin, Commands, Cx, Example, Io, Risk, read_all};
 use crate::plan::Plan;
-use crate::syntax::ast::{
-    AndOrOp, Pipeline, RedirectKind, RedirectTarget, Script, SimpleCommand, Word, WordPart,
-};
+use crate::syntax::ast::{AndOrOp, Pipeline, RedirectKind, RedirectTarget, Script, SimpleCommand};
 use fs::ShellFs;
-use glob::PatChar;
 
 /// Stack of a pipeline stage's thread: room for the deepest awk or sed program their
 /// parsers accept (debug builds take about 20 KiB a nesting level). Reserved, not
@@ -650,172 +648,6 @@ impl Shell {
                 let _ = writeln!(stderr, "cd: {target}: {e}");
                 1
             }
-        }
-    }
-
-    /// Expand words into fields: parameters, field splitting of unquoted parameters, globs.
-    fn expand_words(&self, words: &[Word], env: &Env) -> Result<Vec<String>, String> {
-        let mut out = Vec::new();
-        let mut expanded = 0usize;
-        for w in words {
-            // Build fields as pattern chars; unquoted parameters split on whitespace.
-            let mut fields: Vec<Vec<PatChar>> = vec![Vec::new()];
-            let mut any_quoted = false;
-            let mut glob = false;
-            for part in &w.parts {
-                match part {
-                    WordPart::Literal { text, quoted } => {
-                        any_quoted |= *quoted;
-                        fields
-                            .last_mut()
-                            .expect("at least one field")
-                            .extend(text.chars().map(PatChar::Lit));
-                    }
-                    WordPart::Glob { pattern } => {
-                        glob = true;
-                        let mut in_bracket = false;
-                        fields
-                            .last_mut()
-                            .expect("at least one field")
-                            .extend(pattern.chars().map(|c| {
-                                let meta = matches!(c, '*' | '?' | '[')
-                                    || (in_bracket && matches!(c, ']' | '!' | '^' | '-'));
-                                if c == '[' {
-                                    in_bracket = true;
-                                } else if c == ']' {
-                                    in_bracket = false;
-                                }
-                                if meta {
-                                    PatChar::Meta(c)
-                                } else {
-                                    PatChar::Lit(c)
-                                }
-                            }));
-                    }
-                    WordPart::Arith { expr, quoted } => {
-                        // Digits and a sign: nothing to split or glob.
-                        any_quoted |= *quoted;
-                        let value = self.arith(expr, env)?;
-                        fields
-                            .last_mut()
-                            .expect("at least one field")
-                            .extend(value.chars().map(PatChar::Lit));
-                    }
-                    WordPart::Param { name, quoted } => {
-                        let value = self.param(name, env);
-                        // `$x $x $x ...` multiplies a variable: stop before building it.
-                        expanded += value.len();
-                        if expanded > MAX_EXPANSION {
-                            return Err(format!(
-                                "the expanded words would pass {MAX_EXPANSION} bytes, the limit for one command"
-                            ));
-                        }
-                        if *quoted {
-                            any_quoted = true;
-                            fields
-                                .last_mut()
-                                .expect("at least one field")
-                                .extend(value.chars().map(PatChar::Lit));
-                        } else {
-                            let pieces = value.split([' ', '\t', '\n']);
-                            let starts_ws = value.starts_with([' ', '\t', '\n']);
-                            if starts_ws && !fields.last().expect("field").is_empty() {
-                                fields.push(Vec::new());
-                            }
-                            let mut first = true;
-                            for p in pieces {
-                                if p.is_empty() {
-                                    continue;
-                                }
-                                if !first && !fields.last().expect("field").is_empty() {
-                                    fields.push(Vec::new());
-                                }
-                                fields
-                                    .last_mut()
-                                    .expect("field")
-                                    .extend(p.chars().map(PatChar::Lit));
-                                first = false;
-                            }
-                            if value.ends_with([' ', '\t', '\n']) && !value.trim().is_empty() {
-                                fields.push(Vec::new());
-                            }
-                        }
-                    }
-                }
-            }
-            // Drop empty fields that came only from unquoted expansions.
-            let keep_empty = any_quoted;
-            for (i, f) in fields.iter().enumerate() {
-                if f.is_empty() && !(keep_empty && fields.len() == 1 && i == 0) {
-                    continue;
-                }
-                if glob && f.iter().any(|c| matches!(c, PatChar::Meta(_))) {
-                    let matches = glob::expand(&self.fs, &env.cwd, f, MAX_GLOB);
-                    if matches.is_empty() {
-                        out.push(
-                            f.iter()
-                                .map(|c| match c {
-                                    PatChar::Lit(c) | PatChar::Meta(c) => *c,
-                                })
-                                .collect(),
-                        );
-                    } else {
-                        out.extend(matches);
-                    }
-                } else {
-                    out.push(
-                        f.iter()
-                            .map(|c| match c {
-                                PatChar::Lit(c) | PatChar::Meta(c) => *c,
-                            })
-                            .collect(),
-                    );
-                }
-            }
-        }
-        Ok(out)
-    }
-
-    /// Expand a word to one string (assignment values, redirect targets): no splitting or
-    /// globbing.
-    fn expand_string(&self, w: &Word, env: &Env) -> Result<String, String> {
-        self.expand_parts(&w.parts, env)
-    }
-
-    fn expand_parts(&self, parts: &[WordPart], env: &Env) -> Result<String, String> {
-        let mut s = String::new();
-        for p in parts {
-            match p {
-                WordPart::Literal { text, .. } => s.push_str(text),
-                WordPart::Glob { pattern } => s.push_str(pattern),
-                WordPart::Arith { expr, .. } => s.push_str(&self.arith(expr, env)?),
-                WordPart::Param { name, .. } => {
-                    let value = self.param(name, env);
-                    // A here-document of `$x` lines multiplies a variable.
-                    if s.len() + value.len() > MAX_EXPANSION {
-                        return Err(format!(
-                            "the expansion would pass {MAX_EXPANSION} bytes, the limit for one word or here-document"
-                        ));
-                    }
-                    s.push_str(&value);
-                }
-            }
-        }
-        Ok(s)
-    }
-
-    /// `$((expr))`'s value as text.
-    fn arith(&self, expr: &str, env: &Env) -> Result<String, String> {
-        arith::eval(expr, &|name| self.param(name, env)).map(|n| n.to_string())
-    }
-
-    fn param(&self, name: &str, env: &Env) -> String {
-        match name {
-            "?" => env.status.to_string(),
-            "#" => "0".to_string(),
-            "@" | "*" => String::new(),
-            "$" => std::process::id().to_string(),
-            _ => env.vars.get(name).cloned().unwrap_or_default(),
         }
     }
 }

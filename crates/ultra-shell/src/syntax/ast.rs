@@ -115,6 +115,17 @@ pub enum WordPart {
         /// The pattern text exactly as written.
         pattern: String,
     },
+    /// A parameter with an operator: `${X:-word}`, `${#X}`, `${X%.txt}`, ...
+    ParamOp {
+        /// The parameter name.
+        name: String,
+        /// What to do with it.
+        op: ParamOp,
+        /// The word after the operator (expanded only when the operator needs it).
+        arg: Vec<WordPart>,
+        /// Whether it appeared inside double quotes.
+        quoted: bool,
+    },
     /// Arithmetic expansion `$((expr))`, evaluated when the word is expanded.
     Arith {
         /// The expression between `$((` and `))`, as written.
@@ -122,6 +133,66 @@ pub enum WordPart {
         /// Whether it appeared inside double quotes.
         quoted: bool,
     },
+}
+
+/// A POSIX parameter operator. `colon` forms (`:-`) treat an empty value as unset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParamOp {
+    /// `${X:-word}` / `${X-word}`: the word when unset (or empty).
+    Default { colon: bool },
+    /// `${X:+word}` / `${X+word}`: the word when set (and not empty), else nothing.
+    Alternative { colon: bool },
+    /// `${X:?word}` / `${X?word}`: an error naming the word when unset (or empty).
+    Error { colon: bool },
+    /// `${#X}`: the length in characters.
+    Length,
+    /// `${X%pat}` / `${X%%pat}`: without the shortest / longest suffix matching `pat`.
+    TrimSuffix { longest: bool },
+    /// `${X#pat}` / `${X##pat}`: without the shortest / longest prefix matching `pat`.
+    TrimPrefix { longest: bool },
+}
+
+impl ParamOp {
+    fn as_str(self) -> &'static str {
+        match self {
+            ParamOp::Default { colon } => {
+                if colon {
+                    ":-"
+                } else {
+                    "-"
+                }
+            }
+            ParamOp::Alternative { colon } => {
+                if colon {
+                    ":+"
+                } else {
+                    "+"
+                }
+            }
+            ParamOp::Error { colon } => {
+                if colon {
+                    ":?"
+                } else {
+                    "?"
+                }
+            }
+            ParamOp::Length => "#",
+            ParamOp::TrimSuffix { longest } => {
+                if longest {
+                    "%%"
+                } else {
+                    "%"
+                }
+            }
+            ParamOp::TrimPrefix { longest } => {
+                if longest {
+                    "##"
+                } else {
+                    "#"
+                }
+            }
+        }
+    }
 }
 
 /// What a redirect does.
@@ -239,6 +310,20 @@ impl fmt::Display for WordPart {
                 write!(f, "{}${name}", if *quoted { "q" } else { "" })
             }
             WordPart::Glob { pattern } => write!(f, "g{pattern:?}"),
+            WordPart::ParamOp {
+                name,
+                op,
+                arg,
+                quoted,
+            } => {
+                let q = if *quoted { "q" } else { "" };
+                if *op == ParamOp::Length {
+                    return write!(f, "{q}${{#{name}}}");
+                }
+                write!(f, "{q}${{{name}{}", op.as_str())?;
+                write_parts(f, arg)?;
+                f.write_str("}")
+            }
             WordPart::Arith { expr, quoted } => {
                 write!(f, "{}$(({expr}))", if *quoted { "q" } else { "" })
             }

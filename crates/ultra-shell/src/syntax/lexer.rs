@@ -5,7 +5,7 @@
 //! so the parser only sees complete tokens. Every loop advances by at least one character
 //! and every look-ahead is bounded, so lexing is linear in the input.
 
-use crate::syntax::ast::{HereDoc, RedirectKind, RedirectTarget, Span, Word, WordPart};
+use crate::syntax::ast::{HereDoc, ParamOp, RedirectKind, RedirectTarget, Span, Word, WordPart};
 use crate::syntax::error::{ParseError, Pos};
 use crate::{MAX_TOKENS, MAX_WORD};
 
@@ -331,7 +331,7 @@ impl<'a> Lexer<'a> {
                     delimiter.push_str(text);
                 }
                 WordPart::Glob { pattern } => delimiter.push_str(pattern),
-                WordPart::Param { .. } | WordPart::Arith { .. } => {
+                WordPart::Param { .. } | WordPart::ParamOp { .. } | WordPart::Arith { .. } => {
                     return Err(self.unsupported(
                         "an expansion in a here-document delimiter",
                         word.span.start,
@@ -538,6 +538,94 @@ impl<'a> Lexer<'a> {
         None
     }
 
+    /// The byte offset of the `}` that closes the `${` being lexed (`self.pos` just past
+    /// the `{`), past quotes, escapes and nested `${...}`.
+    fn closing_brace(&self) -> Option<usize> {
+        let b = self.src.as_bytes();
+        let mut i = self.pos;
+        let mut depth = 0usize;
+        let mut in_double = false;
+        while i < b.len() {
+            match b[i] {
+                b'\\' => i += 1,
+                b'\'' if !in_double => {
+                    i += 1;
+                    while i < b.len() && b[i] != b'\'' {
+                        i += 1;
+                    }
+                }
+                b'"' => in_double = !in_double,
+                b'$' if b.get(i + 1) == Some(&b'{') => {
+                    depth += 1;
+                    i += 1;
+                }
+                b'}' if !in_double || depth > 0 => {
+                    if depth == 0 {
+                        return Some(i);
+                    }
+                    depth -= 1;
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        None
+    }
+
+    /// Lexes the word after a `${X op` operator up to `end` (its closing brace): quotes,
+    /// escapes and expansions as in a word; other text is quoted when the `${...}` is.
+    fn operand(
+        &mut self,
+        end: usize,
+        quoted: bool,
+        parts: &mut Vec<WordPart>,
+    ) -> Result<(), ParseError> {
+        while self.pos < end {
+            let Some(c) = self.peek() else { break };
+            match c {
+                '\'' if !quoted => {
+                    let q = self.pos;
+                    self.pos += 1;
+                    let Some(len) = self.src[self.pos..end].find('\'') else {
+                        return Err(ParseError::UnterminatedQuote {
+                            what: "single quote",
+                            pos: Pos::at(self.src, q),
+                        });
+                    };
+                    push_lit(parts, &self.src[self.pos..self.pos + len], true);
+                    self.pos += len + 1;
+                }
+                '"' => {
+                    let q = self.pos;
+                    self.pos += 1;
+                    self.double_quoted_body(end, false, parts)?;
+                    if self.peek() != Some('"') {
+                        return Err(ParseError::UnterminatedQuote {
+                            what: "double quote",
+                            pos: Pos::at(self.src, q),
+                        });
+                    }
+                    self.pos += 1;
+                }
+                '\\' => {
+                    self.pos += 1;
+                    if let Some(e) = self.bump() {
+                        push_char(parts, e, true);
+                    }
+                }
+                '$' => self.dollar(quoted, parts)?,
+                '`' => {
+                    return Err(self.unsupported("command substitution with backticks", self.pos));
+                }
+                _ => {
+                    self.pos += c.len_utf8();
+                    push_char(parts, c, quoted);
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Lexes the inside of double quotes (stopping before the closing `"`, or at `end`) or,
     /// with `heredoc`, an expanding here-document line up to `end`.
     fn double_quoted_body(
@@ -646,16 +734,60 @@ impl<'a> Lexer<'a> {
                     param(parts, name);
                     return Ok(());
                 }
-                if !rest.contains('}') {
+                let Some(close) = self.closing_brace() else {
                     return Err(ParseError::UnterminatedQuote {
                         what: "`${`",
                         pos: Pos::at(self.src, start),
                     });
+                };
+                // `${#X}`: a length, unless `#` is the parameter itself (`${#}`, `${##}`).
+                if rest.starts_with('#') {
+                    let inner = &rest[1..close - self.pos];
+                    let n = inner.find(|c| !is_ident(c)).unwrap_or(inner.len());
+                    let special = matches!(inner, "?" | "@" | "*" | "$" | "!" | "-");
+                    if (n > 0 && n == inner.len()) || special {
+                        parts.push(WordPart::ParamOp {
+                            name: inner.to_string(),
+                            op: ParamOp::Length,
+                            arg: Vec::new(),
+                            quoted,
+                        });
+                        self.pos = close + 1;
+                        return Ok(());
+                    }
                 }
-                Err(self.unsupported(
-                    "`${...}` parameter operators such as `${X:-default}`",
-                    start,
-                ))
+                let after = &rest[len..];
+                let ops: &[(&str, ParamOp)] = &[
+                    (":-", ParamOp::Default { colon: true }),
+                    (":+", ParamOp::Alternative { colon: true }),
+                    (":?", ParamOp::Error { colon: true }),
+                    ("%%", ParamOp::TrimSuffix { longest: true }),
+                    ("##", ParamOp::TrimPrefix { longest: true }),
+                    ("-", ParamOp::Default { colon: false }),
+                    ("+", ParamOp::Alternative { colon: false }),
+                    ("?", ParamOp::Error { colon: false }),
+                    ("%", ParamOp::TrimSuffix { longest: false }),
+                    ("#", ParamOp::TrimPrefix { longest: false }),
+                ];
+                let found = ops.iter().find(|(text, _)| after.starts_with(*text));
+                let Some((text, op)) = found.filter(|_| len > 0) else {
+                    return Err(self.unsupported(
+                        "this `${...}` form (supported: `${X:-w}` `${X:+w}` `${X:?w}` `${#X}` `${X%p}` `${X%%p}` `${X#p}` `${X##p}`, with or without `:`)",
+                        start,
+                    ));
+                };
+                let name = name.to_string();
+                self.pos += len + text.len();
+                let mut arg = Vec::new();
+                self.operand(close, quoted, &mut arg)?;
+                self.pos = close + 1;
+                parts.push(WordPart::ParamOp {
+                    name,
+                    op: *op,
+                    arg,
+                    quoted,
+                });
+                Ok(())
             }
             Some(c) if is_ident_start(c) => {
                 let rest = self.rest();
