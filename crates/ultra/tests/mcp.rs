@@ -148,31 +148,11 @@ fn auto_apply_runs_what_would_be_confirmed() {
 /// JSON-RPC lines on the real binary's stdio).
 #[test]
 fn a_profile_bounds_the_tools_a_client_can_call() {
-    use std::io::{BufRead, BufReader, Write};
     let ws = fixture();
-    let mut child = ws
-        .command()
-        .args(["mcp", "--profile", "read-only"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let mut send = |v: serde_json::Value| {
-        writeln!(stdin, "{v}").unwrap();
-        stdin.flush().unwrap();
-    };
-    send(
-        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}),
-    );
-    let init: serde_json::Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
-    assert_eq!(init["result"]["serverInfo"]["name"], "ultra", "{init}");
-    send(serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-    send(serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
-    let list: serde_json::Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+    let mut mcp = common::RawMcp::start(&ws, &["--profile", "read-only"]);
+    mcp.initialize("raw");
+    mcp.send(serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
+    let list = mcp.read();
     let tools = list["result"]["tools"].as_array().unwrap();
     assert!(tools.len() >= 10, "{list}");
     for t in tools {
@@ -183,11 +163,11 @@ fn a_profile_bounds_the_tools_a_client_can_call() {
             .iter()
             .all(|t| t["name"] != "write" && t["name"] != "shell")
     );
-    send(
+    mcp.send(
         serde_json::json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
         "params": {"name": "write", "arguments": {"path": "x.txt", "content": "no"}}}),
     );
-    let r: serde_json::Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+    let r = mcp.read();
     assert!(
         r["error"]["message"]
             .as_str()
@@ -195,8 +175,7 @@ fn a_profile_bounds_the_tools_a_client_can_call() {
             .contains("unknown tool `write`"),
         "{r}"
     );
-    drop(stdin);
-    let status = child.wait().unwrap();
+    let status = mcp.finish();
     assert!(status.success(), "{status}");
     assert!(!ws.exists("x.txt"));
 }
@@ -208,34 +187,18 @@ fn a_profile_bounds_the_tools_a_client_can_call() {
 /// runs the call once.
 #[test]
 fn stateless_clients_say_who_they_are_in_each_request() {
-    use std::io::{BufRead, BufReader, Write};
     let ws = fixture();
-    let mut child = ws
-        .command()
-        .args(["mcp"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let mut send = |v: serde_json::Value| {
-        writeln!(stdin, "{v}").unwrap();
-        stdin.flush().unwrap();
-    };
-    let mut read =
-        || -> serde_json::Value { serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap() };
+    let mut mcp = common::RawMcp::start(&ws, &[]);
     let meta = serde_json::json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientInfo": {"name": "stateless-agent", "version": "2"},
         "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}
     });
-    send(
+    mcp.send(
         serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover",
         "params": {"_meta": meta.clone()}}),
     );
-    let found = read();
+    let found = mcp.read();
     assert!(
         found["result"]["supportedVersions"]
             .as_array()
@@ -243,18 +206,18 @@ fn stateless_clients_say_who_they_are_in_each_request() {
             .contains(&"2026-07-28".into()),
         "{found}"
     );
-    send(
+    mcp.send(
         serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
         "params": {"name": "get_lines", "arguments": {"path": "notes.txt"}, "_meta": meta.clone()}}),
     );
-    assert_eq!(read()["id"], 2);
+    assert_eq!(mcp.read()["id"], 2);
     let call = serde_json::json!({"name": "edit_lines",
         "arguments": {"path": "src/app.ts", "start": 1, "end": 1, "content": "const n = 7;"},
         "_meta": meta.clone()});
-    send(
+    mcp.send(
         serde_json::json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": call.clone()}),
     );
-    let asked = read();
+    let asked = mcp.read();
     let result = &asked["result"];
     assert_eq!(result["resultType"], "input_required", "{asked}");
     let question = &result["inputRequests"]["approve"];
@@ -272,20 +235,21 @@ fn stateless_clients_say_who_they_are_in_each_request() {
     forged["requestState"] = "defer-000000000000".into();
     forged["inputResponses"] =
         serde_json::json!({"approve": {"action": "accept", "content": {"approve": true}}});
-    send(serde_json::json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": forged}));
-    assert_eq!(read()["result"]["resultType"], "input_required");
+    mcp.send(
+        serde_json::json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": forged}),
+    );
+    assert_eq!(mcp.read()["result"]["resultType"], "input_required");
     assert_eq!(ws.read("src/app.ts"), "const n = 1;\nexport { n };\n");
     let mut answered = call.clone();
     answered["requestState"] = result["requestState"].clone();
     answered["inputResponses"] =
         serde_json::json!({"approve": {"action": "accept", "content": {"approve": true}}});
-    send(
+    mcp.send(
         serde_json::json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": answered}),
     );
-    let done = read();
+    let done = mcp.read();
     assert_eq!(done["result"]["isError"], false, "{done}");
-    drop(stdin);
-    child.wait().unwrap();
+    mcp.finish();
     assert_eq!(ws.read("src/app.ts"), "const n = 7;\nexport { n };\n");
     let audit = ws.audit();
     let agents: Vec<_> = audit

@@ -393,29 +393,9 @@ fn schemas_document_the_seed_names() {
 /// An MCP client calling the tools with the seed's shapes.
 #[test]
 fn an_mcp_client_sends_the_seed_shapes() {
-    use std::io::{BufRead, BufReader, Write};
     let ws = fixture();
-    let mut child = ws
-        .command()
-        .args(["mcp", "--auto-apply"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let mut send = |v: Value| {
-        writeln!(stdin, "{v}").unwrap();
-        stdin.flush().unwrap();
-    };
-    send(
-        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}),
-    );
-    let init: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
-    assert_eq!(init["result"]["serverInfo"]["name"], "ultra", "{init}");
-    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let mut mcp = common::RawMcp::start(&ws, &["--auto-apply"]);
+    mcp.initialize("raw");
     let calls = [
         (
             "shell",
@@ -439,11 +419,11 @@ fn an_mcp_client_sends_the_seed_shapes() {
         ),
     ];
     for (id, (tool, args, stdout)) in calls.iter().enumerate() {
-        send(
+        mcp.send(
             json!({"jsonrpc": "2.0", "id": id + 1, "method": "tools/call",
             "params": {"name": tool, "arguments": args}}),
         );
-        let r: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+        let r = mcp.read();
         assert_eq!(r["result"]["isError"], false, "{tool}: {r}");
         let data = &r["result"]["structuredContent"];
         let out = if data.is_object() {
@@ -457,11 +437,10 @@ fn an_mcp_client_sends_the_seed_shapes() {
     }
     assert_eq!(ws.read("notes.md"), "alpha\ngamma\n");
     // A conflicting shape comes back as a tool error the model can act on.
-    send(json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call",
+    mcp.send(json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call",
         "params": {"name": "shell", "arguments": {"command": "echo a", "script": "echo b"}}}));
-    let r: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+    let r = mcp.read();
     assert_eq!(r["result"]["isError"], true, "{r}");
     assert!(r.to_string().contains("INVALID_ARGUMENTS"), "{r}");
-    drop(stdin);
-    assert!(child.wait().unwrap().success());
+    assert!(mcp.finish().success());
 }

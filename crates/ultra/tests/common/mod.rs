@@ -624,3 +624,65 @@ pub fn git(ws: &Ws, args: &[&str]) -> String {
     );
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
+
+/// `ultra mcp ARGS` on a workspace, spoken to in raw JSON-RPC lines over its stdio (what
+/// an SDK hides: exact shapes, `_meta`, stateless requests).
+pub struct RawMcp {
+    child: Child,
+    stdin: Option<std::process::ChildStdin>,
+    lines: std::io::Lines<BufReader<std::process::ChildStdout>>,
+}
+
+impl RawMcp {
+    /// Start the server.
+    pub fn start(ws: &Ws, args: &[&str]) -> RawMcp {
+        let mut child = ws
+            .command()
+            .arg("mcp")
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start ultra mcp");
+        let stdin = child.stdin.take();
+        let lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+        RawMcp {
+            child,
+            stdin,
+            lines,
+        }
+    }
+
+    /// Send one message.
+    pub fn send(&mut self, v: Value) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        writeln!(stdin, "{v}").expect("send");
+        stdin.flush().expect("flush");
+    }
+
+    /// The next message from the server.
+    pub fn read(&mut self) -> Value {
+        let line = self.lines.next().expect("a reply").expect("read");
+        serde_json::from_str(&line).expect("a JSON reply")
+    }
+
+    /// `initialize` (revision 2025-06-18, as client `name`) and `initialized`; the result.
+    pub fn initialize(&mut self, name: &str) -> Value {
+        self.send(
+            json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": name, "version": "1"}}}),
+        );
+        let init = self.read();
+        assert_eq!(init["result"]["serverInfo"]["name"], "ultra", "{init}");
+        self.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        init
+    }
+
+    /// Close stdin and wait for the server to exit.
+    pub fn finish(mut self) -> std::process::ExitStatus {
+        drop(self.stdin.take());
+        self.child.wait().expect("wait")
+    }
+}
