@@ -18,21 +18,24 @@ pub struct Issue {
 
 /// The JSON Schema (2020-12) of `T`, inlined so it stands alone.
 pub fn schema_for<T: JsonSchema>() -> Value {
-    let mut settings = schemars::generate::SchemaSettings::draft2020_12();
-    settings.inline_subschemas = true;
-    let schema = settings.into_generator().into_root_schema_for::<T>();
-    schema.to_value()
+    generate::<T>(schemars::generate::Contract::Deserialize)
 }
 
 /// The JSON Schema (2020-12) of `T` as it serializes: a field skipped when empty is not
 /// required (the default contract describes what deserializes). For result types, whose
 /// schema clients validate answers against (MCP's `outputSchema`).
 pub fn output_schema_for<T: JsonSchema>() -> Value {
+    generate::<T>(schemars::generate::Contract::Serialize)
+}
+
+fn generate<T: JsonSchema>(contract: schemars::generate::Contract) -> Value {
     let mut settings = schemars::generate::SchemaSettings::draft2020_12();
     settings.inline_subschemas = true;
-    settings.contract = schemars::generate::Contract::Serialize;
-    let schema = settings.into_generator().into_root_schema_for::<T>();
-    schema.to_value()
+    settings.contract = contract;
+    settings
+        .into_generator()
+        .into_root_schema_for::<T>()
+        .to_value()
 }
 
 /// Deserialize `args` into `T`, turning serde's error into issues with a JSON pointer.
