@@ -5,7 +5,7 @@
 //! is refused, since its meaning would be decided at run time.
 
 use ultra_core::config::{RunConfig, RunRule};
-use ultra_shell::syntax::ast::{AndOrOp, WordPart};
+use ultra_shell::syntax::ast::{AndOrOp, Command, WordPart};
 
 /// Most stages in one command line (C4: a long chain hides its payload).
 pub const MAX_STAGES: usize = 16;
@@ -50,7 +50,16 @@ pub fn parse(text: &str) -> Result<Line, String> {
             .chain(item.rest.iter().map(|(op, p)| (Some(*op), p)));
         for (op, pipeline) in pipelines {
             let mut stages = Vec::new();
+            if pipeline.negated {
+                return Err("`!` is not allowed: run_command runs plain commands; check the exit code in the result instead".into());
+            }
             for cmd in &pipeline.commands {
+                let cmd = match cmd {
+                    Command::Simple(c) => c,
+                    Command::Compound(_) | Command::Function(_) => {
+                        return Err("control flow (`if`, loops, `case`, `{ }`, `( )`, functions) is not allowed in run_command: use the shell tool, which runs it in process under the same checks, or run each command separately".into());
+                    }
+                };
                 if !cmd.assignments.is_empty() {
                     return Err("`NAME=value` prefixes are not allowed (they can change what a program loads, e.g. LD_PRELOAD)".into());
                 }
@@ -73,10 +82,14 @@ pub fn parse(text: &str) -> Result<Line, String> {
                                     "the glob `{pattern}` is not expanded by run_command; list the files, or use the shell tool"
                                 ));
                             }
-                            WordPart::Arith { expr, .. } => {
+                            WordPart::Arith { .. } => {
                                 return Err(format!(
-                                    "`$(({expr}))` is not allowed: substitutions are decided at run time; write the value itself"
+                                    "`{}` is not allowed: substitutions are decided at run time; write the value itself",
+                                    &text[w.span.start..w.span.end]
                                 ));
+                            }
+                            WordPart::CommandSub { .. } => {
+                                return Err("command substitution `$(...)` is not allowed: it is decided at run time; run the inner command first and write its output into the command".into());
                             }
                         }
                     }

@@ -52,14 +52,10 @@ pub fn in_line(text: &str) -> Vec<String> {
 /// [`in_line`] for a script already parsed.
 pub fn in_script(script: &ultra_shell::syntax::ast::Script) -> Vec<String> {
     let mut out = Vec::new();
-    for item in &script.items {
-        for p in std::iter::once(&item.first).chain(item.rest.iter().map(|(_, p)| p)) {
-            for c in &p.commands {
-                let words: Vec<Option<&str>> = c.words.iter().map(|w| w.as_plain()).collect();
-                push_stage(&mut out, &words);
-            }
-        }
-    }
+    script.visit(&mut |c| {
+        let words: Vec<Option<&str>> = c.words.iter().map(|w| w.as_plain()).collect();
+        push_stage(&mut out, &words);
+    });
     out
 }
 

@@ -134,6 +134,11 @@ impl Commands {
         self.list.iter().copied().find(|b| b.name == name)
     }
 
+    /// The most any command of the table may do.
+    pub fn max_risk(&self) -> Risk {
+        self.list.iter().fold(Risk::READ, |r, b| r.or(b.max_risk))
+    }
+
     /// Every command, in lookup order.
     pub fn iter(&self) -> impl Iterator<Item = &'static Builtin> + '_ {
         self.list.iter().copied()

@@ -19,11 +19,13 @@
 //! assignment operators).
 //!
 //! POSIX's parameter operators `${X:-w}`, `${X:+w}`, `${X:?w}`, `${#X}`, `${X%p}`,
-//! `${X%%p}`, `${X#p}`, `${X##p}` (with or without `:`).
+//! `${X%%p}`, `${X#p}`, `${X##p}` (with or without `:`); command substitution `$(...)` and
+//! backquotes; compound commands `if`, `for`, `while`, `until`, `case`, `{ }`, `( )`,
+//! `[[ ]]`, `!`; functions `f() { ...; }` (the runtime adds `local`, `return`, `break`,
+//! `continue`, `read`, `shift`, `set --`, `exit`).
 //!
-//! Refused with `unsupported_syntax`: command substitution, `${X:=w}` and bash's
-//! `${X/a/b}`-style operators, process substitution, subshells, brace groups, `&`, control flow in command
-//! position, here-strings.
+//! Refused with `unsupported_syntax`: arrays, `((...))`, `${X:=w}` and bash's
+//! `${X/a/b}`-style operators, process substitution, `&`, here-strings, `select`, `;&`.
 //!
 //! ```
 //! let script = ultra_shell::parse("X=1 grep -n 'a b' *.rs | head -3 > out && echo $?").unwrap();
@@ -65,6 +67,8 @@ pub const MAX_INPUT: usize = 1 << 20;
 pub const MAX_COMMANDS: usize = 1000;
 /// The longest word accepted, in bytes of source.
 pub const MAX_WORD: usize = 64 * 1024;
+/// The deepest nesting of compound commands and substitutions a script may have.
+pub const MAX_NESTING: usize = 64;
 /// The most tokens (words, operators, redirects, newlines) one input may contain.
 pub const MAX_TOKENS: usize = 100_000;
 
@@ -81,17 +85,5 @@ pub fn parse(input: &str) -> Result<Script, ParseError> {
             pos: Pos::at(input, 0),
         });
     }
-    match syntax::lexer::Lexer::new(input).run() {
-        Ok(toks) => syntax::parser::Parser::new(input, toks).script(),
-        Err((toks, e)) => {
-            // A keyword in command position before the lexical error explains it better
-            // (`case x in a) ;; esac` fails on `)`, but the problem is `case`).
-            match syntax::parser::Parser::new(input, toks).script() {
-                Err(k @ ParseError::Unsupported { .. }) if k.pos().offset < e.pos().offset => {
-                    Err(k)
-                }
-                _ => Err(e),
-            }
-        }
-    }
+    syntax::parse_at(input, 0)
 }

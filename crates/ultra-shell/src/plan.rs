@@ -42,12 +42,11 @@ impl Plan {
     pub fn of(script: Script, commands: &Commands) -> Plan {
         let mut risk = Risk::READ;
         let mut typed = HashMap::new();
-        for item in &script.items {
-            for p in std::iter::once(&item.first).chain(item.rest.iter().map(|(_, p)| p)) {
-                for c in &p.commands {
-                    risk = risk.or(command_risk(c, commands, &mut typed));
-                }
-            }
+        // Every command wherever it sits (a loop, a function, a substitution) counts as if it
+        // ran: the plan cannot know which will.
+        script.visit(&mut |c| risk = risk.or(command_risk(c, commands, &mut typed)));
+        for r in script.compound_redirects() {
+            risk = risk.or(kind_risk(r.kind));
         }
         Plan {
             script,
@@ -83,8 +82,15 @@ fn command_risk(
     commands: &Commands,
     typed: &mut HashMap<usize, TypedArgs>,
 ) -> Risk {
-    let name = c.words.first().and_then(|w| w.as_plain()).unwrap_or("");
-    let declared = match commands.get(name) {
+    let Some(first) = c.words.first() else {
+        return redirect_risk(c, Risk::READ);
+    };
+    // A command named by an expansion (`$cmd -rf x`) may be any command.
+    let Some(name) = first.as_literal() else {
+        return redirect_risk(c, commands.max_risk());
+    };
+    let declared = match commands.get(&name) {
+        // A function the script defines, `read`, `cd`, ...: what they run counts by itself.
         None => Risk::READ,
         Some(b) => {
             let args: Option<Vec<String>> = c.words[1..].iter().map(|w| w.as_literal()).collect();
@@ -102,6 +108,20 @@ fn command_risk(
             }
         }
     };
+    redirect_risk(c, declared)
+}
+
+/// What a redirect of `kind` does to its file.
+fn kind_risk(kind: RedirectKind) -> Risk {
+    match kind {
+        RedirectKind::Write => Risk::OVERWRITE,
+        RedirectKind::Append | RedirectKind::WriteBoth | RedirectKind::AppendBoth => Risk::WRITE,
+        _ => Risk::READ,
+    }
+}
+
+/// `declared` with what `c`'s redirects do to files.
+fn redirect_risk(c: &SimpleCommand, declared: Risk) -> Risk {
     let writes_file = c.redirects.iter().any(|r| {
         matches!(
             r.kind,
@@ -149,14 +169,25 @@ mod tests {
         // Words not known until the script runs count at the command's most.
         assert_eq!(risk("sed $OPTS f"), (false, true));
         assert_eq!(risk("grep $P f"), (true, false));
+        // A command named by an expansion may be any command.
+        assert_eq!(risk("c=rm; $c -rf build"), (false, true));
+        // Inside loops, conditionals, functions and substitutions, every command counts.
+        assert_eq!(risk("for f in *.txt; do rm $f; done"), (false, true));
+        assert_eq!(risk("if true; then echo > f; fi"), (false, true));
+        assert_eq!(risk("f() { mkdir d; }; f"), (false, false));
+        assert_eq!(risk("echo $(rm x)"), (false, true));
+        assert_eq!(risk("while read l; do echo $l; done < f"), (true, false));
+        assert_eq!(risk("for i in 1 2; do echo $i; done > out"), (false, true));
+        assert_eq!(risk("{ echo a; } >> log"), (false, false));
+        assert_eq!(risk("x=$((1+2)); [[ $x == 3 ]] && echo ok"), (true, false));
     }
 
     #[test]
     fn literal_typed_commands_keep_their_arguments_once() {
         let plan =
             Plan::new("grep -n a f.txt | sed $S; cat f", &crate::commands(&[])).expect("parses");
-        let item = &plan.script().items[0];
-        let (grep, sed) = (&item.first.commands[0], &item.first.commands[1]);
+        let commands = plan.script().simple_commands();
+        let (grep, sed) = (commands[0], commands[1]);
         assert!(plan.take(sed).is_none(), "a word known only when it runs");
         assert!(plan.take(grep).is_some());
         assert!(plan.take(grep).is_none(), "taken once");

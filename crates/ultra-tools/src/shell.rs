@@ -253,7 +253,7 @@ impl Command<Services> for Run {
             let pos = e.pos();
             CommandError::new(ErrorCode::ShellSyntax, format!("{}:{}: {e}", pos.line, pos.column))
                 .with_details(json!({ "code": e.code(), "line": pos.line, "column": pos.column, "offset": pos.offset }))
-                .with_suggestion("quote the word, or use only the supported syntax (no $(...), subshells, if/for, &)")
+                .with_suggestion("quote the word, or use only the supported syntax (POSIX sh with if/for/while/case, functions, $(...), [[ ]]; no arrays, ((...)), & or <(...))")
         })?;
         let session = session_id(cx, args.session.as_deref());
         let mut env = cx.services.take_shell_session(&session);
@@ -266,7 +266,7 @@ impl Command<Services> for Run {
         let shell = crate::promoted::shell(fs);
         let cap = args.max_output.unwrap_or(DEFAULT_MAX_OUTPUT).min(16 << 20);
         let mut out = Capped::new(cap);
-        let mut err = Capped::new(cap);
+        let mut err = Capped::stderr(cap);
         let mut stdin = std::io::Cursor::new(args.stdin.into_bytes());
         let status = shell.run_plan(&plan, &mut env, &mut stdin, &mut out, &mut err);
         let mut errors: Vec<ShellError> = shell

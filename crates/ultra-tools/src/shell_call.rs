@@ -64,20 +64,61 @@ impl From<Refusal> for ShellError {
     }
 }
 
-/// Collects up to `cap` bytes; past that, writes fail so the script stops producing.
+/// Collects up to `cap` bytes; past that, writes to stdout fail so the script stops
+/// producing. Stderr keeps accepting, and its last [`TAIL`] bytes are kept: the final
+/// lines (why a script stopped) are the ones worth reading.
 pub(crate) struct Capped {
     pub(crate) buf: Vec<u8>,
     cap: usize,
     pub(crate) truncated: bool,
+    tail: Vec<u8>,
+    /// Stderr: writes past the cap succeed, into the tail.
+    keeps_tail: bool,
 }
 
+/// Bytes kept from past the cap.
+const TAIL: usize = 1024;
+
 impl Capped {
+    /// For stdout.
     pub(crate) fn new(cap: usize) -> Capped {
         Capped {
             buf: Vec::new(),
             cap,
             truncated: false,
+            tail: Vec::new(),
+            keeps_tail: false,
         }
+    }
+
+    /// For stderr.
+    pub(crate) fn stderr(cap: usize) -> Capped {
+        Capped {
+            keeps_tail: true,
+            ..Capped::new(cap)
+        }
+    }
+
+    /// What was kept, with the last whole lines past the cap after a marker.
+    pub(crate) fn text_with_tail(&self) -> String {
+        let mut text = String::from_utf8_lossy(&self.buf).into_owned();
+        let tail = match self.tail.iter().position(|b| *b == b'\n') {
+            // Whole lines only, unless the tail is one unfinished line.
+            Some(i) if i + 1 < self.tail.len() => &self.tail[i + 1..],
+            _ => &self.tail[..],
+        };
+        if !tail.is_empty() {
+            text.push_str("\n[... output past the limit left out; its last lines:]\n");
+            text.push_str(&String::from_utf8_lossy(tail));
+        }
+        text
+    }
+
+    fn keep_tail(&mut self, b: &[u8]) {
+        self.tail
+            .extend_from_slice(&b[b.len().saturating_sub(TAIL)..]);
+        let extra = self.tail.len().saturating_sub(TAIL);
+        self.tail.drain(..extra);
     }
 }
 
@@ -86,6 +127,10 @@ impl Write for Capped {
         let room = self.cap.saturating_sub(self.buf.len());
         if room == 0 {
             self.truncated = true;
+            if self.keeps_tail {
+                self.keep_tail(b);
+                return Ok(b.len());
+            }
             return Err(std::io::Error::new(
                 std::io::ErrorKind::BrokenPipe,
                 "output limit reached",
@@ -95,6 +140,10 @@ impl Write for Capped {
         self.buf.extend_from_slice(&b[..n]);
         if n < b.len() {
             self.truncated = true;
+            if self.keeps_tail {
+                self.keep_tail(&b[n..]);
+                return Ok(b.len());
+            }
         }
         Ok(n)
     }
@@ -114,7 +163,7 @@ pub(crate) fn output(
 ) -> RunOutput {
     RunOutput {
         stdout: String::from_utf8_lossy(&out.buf).into_owned(),
-        stderr: String::from_utf8_lossy(&err.buf).into_owned(),
+        stderr: err.text_with_tail(),
         exit_code,
         truncated: out.truncated || err.truncated,
         cwd: cwd.as_str().to_string(),
@@ -135,7 +184,7 @@ pub(crate) fn run_one(
     let (fs, hook) = shell_fs(cx, SHELL_TIME_LIMIT);
     let charged = fs.charge();
     let mut out = Capped::new(cap);
-    let mut err = Capped::new(cap);
+    let mut err = Capped::stderr(cap);
     let status = {
         let mut stdin = std::io::Cursor::new(stdin);
         let mut io = Io {

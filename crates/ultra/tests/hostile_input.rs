@@ -162,6 +162,70 @@ fn runaway_loops_stop_at_the_time_limit() {
     assert!(server.alive());
 }
 
+/// The shell language's loops, recursion and substitutions stay inside the call's limits:
+/// an endless loop ends at the time limit, one that prints ends at the output cap, recursion
+/// is refused at a fixed depth (also when each call starts a pipeline), a variable that
+/// doubles stops at its size limit. Each answer says why; the server lives on.
+#[test]
+fn shell_loops_and_recursion_stop_at_their_limits() {
+    let ws = Ws::new();
+    let mut server = ws.serve();
+    let mut c = ws.agent("loops");
+    let t = std::time::Instant::now();
+    for script in [
+        "while true; do :; done; echo never",
+        "until false; do x=1; done",
+        "for i in 1 2 3; do while :; do continue 2; done; done; while :; do break 0; done",
+        "x=a; while true; do x=$x$x; done",
+    ] {
+        let r = c.ok(
+            "ultra.shell.run",
+            json!({ "script": script, "timeoutMs": 500 }),
+        );
+        assert_eq!(r["exitCode"], 124, "{script}: {r}");
+        let err = r["stderr"].as_str().unwrap();
+        assert!(err.contains("time limit"), "{script}: {r}");
+        assert!(!r["stdout"].as_str().unwrap().contains("never"), "{r}");
+    }
+    // Printing forever ends at the output cap.
+    let r = c.ok(
+        "ultra.shell.run",
+        json!({ "script": "while true; do echo y; done; echo never", "maxOutput": 1000, "timeoutMs": 20_000 }),
+    );
+    assert!(r["stdout"].as_str().unwrap().len() <= 1000, "{r}");
+    assert!(!r["stdout"].as_str().unwrap().contains("never"), "{r}");
+    assert_ne!(r["exitCode"], 0, "{r}");
+    // Recursion without end is refused at a depth, then the script stops.
+    let r = c.ok(
+        "ultra.shell.run",
+        json!({ "script": "f() { f; }; f; echo never", "timeoutMs": 20_000 }),
+    );
+    assert!(
+        r["stderr"]
+            .as_str()
+            .unwrap()
+            .contains("maximum function nesting level exceeded (100)"),
+        "{r}"
+    );
+    assert!(!r["stdout"].as_str().unwrap().contains("never"), "{r}");
+    // A recursive function in a pipeline, and in substitutions, stop too.
+    for script in ["f() { f | f; }; f", "f() { echo $(f)$(f); }; f"] {
+        let r = c.ok(
+            "ultra.shell.run",
+            json!({ "script": script, "timeoutMs": 2000 }),
+        );
+        assert_ne!(r["exitCode"], 0, "{script}: {r}");
+    }
+    assert_within(t, 40);
+    assert!(server.alive());
+    // The shell still works.
+    let r = c.ok(
+        "ultra.shell.run",
+        json!({ "script": "for i in 1 2; do echo $i; done" }),
+    );
+    assert_eq!(r["stdout"], "1\n2\n", "{r}");
+}
+
 /// A client that pipelines many large reads and reads none of the answers holds a bounded
 /// amount of the server's memory; the answers all arrive, whole, once it reads.
 #[test]

@@ -182,6 +182,12 @@ pub fn expand(fs: &ShellFs, cwd: &RelPath, pattern: &[PatChar], limit: usize) ->
     }
     current.sort();
     current.truncate(limit);
+    // `*/` matches directories, and the matches keep the slash.
+    if segs.len() > 1 && segs.last().is_some_and(|s| s.is_empty()) {
+        for m in &mut current {
+            m.push('/');
+        }
+    }
     current
 }
 

@@ -1,5 +1,6 @@
 //! Running a parsed script: expansion, pipelines, `&&`/`||`/`;`, redirects, here-documents,
-//! and the session state (`cd`, variables, `$?`).
+//! compound commands and functions ([`control`]), the built-ins that change the shell itself
+//! ([`special`]), and the session state (`cd`, variables, `$?`).
 //!
 //! Every stage of a pipeline runs on its own thread, connected by OS pipes, so bytes stream
 //! with bounded memory and a stage that stops reading (`head -3`) stops the ones before it
@@ -8,21 +9,25 @@
 //! `cd` and `X=1` stick.
 
 mod arith;
+mod cond;
+mod control;
 mod expand;
 pub mod fs;
 pub mod glob;
+mod simple;
+mod special;
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
 use std::os::fd::FromRawFd;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use ultra_workspace::RelPath;
 
 // What commands are and run with, where commands declared above the shell found them.
 pub use crate::command::{Builtin, Commands, Cx, Example, Io, Risk, read_all};
 use crate::plan::Plan;
-use crate::syntax::ast::{AndOrOp, Pipeline, RedirectKind, RedirectTarget, Script, SimpleCommand};
+use crate::syntax::ast::{Command, CompoundCommand, Pipeline, Script};
 use fs::ShellFs;
 
 /// Stack of a pipeline stage's thread: room for the deepest awk or sed program their
@@ -39,6 +44,17 @@ pub const MAX_VAR: usize = 1 << 20;
 /// Most bytes of parameter values one command's words may expand to.
 pub const MAX_EXPANSION: usize = 16 << 20;
 
+/// Most pipeline stages of one shell running at once (a recursive function in a pipeline,
+/// `f() { f | f; }`, would otherwise start threads without end).
+pub const MAX_LIVE_STAGES: usize = 256;
+
+/// Deepest nesting of function calls (bash's `FUNCNEST`; bash itself has no default).
+pub const MAX_CALL_DEPTH: usize = 100;
+
+/// Stack of the thread a script with compound commands runs on: room for
+/// [`MAX_CALL_DEPTH`] calls of nested constructs in a debug build. Reserved, not committed.
+const SCRIPT_STACK_BYTES: usize = 256 << 20;
+
 /// A shell session's state: variables, working directory and the last status.
 #[derive(Debug, Clone)]
 pub struct Env {
@@ -48,6 +64,32 @@ pub struct Env {
     pub cwd: RelPath,
     /// `$?`.
     pub status: i32,
+    /// The positional parameters `$1`, `$2`, ... (`set --`, function arguments).
+    pub args: Vec<String>,
+    /// Functions defined in the current call (a call does not see an earlier call's).
+    pub functions: BTreeMap<String, Arc<CompoundCommand>>,
+    /// A `break`, `continue`, `return` or `exit` on its way out of the constructs it leaves.
+    flow: Option<Flow>,
+    /// For each function call under way, the variables `local` replaced and their values
+    /// before it (`None`: it was unset).
+    locals: Vec<Vec<(String, Option<String>)>>,
+    /// Loops enclosing the running command in the current function (or script).
+    loops: usize,
+}
+
+/// Control leaving the constructs around it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Flow {
+    /// `break N`: leave N loops.
+    Break(usize),
+    /// `continue N`: leave N-1 loops and go on with the Nth.
+    Continue(usize),
+    /// `return`: leave the function.
+    Return,
+    /// `exit`, or a write to a closed output in a loop: leave the script (or subshell).
+    Exit,
+    /// The call ran past its time or memory: leave everything.
+    Stop,
 }
 
 impl Env {
@@ -61,9 +103,18 @@ impl Env {
             vars,
             cwd: root.clone(),
             status: 0,
+            args: Vec::new(),
+            functions: BTreeMap::new(),
+            flow: None,
+            locals: Vec::new(),
+            loops: 0,
         }
     }
 }
+
+/// Work run with a command's streams: stdin, stdout, stderr.
+type WithStreams<'f> = dyn FnMut(&mut (dyn BufRead + Send), &mut (dyn Write + Send), &mut (dyn Write + Send)) -> i32
+    + 'f;
 
 /// Where fd 1 or 2 of a command goes.
 #[derive(Debug, Clone, Copy)]
@@ -87,10 +138,11 @@ enum Sink {
 /// writes, as scripts expect.
 const DEV_NULL: &str = "/dev/null";
 
-/// The caller's streams and the redirect files, shared by a command's stdout and stderr.
+/// The caller's streams and the redirect files, shared by a command's stdout and stderr
+/// (and, for a compound command, by the stages of the pipelines inside it).
 struct Router<'a> {
-    stdout: &'a mut dyn Write,
-    stderr: &'a mut dyn Write,
+    stdout: &'a mut (dyn Write + Send),
+    stderr: &'a mut (dyn Write + Send),
     sinks: Vec<Sink>,
     out: Target,
     err: Target,
@@ -98,13 +150,13 @@ struct Router<'a> {
 
 /// fd 1 or 2 of a command, writing wherever the redirects sent it.
 struct Port<'r, 'a> {
-    router: &'r std::cell::RefCell<Router<'a>>,
+    router: &'r Mutex<Router<'a>>,
     fd: u8,
 }
 
 impl Write for Port<'_, '_> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let mut r = self.router.borrow_mut();
+        let mut r = self.router.lock().unwrap_or_else(|p| p.into_inner());
         let t = if self.fd == 1 { r.out } else { r.err };
         match t {
             Target::CallerOut => r.stdout.write(buf),
@@ -118,7 +170,7 @@ impl Write for Port<'_, '_> {
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
-        let mut r = self.router.borrow_mut();
+        let mut r = self.router.lock().unwrap_or_else(|p| p.into_inner());
         r.stdout.flush()?;
         r.stderr.flush()
     }
@@ -141,6 +193,8 @@ pub struct Diagnostic {
 pub struct Shell {
     fs: ShellFs,
     diagnostics: Mutex<Vec<Diagnostic>>,
+    /// Pipeline stages running now, on their own threads.
+    live_stages: std::sync::atomic::AtomicUsize,
     /// The commands it runs: given, so the runtime knows none of them by itself.
     commands: Commands,
 }
@@ -179,6 +233,7 @@ impl Shell {
         Shell {
             fs,
             diagnostics: Mutex::new(Vec::new()),
+            live_stages: std::sync::atomic::AtomicUsize::new(0),
             commands,
         }
     }
@@ -232,34 +287,60 @@ impl Shell {
         stderr: &mut (dyn Write + Send),
     ) -> i32 {
         let _charged = self.fs.charge();
-        let stderr = Mutex::new(stderr);
-        let mut stdin: &mut (dyn BufRead + Send) = stdin;
-        'items: for item in &script.items {
-            let pipelines = std::iter::once((None, &item.first))
-                .chain(item.rest.iter().map(|(op, p)| (Some(op), p)));
-            for (op, p) in pipelines {
-                let run = match op {
-                    None => true,
-                    Some(AndOrOp::And) => env.status == 0,
-                    Some(AndOrOp::Or) => env.status != 0,
-                };
-                if run {
-                    env.status = self.pipeline(p, plan, env, &mut stdin, stdout, &stderr);
-                }
-                if let Some(o) = self.fs.over() {
-                    // Say why the output stops here, and run nothing more.
-                    let _ = writeln!(
-                        Shared(&stderr),
-                        "ultra sh: stopped: the command ran past its {} limit",
-                        o.what()
-                    );
-                    env.status = 124;
-                    break 'items;
+        // Loops, functions and substitutions nest the runtime's calls as deep as the script
+        // nests them: such a script runs on a thread with the stack for it.
+        let status = if script.is_compound() {
+            let spawned = std::thread::scope(|scope| {
+                std::thread::Builder::new()
+                    .name("ultra-sh-script".into())
+                    .stack_size(SCRIPT_STACK_BYTES)
+                    .spawn_scoped(scope, || {
+                        let _charged = self.fs.charge();
+                        self.top(script, plan, env, stdin, stdout, stderr)
+                    })
+                    .map(|h| h.join())
+            });
+            match spawned {
+                Ok(Ok(status)) => status,
+                Ok(Err(_)) => 1,
+                Err(e) => {
+                    let _ = writeln!(stderr, "ultra sh: cannot start the script's thread: {e}");
+                    1
                 }
             }
-        }
+        } else {
+            self.top(script, plan, env, stdin, stdout, stderr)
+        };
         let _ = stdout.flush();
-        env.status
+        status
+    }
+
+    /// Runs a whole script and ends what it began: the reason a limit stopped it, and the
+    /// functions it defined (they last for one call).
+    fn top(
+        &self,
+        script: &Script,
+        plan: Option<&Plan>,
+        env: &mut Env,
+        stdin: &mut (dyn BufRead + Send),
+        stdout: &mut (dyn Write + Send),
+        stderr: &mut (dyn Write + Send),
+    ) -> i32 {
+        let mut status = self.list(script, plan, env, stdin, stdout, stderr);
+        if env.flow == Some(Flow::Stop) || self.fs.over().is_some() {
+            let what = self.fs.over().map_or("time", |o| o.what());
+            let _ = writeln!(
+                stderr,
+                "ultra sh: stopped: the command ran past its {what} limit"
+            );
+            status = 124;
+        }
+        env.status = status;
+        env.flow = None;
+        env.loops = 0;
+        env.locals.clear();
+        env.functions.clear();
+        status
     }
 
     fn pipeline(
@@ -267,28 +348,49 @@ impl Shell {
         p: &Pipeline,
         plan: Option<&Plan>,
         env: &mut Env,
-        stdin: &mut &mut (dyn BufRead + Send),
+        stdin: &mut (dyn BufRead + Send),
         stdout: &mut (dyn Write + Send),
-        stderr: &Mutex<&mut (dyn Write + Send)>,
+        stderr: &mut (dyn Write + Send),
+    ) -> i32 {
+        let status = self.stages(p, plan, env, stdin, stdout, stderr);
+        if p.negated {
+            i32::from(status == 0)
+        } else {
+            status
+        }
+    }
+
+    fn stages(
+        &self,
+        p: &Pipeline,
+        plan: Option<&Plan>,
+        env: &mut Env,
+        stdin: &mut (dyn BufRead + Send),
+        stdout: &mut (dyn Write + Send),
+        stderr: &mut (dyn Write + Send),
     ) -> i32 {
         let n = p.commands.len();
         if n == 1 {
-            return self.command(
-                &p.commands[0],
-                plan,
-                env,
-                *stdin,
-                stdout,
-                &mut Shared(stderr),
-            );
+            return self.exec(&p.commands[0], plan, env, stdin, stdout, stderr);
         }
+        let stderr = Mutex::new(stderr);
+        let _stages = match StageSlots::take(&self.live_stages, n - 1) {
+            Some(s) => s,
+            None => {
+                let _ = writeln!(
+                    Shared(&stderr),
+                    "ultra sh: more than {MAX_LIVE_STAGES} pipeline stages would run at once (a function that calls itself in a pipeline?)"
+                );
+                return 1;
+            }
+        };
         // Pipes between stages: stage i writes pipes[i].1, stage i+1 reads pipes[i].0.
         let mut pipes = Vec::with_capacity(n - 1);
         for _ in 0..n - 1 {
             match os_pipe() {
                 Ok(p) => pipes.push(p),
                 Err(e) => {
-                    let _ = writeln!(Shared(stderr), "ultra sh: cannot create a pipe: {e}");
+                    let _ = writeln!(Shared(&stderr), "ultra sh: cannot create a pipe: {e}");
                     return 1;
                 }
             }
@@ -307,6 +409,7 @@ impl Shell {
             for (i, cmd) in p.commands.iter().enumerate() {
                 let reader = readers[i].take();
                 let writer = writers[i].take();
+                // Every stage runs on a copy of the state, as bash runs it in a subshell.
                 let mut stage_env = env.clone();
                 if i + 1 == n {
                     // The last stage runs here, writing to the caller's stdout.
@@ -314,22 +417,26 @@ impl Shell {
                         Some(r) => Box::new(BufReader::with_capacity(64 * 1024, r)),
                         None => Box::new(std::io::empty()),
                     };
-                    let status = self.command(
+                    let status = self.exec(
                         cmd,
                         plan,
                         &mut stage_env,
                         &mut *input,
                         stdout,
-                        &mut Shared(stderr),
+                        &mut Shared(&stderr),
                     );
                     drop(input);
                     for h in handles {
                         let _ = h.join();
                     }
+                    if stage_env.flow == Some(Flow::Stop) {
+                        env.flow = Some(Flow::Stop);
+                    }
                     return status;
                 }
                 let first = if i == 0 { first_stdin.take() } else { None };
                 let writer = writer.expect("every stage but the last has a pipe to write");
+                let stderr = &stderr;
                 // Stages get the stack a deep (but bounded) awk or sed program needs.
                 let spawned = std::thread::Builder::new()
                     .name("ultra-sh-stage".into())
@@ -344,29 +451,17 @@ impl Shell {
                         };
                         let mut out = std::io::BufWriter::with_capacity(64 * 1024, metered);
                         let mut err = Shared(stderr);
+                        let env = &mut stage_env;
                         let status = match (first, reader) {
-                            (Some(sin), _) => {
-                                self.command(cmd, plan, &mut stage_env, *sin, &mut out, &mut err)
-                            }
+                            (Some(sin), _) => self.exec(cmd, plan, env, sin, &mut out, &mut err),
                             (None, Some(r)) => {
                                 let mut input = BufReader::with_capacity(64 * 1024, r);
-                                self.command(
-                                    cmd,
-                                    plan,
-                                    &mut stage_env,
-                                    &mut input,
-                                    &mut out,
-                                    &mut err,
-                                )
+                                self.exec(cmd, plan, env, &mut input, &mut out, &mut err)
                             }
-                            (None, None) => self.command(
-                                cmd,
-                                plan,
-                                &mut stage_env,
-                                &mut std::io::empty(),
-                                &mut out,
-                                &mut err,
-                            ),
+                            (None, None) => {
+                                let mut input = std::io::empty();
+                                self.exec(cmd, plan, env, &mut input, &mut out, &mut err)
+                            }
                         };
                         let _ = out.flush();
                         status
@@ -386,269 +481,49 @@ impl Shell {
         })
     }
 
-    /// Run one simple command with its redirects.
-    fn command(
+    /// Run one stage of a pipeline.
+    fn exec(
         &self,
-        cmd: &SimpleCommand,
+        cmd: &Command,
         plan: Option<&Plan>,
         env: &mut Env,
-        stdin: &mut dyn BufRead,
-        stdout: &mut dyn Write,
-        stderr: &mut dyn Write,
+        stdin: &mut (dyn BufRead + Send),
+        stdout: &mut (dyn Write + Send),
+        stderr: &mut (dyn Write + Send),
     ) -> i32 {
-        let argv = match self.expand_words(&cmd.words, env) {
-            Ok(a) => a,
-            Err(msg) => {
-                let _ = writeln!(stderr, "ultra sh: {msg}");
-                return 1;
-            }
-        };
-        let mut vars = env.vars.clone();
-        for a in &cmd.assignments {
-            let value = match self.expand_string(&a.value, env) {
-                Ok(v) => v,
-                Err(msg) => {
-                    let _ = writeln!(stderr, "ultra sh: {msg}");
-                    return 1;
-                }
-            };
-            // `x=$x$x` repeated doubles: a session must not keep a huge variable.
-            if value.len() > MAX_VAR {
-                let _ = writeln!(
-                    stderr,
-                    "ultra sh: {}: the value would be {} bytes, over the {MAX_VAR}-byte limit for a variable",
-                    a.name,
-                    value.len()
-                );
-                return 1;
-            }
-            vars.insert(a.name.clone(), value);
-        }
-        if argv.is_empty() {
-            // Assignments alone set session variables; redirects alone create files.
-            env.vars = vars;
-            let mut sink = std::io::sink();
-            return match self.with_redirects(cmd, env, stdin, &mut sink, stderr, &mut |_, _| 0) {
-                Ok(s) => s,
-                Err(msg) => {
-                    let _ = writeln!(stderr, "ultra sh: {msg}");
-                    1
-                }
-            };
-        }
-        let name = argv[0].clone();
-        if name == "cd" {
-            return self.cd(&argv[1..], env, stderr);
-        }
-        let Some(builtin) = self.commands.get(&name) else {
-            let closest = self.commands.closest(&name);
-            let hint = if closest.is_empty() {
-                String::new()
-            } else {
-                format!(" (did you mean: {})", closest.join(", "))
-            };
-            let _ = writeln!(stderr, "ultra sh: {name}: command not found{hint}");
-            let mut d = self.diagnostics.lock().unwrap_or_else(|p| p.into_inner());
-            if d.len() < 100 {
-                d.push(Diagnostic {
-                    code: "unknown_command",
-                    command: name.clone(),
-                    message: format!("{name}: command not found; the shell runs only built-in commands, nothing is spawned"),
-                    closest,
-                });
-            }
-            return 127;
-        };
-        // Arguments the plan read from these same (literal) words; `--help` is answered
-        // from the words.
-        let mut typed = plan
-            .filter(|_| argv[1..] != ["--help"])
-            .and_then(|p| p.take(cmd))
-            .zip(builtin.typed.as_ref());
-        let cwd = env.cwd.clone();
-        let fs = self.fs.clone();
-        let mut run = |io: &mut Io<'_>, vars: &BTreeMap<String, String>| {
-            let cx = Cx {
-                fs: &fs,
-                cwd: &cwd,
-                vars,
-            };
-            match typed.take() {
-                Some((args, t)) => (t.run)(args, io, &cx),
-                None => (builtin.run)(&argv[1..], io, &cx),
-            }
-        };
-        let result = {
-            let vars_ref = &vars;
-            self.with_redirects(cmd, env, stdin, stdout, stderr, &mut |io, _| {
-                run(io, vars_ref)
-            })
-        };
-        match result {
-            Ok(s) => s,
-            Err(msg) => {
-                let _ = writeln!(stderr, "ultra sh: {msg}");
-                1
+        match cmd {
+            Command::Simple(c) => self.command(c, plan, env, stdin, stdout, stderr),
+            Command::Compound(c) => self.compound(c, plan, env, stdin, stdout, stderr),
+            Command::Function(def) => {
+                env.functions.insert(def.name.clone(), def.body.clone());
+                0
             }
         }
     }
+}
 
-    /// Apply `cmd`'s redirects, left to right, around `f`. Files written with `>` appear
-    /// (atomically) when the command ends; `>>` appends as it goes.
-    fn with_redirects(
-        &self,
-        cmd: &SimpleCommand,
-        env: &Env,
-        stdin: &mut dyn BufRead,
-        stdout: &mut dyn Write,
-        stderr: &mut dyn Write,
-        f: &mut dyn FnMut(&mut Io<'_>, &Env) -> i32,
-    ) -> Result<i32, String> {
-        let mut sinks: Vec<Sink> = Vec::new();
-        let mut new_stdin: Option<Box<dyn BufRead>> = None;
-        let (mut out, mut err) = (Target::CallerOut, Target::CallerErr);
-        for r in &cmd.redirects {
-            match (&r.kind, &r.target) {
-                (RedirectKind::Read, RedirectTarget::Word(w))
-                    if self.expand_string(w, env)? == DEV_NULL =>
-                {
-                    new_stdin = Some(Box::new(std::io::empty()));
-                }
-                (RedirectKind::Read, RedirectTarget::Word(w)) => {
-                    let path = self.expand_string(w, env)?;
-                    let file = self
-                        .fs
-                        .open_read(&env.cwd, &path)
-                        .map_err(|e| format!("{path}: {e}"))?;
-                    new_stdin = Some(Box::new(BufReader::new(file)));
-                }
-                (RedirectKind::HereDoc { .. }, RedirectTarget::HereDoc(h)) => {
-                    let body = if h.expand {
-                        self.expand_parts(&h.parts, env)?
-                    } else {
-                        h.body.clone()
-                    };
-                    new_stdin = Some(Box::new(std::io::Cursor::new(body.into_bytes())));
-                }
-                (
-                    RedirectKind::Write
-                    | RedirectKind::WriteBoth
-                    | RedirectKind::Append
-                    | RedirectKind::AppendBoth,
-                    RedirectTarget::Word(w),
-                ) => {
-                    let path = self.expand_string(w, env)?;
-                    let sink = if path == DEV_NULL {
-                        Sink::Null
-                    } else if matches!(r.kind, RedirectKind::Write | RedirectKind::WriteBoth) {
-                        Sink::Replace(
-                            self.fs
-                                .create(&env.cwd, &path)
-                                .map_err(|e| format!("{path}: {e}"))?,
-                        )
-                    } else {
-                        Sink::Append(
-                            self.fs
-                                .append(&env.cwd, &path)
-                                .map_err(|e| format!("{path}: {e}"))?,
-                        )
-                    };
-                    sinks.push(sink);
-                    let t = Target::Sink(sinks.len() - 1);
-                    match (r.kind, r.fd) {
-                        (RedirectKind::WriteBoth | RedirectKind::AppendBoth, _) => {
-                            out = t;
-                            err = t;
-                        }
-                        (_, 2) => err = t,
-                        (_, 1) => out = t,
-                        (_, fd) => {
-                            return Err(format!(
-                                "{fd}: only file descriptors 1 and 2 can be redirected"
-                            ));
-                        }
-                    }
-                }
-                (RedirectKind::Dup, RedirectTarget::Fd(to)) => match (r.fd, to) {
-                    (2, 1) => err = out,
-                    (1, 2) => out = err,
-                    (a, b) if a == *b => {}
-                    (a, b) => return Err(format!("{a}>&{b}: only 1 and 2 can be duplicated")),
-                },
-                _ => return Err("unsupported redirect".to_string()),
-            }
+/// Slots for a pipeline's threads, given back when it ends.
+struct StageSlots<'a> {
+    live: &'a std::sync::atomic::AtomicUsize,
+    n: usize,
+}
+
+impl<'a> StageSlots<'a> {
+    fn take(live: &'a std::sync::atomic::AtomicUsize, n: usize) -> Option<StageSlots<'a>> {
+        use std::sync::atomic::Ordering;
+        let before = live.fetch_add(n, Ordering::AcqRel);
+        if before + n > MAX_LIVE_STAGES {
+            live.fetch_sub(n, Ordering::AcqRel);
+            return None;
         }
-        let router = std::cell::RefCell::new(Router {
-            stdout,
-            stderr,
-            sinks,
-            out,
-            err,
-        });
-        let status = {
-            let stdin: &mut dyn BufRead = match new_stdin.as_mut() {
-                Some(b) => b.as_mut(),
-                None => stdin,
-            };
-            let (mut o, mut e) = (
-                Port {
-                    router: &router,
-                    fd: 1,
-                },
-                Port {
-                    router: &router,
-                    fd: 2,
-                },
-            );
-            let mut io = Io {
-                stdin,
-                stdout: &mut o,
-                stderr: &mut e,
-            };
-            f(&mut io, env)
-        };
-        let router = router.into_inner();
-        for sink in router.sinks {
-            match sink {
-                Sink::Replace(a) => a.commit().map_err(|e| format!("cannot write: {e}"))?,
-                Sink::Append(file) => file.commit().map_err(|e| format!("cannot write: {e}"))?,
-                Sink::Null => {}
-            }
-        }
-        Ok(status)
+        Some(StageSlots { live, n })
     }
+}
 
-    fn cd(&self, args: &[String], env: &mut Env, stderr: &mut dyn Write) -> i32 {
-        let target = args.first().map(String::as_str).unwrap_or("/");
-        let target = if target == "/" || target == "~" {
-            ""
-        } else {
-            target
-        };
-        match self
-            .fs
-            .resolve_read(&env.cwd, if target.is_empty() { "/" } else { target })
-        {
-            Ok(rel) => match self.fs.root().stat(&rel) {
-                Ok(m) if m.kind == ultra_workspace::root::Kind::Dir => {
-                    env.vars.insert("PWD".into(), format!("/{}", rel.as_str()));
-                    env.cwd = rel;
-                    0
-                }
-                Ok(_) => {
-                    let _ = writeln!(stderr, "cd: {target}: Not a directory");
-                    1
-                }
-                Err(e) => {
-                    let _ = writeln!(stderr, "cd: {target}: {e}");
-                    1
-                }
-            },
-            Err(e) => {
-                let _ = writeln!(stderr, "cd: {target}: {e}");
-                1
-            }
-        }
+impl Drop for StageSlots<'_> {
+    fn drop(&mut self) {
+        self.live
+            .fetch_sub(self.n, std::sync::atomic::Ordering::AcqRel);
     }
 }
 

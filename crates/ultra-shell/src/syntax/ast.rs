@@ -54,8 +54,113 @@ pub struct AndOr {
 /// Commands joined by `|`; stdout of each feeds stdin of the next.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pipeline {
+    /// `! pipeline`: the status is inverted.
+    pub negated: bool,
     /// At least one command.
-    pub commands: Vec<SimpleCommand>,
+    pub commands: Vec<Command>,
+}
+
+/// One stage of a pipeline.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    /// Words, assignments and redirects.
+    Simple(SimpleCommand),
+    /// `if`, `for`, `while`, `case`, `{ }`, `( )`, `[[ ]]`, with its redirects.
+    Compound(CompoundCommand),
+    /// `name() compound-command`: defines a function when run.
+    Function(FunctionDef),
+}
+
+/// A compound command and the redirects after it (`done > out`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompoundCommand {
+    /// What it is.
+    pub kind: Compound,
+    /// Redirects, applied around the whole construct.
+    pub redirects: Vec<Redirect>,
+    /// The bytes of the construct in the input.
+    pub span: Span,
+}
+
+/// The compound commands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Compound {
+    /// `{ list; }`: runs in the current shell.
+    Brace(Script),
+    /// `( list )`: runs on a copy of the shell's state.
+    Subshell(Script),
+    /// `if c; then t; elif c2; then t2; else e; fi`.
+    If {
+        /// Each condition and the list it guards, in order.
+        branches: Vec<(Script, Script)>,
+        /// The `else` list.
+        otherwise: Option<Script>,
+    },
+    /// `for name in words; do body; done` (no `in`: over `"$@"`).
+    For {
+        /// The loop variable.
+        var: String,
+        /// The words after `in`; `None` without `in`.
+        words: Option<Vec<Word>>,
+        /// The body.
+        body: Script,
+    },
+    /// `while cond; do body; done`, or `until` when `until` is set.
+    Loop {
+        /// Loop while the condition fails instead.
+        until: bool,
+        /// The condition list.
+        cond: Script,
+        /// The body.
+        body: Script,
+    },
+    /// `case word in pat|pat) list ;; ... esac`.
+    Case {
+        /// The word matched.
+        word: Word,
+        /// The arms, tried in order.
+        arms: Vec<CaseArm>,
+    },
+    /// `[[ expression ]]`.
+    Cond(CondExpr),
+}
+
+/// One arm of a `case`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CaseArm {
+    /// Glob patterns; the arm runs when any matches.
+    pub patterns: Vec<Word>,
+    /// What runs (may be empty).
+    pub body: Script,
+}
+
+/// An expression of `[[ ]]`: words are expanded without splitting or globbing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CondExpr {
+    /// A word alone: true when not empty.
+    Word(Word),
+    /// `-f word`, `-z word`, ...
+    Unary(String, Word),
+    /// `a == pattern`, `a =~ regex`, `a -lt b`, `a < b`, ...
+    Binary(Word, String, Word),
+    /// `! e`.
+    Not(Box<CondExpr>),
+    /// `a && b`.
+    And(Box<CondExpr>, Box<CondExpr>),
+    /// `a || b`.
+    Or(Box<CondExpr>, Box<CondExpr>),
+}
+
+/// `name() body`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FunctionDef {
+    /// The function's name.
+    pub name: String,
+    /// Its body (usually a brace group); shared, as a definition outlives the run of the
+    /// list that made it.
+    pub body: std::sync::Arc<CompoundCommand>,
+    /// The bytes of the definition.
+    pub span: Span,
 }
 
 /// One command: optional `NAME=value` prefixes, words (the first is the command name) and
@@ -126,10 +231,19 @@ pub enum WordPart {
         /// Whether it appeared inside double quotes.
         quoted: bool,
     },
+    /// Command substitution `$(...)` or `` `...` ``: the script's output, trailing newlines
+    /// removed.
+    CommandSub {
+        /// The script inside.
+        script: Box<Script>,
+        /// Whether it appeared inside double quotes.
+        quoted: bool,
+    },
     /// Arithmetic expansion `$((expr))`, evaluated when the word is expanded.
     Arith {
-        /// The expression between `$((` and `))`, as written.
-        expr: String,
+        /// The expression between `$((` and `))`: literal text, with the `$X`, `${...}`,
+        /// `$(...)` inside it as parts (expanded before it is evaluated).
+        expr: Vec<WordPart>,
         /// Whether it appeared inside double quotes.
         quoted: bool,
     },
@@ -290,6 +404,182 @@ impl Word {
     }
 }
 
+impl Script {
+    /// Every simple command in the script, in source order: inside compound commands,
+    /// function bodies and command substitutions too.
+    pub fn simple_commands(&self) -> Vec<&SimpleCommand> {
+        let mut out = Vec::new();
+        self.visit(&mut |c| out.push(c));
+        out
+    }
+
+    /// Calls `f` on every simple command (see [`Script::simple_commands`]).
+    pub fn visit<'s>(&'s self, f: &mut dyn FnMut(&'s SimpleCommand)) {
+        self.walk(&mut |n| {
+            if let Node::Simple(c) = n {
+                f(c)
+            }
+        });
+    }
+
+    /// The redirects of every compound command (`done > out`), wherever it sits.
+    pub fn compound_redirects(&self) -> Vec<&Redirect> {
+        let mut out = Vec::new();
+        self.walk(&mut |n| {
+            if let Node::Redirects(r) = n {
+                out.extend(r)
+            }
+        });
+        out
+    }
+
+    fn walk<'s>(&'s self, f: &mut dyn FnMut(Node<'s>)) {
+        for item in &self.items {
+            for p in std::iter::once(&item.first).chain(item.rest.iter().map(|(_, p)| p)) {
+                for c in &p.commands {
+                    c.visit(f);
+                }
+            }
+        }
+    }
+
+    /// True when the script uses a compound command, a function or a command substitution:
+    /// it then needs the deeper stack the runtime gives such scripts.
+    pub fn is_compound(&self) -> bool {
+        self.items.iter().any(|item| {
+            std::iter::once(&item.first)
+                .chain(item.rest.iter().map(|(_, p)| p))
+                .any(|p| {
+                    p.commands.iter().any(|c| match c {
+                        Command::Simple(s) => s.word_parts().any(has_subst),
+                        _ => true,
+                    })
+                })
+        })
+    }
+}
+
+fn has_subst(parts: &[WordPart]) -> bool {
+    parts.iter().any(|p| match p {
+        WordPart::CommandSub { .. } => true,
+        WordPart::ParamOp { arg: inner, .. } | WordPart::Arith { expr: inner, .. } => {
+            has_subst(inner)
+        }
+        _ => false,
+    })
+}
+
+impl SimpleCommand {
+    /// The parts of every word the command expands: its words, assignment values, redirect
+    /// targets and here-document bodies.
+    pub fn word_parts(&self) -> impl Iterator<Item = &[WordPart]> {
+        self.words
+            .iter()
+            .chain(self.assignments.iter().map(|a| &a.value))
+            .map(|w| w.parts.as_slice())
+            .chain(self.redirects.iter().filter_map(|r| match &r.target {
+                RedirectTarget::Word(w) => Some(w.parts.as_slice()),
+                RedirectTarget::HereDoc(h) => Some(h.parts.as_slice()),
+                RedirectTarget::Fd(_) => None,
+            }))
+    }
+}
+
+/// What [`Script::walk`] reports.
+enum Node<'s> {
+    Simple(&'s SimpleCommand),
+    Redirects(&'s [Redirect]),
+}
+
+impl Command {
+    fn visit<'s>(&'s self, f: &mut dyn FnMut(Node<'s>)) {
+        match self {
+            Command::Simple(c) => {
+                f(Node::Simple(c));
+                for parts in c.word_parts() {
+                    visit_parts(parts, f);
+                }
+            }
+            Command::Compound(c) => c.visit(f),
+            Command::Function(d) => d.body.visit(f),
+        }
+    }
+}
+
+fn visit_parts<'s>(parts: &'s [WordPart], f: &mut dyn FnMut(Node<'s>)) {
+    for p in parts {
+        match p {
+            WordPart::CommandSub { script, .. } => script.walk(f),
+            WordPart::ParamOp { arg: inner, .. } | WordPart::Arith { expr: inner, .. } => {
+                visit_parts(inner, f)
+            }
+            _ => {}
+        }
+    }
+}
+
+impl CompoundCommand {
+    fn visit<'s>(&'s self, f: &mut dyn FnMut(Node<'s>)) {
+        f(Node::Redirects(&self.redirects));
+        for r in &self.redirects {
+            match &r.target {
+                RedirectTarget::Word(w) => visit_parts(&w.parts, f),
+                RedirectTarget::HereDoc(h) => visit_parts(&h.parts, f),
+                RedirectTarget::Fd(_) => {}
+            }
+        }
+        match &self.kind {
+            Compound::Brace(s) | Compound::Subshell(s) => s.walk(f),
+            Compound::If {
+                branches,
+                otherwise,
+            } => {
+                for (c, t) in branches {
+                    c.walk(f);
+                    t.walk(f);
+                }
+                if let Some(e) = otherwise {
+                    e.walk(f);
+                }
+            }
+            Compound::For { words, body, .. } => {
+                for w in words.iter().flatten() {
+                    visit_parts(&w.parts, f);
+                }
+                body.walk(f);
+            }
+            Compound::Loop { cond, body, .. } => {
+                cond.walk(f);
+                body.walk(f);
+            }
+            Compound::Case { word, arms } => {
+                visit_parts(&word.parts, f);
+                for arm in arms {
+                    arm.body.walk(f);
+                }
+            }
+            Compound::Cond(e) => e.visit(f),
+        }
+    }
+}
+
+impl CondExpr {
+    fn visit<'s>(&'s self, f: &mut dyn FnMut(Node<'s>)) {
+        match self {
+            CondExpr::Word(w) | CondExpr::Unary(_, w) => visit_parts(&w.parts, f),
+            CondExpr::Binary(a, _, b) => {
+                visit_parts(&a.parts, f);
+                visit_parts(&b.parts, f);
+            }
+            CondExpr::Not(e) => e.visit(f),
+            CondExpr::And(a, b) | CondExpr::Or(a, b) => {
+                a.visit(f);
+                b.visit(f);
+            }
+        }
+    }
+}
+
 fn write_parts(f: &mut fmt::Formatter<'_>, parts: &[WordPart]) -> fmt::Result {
     for (i, p) in parts.iter().enumerate() {
         if i > 0 {
@@ -325,7 +615,15 @@ impl fmt::Display for WordPart {
                 f.write_str("}")
             }
             WordPart::Arith { expr, quoted } => {
-                write!(f, "{}$(({expr}))", if *quoted { "q" } else { "" })
+                write!(f, "{}$((", if *quoted { "q" } else { "" })?;
+                match expr.as_slice() {
+                    [WordPart::Literal { text, .. }] => f.write_str(text)?,
+                    parts => write_parts(f, parts)?,
+                }
+                f.write_str("))")
+            }
+            WordPart::CommandSub { script, quoted } => {
+                write!(f, "{}$({{{script}}})", if *quoted { "q" } else { "" })
             }
         }
     }
@@ -397,14 +695,98 @@ impl fmt::Display for SimpleCommand {
 
 impl fmt::Display for Pipeline {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if let [only] = self.commands.as_slice() {
-            return write!(f, "{only}");
+        if self.negated {
+            f.write_str("(! ")?;
         }
-        f.write_str("(pipe")?;
-        for c in &self.commands {
-            write!(f, " {c}")?;
+        if let [only] = self.commands.as_slice() {
+            write!(f, "{only}")?;
+        } else {
+            f.write_str("(pipe")?;
+            for c in &self.commands {
+                write!(f, " {c}")?;
+            }
+            f.write_str(")")?;
+        }
+        if self.negated {
+            f.write_str(")")?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for Command {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Command::Simple(c) => write!(f, "{c}"),
+            Command::Compound(c) => write!(f, "{c}"),
+            Command::Function(d) => write!(f, "(fn {} {})", d.name, d.body),
+        }
+    }
+}
+
+impl fmt::Display for CompoundCommand {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            Compound::Brace(s) => write!(f, "(brace {{{s}}}")?,
+            Compound::Subshell(s) => write!(f, "(subshell {{{s}}}")?,
+            Compound::If {
+                branches,
+                otherwise,
+            } => {
+                f.write_str("(if")?;
+                for (c, t) in branches {
+                    write!(f, " {{{c}}} {{{t}}}")?;
+                }
+                if let Some(e) = otherwise {
+                    write!(f, " else {{{e}}}")?;
+                }
+            }
+            Compound::For { var, words, body } => {
+                write!(f, "(for {var}")?;
+                if let Some(words) = words {
+                    f.write_str(" in")?;
+                    for w in words {
+                        write!(f, " {w}")?;
+                    }
+                }
+                write!(f, " {{{body}}}")?;
+            }
+            Compound::Loop { until, cond, body } => {
+                let k = if *until { "until" } else { "while" };
+                write!(f, "({k} {{{cond}}} {{{body}}}")?;
+            }
+            Compound::Case { word, arms } => {
+                write!(f, "(case {word}")?;
+                for arm in arms {
+                    f.write_str(" (")?;
+                    for (i, p) in arm.patterns.iter().enumerate() {
+                        if i > 0 {
+                            f.write_str("|")?;
+                        }
+                        write!(f, "{p}")?;
+                    }
+                    write!(f, " {{{}}})", arm.body)?;
+                }
+            }
+            Compound::Cond(e) => write!(f, "([[ {e}")?,
+        }
+        for r in &self.redirects {
+            write!(f, " {r}")?;
         }
         f.write_str(")")
+    }
+}
+
+impl fmt::Display for CondExpr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CondExpr::Word(w) => write!(f, "{w}"),
+            CondExpr::Unary(op, w) => write!(f, "({op} {w})"),
+            CondExpr::Binary(a, op, b) => write!(f, "({op} {a} {b})"),
+            CondExpr::Not(e) => write!(f, "(! {e})"),
+            CondExpr::And(a, b) => write!(f, "(&& {a} {b})"),
+            CondExpr::Or(a, b) => write!(f, "(|| {a} {b})"),
+        }
     }
 }
 

@@ -139,6 +139,22 @@ impl ParseError {
     }
 
     /// The position the error names.
+    /// The same error, naming `at` instead (an error inside backquotes names the backquote).
+    pub fn at(mut self, at: Pos) -> ParseError {
+        match &mut self {
+            ParseError::UnterminatedQuote { pos, .. }
+            | ParseError::Unsupported { pos, .. }
+            | ParseError::UnexpectedToken { pos, .. }
+            | ParseError::MissingHeredocTerminator { pos, .. }
+            | ParseError::EmptyCommand { pos, .. }
+            | ParseError::InputTooLarge { pos, .. }
+            | ParseError::TooManyCommands { pos, .. }
+            | ParseError::TooManyTokens { pos, .. }
+            | ParseError::WordTooLong { pos, .. } => *pos = at,
+        }
+        self
+    }
+
     pub fn pos(&self) -> Pos {
         match self {
             ParseError::UnterminatedQuote { pos, .. }

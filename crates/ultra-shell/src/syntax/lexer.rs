@@ -5,9 +5,11 @@
 //! so the parser only sees complete tokens. Every loop advances by at least one character
 //! and every look-ahead is bounded, so lexing is linear in the input.
 
-use crate::syntax::ast::{HereDoc, ParamOp, RedirectKind, RedirectTarget, Span, Word, WordPart};
+use crate::syntax::ast::{HereDoc, RedirectKind, RedirectTarget, Span, Word, WordPart};
 use crate::syntax::error::{ParseError, Pos};
 use crate::{MAX_TOKENS, MAX_WORD};
+
+mod expansion;
 
 /// How far ahead a `[` looks for its closing `]` before being taken literally.
 const MAX_BRACKET: usize = 256;
@@ -20,7 +22,11 @@ pub(crate) enum Tok {
     AndIf,
     OrIf,
     Semi,
+    /// `;;`, ending a `case` arm.
+    DSemi,
     Newline,
+    LParen,
+    RParen,
     /// A redirect operator; `target` is filled for `>&N` and here-documents, and `None` when
     /// the next token must be the target word.
     Redir {
@@ -50,6 +56,14 @@ pub(crate) struct Lexer<'a> {
     pos: usize,
     toks: Vec<Token>,
     pending: Vec<Pending>,
+    /// How many substitutions enclose this lexer.
+    depth: usize,
+    /// Lexing the inside of `$(`: stop before the `)` that closes it.
+    nested: bool,
+    /// Parentheses opened and not closed (inside `$(`).
+    parens: usize,
+    /// `case` commands opened and not closed: their patterns' `)` do not end a `$(`.
+    cases: usize,
 }
 
 fn is_ident_start(c: char) -> bool {
@@ -88,12 +102,30 @@ fn push_char(parts: &mut Vec<WordPart>, c: char, q: bool) {
 }
 
 impl<'a> Lexer<'a> {
-    pub(crate) fn new(src: &'a str) -> Self {
+    pub(crate) fn new(src: &'a str, depth: usize) -> Self {
         Lexer {
             src,
             pos: 0,
             toks: Vec::new(),
             pending: Vec::new(),
+            depth,
+            nested: false,
+            parens: 0,
+            cases: 0,
+        }
+    }
+
+    /// Whether the next word would be in command position (where `case` and `esac` are
+    /// keywords), judged from the previous token.
+    fn command_position(&self) -> bool {
+        match self.toks.last().map(|t| &t.tok) {
+            None => true,
+            Some(Tok::Word(w)) => matches!(
+                w.as_plain(),
+                Some("then" | "do" | "else" | "elif" | "{" | "!" | "if" | "while" | "until")
+            ),
+            Some(Tok::Redir { .. }) => false,
+            Some(_) => true,
         }
     }
 
@@ -188,23 +220,33 @@ impl<'a> Lexer<'a> {
                     }
                 }
                 ';' => {
-                    if self.rest().starts_with(";;") || self.rest().starts_with(";&") {
-                        return Err(self.unsupported("`case` terminator `;;`", start));
+                    if self.rest().starts_with(";;&") || self.rest().starts_with(";&") {
+                        return Err(self.unsupported(
+                            "`case` fall-through (`;&`, `;;&`); end each arm with `;;`",
+                            start,
+                        ));
                     }
-                    self.pos += 1;
-                    self.push(Tok::Semi, start);
+                    if self.rest().starts_with(";;") {
+                        self.pos += 2;
+                        self.push(Tok::DSemi, start);
+                    } else {
+                        self.pos += 1;
+                        self.push(Tok::Semi, start);
+                    }
                 }
                 '(' => {
-                    return Err(
-                        self.unsupported("`(` (subshells, arrays and function definitions)", start)
-                    );
+                    self.pos += 1;
+                    self.parens += 1;
+                    self.push(Tok::LParen, start);
                 }
                 ')' => {
-                    return Err(ParseError::UnexpectedToken {
-                        found: "`)`".into(),
-                        expected: "a command",
-                        pos: Pos::at(self.src, start),
-                    });
+                    if self.nested && self.parens == 0 && self.cases == 0 {
+                        // The end of the `$(` being lexed; the caller steps over it.
+                        return self.end_nested();
+                    }
+                    self.parens = self.parens.saturating_sub(1);
+                    self.pos += 1;
+                    self.push(Tok::RParen, start);
                 }
                 '<' | '>' => self.redirect(None, start)?,
                 '0'..='9' => {
@@ -226,11 +268,33 @@ impl<'a> Lexer<'a> {
                     }
                 }
                 _ => {
+                    let keyword = self.command_position();
                     let w = self.word()?;
+                    if keyword {
+                        match w.as_plain() {
+                            Some("case") => self.cases += 1,
+                            Some("esac") => self.cases = self.cases.saturating_sub(1),
+                            _ => {}
+                        }
+                    }
                     self.push(Tok::Word(w), start);
                 }
             }
         }
+        if self.nested {
+            return Err(ParseError::UnterminatedQuote {
+                what: "`$(`",
+                pos: Pos::at(
+                    self.src,
+                    self.toks.first().map_or(self.pos, |t| t.span.start),
+                ),
+            });
+        }
+        self.end_nested()
+    }
+
+    /// The end of the input (or of a `$(...)`): every here-document must have its body.
+    fn end_nested(&self) -> Result<(), ParseError> {
         if let Some(p) = self.pending.first() {
             return Err(ParseError::MissingHeredocTerminator {
                 delimiter: p.delimiter.clone(),
@@ -331,7 +395,10 @@ impl<'a> Lexer<'a> {
                     delimiter.push_str(text);
                 }
                 WordPart::Glob { pattern } => delimiter.push_str(pattern),
-                WordPart::Param { .. } | WordPart::ParamOp { .. } | WordPart::Arith { .. } => {
+                WordPart::Param { .. }
+                | WordPart::ParamOp { .. }
+                | WordPart::Arith { .. }
+                | WordPart::CommandSub { .. } => {
                     return Err(self.unsupported(
                         "an expansion in a here-document delimiter",
                         word.span.start,
@@ -430,11 +497,6 @@ impl<'a> Lexer<'a> {
                     pos: Pos::at(self.src, start),
                 });
             }
-            if c == '(' {
-                return Err(
-                    self.unsupported("`(` (subshells, arrays and function definitions)", self.pos)
-                );
-            }
             if is_meta(c) {
                 break;
             }
@@ -475,9 +537,7 @@ impl<'a> Lexer<'a> {
                     }
                 }
                 '$' => self.dollar(false, &mut parts)?,
-                '`' => {
-                    return Err(self.unsupported("command substitution with backticks", self.pos));
-                }
+                '`' => self.backquote(false, &mut parts)?,
                 '*' | '?' => {
                     self.pos += 1;
                     parts.push(WordPart::Glob {
@@ -538,94 +598,6 @@ impl<'a> Lexer<'a> {
         None
     }
 
-    /// The byte offset of the `}` that closes the `${` being lexed (`self.pos` just past
-    /// the `{`), past quotes, escapes and nested `${...}`.
-    fn closing_brace(&self) -> Option<usize> {
-        let b = self.src.as_bytes();
-        let mut i = self.pos;
-        let mut depth = 0usize;
-        let mut in_double = false;
-        while i < b.len() {
-            match b[i] {
-                b'\\' => i += 1,
-                b'\'' if !in_double => {
-                    i += 1;
-                    while i < b.len() && b[i] != b'\'' {
-                        i += 1;
-                    }
-                }
-                b'"' => in_double = !in_double,
-                b'$' if b.get(i + 1) == Some(&b'{') => {
-                    depth += 1;
-                    i += 1;
-                }
-                b'}' if !in_double || depth > 0 => {
-                    if depth == 0 {
-                        return Some(i);
-                    }
-                    depth -= 1;
-                }
-                _ => {}
-            }
-            i += 1;
-        }
-        None
-    }
-
-    /// Lexes the word after a `${X op` operator up to `end` (its closing brace): quotes,
-    /// escapes and expansions as in a word; other text is quoted when the `${...}` is.
-    fn operand(
-        &mut self,
-        end: usize,
-        quoted: bool,
-        parts: &mut Vec<WordPart>,
-    ) -> Result<(), ParseError> {
-        while self.pos < end {
-            let Some(c) = self.peek() else { break };
-            match c {
-                '\'' if !quoted => {
-                    let q = self.pos;
-                    self.pos += 1;
-                    let Some(len) = self.src[self.pos..end].find('\'') else {
-                        return Err(ParseError::UnterminatedQuote {
-                            what: "single quote",
-                            pos: Pos::at(self.src, q),
-                        });
-                    };
-                    push_lit(parts, &self.src[self.pos..self.pos + len], true);
-                    self.pos += len + 1;
-                }
-                '"' => {
-                    let q = self.pos;
-                    self.pos += 1;
-                    self.double_quoted_body(end, false, parts)?;
-                    if self.peek() != Some('"') {
-                        return Err(ParseError::UnterminatedQuote {
-                            what: "double quote",
-                            pos: Pos::at(self.src, q),
-                        });
-                    }
-                    self.pos += 1;
-                }
-                '\\' => {
-                    self.pos += 1;
-                    if let Some(e) = self.bump() {
-                        push_char(parts, e, true);
-                    }
-                }
-                '$' => self.dollar(quoted, parts)?,
-                '`' => {
-                    return Err(self.unsupported("command substitution with backticks", self.pos));
-                }
-                _ => {
-                    self.pos += c.len_utf8();
-                    push_char(parts, c, quoted);
-                }
-            }
-        }
-        Ok(())
-    }
-
     /// Lexes the inside of double quotes (stopping before the closing `"`, or at `end`) or,
     /// with `heredoc`, an expanding here-document line up to `end`.
     fn double_quoted_body(
@@ -657,9 +629,7 @@ impl<'a> Lexer<'a> {
                     }
                 }
                 '$' => self.dollar(true, parts)?,
-                '`' => {
-                    return Err(self.unsupported("command substitution with backticks", self.pos));
-                }
+                '`' => self.backquote(true, parts)?,
                 _ => {
                     self.pos += c.len_utf8();
                     push_char(parts, c, true);
@@ -667,144 +637,5 @@ impl<'a> Lexer<'a> {
             }
         }
         Ok(())
-    }
-
-    /// Lexes `$...` at `self.pos`.
-    fn dollar(&mut self, quoted: bool, parts: &mut Vec<WordPart>) -> Result<(), ParseError> {
-        let start = self.pos;
-        self.pos += 1;
-        let param = |parts: &mut Vec<WordPart>, name: &str| {
-            parts.push(WordPart::Param {
-                name: name.to_string(),
-                quoted,
-            })
-        };
-        match self.peek() {
-            Some('(') if self.peek2() == Some('(') => {
-                // The expression runs to the `))` that closes `$((`, past balanced
-                // parentheses inside it.
-                let body = &self.rest()[2..];
-                let mut depth = 0usize;
-                let mut end = None;
-                for (i, c) in body.char_indices() {
-                    match c {
-                        '(' => depth += 1,
-                        ')' if depth > 0 => depth -= 1,
-                        ')' => {
-                            if body[i + 1..].starts_with(')') {
-                                end = Some(i);
-                            }
-                            break;
-                        }
-                        _ => {}
-                    }
-                }
-                let Some(len) = end else {
-                    return Err(ParseError::UnterminatedQuote {
-                        what: "`$((`",
-                        pos: Pos::at(self.src, start),
-                    });
-                };
-                parts.push(WordPart::Arith {
-                    expr: body[..len].to_string(),
-                    quoted,
-                });
-                self.pos += 2 + len + 2;
-                Ok(())
-            }
-            Some('(') => Err(self.unsupported("command substitution `$(...)`", start)),
-            Some('\'') if !quoted => Err(self.unsupported("ANSI-C quoting `$'...'`", start)),
-            Some('"') if !quoted => Err(self.unsupported("locale quoting `$\"...\"`", start)),
-            Some('{') => {
-                self.pos += 1;
-                let rest = self.rest();
-                let len = match rest.chars().next() {
-                    Some(c) if is_ident_start(c) => {
-                        rest.find(|c| !is_ident(c)).unwrap_or(rest.len())
-                    }
-                    Some(c) if c.is_ascii_digit() => rest
-                        .find(|c: char| !c.is_ascii_digit())
-                        .unwrap_or(rest.len()),
-                    Some('?' | '@' | '#' | '*' | '$' | '!' | '-') => 1,
-                    _ => 0,
-                };
-                let name = &rest[..len];
-                if len > 0 && rest[len..].starts_with('}') {
-                    self.pos += len + 1;
-                    param(parts, name);
-                    return Ok(());
-                }
-                let Some(close) = self.closing_brace() else {
-                    return Err(ParseError::UnterminatedQuote {
-                        what: "`${`",
-                        pos: Pos::at(self.src, start),
-                    });
-                };
-                // `${#X}`: a length, unless `#` is the parameter itself (`${#}`, `${##}`).
-                if rest.starts_with('#') {
-                    let inner = &rest[1..close - self.pos];
-                    let n = inner.find(|c| !is_ident(c)).unwrap_or(inner.len());
-                    let special = matches!(inner, "?" | "@" | "*" | "$" | "!" | "-");
-                    if (n > 0 && n == inner.len()) || special {
-                        parts.push(WordPart::ParamOp {
-                            name: inner.to_string(),
-                            op: ParamOp::Length,
-                            arg: Vec::new(),
-                            quoted,
-                        });
-                        self.pos = close + 1;
-                        return Ok(());
-                    }
-                }
-                let after = &rest[len..];
-                let ops: &[(&str, ParamOp)] = &[
-                    (":-", ParamOp::Default { colon: true }),
-                    (":+", ParamOp::Alternative { colon: true }),
-                    (":?", ParamOp::Error { colon: true }),
-                    ("%%", ParamOp::TrimSuffix { longest: true }),
-                    ("##", ParamOp::TrimPrefix { longest: true }),
-                    ("-", ParamOp::Default { colon: false }),
-                    ("+", ParamOp::Alternative { colon: false }),
-                    ("?", ParamOp::Error { colon: false }),
-                    ("%", ParamOp::TrimSuffix { longest: false }),
-                    ("#", ParamOp::TrimPrefix { longest: false }),
-                ];
-                let found = ops.iter().find(|(text, _)| after.starts_with(*text));
-                let Some((text, op)) = found.filter(|_| len > 0) else {
-                    return Err(self.unsupported(
-                        "this `${...}` form (supported: `${X:-w}` `${X:+w}` `${X:?w}` `${#X}` `${X%p}` `${X%%p}` `${X#p}` `${X##p}`, with or without `:`)",
-                        start,
-                    ));
-                };
-                let name = name.to_string();
-                self.pos += len + text.len();
-                let mut arg = Vec::new();
-                self.operand(close, quoted, &mut arg)?;
-                self.pos = close + 1;
-                parts.push(WordPart::ParamOp {
-                    name,
-                    op: *op,
-                    arg,
-                    quoted,
-                });
-                Ok(())
-            }
-            Some(c) if is_ident_start(c) => {
-                let rest = self.rest();
-                let len = rest.find(|c| !is_ident(c)).unwrap_or(rest.len());
-                self.pos += len;
-                param(parts, &rest[..len]);
-                Ok(())
-            }
-            Some(c @ ('0'..='9' | '?' | '@' | '#' | '*' | '$' | '!' | '-')) => {
-                self.pos += 1;
-                param(parts, c.encode_utf8(&mut [0u8; 4]));
-                Ok(())
-            }
-            _ => {
-                push_lit(parts, "$", quoted);
-                Ok(())
-            }
-        }
     }
 }

@@ -5,3 +5,23 @@ pub mod ast;
 pub mod error;
 pub(crate) mod lexer;
 pub(crate) mod parser;
+
+use ast::Script;
+use error::ParseError;
+
+/// Parses `input` (within the size limits the caller checked) as a script nested `depth`
+/// substitutions deep.
+pub(crate) fn parse_at(input: &str, depth: usize) -> Result<Script, ParseError> {
+    match lexer::Lexer::new(input, depth).run() {
+        Ok(toks) => parser::Parser::new(input, toks, depth).script(),
+        Err((toks, e)) => {
+            // A construct the parser refuses before the lexical error explains it better.
+            match parser::Parser::new(input, toks, depth).script() {
+                Err(k @ ParseError::Unsupported { .. }) if k.pos().offset < e.pos().offset => {
+                    Err(k)
+                }
+                _ => Err(e),
+            }
+        }
+    }
+}
