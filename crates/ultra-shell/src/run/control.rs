@@ -44,15 +44,24 @@ impl Shell {
         for item in &script.items {
             let pipelines = std::iter::once((None, &item.first))
                 .chain(item.rest.iter().map(|(op, p)| (Some(op), p)));
-            for (op, p) in pipelines {
+            let last = item.rest.len();
+            // Whether the status is one `set -e` acts on: from the last pipeline of the
+            // list, not negated, outside any condition.
+            let mut checked = false;
+            for (i, (op, p)) in pipelines.enumerate() {
                 let run = match op {
                     None => true,
                     Some(AndOrOp::And) => env.status == 0,
                     Some(AndOrOp::Or) => env.status != 0,
                 };
                 if run {
+                    // A pipeline followed by `&&` or `||` is a condition.
+                    let condition = i < last;
+                    env.conditions += usize::from(condition);
                     status = self.pipeline(p, plan, env, stdin, stdout, stderr);
+                    env.conditions -= usize::from(condition);
                     env.status = status;
+                    checked = !condition && !p.negated;
                 }
                 if self.fs.over().is_some() {
                     env.flow = Some(Flow::Stop);
@@ -61,7 +70,27 @@ impl Shell {
                     return status;
                 }
             }
+            if checked && status != 0 && env.options.errexit && env.conditions == 0 {
+                env.flow = Some(Flow::Exit);
+                return status;
+            }
         }
+        status
+    }
+
+    /// Runs the condition of an `if` or a loop: `set -e` does not apply inside.
+    fn condition(
+        &self,
+        cond: &Script,
+        plan: Option<&Plan>,
+        env: &mut Env,
+        stdin: &mut (dyn BufRead + Send),
+        stdout: &mut (dyn Write + Send),
+        stderr: &mut (dyn Write + Send),
+    ) -> i32 {
+        env.conditions += 1;
+        let status = self.list(cond, plan, env, stdin, stdout, stderr);
+        env.conditions -= 1;
         status
     }
 
@@ -114,7 +143,7 @@ impl Shell {
                 otherwise,
             } => {
                 for (cond, then) in branches {
-                    let status = self.list(cond, plan, env, stdin, stdout, stderr);
+                    let status = self.condition(cond, plan, env, stdin, stdout, stderr);
                     if env.flow.is_some() {
                         return status;
                     }
@@ -150,7 +179,7 @@ impl Shell {
             }
             Compound::Loop { until, cond, body } => {
                 self.repeat(env, stdin, stdout, stderr, &mut |shell, env, i, o, e| {
-                    let status = shell.list(cond, plan, env, i, o, e);
+                    let status = shell.condition(cond, plan, env, i, o, e);
                     if env.flow.is_some() {
                         // `break` in the condition leaves the loop like one in the body.
                         return Some(status);

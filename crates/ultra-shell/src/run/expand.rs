@@ -15,6 +15,8 @@ pub(super) struct Ex<'a> {
     pub plan: Option<&'a Plan>,
     pub stderr: &'a mut (dyn Write + Send),
     pub status: Option<i32>,
+    /// The error ends the script (`set -u` and an unset variable).
+    pub fatal: bool,
 }
 
 impl<'a> Ex<'a> {
@@ -24,6 +26,7 @@ impl<'a> Ex<'a> {
             plan,
             stderr,
             status: None,
+            fatal: false,
         }
     }
 }
@@ -54,6 +57,18 @@ impl Write for Captured {
 const MAX_TRIMMED: usize = 4096;
 /// Longest pattern they take.
 const MAX_TRIM_PATTERN: usize = 256;
+
+/// Whether parameter `name` is set (`$@` and `$*` count as set when there are arguments).
+fn is_set(name: &str, env: &Env) -> bool {
+    match name {
+        "?" | "#" | "$" | "0" => true,
+        "@" | "*" => !env.args.is_empty(),
+        _ => match name.parse::<usize>() {
+            Ok(n) => n >= 1 && n <= env.args.len(),
+            Err(_) => env.vars.contains_key(name),
+        },
+    }
+}
 
 /// A field being built: pattern characters, and whether any part was quoted (a quoted
 /// empty field stays; an unquoted empty one disappears).
@@ -250,7 +265,16 @@ impl Shell {
         x: &mut Ex<'_>,
     ) -> Result<Option<(String, bool)>, String> {
         Ok(match part {
-            WordPart::Param { name, quoted } => Some((self.param(name, x.env), *quoted)),
+            WordPart::Param { name, quoted } => {
+                if x.env.options.nounset
+                    && !matches!(name.as_str(), "@" | "*")
+                    && !is_set(name, x.env)
+                {
+                    x.fatal = true;
+                    return Err(format!("{name}: unbound variable"));
+                }
+                Some((self.param(name, x.env), *quoted))
+            }
             WordPart::ParamOp {
                 name,
                 op,
@@ -312,14 +336,7 @@ impl Shell {
         x: &mut Ex<'_>,
     ) -> Result<String, String> {
         let value = self.param(name, x.env);
-        let set = match name {
-            "?" | "#" | "$" | "0" => true,
-            "@" | "*" => !x.env.args.is_empty(),
-            _ => match name.parse::<usize>() {
-                Ok(n) => n >= 1 && n <= x.env.args.len(),
-                Err(_) => x.env.vars.contains_key(name),
-            },
-        };
+        let set = is_set(name, x.env);
         let null = |colon: bool| !set || (colon && value.is_empty());
         match op {
             ParamOp::Default { colon } if null(colon) => self.expand_parts(arg, x),

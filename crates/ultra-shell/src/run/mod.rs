@@ -75,11 +75,28 @@ pub struct Env {
     locals: Vec<Vec<(String, Option<String>)>>,
     /// Loops enclosing the running command in the current function (or script).
     loops: usize,
+    /// `set -e`, `-u`, `-o pipefail`, `-x`: for the current call.
+    options: Options,
+    /// Conditions being run (`if c`, `while c`, `a && b`): `set -e` does not apply there.
+    conditions: usize,
+}
+
+/// The shell options `set` takes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Options {
+    /// `-e`: a failing command ends the script.
+    pub errexit: bool,
+    /// `-u`: expanding an unset variable is an error that ends the script.
+    pub nounset: bool,
+    /// `-o pipefail`: a pipeline fails when any stage fails.
+    pub pipefail: bool,
+    /// `-x`: each command is printed to stderr before it runs.
+    pub xtrace: bool,
 }
 
 /// Control leaving the constructs around it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Flow {
+pub(crate) enum Flow {
     /// `break N`: leave N loops.
     Break(usize),
     /// `continue N`: leave N-1 loops and go on with the Nth.
@@ -108,6 +125,8 @@ impl Env {
             flow: None,
             locals: Vec::new(),
             loops: 0,
+            options: Options::default(),
+            conditions: 0,
         }
     }
 }
@@ -340,6 +359,8 @@ impl Shell {
         env.loops = 0;
         env.locals.clear();
         env.functions.clear();
+        env.options = Options::default();
+        env.conditions = 0;
         status
     }
 
@@ -352,12 +373,14 @@ impl Shell {
         stdout: &mut (dyn Write + Send),
         stderr: &mut (dyn Write + Send),
     ) -> i32 {
-        let status = self.stages(p, plan, env, stdin, stdout, stderr);
-        if p.negated {
-            i32::from(status == 0)
-        } else {
-            status
+        if !p.negated {
+            return self.stages(p, plan, env, stdin, stdout, stderr);
         }
+        // `! cmd` is a condition: `set -e` does not act inside it.
+        env.conditions += 1;
+        let status = self.stages(p, plan, env, stdin, stdout, stderr);
+        env.conditions -= 1;
+        i32::from(status == 0)
     }
 
     fn stages(
@@ -426,8 +449,17 @@ impl Shell {
                         &mut Shared(&stderr),
                     );
                     drop(input);
+                    // `set -o pipefail`: the last stage that failed decides.
+                    let mut failed = 0;
                     for h in handles {
-                        let _ = h.join();
+                        match h.join() {
+                            Ok(0) => {}
+                            Ok(s) => failed = s,
+                            Err(_) => failed = 1,
+                        }
+                    }
+                    if env.options.pipefail && status == 0 {
+                        return failed;
                     }
                     if stage_env.flow == Some(Flow::Stop) {
                         env.flow = Some(Flow::Stop);

@@ -6,7 +6,8 @@ use std::sync::Mutex;
 
 use super::expand::Ex;
 use super::{
-    Cx, DEV_NULL, Diagnostic, Env, Io, MAX_VAR, Port, Router, Shell, Sink, Target, WithStreams,
+    Cx, DEV_NULL, Diagnostic, Env, Flow, Io, MAX_VAR, Port, Router, Shell, Sink, Target,
+    WithStreams,
 };
 use crate::plan::Plan;
 use crate::syntax::ast::{Redirect, RedirectKind, RedirectTarget, SimpleCommand};
@@ -17,6 +18,29 @@ pub(super) struct Opened {
     stdin: Option<Box<dyn BufRead + Send>>,
     out: Target,
     err: Target,
+}
+
+/// Reports a failed expansion; `fatal` (`set -u`) ends the script with status 127.
+fn expansion_failed(msg: &str, fatal: bool, stderr: &mut (dyn Write + Send), env: &mut Env) -> i32 {
+    let _ = writeln!(stderr, "ultra sh: {msg}");
+    if fatal {
+        env.flow = Some(Flow::Exit);
+        return 127;
+    }
+    1
+}
+
+/// A word as `set -x` shows it: quoted when it would not read back as itself.
+fn quote(word: &str) -> String {
+    if !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%^".contains(c))
+    {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
 }
 
 impl Shell {
@@ -34,19 +58,23 @@ impl Shell {
         let argv = match self.expand_words(&cmd.words, &mut x) {
             Ok(a) => a,
             Err(msg) => {
-                let _ = writeln!(x.stderr, "ultra sh: {msg}");
-                return 1;
+                let fatal = x.fatal;
+                return expansion_failed(&msg, fatal, stderr, env);
             }
         };
         let mut vars = env.vars.clone();
+        let mut trace = String::new();
         for a in &cmd.assignments {
             let value = match self.expand_string(&a.value, &mut x) {
                 Ok(v) => v,
                 Err(msg) => {
-                    let _ = writeln!(x.stderr, "ultra sh: {msg}");
-                    return 1;
+                    let fatal = x.fatal;
+                    return expansion_failed(&msg, fatal, stderr, env);
                 }
             };
+            if env.options.xtrace {
+                trace.push_str(&format!("{}={} ", a.name, quote(&value)));
+            }
             // `x=$x$x` repeated doubles: a session must not keep a huge variable.
             if value.len() > MAX_VAR {
                 let _ = writeln!(
@@ -61,6 +89,11 @@ impl Shell {
         }
         // `x=$(cmd)` alone leaves the substitution's status in `$?`.
         let sub_status = x.status;
+        if env.options.xtrace {
+            let words: Vec<String> = argv.iter().map(|a| quote(a)).collect();
+            trace.push_str(&words.join(" "));
+            let _ = writeln!(stderr, "+ {}", trace.trim_end());
+        }
         let opened = match self.open_redirects(&cmd.redirects, env, stderr) {
             Ok(o) => o,
             Err(msg) => {

@@ -94,30 +94,7 @@ impl Shell {
                 env.args.drain(..n);
                 0
             }
-            "set" => match args.split_first() {
-                Some((dd, rest)) if dd == "--" => {
-                    env.args = rest.to_vec();
-                    0
-                }
-                Some((first, _)) if first.starts_with(['-', '+']) => {
-                    let _ = writeln!(
-                        stderr,
-                        "ultra sh: set: {first}: shell options are not supported; only `set -- ARGS` (the positional parameters)"
-                    );
-                    2
-                }
-                Some(_) => {
-                    env.args = args.to_vec();
-                    0
-                }
-                None => {
-                    let _ = writeln!(
-                        stderr,
-                        "ultra sh: set: listing variables is not supported; use `env`"
-                    );
-                    2
-                }
-            },
+            "set" => set(args, env, stderr),
             "local" => {
                 if env.locals.is_empty() {
                     let _ = writeln!(stderr, "ultra sh: local: can only be used in a function");
@@ -184,6 +161,75 @@ impl Shell {
             _ => 127,
         }
     }
+}
+
+/// `set [-euxo OPTION] [--] [ARG...]`: shell options, then the positional parameters.
+fn set(args: &[String], env: &mut Env, stderr: &mut dyn Write) -> i32 {
+    let mut i = 0;
+    let mut options = env.options;
+    while let Some(a) = args.get(i) {
+        if a == "--" {
+            env.options = options;
+            env.args = args[i + 1..].to_vec();
+            return 0;
+        }
+        let on = match a.as_bytes().first() {
+            Some(b'-') if a.len() > 1 => true,
+            Some(b'+') if a.len() > 1 => false,
+            _ => break,
+        };
+        i += 1;
+        for flag in a[1..].chars() {
+            let name = match flag {
+                'e' => "errexit",
+                'u' => "nounset",
+                'x' => "xtrace",
+                'o' => {
+                    let Some(name) = args.get(i) else {
+                        let _ = writeln!(
+                            stderr,
+                            "ultra sh: set: -o: an option name is required (errexit, nounset, pipefail, xtrace)"
+                        );
+                        return 2;
+                    };
+                    i += 1;
+                    name.as_str()
+                }
+                f => {
+                    let _ = writeln!(
+                        stderr,
+                        "ultra sh: set: -{f}: not supported (supported: -e, -u, -x, -o pipefail, and -- ARGS)"
+                    );
+                    return 2;
+                }
+            };
+            let field = match name {
+                "errexit" => &mut options.errexit,
+                "nounset" => &mut options.nounset,
+                "pipefail" => &mut options.pipefail,
+                "xtrace" => &mut options.xtrace,
+                other => {
+                    let _ = writeln!(
+                        stderr,
+                        "ultra sh: set: {other}: not supported (supported: errexit, nounset, pipefail, xtrace)"
+                    );
+                    return 2;
+                }
+            };
+            *field = on;
+        }
+    }
+    env.options = options;
+    if i < args.len() {
+        env.args = args[i..].to_vec();
+    } else if args.is_empty() {
+        let _ = writeln!(
+            stderr,
+            "ultra sh: set: listing variables is not supported; use `env`"
+        );
+        return 2;
+    }
+    0
 }
 
 /// `local` and `export`: `NAME=value` sets, `NAME` alone declares (a local starts unset).
