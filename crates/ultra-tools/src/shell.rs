@@ -113,7 +113,7 @@ impl RunArgs {
 
 /// The fixed part of the `shell` tool's description; the built-ins' usage lines are added
 /// from the built-in table when the command is registered.
-const INTRO: &str = "Run a script in Ultra's built-in shell on the confined workspace: pipes, &&, ||, ;, redirects (> >> < 2>&1 &>), here-docs, globs, $VAR, ${VAR:-default} and the other POSIX ${...} forms, $((arithmetic)), test/[ ], cd. Nothing spawns a process (but `build`, which runs the project's build); paths outside the workspace and protected paths are refused. A non-zero exitCode is a result, not an error; a script that does not parse is SHELL_SYNTAX_ERROR with the position; an unknown command is listed in `errors` with the closest built-ins.";
+const INTRO: &str = "Run a script in Ultra's built-in shell on the confined workspace: POSIX sh (pipes, &&, ||, redirects, here-docs, globs, $VAR and ${...} forms, $(...), $((...)), if/for/while/case, functions with local, read, set -euo pipefail) plus [[ ]]; no arrays or &. Nothing spawns a process (but `build`, which runs the project's build); paths outside the workspace and protected paths are refused. A non-zero exitCode is a result, not an error; a script that does not parse is SHELL_SYNTAX_ERROR with the position; an unknown command is listed in `errors` with the closest built-ins.";
 
 /// The `shell` description's budget in bytes. Seed 004 §6 caps it at about 4 KB; it is
 /// part of every tool list a client loads, so it stays well under.
@@ -159,6 +159,16 @@ static RUN: CommandSpec = CommandSpec::new("ultra.shell.run", "Shell: Run Script
                 ("src/b.rs", "fn b() {}\nfn c() {}\n"),
             ],
             expect: Some(r#"{"stdout": "3\n", "exitCode": 0}"#),
+            ..Example::EMPTY
+        },
+        Example {
+            description: "Loop over files with a condition",
+            args: r#"{"script": "for f in src/*.rs; do if grep -q main \"$f\"; then echo \"${f##*/}\"; fi; done"}"#,
+            files: &[
+                ("src/a.rs", "fn main() {}\n"),
+                ("src/b.rs", "fn b() {}\n"),
+            ],
+            expect: Some(r#"{"stdout": "a.rs\n", "exitCode": 0}"#),
             ..Example::EMPTY
         },
         Example {

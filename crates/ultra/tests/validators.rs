@@ -348,6 +348,15 @@ fn shell_writes_pass_through_validators() {
     );
     assert!(ws.exists("migrations/001.sql"));
 
+    // Writes from inside loops, functions and conditionals meet the same validators.
+    let out = c.ok(
+        "ultra.shell.run",
+        json!({ "script": "log() { echo \"console.log($1)\" >> src/clean.ts; }; for i in 1 2; do if [ $i = 2 ]; then log $i; fi; done; echo next" }),
+    );
+    assert_eq!(out["stdout"], "next\n", "{out}");
+    assert_eq!(out["errors"][0]["code"], "write_refused", "{out}");
+    assert_eq!(ws.read("src/clean.ts"), "export const y = 2;\n");
+
     // Clean writes land, through every route.
     let out = c.ok(
         "ultra.shell.run",

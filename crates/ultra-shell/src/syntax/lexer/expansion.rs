@@ -42,13 +42,17 @@ impl Lexer<'_> {
     }
 
     /// Lexes the word after a `${X op` operator up to `end` (its closing brace): quotes,
-    /// escapes and expansions as in a word; other text is quoted when the `${...}` is.
+    /// escapes and expansions as in a word; other text is quoted when the `${...}` is,
+    /// unless it is a pattern.
     fn operand(
         &mut self,
         end: usize,
         quoted: bool,
+        pattern: bool,
         parts: &mut Vec<WordPart>,
     ) -> Result<(), ParseError> {
+        // A pattern (`"${f%.*}"`) stays a pattern inside double quotes.
+        let plain_quoted = quoted && !pattern;
         while self.pos < end {
             let Some(c) = self.peek() else { break };
             match c {
@@ -86,7 +90,7 @@ impl Lexer<'_> {
                 '`' => self.backquote(quoted, parts)?,
                 _ => {
                     self.pos += c.len_utf8();
-                    push_char(parts, c, quoted);
+                    push_char(parts, c, plain_quoted);
                 }
             }
         }
@@ -296,7 +300,8 @@ impl Lexer<'_> {
                 let name = name.to_string();
                 self.pos += len + text.len();
                 let mut arg = Vec::new();
-                self.operand(close, quoted, &mut arg)?;
+                let pattern = matches!(op, ParamOp::TrimSuffix { .. } | ParamOp::TrimPrefix { .. });
+                self.operand(close, quoted, pattern, &mut arg)?;
                 self.pos = close + 1;
                 parts.push(WordPart::ParamOp {
                     name,
