@@ -3,6 +3,8 @@
 //! redirect, a substitution, a command named by a variable), before anything runs; a
 //! read-only script with the same constructs still runs.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code
+
 mod common;
 
 use common::Ws;
