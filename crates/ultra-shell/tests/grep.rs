@@ -100,6 +100,28 @@ const CASES: &[&str] = &[
     "grep -n 'fn [a-z]*(' src/lib.rs",
     "grep src src; echo $?",
     "grep -x '' words.txt | wc -l",
+    // issue 20 §2: -o with `$`, an empty -f file, -b, -a, --color
+    "grep -o '[^/]*$' src/main.rs",
+    "grep -o 'o*$' words.txt",
+    "grep -on 'error.*$' log.txt",
+    "touch empty.pats; grep -f empty.pats log.txt; echo $?",
+    "touch empty.pats; grep -v -f empty.pats log.txt | wc -l",
+    "touch empty.pats; grep -e ok -f empty.pats log.txt",
+    "grep -b error log.txt",
+    "grep -bo 'ok [0-9]' log.txt",
+    "grep -nb -C1 warn log.txt",
+    "grep -c -b error log.txt",
+    "grep -a error bin.dat",
+    "grep -a -c def bin.dat",
+    "grep --binary-files=text abc bin.dat",
+    "grep --color=never error log.txt",
+    "grep --colour=auto -n error log.txt",
+    "grep --color=always error log.txt | tr '\\033' E",
+    "grep --color=always -n -C1 warn log.txt | tr '\\033' E",
+    "grep --color=always -H -o foo words.txt | tr '\\033' E",
+    "grep --color=always -v ok log.txt | tr '\\033' E",
+    "grep --color=always -rn TODO src | sort | tr '\\033' E",
+    "grep -E 'ok [0-9]{1,300}' log.txt | wc -l",
 ];
 
 #[test]

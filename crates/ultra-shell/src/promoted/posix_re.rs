@@ -61,6 +61,7 @@ pub fn translate(pattern: &str, flavor: Flavor) -> Result<String, String> {
                     '{' if basic => {
                         let (text, next) = interval(&chars, i + 1, true)
                             .ok_or_else(|| "Invalid content of \\{\\}".to_string())?;
+                        interval_error(&text)?;
                         if start_before {
                             return Err("Invalid preceding regular expression".into());
                         }
@@ -154,6 +155,7 @@ pub fn translate(pattern: &str, flavor: Flavor) -> Result<String, String> {
             }
             '{' => match interval(&chars, i + 1, false) {
                 Some((text, next)) if !start_before => {
+                    interval_error(&text)?;
                     out.push_str(&text);
                     i = next;
                 }
@@ -185,6 +187,22 @@ fn push_literal(out: &mut String, c: char) {
         out.push_str(&regex::escape(c.encode_utf8(&mut b)));
     } else {
         out.push(c);
+    }
+}
+
+/// The largest count of an interval (POSIX's RE_DUP_MAX as GNU sets it).
+const RE_DUP_MAX: u64 = 32767;
+/// What [`interval`] returns for a count over [`RE_DUP_MAX`] (the caller turns it into the error).
+const TOO_BIG: &str = "\u{0}too big";
+/// What [`interval`] returns for `{m,n}` with `n < m`.
+const BAD_INTERVAL: &str = "\u{0}bad";
+
+/// The error for an interval [`interval`] flagged, if it did.
+fn interval_error(text: &str) -> Result<(), String> {
+    match text {
+        TOO_BIG => Err("Regular expression too big".into()),
+        BAD_INTERVAL => Err("Invalid content of \\{\\}".into()),
+        _ => Ok(()),
     }
 }
 
@@ -221,6 +239,14 @@ fn interval(chars: &[char], mut i: usize, basic: bool) -> Option<(String, usize)
     let lo = if lo.is_empty() { "0" } else { lo };
     if hi.is_some_and(|h| h.contains(',')) {
         return None;
+    }
+    // GNU's limits: counts up to RE_DUP_MAX, the low one first (else an error, not text).
+    let n = |s: &str| s.parse::<u64>().unwrap_or(u64::MAX);
+    if n(lo) > RE_DUP_MAX || hi.is_some_and(|h| !h.is_empty() && n(h) > RE_DUP_MAX) {
+        return Some((String::from(TOO_BIG), i));
+    }
+    if hi.is_some_and(|h| !h.is_empty() && n(h) < n(lo)) {
+        return Some((String::from(BAD_INTERVAL), i));
     }
     let text = match hi {
         None => format!("{{{lo}}}"),
@@ -402,6 +428,20 @@ mod tests {
         assert!(m(r"\/", e, "/"));
         assert!(translate("[[:nope:]]", e).is_err());
         assert!(translate("[abc", e).is_err());
+        // GNU's interval limits: counts up to 32767, the low one first.
+        assert_eq!(
+            translate("a{1,70000}", e).unwrap_err(),
+            "Regular expression too big"
+        );
+        assert_eq!(
+            translate(r"a\{40000\}", Flavor::Basic).unwrap_err(),
+            "Regular expression too big"
+        );
+        assert_eq!(
+            translate("a{3,1}", e).unwrap_err(),
+            "Invalid content of \\{\\}"
+        );
+        assert!(m("a{2,32767}", e, "aa"));
     }
 
     #[test]

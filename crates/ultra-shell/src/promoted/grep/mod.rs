@@ -126,6 +126,19 @@ pub struct GrepArgs {
     pub no_messages: bool,
     /// Skill, package and code modes: most results (default 10).
     pub limit: Option<usize>,
+    /// -b: prefix each line (with -o, each match) with its byte offset. Shell flag only.
+    #[serde(default)]
+    #[schemars(skip)]
+    pub byte_offset: bool,
+    /// -a: search binary files as text. Shell flag only.
+    #[serde(default)]
+    #[schemars(skip)]
+    pub text: bool,
+    /// --color=always: mark matches, names and numbers with GNU grep's default colours.
+    /// Shell flag only (`auto` is never: the output is not a terminal).
+    #[serde(default)]
+    #[schemars(skip)]
+    pub color: bool,
 }
 
 impl GrepArgs {
@@ -139,7 +152,7 @@ impl GrepArgs {
     }
 }
 
-const USAGE: &str = "grep [-iEFnrRlLcvwxohHqs] [-e PATTERN]... [-f FILE] [-A N] [-B N] [-C N] [-m N] [--include=GLOB] [--exclude=GLOB] [--exclude-dir=GLOB] PATTERN [FILE...] | grep code QUERY | grep package QUERY | grep skill QUERY";
+const USAGE: &str = "grep [-iEFnrRlLcvwxohHqsab] [--color[=WHEN]] [-e PATTERN]... [-f FILE] [-A N] [-B N] [-C N] [-m N] [--include=GLOB] [--exclude=GLOB] [--exclude-dir=GLOB] PATTERN [FILE...] | grep code QUERY | grep package QUERY | grep skill QUERY";
 
 impl Promoted for Grep {
     type Args = GrepArgs;
@@ -273,6 +286,11 @@ fn parse_cli(args: &[String]) -> Result<Value, Vec<Issue>> {
         ("include", '\u{1}'),
         ("exclude", '\u{2}'),
         ("exclude-dir", '\u{3}'),
+        ("byte-offset", 'b'),
+        ("text", 'a'),
+        ("binary-files", '\u{5}'),
+        ("color", '\u{4}'),
+        ("colour", '\u{4}'),
     ];
     // `-5` is GNU shorthand for `-C 5`.
     let mut words = Vec::with_capacity(args.len());
@@ -280,13 +298,15 @@ fn parse_cli(args: &[String]) -> Result<Value, Vec<Issue>> {
         if a.len() > 1 && a.starts_with('-') && a[1..].bytes().all(|b| b.is_ascii_digit()) {
             words.push("-C".to_string());
             words.push(a[1..].to_string());
+        } else if a == "--color" || a == "--colour" {
+            words.push("--color=auto".to_string());
         } else {
             words.push(a.clone());
         }
     }
     let o = cli::scan(
         &words,
-        "inrRlLcvwxoEFGe:f:hHA:B:C:m:qs\u{1}:\u{2}:\u{3}:",
+        "inrRlLcvwxoEFGe:f:hHA:B:C:m:qsab\u{1}:\u{2}:\u{3}:\u{4}:\u{5}:",
         LONGS,
     )?;
     let mut issues = Vec::new();
@@ -323,6 +343,31 @@ fn parse_cli(args: &[String]) -> Result<Value, Vec<Issue>> {
                 issues.push(Issue::new("pattern", "missing_field", "no PATTERN given"));
                 None
             }
+        }
+    };
+    let color = match o.last('\u{4}') {
+        None | Some("never" | "auto" | "tty" | "if-tty" | "none" | "no") => false,
+        Some("always" | "yes" | "force") => true,
+        Some(other) => {
+            issues.push(Issue::new(
+                "--color",
+                "invalid_value",
+                format!("invalid argument '{other}' for '--color' (valid: always, never, auto)"),
+            ));
+            false
+        }
+    };
+    let text = match o.last('\u{5}') {
+        None => o.has('a'),
+        Some("text") => true,
+        Some("binary") => o.has('a'),
+        Some(other) => {
+            issues.push(Issue::new(
+                "--binary-files",
+                "invalid_value",
+                format!("invalid argument '{other}' for '--binary-files' (valid: binary, text)"),
+            ));
+            false
         }
     };
     if !issues.is_empty() {
@@ -384,6 +429,9 @@ fn parse_cli(args: &[String]) -> Result<Value, Vec<Issue>> {
         "maxCount": max,
         "quiet": o.has('q'),
         "noMessages": o.has('s'),
+        "byteOffset": o.has('b'),
+        "text": text,
+        "color": color,
     }))
 }
 

@@ -49,6 +49,14 @@ pub(super) fn matcher(a: &GrepArgs, patterns: &[String]) -> Result<RegexMatcher,
     }
 }
 
+/// A matcher that matches nothing (no patterns at all).
+fn nothing() -> Result<RegexMatcher, String> {
+    RegexMatcherBuilder::new()
+        .line_terminator(Some(b'\n'))
+        .build(r"[^\x00-\x{10FFFF}]")
+        .map_err(|e| e.to_string())
+}
+
 /// What one search reports per file.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Output {
@@ -137,11 +145,12 @@ pub(super) fn run(a: &GrepArgs, io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
             }
         }
     }
-    if patterns.is_empty() {
-        // `-f /dev/null`-style: no pattern matches nothing (everything with -v).
-        patterns.push("[^\\x00-\\x{10FFFF}]".to_string());
-    }
-    let matcher = match matcher(a, &patterns) {
+    // `-f /dev/null`-style: no pattern matches nothing (everything with -v).
+    let matcher = match if patterns.is_empty() {
+        nothing()
+    } else {
+        matcher(a, &patterns)
+    } {
         Ok(m) => m,
         Err(e) => {
             let _ = writeln!(io.stderr, "grep: {e}");
@@ -691,9 +700,10 @@ fn search_stream(
     // not printed, only that it matches.
     // A file's first block is read into `head` (reused from file to file) and searched
     // ahead of the rest, straight from the file: no buffer allocated per file.
+    let text = cfg.a.text;
     let (binary, mut input) = match input {
         Input::Stream(r) => match r.fill_buf() {
-            Ok(buf) => (memchr::memchr(0, buf).is_some(), Either::Stream(r)),
+            Ok(buf) => (!text && memchr::memchr(0, buf).is_some(), Either::Stream(r)),
             Err(e) => {
                 complain(err, &e);
                 found.trouble = true;
@@ -716,7 +726,7 @@ fn search_stream(
             };
             head.truncate(n);
             (
-                memchr::memchr(0, head).is_some(),
+                !text && memchr::memchr(0, head).is_some(),
                 Either::File(std::io::Read::chain(&head[..], f)),
             )
         }
@@ -779,6 +789,36 @@ fn search_stream(
     found
 }
 
+/// GNU grep's default colours (`GREP_COLORS` unset): matches, file names, numbers,
+/// separators.
+const MATCH: &str = "01;31";
+const NAME: &str = "35";
+const NUMBER: &str = "32";
+const SEP: &str = "36";
+
+/// Writes `text`, in `sgr` colour when `color` is on (as GNU grep writes it).
+fn paint(out: &mut dyn Write, color: bool, sgr: &str, text: &[u8]) -> std::io::Result<()> {
+    if color {
+        write!(out, "\x1b[{sgr}m\x1b[K")?;
+        out.write_all(text)?;
+        out.write_all(b"\x1b[m\x1b[K")
+    } else {
+        out.write_all(text)
+    }
+}
+
+/// The non-empty matches in `line`.
+fn spans(matcher: &RegexMatcher, line: &[u8]) -> Vec<(usize, usize)> {
+    let mut spans = Vec::new();
+    let _ = matcher.find_iter(line, |mm| {
+        if mm.start() < mm.end() {
+            spans.push((mm.start(), mm.end()));
+        }
+        true
+    });
+    spans
+}
+
 /// Writes selected lines the way GNU grep does.
 struct Printer<'p, 'o> {
     out: &'p mut (dyn Write + 'o),
@@ -799,20 +839,46 @@ impl Printer<'_, '_> {
             || self.a.before_context.or(self.a.context).unwrap_or(0) > 0
     }
 
-    fn line(&mut self, sep: u8, number: Option<u64>, bytes: &[u8]) -> std::io::Result<()> {
+    /// A line's prefix: file name, line number and byte offset, as asked for.
+    fn prefix(&mut self, sep: u8, number: Option<u64>, offset: u64) -> std::io::Result<()> {
+        let color = self.a.color;
         if self.names {
-            self.out.write_all(self.label.as_bytes())?;
-            self.out.write_all(&[sep])?;
+            paint(self.out, color, NAME, self.label.as_bytes())?;
+            paint(self.out, color, SEP, &[sep])?;
         }
         if let Some(n) = number {
-            write!(self.out, "{n}")?;
-            self.out.write_all(&[sep])?;
+            paint(self.out, color, NUMBER, n.to_string().as_bytes())?;
+            paint(self.out, color, SEP, &[sep])?;
         }
-        self.out.write_all(bytes)?;
-        if !bytes.ends_with(b"\n") {
-            self.out.write_all(b"\n")?;
+        if self.a.byte_offset {
+            paint(self.out, color, NUMBER, offset.to_string().as_bytes())?;
+            paint(self.out, color, SEP, &[sep])?;
         }
         Ok(())
+    }
+
+    fn line(
+        &mut self,
+        sep: u8,
+        number: Option<u64>,
+        offset: u64,
+        bytes: &[u8],
+        matched: bool,
+    ) -> std::io::Result<()> {
+        self.prefix(sep, number, offset)?;
+        let body = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+        if self.a.color && matched && !self.a.invert_match {
+            let mut at = 0;
+            for (s, e) in spans(self.matcher, body) {
+                self.out.write_all(&body[at..s])?;
+                paint(self.out, true, MATCH, &body[s..e])?;
+                at = e;
+            }
+            self.out.write_all(&body[at..])?;
+        } else {
+            self.out.write_all(body)?;
+        }
+        self.out.write_all(b"\n")
     }
 
     /// The first line printed from a file opens a group; with context on, groups are
@@ -824,7 +890,8 @@ impl Printer<'_, '_> {
         self.group_open = true;
         if self.context_on() {
             if *self.printed_group {
-                self.out.write_all(b"--\n")?;
+                paint(self.out, self.a.color, SEP, b"--")?;
+                self.out.write_all(b"\n")?;
             }
             *self.printed_group = true;
         }
@@ -856,24 +923,24 @@ impl Sink for Printer<'_, '_> {
             if self.a.invert_match {
                 return Ok(true);
             }
+            // Without its terminator, so `$` matches at the line's end.
             let line = m.bytes();
-            let mut spans = Vec::new();
-            let _ = self.matcher.find_iter(line, |mm| {
-                if mm.start() < mm.end() {
-                    spans.push((mm.start(), mm.end()));
-                }
-                true
-            });
-            for (s, e) in spans {
-                let mut piece = line[s..e].to_vec();
-                piece.push(b'\n');
-                self.line(b':', m.line_number(), &piece)
+            let body = line.strip_suffix(b"\n").unwrap_or(line);
+            for (s, e) in spans(self.matcher, body) {
+                let offset = m.absolute_byte_offset() + s as u64;
+                self.line(b':', m.line_number(), offset, &body[s..e], true)
                     .map_err(|e| self.fail(e))?;
             }
             return Ok(true);
         }
-        self.line(b':', m.line_number(), m.bytes())
-            .map_err(|e| self.fail(e))?;
+        self.line(
+            b':',
+            m.line_number(),
+            m.absolute_byte_offset(),
+            m.bytes(),
+            true,
+        )
+        .map_err(|e| self.fail(e))?;
         Ok(true)
     }
 
@@ -882,14 +949,22 @@ impl Sink for Printer<'_, '_> {
             return Ok(true);
         }
         self.open().map_err(|e| self.fail(e))?;
-        self.line(b'-', c.line_number(), c.bytes())
-            .map_err(|e| self.fail(e))?;
+        self.line(
+            b'-',
+            c.line_number(),
+            c.absolute_byte_offset(),
+            c.bytes(),
+            false,
+        )
+        .map_err(|e| self.fail(e))?;
         Ok(true)
     }
 
     fn context_break(&mut self, _s: &Searcher) -> Result<bool, std::io::Error> {
         if self.output == Output::Lines && !self.a.only_matching {
-            self.out.write_all(b"--\n").map_err(|e| self.fail(e))?;
+            paint(self.out, self.a.color, SEP, b"--")
+                .and_then(|()| self.out.write_all(b"\n"))
+                .map_err(|e| self.fail(e))?;
         }
         Ok(true)
     }
