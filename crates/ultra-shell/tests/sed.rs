@@ -309,6 +309,31 @@ const CASES: &[&str] = &[
     "sed; echo $?",
     "sed -i p; echo $?",
     "sed 's/a/\\2/' f.txt; echo $?",
+    // issue 20 §2: the delimiter inside brackets; ranges whose first line was skipped;
+    // `i\` then an empty line; numeric escapes in regexes and `y`; `-z` with `M`
+    "sed 's/[/]/X/' lines.txt; echo a/b/c | sed 's/[/]/X/g'",
+    "echo 'a/b|c' | sed 's|[|]|X|; s,[[:alpha:]],Y,g'",
+    "echo 'a]b/' | sed 's/[]/]/X/g'",
+    "echo 'x/y' | sed 's/[^/]*$/Z/'",
+    "sed -n '1d;1,3p' lines.txt",
+    "sed -n '2d;2,4p' lines.txt",
+    "sed -n '1d;1,/3/p' lines.txt",
+    "sed -n '1d;1,+2p' lines.txt",
+    "sed -n '1d;1,~4p' lines.txt",
+    "sed -n '1,4d;1,3p' lines.txt",
+    "sed -n '1,4d;2,/x/p' lines.txt",
+    "sed '1d;1,3s/^/>/' lines.txt",
+    "sed '1i\\\n' f.txt",
+    "sed -e '1i\\' -e 'hello' f.txt",
+    "sed '1i\\' f.txt",
+    "echo abc | sed 'y/b/\\x00/' | tr '\\0' @",
+    "echo abc | sed 'y/abc/\\x41\\o102\\d067/'",
+    "echo 'aAb.' | sed 's/\\x41/Q/;s/\\o142/B/;s/\\d097/Z/;s/\\x2e/!/'",
+    "echo 'a.b' | sed -E 's/\\x2e|b/X/g'",
+    "printf 'caf\\351 x\\377y\\n' | sed 's/\\xe9/E/;s/[\\xff]/F/'",
+    "printf 'a\\001b\\n' | sed 's/\\cA/-/'",
+    "sed -z 's/^t/T/Mg' nul.txt | tr '\\0' '|'",
+    "printf 'a\\nb\\0c\\nd\\0' | sed -z 'N;s/^c/C/M;s/d$/D/M;s/^b/B/M' | tr '\\0' '|'",
 ];
 
 #[test]

@@ -591,7 +591,13 @@ impl<'s> Editor<'s, '_> {
         let line = self.input.line_no;
         let r = self.ranges[pc];
         if r.state != State::Active {
-            if !self.match_addr(a1)? {
+            // GNU: a range whose first line number went by without the command being run
+            // (`1d;1,3p`) starts at the first line that reaches it, unless its end has
+            // passed too.
+            let late = r.state == State::Inactive
+                && matches!(a1, Addr::Line(n) if *n >= 1 && *n < line)
+                && !matches!(a2, Addr::Line(m) if *m < line);
+            if !late && !self.match_addr(a1)? {
                 return Ok(false);
             }
             let end = match a2 {

@@ -126,9 +126,9 @@ struct BadScript {
 }
 
 /// Parse pieces, reporting like GNU (`-e expression #1, char 3: ...`).
-fn parse_pieces(pieces: &[Piece], extended: bool) -> Result<parse::Script, BadScript> {
+fn parse_pieces(pieces: &[Piece], args: &SedArgs) -> Result<parse::Script, BadScript> {
     let src = Source { pieces };
-    parse::parse(&src.joined(), extended).map_err(|e| {
+    parse::parse_with(&src.joined(), args.extended, args.null_data).map_err(|e| {
         if e.pos == usize::MAX {
             BadScript {
                 msg: e.msg,
@@ -370,8 +370,7 @@ impl Promoted for Sed {
         }
         // A missing label is left to `execute`, which exits 4 like GNU.
         if args.script_files.is_empty()
-            && let Err(BadScript { msg, status: 1 }) =
-                parse_pieces(&args.inline_pieces(), args.extended)
+            && let Err(BadScript { msg, status: 1 }) = parse_pieces(&args.inline_pieces(), args)
         {
             let path = if args.pattern.is_some() {
                 "pattern"
@@ -387,7 +386,7 @@ impl Promoted for Sed {
         let in_place = args.in_place();
         let writes = in_place
             || !args.script_files.is_empty()
-            || parse_pieces(&args.inline_pieces(), args.extended).is_ok_and(|s| s.writes_files());
+            || parse_pieces(&args.inline_pieces(), args).is_ok_and(|s| s.writes_files());
         Risk {
             writes,
             destructive: in_place,
@@ -409,7 +408,7 @@ impl Promoted for Sed {
                 }
             }
         }
-        let script = match parse_pieces(&pieces, args.extended) {
+        let script = match parse_pieces(&pieces, &args) {
             Ok(s) => s,
             Err(bad) => {
                 let _ = writeln!(io.stderr, "sed: {}", bad.msg);

@@ -159,14 +159,21 @@ pub struct Piece {
     pub file: Option<String>,
 }
 
+impl Piece {
+    /// The text joined into the script: a file's without its last newline; an expression
+    /// as given (its own newline matters: `i\` then a newline inserts an empty line).
+    fn body(&self) -> &str {
+        match self.file {
+            Some(_) => self.text.strip_suffix('\n').unwrap_or(&self.text),
+            None => &self.text,
+        }
+    }
+}
+
 impl Source<'_> {
     /// The joined text.
     pub fn joined(&self) -> String {
-        let texts: Vec<&str> = self
-            .pieces
-            .iter()
-            .map(|p| p.text.strip_suffix('\n').unwrap_or(&p.text))
-            .collect();
+        let texts: Vec<&str> = self.pieces.iter().map(Piece::body).collect();
         texts.join("\n")
     }
 
@@ -175,7 +182,7 @@ impl Source<'_> {
         let mut start = 0;
         let mut expr = 0;
         for (i, p) in self.pieces.iter().enumerate() {
-            let body = p.text.strip_suffix('\n').unwrap_or(&p.text);
+            let body = p.body();
             if p.file.is_none() {
                 expr += 1;
             }
@@ -205,10 +212,20 @@ impl Source<'_> {
 /// # Errors
 /// The first problem, with its position.
 pub fn parse(text: &str, extended: bool) -> Result<Script, ParseError> {
+    parse_with(text, extended, false)
+}
+
+/// [`parse`] for `-z` (`null_data`): then the `M` flag's `^` and `$` match at NUL bytes,
+/// the line separator of that mode, as in GNU sed.
+///
+/// # Errors
+/// The first problem, with its position.
+pub fn parse_with(text: &str, extended: bool, null_data: bool) -> Result<Script, ParseError> {
     let mut p = Parser {
         s: text.as_bytes(),
         pos: 0,
         ere: extended,
+        null_data,
         script: Script::default(),
         blocks: Vec::new(),
         labels: Vec::new(),
@@ -254,6 +271,8 @@ struct Parser<'a> {
     s: &'a [u8],
     pos: usize,
     ere: bool,
+    /// `-z`: records end at NUL bytes.
+    null_data: bool,
     script: Script,
     /// Indices of open `{`.
     blocks: Vec<usize>,
@@ -391,6 +410,16 @@ impl Parser<'_> {
         let mut out = Vec::new();
         loop {
             let c = self.next()?;
+            if c == b'[' && regex {
+                // A bracket expression is taken whole: the delimiter is an ordinary
+                // character inside it (`s/[/]/x/`), as in GNU sed 4.9.
+                if let Some(len) = self.bracket_len() {
+                    out.push(b'[');
+                    out.extend_from_slice(&self.s[self.pos..self.pos + len]);
+                    self.pos += len;
+                    continue;
+                }
+            }
             if c == delim {
                 return Some(out);
             }
@@ -421,11 +450,40 @@ impl Parser<'_> {
         }
     }
 
+    /// With `self.pos` just past a `[`: the length of the rest of the bracket expression
+    /// through its `]` (a leading `^` and `]`, and `[:class:]`, `[=c=]`, `[.c.]` inside, are
+    /// part of it); `None` when it does not close on this line.
+    fn bracket_len(&self) -> Option<usize> {
+        let b = &self.s[self.pos..];
+        let mut i = 0;
+        if b.first() == Some(&b'^') {
+            i += 1;
+        }
+        if b.get(i) == Some(&b']') {
+            i += 1;
+        }
+        while let Some(&c) = b.get(i) {
+            match c {
+                b'\n' => return None,
+                b']' => return Some(i + 1),
+                b'[' if matches!(b.get(i + 1), Some(b':' | b'=' | b'.')) => {
+                    let kind = b[i + 1];
+                    let close = b[i + 2..]
+                        .windows(2)
+                        .position(|w| w[0] == kind && w[1] == b']')?;
+                    i += 2 + close + 2;
+                }
+                _ => i += 1,
+            }
+        }
+        None
+    }
+
     fn regex(&self, pat: &[u8], icase: bool, multi: bool) -> Result<Option<Regex>, ParseError> {
         if pat.is_empty() {
             return Ok(None);
         }
-        compile(pat, self.ere, icase, multi)
+        compile_with(pat, self.ere, icase, multi, self.null_data)
             .map(Some)
             .map_err(|msg| ParseError { pos: self.pos, msg })
     }
@@ -792,6 +850,35 @@ impl Parser<'_> {
                         Some(e) if e == delim => side.push(e),
                         Some(b't') => side.push(b'\t'),
                         Some(b'\n') => side.push(b'\n'),
+                        Some(b'a') => side.push(0x07),
+                        Some(b'f') => side.push(0x0c),
+                        Some(b'v') => side.push(0x0b),
+                        Some(b'r') => side.push(b'\r'),
+                        Some(k @ (b'x' | b'o' | b'd')) => {
+                            // GNU's `\xHH`, `\oNNN`, `\dNNN`.
+                            let (radix, most) = match k {
+                                b'x' => (16, 2),
+                                b'o' => (8, 3),
+                                _ => (10, 3),
+                            };
+                            let digits = self.s[self.pos..]
+                                .iter()
+                                .take(most)
+                                .take_while(|b| char::from(**b).is_digit(radix))
+                                .count();
+                            let text = std::str::from_utf8(&self.s[self.pos..self.pos + digits])
+                                .unwrap_or("");
+                            match u32::from_str_radix(text, radix)
+                                .ok()
+                                .and_then(|n| u8::try_from(n).ok())
+                            {
+                                Some(n) if digits > 0 => {
+                                    self.pos += digits;
+                                    side.push(n);
+                                }
+                                _ => side.push(k),
+                            }
+                        }
                         Some(e) => {
                             side.push(b'\\');
                             side.push(e);
@@ -828,13 +915,28 @@ fn exit_code(n: Option<u64>) -> i32 {
 /// # Errors
 /// The regex error's message.
 pub fn compile(pat: &[u8], ere: bool, icase: bool, multi: bool) -> Result<Regex, String> {
-    let pat = String::from_utf8_lossy(pat);
+    compile_with(pat, ere, icase, multi, false)
+}
+
+/// [`compile`]; with `null_data`, `M`'s line separator is NUL.
+///
+/// # Errors
+/// The regex error's message.
+pub fn compile_with(
+    pat: &[u8],
+    ere: bool,
+    icase: bool,
+    multi: bool,
+    null_data: bool,
+) -> Result<Regex, String> {
+    let pat = numeric_escapes(pat);
     let flavor = if ere { Flavor::Extended } else { Flavor::Basic };
-    let translated = posix_re::translate(&pat, flavor)?;
+    let translated = bytes_back(&posix_re::translate(&pat, flavor)?);
     let build = |unicode: bool| {
         RegexBuilder::new(&translated)
             .case_insensitive(icase)
             .multi_line(multi)
+            .line_terminator(if null_data { 0 } else { b'\n' })
             .unicode(unicode)
             .dot_matches_new_line(true)
             .build()
@@ -842,6 +944,83 @@ pub fn compile(pat: &[u8], ere: bool, icase: bool, multi: bool) -> Result<Regex,
     build(false)
         .or_else(|_| build(true))
         .map_err(|e| crate::promoted::posix_re::short(&e))
+}
+
+/// Where [`numeric_escapes`] puts the byte a `\xHH`-style escape names, for the regex
+/// translation to carry through untouched (a private-use plane no script uses).
+const BYTE_BASE: u32 = 0x10_FF00;
+
+/// GNU sed's `\xHH`, `\oNNN`, `\dNNN` and `\cX` in a regex: each names one byte, put in
+/// the pattern before it is read (so `\x2e` is `.`, any character), in brackets too. A
+/// byte past ASCII is carried as a private-use character that [`bytes_back`] turns into a
+/// regex byte escape after translation.
+fn numeric_escapes(pat: &[u8]) -> String {
+    let mut out = String::with_capacity(pat.len());
+    let mut i = 0;
+    while i < pat.len() {
+        if pat[i] == b'\\' && i + 1 < pat.len() {
+            let k = pat[i + 1];
+            let byte = match k {
+                b'x' | b'o' | b'd' => {
+                    let (radix, most) = match k {
+                        b'x' => (16, 2),
+                        b'o' => (8, 3),
+                        _ => (10, 3),
+                    };
+                    let digits = pat[i + 2..]
+                        .iter()
+                        .take(most)
+                        .take_while(|b| char::from(**b).is_digit(radix))
+                        .count();
+                    std::str::from_utf8(&pat[i + 2..i + 2 + digits])
+                        .ok()
+                        .and_then(|t| u32::from_str_radix(t, radix).ok())
+                        .and_then(|n| u8::try_from(n).ok())
+                        .filter(|_| digits > 0)
+                        .map(|b| (b, 2 + digits))
+                }
+                b'c' => pat
+                    .get(i + 2)
+                    .filter(|c| c.is_ascii())
+                    .map(|c| (c.to_ascii_uppercase() ^ 0x40, 3)),
+                _ => None,
+            };
+            if let Some((b, len)) = byte {
+                // An ASCII result is the character itself, special or not (`\x2e` is any
+                // character, as in GNU sed 4.9); another byte is carried to the end.
+                out.push(if b.is_ascii() {
+                    char::from(b)
+                } else {
+                    char::from_u32(BYTE_BASE + u32::from(b)).unwrap_or('\u{FFFD}')
+                });
+                i += len;
+                continue;
+            }
+            // Any other escape, `\\` included, stays for the translation.
+            out.push('\\');
+            out.push_str(&String::from_utf8_lossy(&pat[i + 1..i + 2]));
+            i += 2;
+            continue;
+        }
+        let end = (i + 1..=pat.len())
+            .find(|&e| e == pat.len() || pat[e] == b'\\')
+            .unwrap_or(pat.len());
+        out.push_str(&String::from_utf8_lossy(&pat[i..end]));
+        i = end;
+    }
+    out
+}
+
+/// The translated regex with [`numeric_escapes`]' bytes as byte escapes.
+fn bytes_back(translated: &str) -> String {
+    let mut out = String::with_capacity(translated.len());
+    for c in translated.chars() {
+        match u32::from(c).checked_sub(BYTE_BASE) {
+            Some(b) if b < 0x100 => out.push_str(&format!("\\x{b:02X}")),
+            _ => out.push(c),
+        }
+    }
+    out
 }
 
 /// Resolve the escapes of `a`/`i`/`c` text (`literal_other`: keep unknown escapes'
