@@ -169,6 +169,12 @@ mod tests {
         // Words not known until the script runs count at the command's most.
         assert_eq!(risk("sed $OPTS f"), (false, true));
         assert_eq!(risk("grep $P f"), (true, false));
+        // Output files named by flags or operands.
+        assert_eq!(risk("sort -o out.txt f"), (false, true));
+        assert_eq!(risk("sort -ro out.txt f"), (false, true));
+        assert_eq!(risk("sort -r f"), (true, false));
+        assert_eq!(risk("uniq in.txt out.txt"), (false, true));
+        assert_eq!(risk("uniq -c in.txt"), (true, false));
         // A command named by an expansion may be any command.
         assert_eq!(risk("c=rm; $c -rf build"), (false, true));
         // Inside loops, conditionals, functions and substitutions, every command counts.

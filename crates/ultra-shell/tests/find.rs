@@ -59,6 +59,8 @@ const CASES: &[&str] = &[
     "find . -name 'main.?s'",
     "find src -type f | wc -l",
     "find . -type f -name '*.js' | head -1",
+    "find . -xdev -name '*.rs' | sort",
+    "find . -mount -maxdepth 1 -type d | sort",
 ];
 
 #[test]

@@ -1,4 +1,5 @@
-//! The simplest built-ins: `cat`, `echo`, `env`, `true`, `false`, `pwd`.
+//! The simplest built-ins: `cat` (with GNU's numbering and `-v` display), `echo`, `env`,
+//! `true`, `false`, `pwd`.
 
 use std::io::Read;
 
@@ -41,23 +42,195 @@ fn copy_in(io: &mut Io<'_>, cx: &Cx<'_>, cmd: &str, path: &str, status: &mut i32
     }
 }
 
-/// `cat [FILE...]`.
-pub static CAT: Builtin =
-    Builtin::new("cat", "cat [FILE...]", &cat).example(Example::new(&["f.txt"], "b\na\nc\n"));
+/// `cat [-AbeEnstTv] [FILE...]`.
+pub static CAT: Builtin = Builtin::new("cat", "cat [-AbeEnstTv] [FILE...]", &cat)
+    .example(Example::new(&["f.txt"], "b\na\nc\n"))
+    .example(Example::new(
+        &["-n", "f.txt"],
+        "     1\tb\n     2\ta\n     3\tc\n",
+    ));
+
+/// What `cat`'s flags ask of each line.
+#[derive(Default)]
+struct CatShow {
+    number: bool,
+    number_nonblank: bool,
+    squeeze: bool,
+    nonprinting: bool,
+    ends: bool,
+    tabs: bool,
+}
+
+impl CatShow {
+    fn plain(&self) -> bool {
+        !(self.number
+            || self.number_nonblank
+            || self.squeeze
+            || self.nonprinting
+            || self.ends
+            || self.tabs)
+    }
+}
 
 fn cat(args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
+    const LONGS: &[(&str, char)] = &[
+        ("show-all", 'A'),
+        ("number-nonblank", 'b'),
+        ("show-ends", 'E'),
+        ("number", 'n'),
+        ("squeeze-blank", 's'),
+        ("show-tabs", 'T'),
+        ("show-nonprinting", 'v'),
+    ];
+    let o = match crate::opts::getopt(args, "AbeEnstTuv", LONGS) {
+        Ok(o) => o,
+        Err(e) => {
+            let _ = writeln!(io.stderr, "cat: {e}");
+            let _ = writeln!(io.stderr, "Usage: cat [-AbeEnstTv] [FILE...]");
+            return 1;
+        }
+    };
+    let mut show = CatShow::default();
+    for (c, _) in &o.flags {
+        match c {
+            'A' => (show.nonprinting, show.ends, show.tabs) = (true, true, true),
+            'b' => show.number_nonblank = true,
+            'e' => (show.nonprinting, show.ends) = (true, true),
+            'E' => show.ends = true,
+            'n' => show.number = true,
+            's' => show.squeeze = true,
+            't' => (show.nonprinting, show.tabs) = (true, true),
+            'T' => show.tabs = true,
+            'v' => show.nonprinting = true,
+            _ => {}
+        }
+    }
     let mut status = 0;
-    let files: Vec<&str> = if args.is_empty() {
+    let files: Vec<&str> = if o.operands.is_empty() {
         vec!["-"]
     } else {
-        args.iter().map(String::as_str).collect()
+        o.operands.iter().map(String::as_str).collect()
     };
+    if show.plain() {
+        for f in files {
+            if !copy_in(io, cx, "cat", f, &mut status) {
+                break;
+            }
+        }
+        return status;
+    }
+    // Numbering and squeezing carry across files, as in GNU cat.
+    let mut state = CatState::default();
     for f in files {
-        if !copy_in(io, cx, "cat", f, &mut status) {
-            break;
+        let ok = if f == "-" {
+            cat_lines(&mut *io.stdin, io.stdout, &show, &mut state)
+        } else {
+            match cx.fs.open_read(cx.cwd, f) {
+                Ok(file) => {
+                    let mut r = std::io::BufReader::with_capacity(64 * 1024, file);
+                    cat_lines(&mut r, io.stdout, &show, &mut state)
+                }
+                Err(e) => {
+                    complain(io, "cat", f, e);
+                    status = 1;
+                    continue;
+                }
+            }
+        };
+        if let Err(e) = ok {
+            if e.kind() == std::io::ErrorKind::BrokenPipe || state.out_failed {
+                break;
+            }
+            complain(io, "cat", f, e);
+            status = 1;
         }
     }
     status
+}
+
+#[derive(Default)]
+struct CatState {
+    line: u64,
+    /// The last line written was blank (for -s).
+    blank: bool,
+    /// The last file ended without a newline: the next line continues it.
+    partial: bool,
+    out_failed: bool,
+}
+
+fn cat_lines(
+    r: &mut dyn std::io::BufRead,
+    out: &mut dyn std::io::Write,
+    show: &CatShow,
+    st: &mut CatState,
+) -> std::io::Result<()> {
+    let mut line = Vec::new();
+    let mut buf = Vec::new();
+    loop {
+        line.clear();
+        if r.read_until(b'\n', &mut line)? == 0 {
+            return Ok(());
+        }
+        let ended = line.last() == Some(&b'\n');
+        let body = if ended {
+            &line[..line.len() - 1]
+        } else {
+            &line[..]
+        };
+        let blank = body.is_empty() && !st.partial;
+        if show.squeeze && blank && st.blank {
+            continue;
+        }
+        buf.clear();
+        if !st.partial && (show.number_nonblank && !blank || show.number && !show.number_nonblank) {
+            st.line += 1;
+            buf.extend_from_slice(format!("{:>6}\t", st.line).as_bytes());
+        }
+        for &b in body {
+            visible(b, show, &mut buf);
+        }
+        if ended {
+            if show.ends {
+                buf.push(b'$');
+            }
+            buf.push(b'\n');
+        }
+        st.blank = blank;
+        st.partial = !ended;
+        if let Err(e) = out.write_all(&buf) {
+            st.out_failed = true;
+            return Err(e);
+        }
+    }
+}
+
+/// One byte as `cat -v`/`-T` shows it.
+fn visible(b: u8, show: &CatShow, out: &mut Vec<u8>) {
+    if b == b'\t' {
+        if show.tabs {
+            out.extend_from_slice(b"^I");
+        } else {
+            out.push(b);
+        }
+        return;
+    }
+    if !show.nonprinting {
+        out.push(b);
+        return;
+    }
+    let mut c = b;
+    if c >= 128 {
+        out.extend_from_slice(b"M-");
+        c -= 128;
+    }
+    match c {
+        0..=31 => {
+            out.push(b'^');
+            out.push(c + 64);
+        }
+        127 => out.extend_from_slice(b"^?"),
+        _ => out.push(c),
+    }
 }
 
 /// `echo [-n] [-e] [ARG...]`.

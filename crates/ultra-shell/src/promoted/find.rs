@@ -88,6 +88,9 @@ pub struct FindArgs {
     /// End each path with NUL instead of a newline.
     #[serde(default)]
     pub print0: bool,
+    /// `-xdev`: do not descend into directories on other file systems.
+    #[serde(default)]
+    pub xdev: bool,
 }
 
 impl FindArgs {
@@ -106,7 +109,7 @@ impl Promoted for Find {
     const SPEC: PromotedSpec = PromotedSpec {
         name: "find",
         summary: "List files and directories under paths that pass tests: -name/-iname/-path globs, -type f|d|l, -maxdepth/-mindepth, -size, -newer, -empty, `!`; prints in name order. No -exec or -delete (pipe to xargs).",
-        usage: "find [PATH...] [-name GLOB] [-iname GLOB] [-path GLOB] [-type f|d|l] [-maxdepth N] [-mindepth N] [-size [+-]N[ckMG]] [-newer FILE] [-empty] [! TEST] [-print0]",
+        usage: "find [PATH...] [-name GLOB] [-iname GLOB] [-path GLOB] [-type f|d|l] [-maxdepth N] [-mindepth N] [-size [+-]N[ckMG]] [-newer FILE] [-empty] [! TEST] [-print0] [-xdev]",
         cli_examples: &[
             "find src -name '*.rs'",
             "find . -type f -name '*.ts' -not -path './node_modules/*'",
@@ -181,6 +184,7 @@ impl Promoted for Find {
             status: 0,
             end: if a.print0 { b'\0' } else { b'\n' },
             seen: 0,
+            start_dev: 0,
         };
         let starts = if a.starts().is_empty() {
             vec![".".to_string()]
@@ -272,6 +276,7 @@ struct Tests {
     size: Option<(std::cmp::Ordering, u64, u64)>,
     newer: Option<u128>,
     empty: bool,
+    xdev: bool,
 }
 
 impl Tests {
@@ -298,6 +303,7 @@ impl Tests {
             size: a.size.as_deref().and_then(parse_size),
             newer,
             empty: a.empty,
+            xdev: a.xdev,
         })
     }
 
@@ -365,6 +371,8 @@ struct Walker<'a, 'c, W: std::io::Write> {
     status: i32,
     end: u8,
     seen: usize,
+    /// The file system of the starting point being walked (for -xdev).
+    start_dev: u64,
 }
 
 impl<W: std::io::Write> Walker<'_, '_, W> {
@@ -389,7 +397,12 @@ impl<W: std::io::Write> Walker<'_, '_, W> {
         }
         let is_dir = meta.kind == Kind::Dir;
         let mut children: Option<Vec<ultra_workspace::root::Entry>> = None;
-        let descend = is_dir && depth < self.tests.maxdepth;
+        if depth == 0 {
+            self.start_dev = meta.dev;
+        }
+        let descend = is_dir
+            && depth < self.tests.maxdepth
+            && (!self.tests.xdev || meta.dev == self.start_dev);
         if is_dir && (descend || self.tests.empty) {
             match self.cx.fs.root().list(rel, false, MAX_ENTRIES) {
                 Ok((list, _)) => children = Some(list),
@@ -574,6 +587,7 @@ fn parse_cli(args: &[String]) -> Result<Value, Vec<Issue>> {
                 v["empty"] = json!(true);
             }
             "-print0" => v["print0"] = json!(true),
+            "-xdev" | "-mount" => v["xdev"] = json!(true),
             "-exec" | "-execdir" | "-ok" | "-okdir" | "-delete" | "-fprint" | "-fls"
             | "-fprintf" => {
                 issues.push(Issue::new(

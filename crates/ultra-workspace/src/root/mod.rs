@@ -115,6 +115,8 @@ pub struct Meta {
     pub ino: u64,
     pub nlink: u64,
     pub mode: u32,
+    /// The device (file system) holding it (`find -xdev` stays on one).
+    pub dev: u64,
 }
 
 fn meta_of(m: &cap_std::fs::Metadata) -> Meta {
@@ -144,6 +146,7 @@ fn meta_of(m: &cap_std::fs::Metadata) -> Meta {
         ino: m.ino(),
         nlink: m.nlink(),
         mode: m.mode(),
+        dev: m.dev(),
     }
 }
 

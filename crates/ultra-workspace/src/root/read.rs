@@ -46,6 +46,7 @@ impl Root {
             ino: st.st_ino,
             nlink: st.st_nlink,
             mode: st.st_mode,
+            dev: st.st_dev,
         })
     }
 

@@ -1,4 +1,5 @@
-//! `diff`: normal and unified output from a longest common subsequence.
+//! `diff`: normal and unified output from a longest common subsequence, optionally blind to
+//! white space (`-b`, `-w`), case (`-i`) and blank-line changes (`-B`).
 
 use ultra_workspace::root::Kind;
 
@@ -13,6 +14,46 @@ enum Op {
     Same,
     Del,
     Add,
+}
+
+/// What lines are compared by: the line itself, or with white space or case ignored.
+#[derive(Debug, Clone, Copy, Default)]
+struct Blind {
+    /// -b: runs of white space count as one; trailing white space does not count.
+    space_change: bool,
+    /// -w: white space does not count at all.
+    all_space: bool,
+    /// -i: case does not count.
+    case: bool,
+}
+
+impl Blind {
+    fn key(&self, line: &str) -> String {
+        let line = line.strip_suffix('\n').unwrap_or(line);
+        let mut out = String::with_capacity(line.len());
+        if self.all_space {
+            out.extend(line.chars().filter(|c| !c.is_whitespace()));
+        } else if self.space_change {
+            let mut space = false;
+            for c in line.trim_end().chars() {
+                if c.is_whitespace() {
+                    space = true;
+                } else {
+                    if space {
+                        out.push(' ');
+                        space = false;
+                    }
+                    out.push(c);
+                }
+            }
+        } else {
+            out.push_str(line);
+        }
+        if self.case {
+            out = out.to_lowercase();
+        }
+        out
+    }
 }
 
 /// The edit script turning `a` into `b` (longest common subsequence; deletions before
@@ -116,9 +157,48 @@ fn hunks(ops: &[Op]) -> Vec<(usize, usize, usize, usize)> {
     out
 }
 
-fn normal_diff(a: &[String], b: &[String], ops: &[Op]) -> String {
+/// For -B: which changes are only blank lines added or removed (ignored), op by op.
+fn blank_only(a: &[String], b: &[String], ops: &[Op]) -> Vec<bool> {
+    let mut ignored = vec![false; ops.len()];
+    let (mut i, mut j, mut k) = (0, 0, 0);
+    while k < ops.len() {
+        if ops[k] == Op::Same {
+            i += 1;
+            j += 1;
+            k += 1;
+            continue;
+        }
+        let start = k;
+        let mut blank = true;
+        while k < ops.len() && ops[k] != Op::Same {
+            let line = if ops[k] == Op::Del {
+                i += 1;
+                &a[i - 1]
+            } else {
+                j += 1;
+                &b[j - 1]
+            };
+            blank &= line.trim_end_matches('\n').is_empty();
+            k += 1;
+        }
+        ignored[start..k].fill(blank);
+    }
+    ignored
+}
+
+fn normal_diff(a: &[String], b: &[String], ops: &[Op], ignored: &[bool]) -> String {
     let mut out = String::new();
+    let mut k = 0;
     for (ai, al, bi, bl) in hunks(ops) {
+        // The hunk's first op: past the same lines before it.
+        while ops[k] == Op::Same {
+            k += 1;
+        }
+        let skip = ignored.get(k).copied().unwrap_or(false);
+        k += al + bl;
+        if skip {
+            continue;
+        }
         let kind = match (al, bl) {
             (_, 0) => 'd',
             (0, _) => 'a',
@@ -148,7 +228,7 @@ fn normal_diff(a: &[String], b: &[String], ops: &[Op]) -> String {
     out
 }
 
-fn unified_diff(a: &[String], b: &[String], ops: &[Op], ctx: usize) -> String {
+fn unified_diff(a: &[String], b: &[String], ops: &[Op], ignored: &[bool], ctx: usize) -> String {
     // Positions of each op in a and b.
     let mut pos = Vec::with_capacity(ops.len());
     let (mut i, mut j) = (0, 0);
@@ -163,7 +243,9 @@ fn unified_diff(a: &[String], b: &[String], ops: &[Op], ctx: usize) -> String {
             Op::Add => j += 1,
         }
     }
-    let changed: Vec<usize> = (0..ops.len()).filter(|&k| ops[k] != Op::Same).collect();
+    let changed: Vec<usize> = (0..ops.len())
+        .filter(|&k| ops[k] != Op::Same && !ignored.get(k).copied().unwrap_or(false))
+        .collect();
     let mut out = String::new();
     let mut c = 0;
     while c < changed.len() {
@@ -199,9 +281,9 @@ fn unified_diff(a: &[String], b: &[String], ops: &[Op], ctx: usize) -> String {
     out
 }
 
-/// `diff [-u] [-U N] FILE1 FILE2`: normal or unified output; status 0 same, 1 different,
-/// 2 trouble.
-pub static DIFF: Builtin = Builtin::new("diff", "diff [-u] [-U N] [-q] FILE1 FILE2", &diff)
+/// `diff [-bBiqwu] [-U N] FILE1 FILE2`: normal or unified output; status 0 same, 1
+/// different, 2 trouble.
+pub static DIFF: Builtin = Builtin::new("diff", "diff [-bBiqwu] [-U N] FILE1 FILE2", &diff)
     .example(Example::new(&["f.txt", "f.txt"], ""));
 
 fn load(io: &mut Io<'_>, cx: &Cx<'_>, p: &str) -> Result<(String, String), String> {
@@ -230,7 +312,7 @@ fn load(io: &mut Io<'_>, cx: &Cx<'_>, p: &str) -> Result<(String, String), Strin
 }
 
 fn diff(args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
-    let o = match parse_opts(args, "uq", "U") {
+    let o = match parse_opts(args, "uqbBiw", "U") {
         Ok(o) => o,
         Err(m) => return usage_error(io, &DIFF, &m),
     };
@@ -244,6 +326,10 @@ fn diff(args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
     };
     let unified = o.has('u') || o.last('U').is_some();
     let (p1, p2) = (&o.operands[0], &o.operands[1]);
+    if p1 == "-" && p2 == "-" {
+        // The same input both times: no difference (GNU does not read it).
+        return 0;
+    }
     let mut texts = Vec::new();
     for p in [p1, p2] {
         match load(io, cx, p) {
@@ -262,16 +348,38 @@ fn diff(args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
         return 1;
     }
     let (a, b) = (split_lines(&texts[0].0), split_lines(&texts[1].0));
-    let ops = edit_script(&a, &b);
+    let blind = Blind {
+        space_change: o.has('b'),
+        all_space: o.has('w'),
+        case: o.has('i'),
+    };
+    let ops = if o.has('b') || o.has('w') || o.has('i') {
+        let key = |v: &[String]| v.iter().map(|l| blind.key(l)).collect::<Vec<_>>();
+        edit_script(&key(&a), &key(&b))
+    } else {
+        edit_script(&a, &b)
+    };
+    let ignored = if o.has('B') {
+        blank_only(&a, &b, &ops)
+    } else {
+        vec![false; ops.len()]
+    };
+    if ops
+        .iter()
+        .zip(&ignored)
+        .all(|(op, ignored)| *op == Op::Same || *ignored)
+    {
+        return 0;
+    }
     let text = if unified {
         format!(
             "--- {p1}\t{}\n+++ {p2}\t{}\n{}",
             texts[0].1,
             texts[1].1,
-            unified_diff(&a, &b, &ops, ctx)
+            unified_diff(&a, &b, &ops, &ignored, ctx)
         )
     } else {
-        normal_diff(&a, &b, &ops)
+        normal_diff(&a, &b, &ops, &ignored)
     };
     if io.stdout.write_all(text.as_bytes()).is_err() {
         return 2;
@@ -291,14 +399,20 @@ mod tests {
     fn normal_diff_formats() {
         let (a, b) = (lines("a\nb\nc\nd\n"), lines("a\nx\nc\nd\ne\n"));
         let ops = edit_script(&a, &b);
-        assert_eq!(normal_diff(&a, &b, &ops), "2c2\n< b\n---\n> x\n4a5\n> e\n");
+        let none = vec![false; ops.len()];
+        assert_eq!(
+            normal_diff(&a, &b, &ops, &none),
+            "2c2\n< b\n---\n> x\n4a5\n> e\n"
+        );
         let (a, b) = (lines("a\nb\nc\n"), lines("c\n"));
         let ops = edit_script(&a, &b);
-        assert_eq!(normal_diff(&a, &b, &ops), "1,2d0\n< a\n< b\n");
+        let none = vec![false; ops.len()];
+        assert_eq!(normal_diff(&a, &b, &ops, &none), "1,2d0\n< a\n< b\n");
         let (a, b) = (lines("a"), lines("a\n"));
         let ops = edit_script(&a, &b);
+        let none = vec![false; ops.len()];
         assert_eq!(
-            normal_diff(&a, &b, &ops),
+            normal_diff(&a, &b, &ops, &none),
             "1c1\n< a\n\\ No newline at end of file\n---\n> a\n"
         );
     }
@@ -308,12 +422,14 @@ mod tests {
         let a = lines("1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n");
         let b = lines("1\n2\n3\n4\nfive\n6\n7\n8\n9\n10\n");
         let ops = edit_script(&a, &b);
+        let none = vec![false; ops.len()];
         assert_eq!(
-            unified_diff(&a, &b, &ops, 3),
+            unified_diff(&a, &b, &ops, &none, 3),
             "@@ -2,7 +2,7 @@\n 2\n 3\n 4\n-5\n+five\n 6\n 7\n 8\n"
         );
         let (a, b) = (lines(""), lines("x\n"));
         let ops = edit_script(&a, &b);
-        assert_eq!(unified_diff(&a, &b, &ops, 3), "@@ -0,0 +1 @@\n+x\n");
+        let none = vec![false; ops.len()];
+        assert_eq!(unified_diff(&a, &b, &ops, &none, 3), "@@ -0,0 +1 @@\n+x\n");
     }
 }

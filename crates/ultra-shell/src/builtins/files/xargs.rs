@@ -58,18 +58,18 @@ fn command_start(args: &[String]) -> usize {
         // A valued option takes the next argument when not attached.
         let a = &args[i - 1];
         let last = a.chars().last().unwrap_or('-');
-        if a.len() == 2 && matches!(last, 'n' | 'I' | 'd' | 'L') && i < args.len() {
+        if a.len() == 2 && matches!(last, 'n' | 'I' | 'd' | 'L' | 'E' | 's') && i < args.len() {
             i += 1;
         }
     }
     i
 }
 
-/// `xargs [-0] [-n N] [-I R] [COMMAND [ARG...]]`: run a built-in (default `echo`) with
-/// arguments read from stdin; never starts a process.
+/// `xargs [-0rt] [-n N] [-s SIZE] [-E EOF] [-I R] [COMMAND [ARG...]]`: run a built-in
+/// (default `echo`) with arguments read from stdin; never starts a process.
 pub static XARGS: Builtin = Builtin::new(
     "xargs",
-    "xargs [-0] [-r] [-n N] [-I R] [COMMAND [ARG...]]",
+    "xargs [-0rt] [-n N] [-s SIZE] [-E EOF] [-I R] [COMMAND [ARG...]]",
     &xargs,
 )
 .example(Example::new(&["echo"], "a b\n").stdin("a b\n"))
@@ -86,7 +86,7 @@ fn xargs_risk(args: &[String]) -> Risk {
 fn xargs(args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
     // Options end at the first operand: the rest is the command.
     let i = command_start(args);
-    let o = match parse_opts(&args[..i], "0rtx", "nIdL") {
+    let o = match parse_opts(&args[..i], "0rtx", "nIdLEs") {
         Ok(o) => o,
         Err(m) => return usage_error(io, &XARGS, &m),
     };
@@ -115,6 +115,12 @@ fn xargs(args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
             return 1;
         }
     };
+    // -s: the most bytes of one command line (each word and its terminating NUL).
+    let size = match o.last('s').map(str::parse::<usize>) {
+        None => usize::MAX,
+        Some(Ok(n)) if n > 0 => n,
+        Some(_) => return usage_error(io, &XARGS, "invalid number for -s"),
+    };
     let replace = o.last('I').map(str::to_string);
     let items: Vec<String> = if o.has('0') || o.last('d').is_some() {
         let sep = if o.has('0') {
@@ -135,13 +141,26 @@ fn xargs(args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
             .collect()
     } else {
         match xargs_words(&input) {
-            Ok(w) => w,
+            // -E: a word equal to it ends the input.
+            Ok(mut w) => {
+                if let Some(eof) = o.last('E').filter(|e| !e.is_empty())
+                    && let Some(end) = w.iter().position(|x| x == eof)
+                {
+                    w.truncate(end);
+                }
+                w
+            }
             Err(m) => {
                 let _ = writeln!(io.stderr, "xargs: {m}");
                 return 1;
             }
         }
     };
+    let fixed: usize = cmd.iter().map(|a| a.len() + 1).sum();
+    if fixed > size {
+        let _ = writeln!(io.stderr, "xargs: argument list too long (-s {size})");
+        return 1;
+    }
     let mut calls: Vec<Vec<String>> = Vec::new();
     if let Some(r) = &replace {
         for item in &items {
@@ -152,14 +171,34 @@ fn xargs(args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
             calls.push(cmd[1..].to_vec());
         }
     } else {
-        for chunk in items.chunks(per.min(items.len())) {
-            let mut a = cmd[1..].to_vec();
-            a.extend(chunk.iter().cloned());
+        let mut a = cmd[1..].to_vec();
+        let mut len = fixed;
+        let mut n = 0;
+        for item in items {
+            let need = item.len() + 1;
+            if n > 0 && (n == per || len + need > size) {
+                calls.push(std::mem::replace(&mut a, cmd[1..].to_vec()));
+                len = fixed;
+                n = 0;
+            }
+            if len + need > size {
+                let _ = writeln!(io.stderr, "xargs: argument line too long");
+                return 1;
+            }
+            len += need;
+            n += 1;
+            a.push(item);
+        }
+        if n > 0 {
             calls.push(a);
         }
     }
     let mut status = 0;
     for a in calls {
+        if o.has('t') {
+            // -t: the command line, on stderr, before it runs.
+            let _ = writeln!(io.stderr, "{} {}", cmd[0], a.join(" "));
+        }
         let mut empty = std::io::empty();
         let mut sub = Io {
             stdin: &mut empty,

@@ -96,15 +96,6 @@ fn read_capped(r: &mut dyn Read, used: &mut usize, out: &mut Vec<u8>) -> Result<
     Ok(())
 }
 
-/// Split into lines without their terminators (a last line without `\n` still counts).
-fn split_lines(data: &[u8]) -> Vec<&[u8]> {
-    let mut v: Vec<&[u8]> = data.split(|&b| b == b'\n').collect();
-    if data.is_empty() || data.ends_with(b"\n") {
-        v.pop();
-    }
-    v
-}
-
 fn operands_or_stdin(o: &Opts) -> Vec<String> {
     if o.operands.is_empty() {
         vec!["-".to_string()]

@@ -333,18 +333,19 @@ fn printf(args: &[String], io: &mut Io<'_>, _cx: &Cx<'_>) -> i32 {
             }
             if fmt.get(i) == Some(&b'.') {
                 i += 1;
-                let mut p = 0usize;
+                let mut p = Some(0usize);
                 if fmt.get(i) == Some(&b'*') {
                     i += 1;
                     let v = take_arg(&mut next).map_or(0, |a| printf_int(a).unwrap_or_else(|v| v));
-                    p = usize::try_from(v).unwrap_or(0);
+                    // A negative precision is taken as if none were given (C, GNU).
+                    p = usize::try_from(v).ok();
                 } else {
                     while let Some(d) = fmt.get(i).filter(|d| d.is_ascii_digit()) {
-                        p = p.saturating_mul(10).saturating_add(usize::from(d - b'0'));
+                        p = p.map(|p| p.saturating_mul(10).saturating_add(usize::from(d - b'0')));
                         i += 1;
                     }
                 }
-                spec.prec = Some(p);
+                spec.prec = p;
             }
             // A width or precision is an allocation of that size: bounded.
             let limits = crate::numfmt::check_field(spec.width, "field width").and_then(|_| {

@@ -16,6 +16,8 @@ struct Dec {
     val: i128,
     prec: u32,
     width: usize,
+    /// Written with a minus sign (so `-0` prints as written).
+    neg: bool,
 }
 
 fn parse_dec(s: &str) -> Option<Dec> {
@@ -49,6 +51,7 @@ fn parse_dec(s: &str) -> Option<Dec> {
         val,
         prec: frac.len() as u32,
         width: t.len(),
+        neg,
     })
 }
 
@@ -148,6 +151,7 @@ fn seq(args: &[String], io: &mut Io<'_>, _cx: &Cx<'_>) -> i32 {
         val: 1,
         prec: 0,
         width: 1,
+        neg: false,
     };
     let (first, step, last) = match nums.len() {
         1 => (one, one, nums[0]),
@@ -191,7 +195,13 @@ fn seq(args: &[String], io: &mut Io<'_>, _cx: &Cx<'_>) -> i32 {
             if n > 0 {
                 out.write_all(sep.as_bytes())?;
             }
-            out.write_all(fmt_dec(x / p, prec, width).as_bytes())?;
+            if n == 0 && x == 0 && first.neg {
+                // `seq -0 3` starts at `-0`, as GNU's does.
+                out.write_all(b"-")?;
+                out.write_all(fmt_dec(0, prec, width.saturating_sub(1)).as_bytes())?;
+            } else {
+                out.write_all(fmt_dec(x / p, prec, width).as_bytes())?;
+            }
             n += 1;
             match x.checked_add(s) {
                 Some(v) => x = v,
@@ -218,7 +228,8 @@ mod tests {
             Dec {
                 val: -150,
                 prec: 2,
-                width: 5
+                width: 5,
+                neg: true,
             }
         );
         assert_eq!(fmt_dec(-5, 1, 5), "-00.5");

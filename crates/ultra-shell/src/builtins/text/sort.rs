@@ -1,26 +1,42 @@
-//! `sort`, with GNU's keys (`-k`), separators and numeric order.
+//! `sort`, with GNU's keys (`-k`), separators, numeric (`-n`), human (`-h`) and month (`-M`)
+//! orders, NUL-ended records (`-z`) and an output file (`-o`).
 
 use std::cmp::Ordering;
 use std::io::{BufWriter, Write};
 
-use crate::command::{Builtin, Cx, Example, Io};
+use crate::command::{Builtin, Cx, Example, Io, Risk};
 use crate::opts::getopt;
 
-use super::{is_blank, open, operands_or_stdin, read_capped, split_lines, usage_error};
+use super::{is_blank, open, operands_or_stdin, read_capped, usage_error};
 
-/// `sort [-bfnrsu] [-k POS1[,POS2]] [-t SEP] [FILE...]`.
+/// `sort [-bfhMnrsuz] [-k POS1[,POS2]] [-t SEP] [-o FILE] [FILE...]`.
 pub static SORT: Builtin = Builtin::new(
     "sort",
-    "sort [-bfnrsu] [-k POS1[,POS2]] [-t SEP] [FILE...]",
+    "sort [-bfhMnrsuz] [-k POS1[,POS2]] [-t SEP] [-o FILE] [FILE...]",
     &sort,
 )
-.example(Example::new(&["f.txt"], "a\nb\nc\n"));
+.example(Example::new(&["f.txt"], "a\nb\nc\n"))
+.max_risk(Risk::OVERWRITE)
+.risk(&sort_risk);
+
+/// `-o FILE` replaces a file; otherwise sort only reads.
+fn sort_risk(args: &[String]) -> Risk {
+    let writes = args.iter().take_while(|a| *a != "--").any(|a| {
+        a.starts_with("--output")
+            || (a.starts_with('-') && !a.starts_with("--") && a[1..].contains('o'))
+    });
+    if writes { Risk::OVERWRITE } else { Risk::READ }
+}
 
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 struct KeyOpts {
     blanks: bool,
     fold: bool,
     numeric: bool,
+    /// `-h`: numbers with SI suffixes (2K < 1M).
+    human: bool,
+    /// `-M`: month names (unknown < JAN < ... < DEC).
+    month: bool,
     reverse: bool,
 }
 
@@ -43,6 +59,8 @@ fn parse_key_opts(s: &str, o: &mut KeyOpts, blank: &mut bool) -> Result<(), Stri
             'b' => *blank = true,
             'f' => o.fold = true,
             'n' => o.numeric = true,
+            'h' => o.human = true,
+            'M' => o.month = true,
             'r' => o.reverse = true,
             _ => return Err(format!("invalid option -- '{c}'")),
         }
@@ -242,8 +260,70 @@ fn num_cmp(a: &[u8], b: &[u8]) -> Ordering {
     if an { mag.reverse() } else { mag }
 }
 
+/// `-h`: the sign, then the SI suffix (none, K, M, G, ...), then the number.
+fn human_cmp(a: &[u8], b: &[u8]) -> Ordering {
+    fn rank(s: &[u8]) -> (bool, u8) {
+        let (neg, int, frac) = parse_num(s);
+        // The suffix right after the number's digits.
+        let mut p = 0;
+        while p < s.len() && is_blank(s[p]) {
+            p += 1;
+        }
+        if s.get(p) == Some(&b'-') {
+            p += 1;
+        }
+        while p < s.len() && (s[p].is_ascii_digit() || s[p] == b'.') {
+            p += 1;
+        }
+        let suffix = match s.get(p) {
+            Some(b'k' | b'K') => 1,
+            Some(b'M') => 2,
+            Some(b'G') => 3,
+            Some(b'T') => 4,
+            Some(b'P') => 5,
+            Some(b'E') => 6,
+            Some(b'Z') => 7,
+            Some(b'Y') => 8,
+            Some(b'R') => 9,
+            Some(b'Q') => 10,
+            _ => 0,
+        };
+        let zero = int.is_empty() && frac.is_empty();
+        (neg, if zero { 0 } else { suffix })
+    }
+    let ((an, asuf), (bn, bsuf)) = (rank(a), rank(b));
+    if an != bn {
+        return if an {
+            Ordering::Less
+        } else {
+            Ordering::Greater
+        };
+    }
+    let by_suffix = asuf.cmp(&bsuf);
+    let by_suffix = if an { by_suffix.reverse() } else { by_suffix };
+    by_suffix.then_with(|| num_cmp(a, b))
+}
+
+/// `-M`: 0 for no month, 1 to 12 for JAN to DEC (leading blanks skipped, any case).
+fn month(s: &[u8]) -> u8 {
+    const MONTHS: [&[u8; 3]; 12] = [
+        b"JAN", b"FEB", b"MAR", b"APR", b"MAY", b"JUN", b"JUL", b"AUG", b"SEP", b"OCT", b"NOV",
+        b"DEC",
+    ];
+    let s = &s[s.iter().take_while(|b| is_blank(**b)).count()..];
+    let Some(head) = s.get(..3) else { return 0 };
+    MONTHS
+        .iter()
+        .position(|m| m.eq_ignore_ascii_case(head))
+        .map_or(0, |i| i as u8 + 1)
+}
+
 fn key_cmp(a: &[u8], b: &[u8], o: &KeyOpts) -> Ordering {
-    let r = if o.numeric {
+    let r = if o.month {
+        month(a).cmp(&month(b))
+    } else if o.human {
+        human_cmp(a, b)
+    } else if o.numeric {
         num_cmp(a, b)
     } else if o.fold {
         a.iter()
@@ -287,13 +367,17 @@ fn sort(args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
         ("ignore-leading-blanks", 'b'),
         ("ignore-case", 'f'),
         ("numeric-sort", 'n'),
+        ("human-numeric-sort", 'h'),
+        ("month-sort", 'M'),
         ("reverse", 'r'),
         ("stable", 's'),
         ("unique", 'u'),
         ("key", 'k'),
         ("field-separator", 't'),
+        ("output", 'o'),
+        ("zero-terminated", 'z'),
     ];
-    let o = match getopt(args, "bfnrsuk:t:", &longs) {
+    let o = match getopt(args, "bfhMnrsuzk:t:o:", &longs) {
         Ok(o) => o,
         Err(m) => return usage_error(io.stderr, "sort", &m, SORT.usage, 2),
     };
@@ -301,8 +385,11 @@ fn sort(args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
         blanks: o.has('b'),
         fold: o.has('f'),
         numeric: o.has('n'),
+        human: o.has('h'),
+        month: o.has('M'),
         reverse: o.has('r'),
     };
+    let eol = if o.has('z') { b'\0' } else { b'\n' };
     let mut tab = None;
     if let Some(t) = o.last('t') {
         if t.len() != 1 {
@@ -359,24 +446,45 @@ fn sort(args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
             let _ = writeln!(io.stderr, "sort: {f}: {e}");
             return 2;
         }
-        if !data.is_empty() && !data.ends_with(b"\n") {
-            data.push(b'\n');
+        if !data.is_empty() && data.last() != Some(&eol) {
+            data.push(eol);
         }
     }
-    let mut lines = split_lines(&data);
+    let mut lines: Vec<&[u8]> = data.split(|&b| b == eol).collect();
+    if data.is_empty() || data.last() == Some(&eol) {
+        lines.pop();
+    }
     lines.sort_by(|a, b| spec.cmp(a, b));
     if unique {
         lines.dedup_by(|b, a| spec.cmp(a, b) == Ordering::Equal);
     }
-    let mut out = BufWriter::new(&mut *io.stdout);
-    let r = (|| -> std::io::Result<()> {
-        for l in lines {
+    let write = |out: &mut dyn Write| -> std::io::Result<()> {
+        let mut out = BufWriter::new(out);
+        for l in &lines {
             out.write_all(l)?;
-            out.write_all(b"\n")?;
+            out.write_all(&[eol])?;
         }
         out.flush()
-    })();
-    i32::from(r.is_err())
+    };
+    // `-o` is written after everything is read, so it may name an input (`sort -o f f`).
+    match o.last('o') {
+        None => i32::from(write(&mut *io.stdout).is_err()),
+        Some(path) => {
+            let landed = match cx.fs.create(cx.cwd, path) {
+                Ok(mut f) => write(&mut f)
+                    .and_then(|()| f.commit())
+                    .map_err(|e| e.to_string()),
+                Err(e) => Err(e.to_string()),
+            };
+            match landed {
+                Ok(()) => 0,
+                Err(e) => {
+                    let _ = writeln!(io.stderr, "sort: {path}: {e}");
+                    2
+                }
+            }
+        }
+    }
 }
 
 #[cfg(test)]

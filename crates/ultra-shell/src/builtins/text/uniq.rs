@@ -2,14 +2,28 @@
 
 use std::io::{BufRead, BufWriter, Write};
 
-use crate::command::{Builtin, Cx, Example, Io};
+use crate::command::{Builtin, Cx, Example, Io, Risk};
 use crate::opts::getopt;
 
 use super::{is_blank, open, usage_error, warn};
 
-/// `uniq [-cdui] [-f N] [-s N] [-w N] [INPUT]`.
-pub static UNIQ: Builtin = Builtin::new("uniq", "uniq [-cdui] [-f N] [-s N] [-w N] [INPUT]", &uniq)
-    .example(Example::new(&["-c"], "      2 a\n      1 b\n").stdin("a\na\nb\n"));
+/// `uniq [-cdui] [-f N] [-s N] [-w N] [INPUT [OUTPUT]]`.
+pub static UNIQ: Builtin = Builtin::new(
+    "uniq",
+    "uniq [-cdui] [-f N] [-s N] [-w N] [INPUT [OUTPUT]]",
+    &uniq,
+)
+.example(Example::new(&["-c"], "      2 a\n      1 b\n").stdin("a\na\nb\n"))
+.max_risk(Risk::OVERWRITE)
+.risk(&uniq_risk);
+
+/// An OUTPUT operand replaces that file.
+fn uniq_risk(args: &[String]) -> Risk {
+    match crate::opts::getopt(args, "cduif:s:w:", &[]) {
+        Ok(o) if o.operands.len() < 2 => Risk::READ,
+        _ => Risk::OVERWRITE,
+    }
+}
 
 fn uniq(args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
     let longs = [
@@ -37,12 +51,14 @@ fn uniq(args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
             }
         }
     }
-    if o.operands.len() > 1 {
-        let _ = writeln!(
+    if let Some(extra) = o.operands.get(2) {
+        return usage_error(
             io.stderr,
-            "uniq: writing to an OUTPUT file is not supported; use a redirect"
+            "uniq",
+            &format!("extra operand '{extra}'"),
+            UNIQ.usage,
+            1,
         );
-        return 1;
     }
     let f = o.operands.first().map_or("-", String::as_str);
     let mut input = match open(&mut *io.stdin, cx, f) {
@@ -74,7 +90,22 @@ fn uniq(args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
             k.to_vec()
         }
     };
-    let mut out = BufWriter::new(&mut *io.stdout);
+    // OUTPUT replaces its file (atomically, when everything is written).
+    let mut staged = match o.operands.get(1) {
+        Some(p) => match cx.fs.create(cx.cwd, p) {
+            Ok(f) => Some((p.clone(), f)),
+            Err(e) => {
+                warn(io.stderr, "uniq", p, e);
+                return 1;
+            }
+        },
+        None => None,
+    };
+    let target: &mut dyn Write = match staged.as_mut() {
+        Some((_, f)) => f,
+        None => &mut *io.stdout,
+    };
+    let mut out = BufWriter::new(target);
     let emit = |out: &mut dyn Write, line: &[u8], n: u64| -> std::io::Result<()> {
         if (dups && n < 2) || (uniques && n > 1) {
             return Ok(());
@@ -116,7 +147,14 @@ fn uniq(args: &[String], io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
         }
         out.flush()
     })();
+    drop(out);
     if r.is_err() {
+        return 1;
+    }
+    if let Some((p, f)) = staged
+        && let Err(e) = f.commit()
+    {
+        warn(io.stderr, "uniq", &p, e);
         return 1;
     }
     status
