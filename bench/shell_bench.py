@@ -8,6 +8,8 @@ the report gives the median wall time, the peak RSS, and Ultra's ratio to the fa
 Corpora, all generated reproducibly:
   data.txt  whitespace-separated records (`k<key> <int> <int> <word> ...`), --size-mb of them
   data.csv  the same records with commas
+  access.log  48 MiB of web-server-like lines (timestamp, address, `GET /item/N`, status),
+            for regex searches with and without a required literal
   vendor/   `cargo vendor --locked` of this repository's Cargo.lock (the crates it builds on),
             as the large source tree for `grep -rn`
 
@@ -60,6 +62,29 @@ def generate(size_mb):
             fc.write(c)
             written += len(t)
     return txt, csv
+
+
+def access_log():
+    """access.log: 48 MiB of `TIMESTAMP ADDRESS GET /item/N STATUS` lines from a fixed seed."""
+    path = os.path.join(WORK, "access.log")
+    want = 48 * 1024 * 1024
+    if os.path.exists(path) and abs(os.path.getsize(path) - want) < want // 50:
+        return path
+    rng = random.Random(7)
+    statuses = ["200", "200", "200", "304", "404", "500"]
+    with open(path, "w") as f:
+        n = 0
+        while n < want:
+            rows = []
+            for _ in range(10000):
+                rows.append(
+                    f"2026-11-{rng.randrange(1, 28):02d}T{rng.randrange(24):02d}:{rng.randrange(60):02d}:"
+                    f"{rng.randrange(60):02d}Z 10.0.{rng.randrange(256)}.{rng.randrange(256)} "
+                    f"GET /item/{rng.randrange(100000)} {rng.choice(statuses)}\n")
+            chunk = "".join(rows)
+            f.write(chunk)
+            n += len(chunk)
+    return path
 
 
 def vendor():
@@ -115,6 +140,22 @@ CASES = [
     ("grep -rn tree", "grep -rn 'fn new(' vendor",
      [("ripgrep", ["rg", "-uu", "-n", "fn new\\(", "vendor"]),
       ("GNU grep", ["grep", "-rn", "fn new(", "vendor"])], False),
+    # Regexes (issue 20 §3): a required literal inside, at the start, none at all.
+    ("grep -cE inner literal", "grep -cE 'item/9[0-9]* 500$' access.log",
+     [("GNU grep", ["grep", "-cE", "item/9[0-9]* 500$", "access.log"]),
+      ("ripgrep", ["rg", "-c", "item/9[0-9]* 500$", "access.log"])], True),
+    ("grep -cE .* between", "grep -cE 'T1[0-9]:.*item/99' access.log",
+     [("GNU grep", ["grep", "-cE", "T1[0-9]:.*item/99", "access.log"]),
+      ("ripgrep", ["rg", "-c", "T1[0-9]:.*item/99", "access.log"])], True),
+    ("grep -cE no literal", "grep -cE '[0-9]+ 40[0-9]$' access.log",
+     [("GNU grep", ["grep", "-cE", "[0-9]+ 40[0-9]$", "access.log"]),
+      ("ripgrep", ["rg", "-c", "[0-9]+ 40[0-9]$", "access.log"])], True),
+    ("grep -cE alternation", "grep -cE 'item/(12|34)5 (404|500)$' access.log",
+     [("GNU grep", ["grep", "-cE", "item/(12|34)5 (404|500)$", "access.log"]),
+      ("ripgrep", ["rg", "-c", "item/(12|34)5 (404|500)$", "access.log"])], True),
+    ("grep -rnE tree regex", "grep -rnE 'fn [a-z_]+\\(&mut self' vendor",
+     [("ripgrep", ["rg", "-uu", "-n", "fn [a-z_]+\\(&mut self", "vendor"]),
+      ("GNU grep", ["grep", "-rnE", "fn [a-z_]+\\(&mut self", "vendor"])], False),
 ]
 
 
@@ -131,6 +172,7 @@ def main():
     if not os.access(ULTRA, os.X_OK):
         raise SystemExit("build Ultra first: cargo build --release -p ultra")
     generate(a.size_mb)
+    access_log()
     vendor()
     rows = []
     for name, script, peers, check in CASES:

@@ -3,7 +3,9 @@
 //! `grep skill QUERY` (ranked search over Markdown docs) and `grep code QUERY` (ranked
 //! symbol search over the code index, when the layer above provides one).
 
+mod fast;
 mod packages;
+mod print;
 mod search;
 mod skills;
 

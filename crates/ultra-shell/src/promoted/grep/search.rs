@@ -4,9 +4,11 @@
 
 use std::io::Write;
 
-use grep_matcher::Matcher;
-use grep_regex::{RegexMatcher, RegexMatcherBuilder};
-use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
+use grep_regex::RegexMatcherBuilder;
+
+use super::fast::GrepMatcher;
+use super::print::Printer;
+use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder};
 use ultra_workspace::root::Kind;
 use ultra_workspace::{RelPath, WsError};
 
@@ -22,7 +24,7 @@ pub(super) fn split_patterns(p: &str) -> Vec<String> {
 }
 
 /// The matcher for `patterns` under the arguments' syntax and flags.
-pub(super) fn matcher(a: &GrepArgs, patterns: &[String]) -> Result<RegexMatcher, String> {
+pub(super) fn matcher(a: &GrepArgs, patterns: &[String]) -> Result<GrepMatcher, String> {
     let mut b = RegexMatcherBuilder::new();
     b.case_insensitive(a.ignore_case)
         .word(a.word)
@@ -32,7 +34,9 @@ pub(super) fn matcher(a: &GrepArgs, patterns: &[String]) -> Result<RegexMatcher,
     match a.syntax {
         Syntax::Fixed => {
             b.fixed_strings(true);
-            b.build_literals(patterns).map_err(|e| e.to_string())
+            b.build_literals(patterns)
+                .map(GrepMatcher::plain)
+                .map_err(|e| e.to_string())
         }
         Syntax::Basic | Syntax::Extended => {
             let flavor = if a.syntax == Syntax::Basic {
@@ -44,22 +48,27 @@ pub(super) fn matcher(a: &GrepArgs, patterns: &[String]) -> Result<RegexMatcher,
                 .iter()
                 .map(|p| posix_re::translate(p, flavor))
                 .collect::<Result<Vec<_>, _>>()?;
-            b.build_many(&translated).map_err(|e| posix_re::short(&e))
+            let regex = b.build_many(&translated).map_err(|e| posix_re::short(&e))?;
+            Ok(match translated.as_slice() {
+                [one] if !a.ignore_case => GrepMatcher::with_literal(regex, one),
+                _ => GrepMatcher::plain(regex),
+            })
         }
     }
 }
 
 /// A matcher that matches nothing (no patterns at all).
-fn nothing() -> Result<RegexMatcher, String> {
+fn nothing() -> Result<GrepMatcher, String> {
     RegexMatcherBuilder::new()
         .line_terminator(Some(b'\n'))
         .build(r"[^\x00-\x{10FFFF}]")
+        .map(GrepMatcher::plain)
         .map_err(|e| e.to_string())
 }
 
 /// What one search reports per file.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Output {
+pub(super) enum Output {
     Lines,
     Count,
     FilesWith,
@@ -70,7 +79,7 @@ enum Output {
 /// What every file's search shares (read-only, so worker threads share it too).
 struct Cfg<'a> {
     a: &'a GrepArgs,
-    matcher: RegexMatcher,
+    matcher: GrepMatcher,
     output: Output,
     names: bool,
 }
@@ -787,185 +796,4 @@ fn search_stream(
     };
     found.stop = written.is_err() || broken;
     found
-}
-
-/// GNU grep's default colours (`GREP_COLORS` unset): matches, file names, numbers,
-/// separators.
-const MATCH: &str = "01;31";
-const NAME: &str = "35";
-const NUMBER: &str = "32";
-const SEP: &str = "36";
-
-/// Writes `text`, in `sgr` colour when `color` is on (as GNU grep writes it).
-fn paint(out: &mut dyn Write, color: bool, sgr: &str, text: &[u8]) -> std::io::Result<()> {
-    if color {
-        write!(out, "\x1b[{sgr}m\x1b[K")?;
-        out.write_all(text)?;
-        out.write_all(b"\x1b[m\x1b[K")
-    } else {
-        out.write_all(text)
-    }
-}
-
-/// The non-empty matches in `line`.
-fn spans(matcher: &RegexMatcher, line: &[u8]) -> Vec<(usize, usize)> {
-    let mut spans = Vec::new();
-    let _ = matcher.find_iter(line, |mm| {
-        if mm.start() < mm.end() {
-            spans.push((mm.start(), mm.end()));
-        }
-        true
-    });
-    spans
-}
-
-/// Writes selected lines the way GNU grep does.
-struct Printer<'p, 'o> {
-    out: &'p mut (dyn Write + 'o),
-    label: &'p str,
-    names: bool,
-    matcher: &'p RegexMatcher,
-    a: &'p GrepArgs,
-    output: Output,
-    selected: u64,
-    printed_group: &'p mut bool,
-    group_open: bool,
-    broken: bool,
-}
-
-impl Printer<'_, '_> {
-    fn context_on(&self) -> bool {
-        self.a.after_context.or(self.a.context).unwrap_or(0) > 0
-            || self.a.before_context.or(self.a.context).unwrap_or(0) > 0
-    }
-
-    /// A line's prefix: file name, line number and byte offset, as asked for.
-    fn prefix(&mut self, sep: u8, number: Option<u64>, offset: u64) -> std::io::Result<()> {
-        let color = self.a.color;
-        if self.names {
-            paint(self.out, color, NAME, self.label.as_bytes())?;
-            paint(self.out, color, SEP, &[sep])?;
-        }
-        if let Some(n) = number {
-            paint(self.out, color, NUMBER, n.to_string().as_bytes())?;
-            paint(self.out, color, SEP, &[sep])?;
-        }
-        if self.a.byte_offset {
-            paint(self.out, color, NUMBER, offset.to_string().as_bytes())?;
-            paint(self.out, color, SEP, &[sep])?;
-        }
-        Ok(())
-    }
-
-    fn line(
-        &mut self,
-        sep: u8,
-        number: Option<u64>,
-        offset: u64,
-        bytes: &[u8],
-        matched: bool,
-    ) -> std::io::Result<()> {
-        self.prefix(sep, number, offset)?;
-        let body = bytes.strip_suffix(b"\n").unwrap_or(bytes);
-        if self.a.color && matched && !self.a.invert_match {
-            let mut at = 0;
-            for (s, e) in spans(self.matcher, body) {
-                self.out.write_all(&body[at..s])?;
-                paint(self.out, true, MATCH, &body[s..e])?;
-                at = e;
-            }
-            self.out.write_all(&body[at..])?;
-        } else {
-            self.out.write_all(body)?;
-        }
-        self.out.write_all(b"\n")
-    }
-
-    /// The first line printed from a file opens a group; with context on, groups are
-    /// separated by `--` across files too. (Within a file the searcher reports breaks.)
-    fn open(&mut self) -> std::io::Result<()> {
-        if self.group_open {
-            return Ok(());
-        }
-        self.group_open = true;
-        if self.context_on() {
-            if *self.printed_group {
-                paint(self.out, self.a.color, SEP, b"--")?;
-                self.out.write_all(b"\n")?;
-            }
-            *self.printed_group = true;
-        }
-        Ok(())
-    }
-
-    fn fail(&mut self, e: std::io::Error) -> std::io::Error {
-        self.broken = true;
-        e
-    }
-}
-
-impl Sink for Printer<'_, '_> {
-    type Error = std::io::Error;
-
-    fn begin(&mut self, _s: &Searcher) -> Result<bool, std::io::Error> {
-        Ok(true)
-    }
-
-    fn matched(&mut self, _s: &Searcher, m: &SinkMatch<'_>) -> Result<bool, std::io::Error> {
-        self.selected += 1;
-        match self.output {
-            Output::Quiet | Output::FilesWith => return Ok(false),
-            Output::FilesWithout | Output::Count => return Ok(true),
-            Output::Lines => {}
-        }
-        self.open().map_err(|e| self.fail(e))?;
-        if self.a.only_matching {
-            if self.a.invert_match {
-                return Ok(true);
-            }
-            // Without its terminator, so `$` matches at the line's end.
-            let line = m.bytes();
-            let body = line.strip_suffix(b"\n").unwrap_or(line);
-            for (s, e) in spans(self.matcher, body) {
-                let offset = m.absolute_byte_offset() + s as u64;
-                self.line(b':', m.line_number(), offset, &body[s..e], true)
-                    .map_err(|e| self.fail(e))?;
-            }
-            return Ok(true);
-        }
-        self.line(
-            b':',
-            m.line_number(),
-            m.absolute_byte_offset(),
-            m.bytes(),
-            true,
-        )
-        .map_err(|e| self.fail(e))?;
-        Ok(true)
-    }
-
-    fn context(&mut self, _s: &Searcher, c: &SinkContext<'_>) -> Result<bool, std::io::Error> {
-        if self.output != Output::Lines || self.a.only_matching {
-            return Ok(true);
-        }
-        self.open().map_err(|e| self.fail(e))?;
-        self.line(
-            b'-',
-            c.line_number(),
-            c.absolute_byte_offset(),
-            c.bytes(),
-            false,
-        )
-        .map_err(|e| self.fail(e))?;
-        Ok(true)
-    }
-
-    fn context_break(&mut self, _s: &Searcher) -> Result<bool, std::io::Error> {
-        if self.output == Output::Lines && !self.a.only_matching {
-            paint(self.out, self.a.color, SEP, b"--")
-                .and_then(|()| self.out.write_all(b"\n"))
-                .map_err(|e| self.fail(e))?;
-        }
-        Ok(true)
-    }
 }
