@@ -30,6 +30,9 @@ pub(super) fn matcher(a: &GrepArgs, patterns: &[String]) -> Result<GrepMatcher, 
         .word(a.word)
         .whole_line(a.line)
         .line_terminator(Some(b'\n'))
+        // `^` and `$` as line anchors (they are, a line at a time): a haystack anchor would
+        // make the searcher take its slow path, line by line.
+        .multi_line(true)
         .dot_matches_new_line(false);
     match a.syntax {
         Syntax::Fixed => {
