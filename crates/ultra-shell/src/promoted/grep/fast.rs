@@ -6,6 +6,9 @@
 //! after finding a `T` in each. Searching for `item/99` with `memmem` and running the regex
 //! only on the lines that hold it is what ripgrep 13 and GNU grep do.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+
 use grep_matcher::{ByteSet, LineMatchKind, LineTerminator, Match, Matcher, NoError};
 use grep_regex::{RegexCaptures, RegexMatcher};
 use memchr::memmem::Finder;
@@ -14,11 +17,27 @@ use regex_syntax::hir::{Hir, HirKind};
 /// Shortest literal worth a filter of its own.
 const MIN_LITERAL: usize = 3;
 
+/// Candidates seen before the filter is judged.
+const JUDGE_AFTER: u64 = 512;
+/// A filter whose candidates come closer than this many bytes apart on average (a literal on
+/// most lines, like `item/` in `item/(12|34)`) costs more than it saves: it is retired and
+/// the regex finds lines by itself.
+const MIN_GAP: u64 = 512;
+
 /// A [`RegexMatcher`], with a required literal to find candidate lines by when there is one.
 #[derive(Clone, Debug)]
 pub(super) struct GrepMatcher {
     regex: RegexMatcher,
     required: Option<Finder<'static>>,
+    /// How the filter fares, shared by the threads of a `grep -r`.
+    stats: Arc<Stats>,
+}
+
+#[derive(Debug, Default)]
+struct Stats {
+    candidates: AtomicU64,
+    skipped: AtomicU64,
+    retired: AtomicBool,
 }
 
 impl GrepMatcher {
@@ -27,6 +46,7 @@ impl GrepMatcher {
         GrepMatcher {
             regex,
             required: None,
+            stats: Arc::default(),
         }
     }
 
@@ -36,7 +56,11 @@ impl GrepMatcher {
         let required = required_literal(pattern)
             .filter(|l| l.len() >= MIN_LITERAL)
             .map(|l| Finder::new(&l).into_owned());
-        GrepMatcher { regex, required }
+        GrepMatcher {
+            regex,
+            required,
+            stats: Arc::default(),
+        }
     }
 }
 
@@ -126,18 +150,83 @@ impl Matcher for GrepMatcher {
     }
 
     fn find_candidate_line(&self, haystack: &[u8]) -> Result<Option<LineMatchKind>, NoError> {
-        match &self.required {
-            // A line without the literal cannot match; one with it is a candidate the
-            // searcher confirms with the regex.
-            Some(finder) => Ok(finder.find(haystack).map(LineMatchKind::Candidate)),
-            None => self.regex.find_candidate_line(haystack),
+        let Some(finder) = self
+            .required
+            .as_ref()
+            .filter(|_| !self.stats.retired.load(Relaxed))
+        else {
+            return self.regex.find_candidate_line(haystack);
+        };
+        // A line without the literal cannot match; one with it is a candidate the searcher
+        // confirms with the regex.
+        let found = finder.find(haystack);
+        let s = &self.stats;
+        let n = s.candidates.fetch_add(1, Relaxed) + 1;
+        let gap = found.map_or(haystack.len(), |i| i + 1) as u64;
+        let skipped = s.skipped.fetch_add(gap, Relaxed) + gap;
+        if n == JUDGE_AFTER && skipped / n < MIN_GAP {
+            s.retired.store(true, Relaxed);
         }
+        Ok(found.map(LineMatchKind::Candidate))
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::required_literal;
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use std::sync::atomic::Ordering::Relaxed;
+
+    /// Lines matching `pattern` by way of `find_candidate_line`, as the searcher finds them.
+    fn lines(m: &GrepMatcher, text: &[u8]) -> usize {
+        let (mut pos, mut found) = (0, 0);
+        while pos < text.len() {
+            let Some(kind) = m.find_candidate_line(&text[pos..]).unwrap() else {
+                break;
+            };
+            let at = pos
+                + match kind {
+                    LineMatchKind::Candidate(i) | LineMatchKind::Confirmed(i) => i,
+                };
+            let start = text[..at]
+                .iter()
+                .rposition(|b| *b == b'\n')
+                .map_or(0, |i| i + 1);
+            let end = text[at..]
+                .iter()
+                .position(|b| *b == b'\n')
+                .map_or(text.len(), |i| at + i + 1);
+            found += usize::from(m.is_match(&text[start..end]).unwrap());
+            pos = end;
+        }
+        found
+    }
+
+    #[test]
+    fn a_filter_on_a_literal_in_every_line_retires_and_answers_stay_right() {
+        let regex = |p: &str| {
+            grep_regex::RegexMatcherBuilder::new()
+                .line_terminator(Some(b'\n'))
+                .multi_line(true)
+                .build(p)
+                .unwrap()
+        };
+        let mut text = Vec::new();
+        for i in 0..20_000 {
+            text.extend_from_slice(format!("GET /item/{i} 200\n").as_bytes());
+        }
+        let p = "GET /(x|item)/(12|34)5 200$";
+        let common = GrepMatcher::with_literal(regex(p), p);
+        assert_eq!(lines(&common, &text), 2);
+        assert!(
+            common.stats.retired.load(Relaxed),
+            "`GET /` is on every line"
+        );
+        let p = "item/1999[0-9]";
+        let sparse = GrepMatcher::with_literal(regex(p), p);
+        assert_eq!(lines(&sparse, &text), 10);
+        assert!(!sparse.stats.retired.load(Relaxed), "item/1999 is rare");
+    }
 
     fn lit(p: &str) -> Option<String> {
         required_literal(p).map(|l| String::from_utf8(l).unwrap_or_default())
