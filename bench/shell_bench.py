@@ -8,7 +8,7 @@ the report gives the median wall time, the peak RSS, and Ultra's ratio to the fa
 Corpora, all generated reproducibly:
   data.txt  whitespace-separated records (`k<key> <int> <int> <word> ...`), --size-mb of them
   data.csv  the same records with commas
-  access.log  48 MiB of web-server-like lines (timestamp, address, `GET /item/N`, status),
+  access.log  --log-mb (192) MiB of web-server-like lines (timestamp, address, `GET /item/N`, status),
             for regex searches with and without a required literal
   vendor/   `cargo vendor --locked` of this repository's Cargo.lock (the crates it builds on),
             as the large source tree for `grep -rn`
@@ -64,10 +64,10 @@ def generate(size_mb):
     return txt, csv
 
 
-def access_log():
-    """access.log: 48 MiB of `TIMESTAMP ADDRESS GET /item/N STATUS` lines from a fixed seed."""
+def access_log(size_mb):
+    """access.log: size_mb MiB of `TIMESTAMP ADDRESS GET /item/N STATUS` lines from a fixed seed."""
     path = os.path.join(WORK, "access.log")
-    want = 48 * 1024 * 1024
+    want = size_mb * 1024 * 1024
     if os.path.exists(path) and abs(os.path.getsize(path) - want) < want // 50:
         return path
     rng = random.Random(7)
@@ -163,6 +163,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--size-mb", type=int, default=200)
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--log-mb", type=int, default=192,
+                    help="size of access.log (below ~50 MiB, process start-up dominates)")
     ap.add_argument("--markdown")
     ap.add_argument("--only", help="run only cases whose name contains this")
     a = ap.parse_args()
@@ -172,7 +174,7 @@ def main():
     if not os.access(ULTRA, os.X_OK):
         raise SystemExit("build Ultra first: cargo build --release -p ultra")
     generate(a.size_mb)
-    access_log()
+    access_log(a.log_mb)
     vendor()
     rows = []
     for name, script, peers, check in CASES:
@@ -197,7 +199,7 @@ def main():
         ratio = med["ultra"] / med[best_peer]
         rows.append((name, script, med, {k: max(v) for k, v in rss.items()}, best_peer, ratio, [p for p, _ in peers]))
         print(f"{name}: ultra {med['ultra']:.2f}s vs {best_peer} {med[best_peer]:.2f}s = {ratio:.2f}x", file=sys.stderr)
-    lines = [f"Corpus: {a.size_mb} MiB data.txt / data.csv; vendor/ from `cargo vendor --locked`. "
+    lines = [f"Corpus: {a.size_mb} MiB data.txt / data.csv, {a.log_mb} MiB access.log; vendor/ from `cargo vendor --locked`. "
              f"Median of {a.runs} interleaved runs, output read through a pipe.", "",
              "| case | command | Ultra | peers | Ultra / fastest peer | peak RSS Ultra / peers |",
              "|---|---|---|---|---|---|"]
