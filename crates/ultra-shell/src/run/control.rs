@@ -1,11 +1,11 @@
 //! Lists, `&&`/`||`, compound commands and function calls, with the flow (`break`,
 //! `continue`, `return`, `exit`, a limit) that leaves them.
 
-use std::io::{BufRead, Write};
+use std::io::Write;
 
 use super::expand::Ex;
 use super::glob;
-use super::{Env, Flow, MAX_CALL_DEPTH, Shell};
+use super::{Env, Flow, MAX_CALL_DEPTH, Shell, Streams};
 use crate::plan::Plan;
 use crate::syntax::ast::{AndOrOp, CaseArm, Compound, CompoundCommand, Script, Word};
 
@@ -36,9 +36,7 @@ impl Shell {
         script: &Script,
         plan: Option<&Plan>,
         env: &mut Env,
-        stdin: &mut (dyn BufRead + Send),
-        stdout: &mut (dyn Write + Send),
-        stderr: &mut (dyn Write + Send),
+        mut io: Streams<'_>,
     ) -> i32 {
         let mut status = env.status;
         for item in &script.items {
@@ -58,7 +56,7 @@ impl Shell {
                     // A pipeline followed by `&&` or `||` is a condition.
                     let condition = i < last;
                     env.conditions += usize::from(condition);
-                    status = self.pipeline(p, plan, env, stdin, stdout, stderr);
+                    status = self.pipeline(p, plan, env, io.reborrow());
                     env.conditions -= usize::from(condition);
                     env.status = status;
                     checked = !condition && !p.negated;
@@ -79,17 +77,9 @@ impl Shell {
     }
 
     /// Runs the condition of an `if` or a loop: `set -e` does not apply inside.
-    fn condition(
-        &self,
-        cond: &Script,
-        plan: Option<&Plan>,
-        env: &mut Env,
-        stdin: &mut (dyn BufRead + Send),
-        stdout: &mut (dyn Write + Send),
-        stderr: &mut (dyn Write + Send),
-    ) -> i32 {
+    fn condition(&self, cond: &Script, plan: Option<&Plan>, env: &mut Env, io: Streams<'_>) -> i32 {
         env.conditions += 1;
-        let status = self.list(cond, plan, env, stdin, stdout, stderr);
+        let status = self.list(cond, plan, env, io);
         env.conditions -= 1;
         status
     }
@@ -100,23 +90,19 @@ impl Shell {
         c: &CompoundCommand,
         plan: Option<&Plan>,
         env: &mut Env,
-        stdin: &mut (dyn BufRead + Send),
-        stdout: &mut (dyn Write + Send),
-        stderr: &mut (dyn Write + Send),
+        io: Streams<'_>,
     ) -> i32 {
         if c.redirects.is_empty() {
-            return self.construct(&c.kind, plan, env, stdin, stdout, stderr);
+            return self.construct(&c.kind, plan, env, io);
         }
-        let opened = match self.open_redirects(&c.redirects, env, stderr) {
+        let opened = match self.open_redirects(&c.redirects, env, io.stderr) {
             Ok(o) => o,
             Err(msg) => {
-                let _ = writeln!(stderr, "ultra sh: {msg}");
+                let _ = writeln!(io.stderr, "ultra sh: {msg}");
                 return 1;
             }
         };
-        self.redirected(opened, stdin, stdout, stderr, &mut |i, o, e| {
-            self.construct(&c.kind, plan, env, i, o, e)
-        })
+        self.redirected(opened, io, &mut |io| self.construct(&c.kind, plan, env, io))
     }
 
     fn construct(
@@ -124,15 +110,13 @@ impl Shell {
         kind: &Compound,
         plan: Option<&Plan>,
         env: &mut Env,
-        stdin: &mut (dyn BufRead + Send),
-        stdout: &mut (dyn Write + Send),
-        stderr: &mut (dyn Write + Send),
+        mut io: Streams<'_>,
     ) -> i32 {
         match kind {
-            Compound::Brace(body) => self.list(body, plan, env, stdin, stdout, stderr),
+            Compound::Brace(body) => self.list(body, plan, env, io.reborrow()),
             Compound::Subshell(body) => {
                 let mut sub = env.clone();
-                let status = self.list(body, plan, &mut sub, stdin, stdout, stderr);
+                let status = self.list(body, plan, &mut sub, io.reborrow());
                 if sub.flow == Some(Flow::Stop) {
                     env.flow = Some(Flow::Stop);
                 }
@@ -143,27 +127,27 @@ impl Shell {
                 otherwise,
             } => {
                 for (cond, then) in branches {
-                    let status = self.condition(cond, plan, env, stdin, stdout, stderr);
+                    let status = self.condition(cond, plan, env, io.reborrow());
                     if env.flow.is_some() {
                         return status;
                     }
                     if status == 0 {
-                        return self.list(then, plan, env, stdin, stdout, stderr);
+                        return self.list(then, plan, env, io.reborrow());
                     }
                 }
                 match otherwise {
-                    Some(e) => self.list(e, plan, env, stdin, stdout, stderr),
+                    Some(e) => self.list(e, plan, env, io.reborrow()),
                     None => 0,
                 }
             }
             Compound::For { var, words, body } => {
                 let items = match words {
                     Some(words) => {
-                        let mut x = Ex::new(env, plan, stderr);
+                        let mut x = Ex::new(env, plan, io.stderr);
                         match self.expand_words(words, &mut x) {
                             Ok(items) => items,
                             Err(msg) => {
-                                let _ = writeln!(stderr, "ultra sh: {msg}");
+                                let _ = writeln!(x.stderr, "ultra sh: {msg}");
                                 return 1;
                             }
                         }
@@ -171,15 +155,15 @@ impl Shell {
                     None => env.args.clone(),
                 };
                 let mut items = items.into_iter();
-                self.repeat(env, stdin, stdout, stderr, &mut |shell, env, i, o, e| {
+                self.repeat(env, io, &mut |shell, env, io| {
                     let item = items.next()?;
                     env.vars.insert(var.clone(), item);
-                    Some(shell.list(body, plan, env, i, o, e))
+                    Some(shell.list(body, plan, env, io))
                 })
             }
             Compound::Loop { until, cond, body } => {
-                self.repeat(env, stdin, stdout, stderr, &mut |shell, env, i, o, e| {
-                    let status = shell.condition(cond, plan, env, i, o, e);
+                self.repeat(env, io, &mut |shell, env, mut io| {
+                    let status = shell.condition(cond, plan, env, io.reborrow());
                     if env.flow.is_some() {
                         // `break` in the condition leaves the loop like one in the body.
                         return Some(status);
@@ -187,13 +171,11 @@ impl Shell {
                     if (status == 0) == *until {
                         return None;
                     }
-                    Some(shell.list(body, plan, env, i, o, e))
+                    Some(shell.list(body, plan, env, io))
                 })
             }
-            Compound::Case { word, arms } => {
-                self.case(word, arms, plan, env, stdin, stdout, stderr)
-            }
-            Compound::Cond(e) => self.cond(e, env, stderr),
+            Compound::Case { word, arms } => self.case(word, arms, plan, env, io),
+            Compound::Cond(e) => self.cond(e, env, io.stderr),
         }
     }
 
@@ -203,19 +185,11 @@ impl Shell {
     fn repeat(
         &self,
         env: &mut Env,
-        stdin: &mut (dyn BufRead + Send),
-        stdout: &mut (dyn Write + Send),
-        stderr: &mut (dyn Write + Send),
-        step: &mut dyn FnMut(
-            &Shell,
-            &mut Env,
-            &mut (dyn BufRead + Send),
-            &mut (dyn Write + Send),
-            &mut (dyn Write + Send),
-        ) -> Option<i32>,
+        io: Streams<'_>,
+        step: &mut dyn FnMut(&Shell, &mut Env, Streams<'_>) -> Option<i32>,
     ) -> i32 {
         let mut out = Watched {
-            inner: stdout,
+            inner: io.stdout,
             failed: false,
         };
         let mut status = 0;
@@ -225,7 +199,12 @@ impl Shell {
                 env.flow = Some(Flow::Stop);
                 break;
             }
-            let Some(s) = step(self, env, stdin, &mut out, stderr) else {
+            let io = Streams {
+                stdin: &mut *io.stdin,
+                stdout: &mut out,
+                stderr: &mut *io.stderr,
+            };
+            let Some(s) = step(self, env, io) else {
                 break;
             };
             status = s;
@@ -260,11 +239,9 @@ impl Shell {
         arms: &[CaseArm],
         plan: Option<&Plan>,
         env: &mut Env,
-        stdin: &mut (dyn BufRead + Send),
-        stdout: &mut (dyn Write + Send),
-        stderr: &mut (dyn Write + Send),
+        io: Streams<'_>,
     ) -> i32 {
-        let mut x = Ex::new(env, plan, stderr);
+        let mut x = Ex::new(env, plan, &mut *io.stderr);
         let subject = match self.expand_string(word, &mut x) {
             Ok(s) => s.chars().collect::<Vec<char>>(),
             Err(msg) => {
@@ -285,7 +262,7 @@ impl Shell {
                     return if arm.body.items.is_empty() {
                         0
                     } else {
-                        self.list(&arm.body, plan, env, stdin, stdout, stderr)
+                        self.list(&arm.body, plan, env, io)
                     };
                 }
             }
@@ -302,13 +279,11 @@ impl Shell {
         args: Vec<String>,
         plan: Option<&Plan>,
         env: &mut Env,
-        stdin: &mut (dyn BufRead + Send),
-        stdout: &mut (dyn Write + Send),
-        stderr: &mut (dyn Write + Send),
+        io: Streams<'_>,
     ) -> i32 {
         if env.locals.len() >= MAX_CALL_DEPTH {
             let _ = writeln!(
-                stderr,
+                io.stderr,
                 "ultra sh: {name}: maximum function nesting level exceeded ({MAX_CALL_DEPTH})"
             );
             // Unwind every call: the recursion has no way out.
@@ -318,7 +293,7 @@ impl Shell {
         let saved_args = std::mem::replace(&mut env.args, args);
         let saved_loops = std::mem::take(&mut env.loops);
         env.locals.push(Vec::new());
-        let status = self.compound(body, plan, env, stdin, stdout, stderr);
+        let status = self.compound(body, plan, env, io);
         for (var, old) in env.locals.pop().unwrap_or_default().into_iter().rev() {
             match old {
                 Some(v) => env.vars.insert(var, v),

@@ -4,7 +4,7 @@
 use std::io::Write;
 
 use super::glob::{self, PatChar};
-use super::{Env, Flow, MAX_EXPANSION, MAX_GLOB, Shell, arith};
+use super::{Env, Flow, MAX_EXPANSION, MAX_GLOB, Shell, Streams, arith};
 use crate::plan::Plan;
 use crate::syntax::ast::{ParamOp, Script, Word, WordPart};
 
@@ -304,14 +304,12 @@ impl Shell {
             buf: Vec::new(),
             over: false,
         };
-        let status = self.list(
-            script,
-            x.plan,
-            &mut env,
-            &mut std::io::empty(),
-            &mut out,
-            x.stderr,
-        );
+        let io = Streams {
+            stdin: &mut std::io::empty(),
+            stdout: &mut out,
+            stderr: &mut *x.stderr,
+        };
+        let status = self.list(script, x.plan, &mut env, io);
         x.status = Some(status);
         if out.over {
             return Err(format!(

@@ -131,9 +131,27 @@ impl Env {
     }
 }
 
-/// Work run with a command's streams: stdin, stdout, stderr.
-type WithStreams<'f> = dyn FnMut(&mut (dyn BufRead + Send), &mut (dyn Write + Send), &mut (dyn Write + Send)) -> i32
-    + 'f;
+/// A command's three streams, as the runtime hands them down. `Send`, so a pipeline stage
+/// inside a compound command can take its part to another thread.
+pub(super) struct Streams<'s> {
+    pub stdin: &'s mut (dyn BufRead + Send),
+    pub stdout: &'s mut (dyn Write + Send),
+    pub stderr: &'s mut (dyn Write + Send),
+}
+
+impl Streams<'_> {
+    /// The same streams, lent to a nested call.
+    pub fn reborrow(&mut self) -> Streams<'_> {
+        Streams {
+            stdin: &mut *self.stdin,
+            stdout: &mut *self.stdout,
+            stderr: &mut *self.stderr,
+        }
+    }
+}
+
+/// Work run with a command's streams.
+type WithStreams<'f> = dyn FnMut(Streams<'_>) -> i32 + 'f;
 
 /// Where fd 1 or 2 of a command goes.
 #[derive(Debug, Clone, Copy)]
@@ -281,7 +299,12 @@ impl Shell {
         stdout: &mut (dyn Write + Send),
         stderr: &mut (dyn Write + Send),
     ) -> i32 {
-        self.run_script(script, None, env, stdin, stdout, stderr)
+        let io = Streams {
+            stdin,
+            stdout,
+            stderr,
+        };
+        self.run_script(script, None, env, io)
     }
 
     /// Run a judged script, with the typed arguments its judge already built.
@@ -293,7 +316,12 @@ impl Shell {
         stdout: &mut (dyn Write + Send),
         stderr: &mut (dyn Write + Send),
     ) -> i32 {
-        self.run_script(plan.script(), Some(plan), env, stdin, stdout, stderr)
+        let io = Streams {
+            stdin,
+            stdout,
+            stderr,
+        };
+        self.run_script(plan.script(), Some(plan), env, io)
     }
 
     fn run_script(
@@ -301,9 +329,7 @@ impl Shell {
         script: &Script,
         plan: Option<&Plan>,
         env: &mut Env,
-        stdin: &mut (dyn BufRead + Send),
-        stdout: &mut (dyn Write + Send),
-        stderr: &mut (dyn Write + Send),
+        mut io: Streams<'_>,
     ) -> i32 {
         let _charged = self.fs.charge();
         // Loops, functions and substitutions nest the runtime's calls as deep as the script
@@ -315,7 +341,7 @@ impl Shell {
                     .stack_size(SCRIPT_STACK_BYTES)
                     .spawn_scoped(scope, || {
                         let _charged = self.fs.charge();
-                        self.top(script, plan, env, stdin, stdout, stderr)
+                        self.top(script, plan, env, io.reborrow())
                     })
                     .map(|h| h.join())
             });
@@ -323,33 +349,25 @@ impl Shell {
                 Ok(Ok(status)) => status,
                 Ok(Err(_)) => 1,
                 Err(e) => {
-                    let _ = writeln!(stderr, "ultra sh: cannot start the script's thread: {e}");
+                    let _ = writeln!(io.stderr, "ultra sh: cannot start the script's thread: {e}");
                     1
                 }
             }
         } else {
-            self.top(script, plan, env, stdin, stdout, stderr)
+            self.top(script, plan, env, io.reborrow())
         };
-        let _ = stdout.flush();
+        let _ = io.stdout.flush();
         status
     }
 
     /// Runs a whole script and ends what it began: the reason a limit stopped it, and the
     /// functions it defined (they last for one call).
-    fn top(
-        &self,
-        script: &Script,
-        plan: Option<&Plan>,
-        env: &mut Env,
-        stdin: &mut (dyn BufRead + Send),
-        stdout: &mut (dyn Write + Send),
-        stderr: &mut (dyn Write + Send),
-    ) -> i32 {
-        let mut status = self.list(script, plan, env, stdin, stdout, stderr);
+    fn top(&self, script: &Script, plan: Option<&Plan>, env: &mut Env, mut io: Streams<'_>) -> i32 {
+        let mut status = self.list(script, plan, env, io.reborrow());
         if env.flow == Some(Flow::Stop) || self.fs.over().is_some() {
             let what = self.fs.over().map_or("time", |o| o.what());
             let _ = writeln!(
-                stderr,
+                io.stderr,
                 "ultra sh: stopped: the command ran past its {what} limit"
             );
             status = 124;
@@ -364,38 +382,27 @@ impl Shell {
         status
     }
 
-    fn pipeline(
-        &self,
-        p: &Pipeline,
-        plan: Option<&Plan>,
-        env: &mut Env,
-        stdin: &mut (dyn BufRead + Send),
-        stdout: &mut (dyn Write + Send),
-        stderr: &mut (dyn Write + Send),
-    ) -> i32 {
+    fn pipeline(&self, p: &Pipeline, plan: Option<&Plan>, env: &mut Env, io: Streams<'_>) -> i32 {
         if !p.negated {
-            return self.stages(p, plan, env, stdin, stdout, stderr);
+            return self.stages(p, plan, env, io);
         }
         // `! cmd` is a condition: `set -e` does not act inside it.
         env.conditions += 1;
-        let status = self.stages(p, plan, env, stdin, stdout, stderr);
+        let status = self.stages(p, plan, env, io);
         env.conditions -= 1;
         i32::from(status == 0)
     }
 
-    fn stages(
-        &self,
-        p: &Pipeline,
-        plan: Option<&Plan>,
-        env: &mut Env,
-        stdin: &mut (dyn BufRead + Send),
-        stdout: &mut (dyn Write + Send),
-        stderr: &mut (dyn Write + Send),
-    ) -> i32 {
+    fn stages(&self, p: &Pipeline, plan: Option<&Plan>, env: &mut Env, io: Streams<'_>) -> i32 {
         let n = p.commands.len();
         if n == 1 {
-            return self.exec(&p.commands[0], plan, env, stdin, stdout, stderr);
+            return self.exec(&p.commands[0], plan, env, io);
         }
+        let Streams {
+            stdin,
+            stdout,
+            stderr,
+        } = io;
         let stderr = Mutex::new(stderr);
         let _stages = match StageSlots::take(&self.live_stages, n - 1) {
             Some(s) => s,
@@ -440,14 +447,12 @@ impl Shell {
                         Some(r) => Box::new(BufReader::with_capacity(64 * 1024, r)),
                         None => Box::new(std::io::empty()),
                     };
-                    let status = self.exec(
-                        cmd,
-                        plan,
-                        &mut stage_env,
-                        &mut *input,
+                    let io = Streams {
+                        stdin: &mut *input,
                         stdout,
-                        &mut Shared(&stderr),
-                    );
+                        stderr: &mut Shared(&stderr),
+                    };
+                    let status = self.exec(cmd, plan, &mut stage_env, io);
                     drop(input);
                     // `set -o pipefail`: the last stage that failed decides.
                     let mut failed = 0;
@@ -484,17 +489,22 @@ impl Shell {
                         let mut out = std::io::BufWriter::with_capacity(64 * 1024, metered);
                         let mut err = Shared(stderr);
                         let env = &mut stage_env;
-                        let status = match (first, reader) {
-                            (Some(sin), _) => self.exec(cmd, plan, env, sin, &mut out, &mut err),
+                        let mut piped;
+                        let mut empty = std::io::empty();
+                        let stdin: &mut (dyn BufRead + Send) = match (first, reader) {
+                            (Some(sin), _) => sin,
                             (None, Some(r)) => {
-                                let mut input = BufReader::with_capacity(64 * 1024, r);
-                                self.exec(cmd, plan, env, &mut input, &mut out, &mut err)
+                                piped = BufReader::with_capacity(64 * 1024, r);
+                                &mut piped
                             }
-                            (None, None) => {
-                                let mut input = std::io::empty();
-                                self.exec(cmd, plan, env, &mut input, &mut out, &mut err)
-                            }
+                            (None, None) => &mut empty,
                         };
+                        let io = Streams {
+                            stdin,
+                            stdout: &mut out,
+                            stderr: &mut err,
+                        };
+                        let status = self.exec(cmd, plan, env, io);
                         let _ = out.flush();
                         status
                     });
@@ -514,18 +524,10 @@ impl Shell {
     }
 
     /// Run one stage of a pipeline.
-    fn exec(
-        &self,
-        cmd: &Command,
-        plan: Option<&Plan>,
-        env: &mut Env,
-        stdin: &mut (dyn BufRead + Send),
-        stdout: &mut (dyn Write + Send),
-        stderr: &mut (dyn Write + Send),
-    ) -> i32 {
+    fn exec(&self, cmd: &Command, plan: Option<&Plan>, env: &mut Env, io: Streams<'_>) -> i32 {
         match cmd {
-            Command::Simple(c) => self.command(c, plan, env, stdin, stdout, stderr),
-            Command::Compound(c) => self.compound(c, plan, env, stdin, stdout, stderr),
+            Command::Simple(c) => self.command(c, plan, env, io),
+            Command::Compound(c) => self.compound(c, plan, env, io),
             Command::Function(def) => {
                 env.functions.insert(def.name.clone(), def.body.clone());
                 0

@@ -6,7 +6,7 @@ use std::sync::Mutex;
 
 use super::expand::Ex;
 use super::{
-    Cx, DEV_NULL, Diagnostic, Env, Flow, Io, MAX_VAR, Port, Router, Shell, Sink, Target,
+    Cx, DEV_NULL, Diagnostic, Env, Flow, Io, MAX_VAR, Port, Router, Shell, Sink, Streams, Target,
     WithStreams,
 };
 use crate::plan::Plan;
@@ -50,16 +50,14 @@ impl Shell {
         cmd: &SimpleCommand,
         plan: Option<&Plan>,
         env: &mut Env,
-        stdin: &mut (dyn BufRead + Send),
-        stdout: &mut (dyn Write + Send),
-        stderr: &mut (dyn Write + Send),
+        io: Streams<'_>,
     ) -> i32 {
-        let mut x = Ex::new(env, plan, stderr);
+        let mut x = Ex::new(env, plan, &mut *io.stderr);
         let argv = match self.expand_words(&cmd.words, &mut x) {
             Ok(a) => a,
             Err(msg) => {
                 let fatal = x.fatal;
-                return expansion_failed(&msg, fatal, stderr, env);
+                return expansion_failed(&msg, fatal, io.stderr, env);
             }
         };
         let mut vars = env.vars.clone();
@@ -69,7 +67,7 @@ impl Shell {
                 Ok(v) => v,
                 Err(msg) => {
                     let fatal = x.fatal;
-                    return expansion_failed(&msg, fatal, stderr, env);
+                    return expansion_failed(&msg, fatal, io.stderr, env);
                 }
             };
             if env.options.xtrace {
@@ -92,12 +90,12 @@ impl Shell {
         if env.options.xtrace {
             let words: Vec<String> = argv.iter().map(|a| quote(a)).collect();
             trace.push_str(&words.join(" "));
-            let _ = writeln!(stderr, "+ {}", trace.trim_end());
+            let _ = writeln!(io.stderr, "+ {}", trace.trim_end());
         }
-        let opened = match self.open_redirects(&cmd.redirects, env, stderr) {
+        let opened = match self.open_redirects(&cmd.redirects, env, io.stderr) {
             Ok(o) => o,
             Err(msg) => {
-                let _ = writeln!(stderr, "ultra sh: {msg}");
+                let _ = writeln!(io.stderr, "ultra sh: {msg}");
                 return 1;
             }
         };
@@ -105,15 +103,15 @@ impl Shell {
             // Assignments alone set session variables; redirects alone create files.
             env.vars = vars;
             let status = sub_status.unwrap_or(0);
-            return self.redirected(opened, stdin, stdout, stderr, &mut |_, _, _| status);
+            return self.redirected(opened, io, &mut |_| status);
         }
         let name = argv[0].as_str();
         if let Some(body) = env.functions.get(name).cloned() {
             let args = argv[1..].to_vec();
             // Prefix assignments hold for the call only.
             let saved = std::mem::replace(&mut env.vars, vars);
-            let status = self.redirected(opened, stdin, stdout, stderr, &mut |i, o, e| {
-                self.call(name, &body, args.clone(), plan, env, i, o, e)
+            let status = self.redirected(opened, io, &mut |io| {
+                self.call(name, &body, args.clone(), plan, env, io)
             });
             let after = std::mem::replace(&mut env.vars, saved);
             // What the function set stays; the prefixes do not.
@@ -125,9 +123,7 @@ impl Shell {
             return status;
         }
         if super::special::is_special(name) {
-            return self.redirected(opened, stdin, stdout, stderr, &mut |i, o, e| {
-                self.special(&argv, &vars, env, i, o, e)
-            });
+            return self.redirected(opened, io, &mut |io| self.special(&argv, &vars, env, io));
         }
         let Some(builtin) = self.commands.get(name) else {
             let closest = self.commands.closest(name);
@@ -136,7 +132,7 @@ impl Shell {
             } else {
                 format!(" (did you mean: {})", closest.join(", "))
             };
-            let _ = writeln!(stderr, "ultra sh: {name}: command not found{hint}");
+            let _ = writeln!(io.stderr, "ultra sh: {name}: command not found{hint}");
             let mut d = self.diagnostics.lock().unwrap_or_else(|p| p.into_inner());
             if d.len() < 100 {
                 d.push(Diagnostic {
@@ -159,11 +155,11 @@ impl Shell {
             cwd: &env.cwd,
             vars: &vars,
         };
-        self.redirected(opened, stdin, stdout, stderr, &mut |i, o, e| {
+        self.redirected(opened, io, &mut |io| {
             let mut io = Io {
-                stdin: i,
-                stdout: o,
-                stderr: e,
+                stdin: io.stdin,
+                stdout: io.stdout,
+                stderr: io.stderr,
             };
             match typed.take() {
                 Some((args, t)) => (t.run)(args, &mut io, &cx),
@@ -266,11 +262,14 @@ impl Shell {
     pub(super) fn redirected(
         &self,
         opened: Opened,
-        stdin: &mut (dyn BufRead + Send),
-        stdout: &mut (dyn Write + Send),
-        stderr: &mut (dyn Write + Send),
+        io: Streams<'_>,
         f: &mut WithStreams<'_>,
     ) -> i32 {
+        let Streams {
+            stdin,
+            stdout,
+            stderr,
+        } = io;
         let Opened {
             sinks,
             stdin: mut new_stdin,
@@ -283,7 +282,11 @@ impl Shell {
                 Some(b) => b.as_mut(),
                 None => stdin,
             };
-            return f(stdin, stdout, stderr);
+            return f(Streams {
+                stdin,
+                stdout,
+                stderr,
+            });
         }
         let router = Mutex::new(Router {
             stdout,
@@ -307,7 +310,11 @@ impl Shell {
                     fd: 2,
                 },
             );
-            f(stdin, &mut o, &mut e)
+            f(Streams {
+                stdin,
+                stdout: &mut o,
+                stderr: &mut e,
+            })
         };
         let router = router.into_inner().unwrap_or_else(|p| p.into_inner());
         for sink in router.sinks {

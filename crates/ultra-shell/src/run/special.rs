@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
 
-use super::{Env, Flow, MAX_VAR, Shell};
+use super::{Env, Flow, MAX_VAR, Shell, Streams};
 
 /// The names [`Shell::special`] runs.
 const SPECIAL: &[&str] = &[
@@ -66,10 +66,9 @@ impl Shell {
         argv: &[String],
         vars: &BTreeMap<String, String>,
         env: &mut Env,
-        stdin: &mut (dyn BufRead + Send),
-        _stdout: &mut (dyn Write + Send),
-        stderr: &mut (dyn Write + Send),
+        io: Streams<'_>,
     ) -> i32 {
+        let Streams { stdin, stderr, .. } = io;
         let (name, args) = (argv[0].as_str(), &argv[1..]);
         match name {
             ":" => 0,

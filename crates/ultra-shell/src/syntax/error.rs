@@ -141,21 +141,15 @@ impl ParseError {
     /// The position the error names.
     /// The same error, naming `at` instead (an error inside backquotes names the backquote).
     pub fn at(mut self, at: Pos) -> ParseError {
-        match &mut self {
-            ParseError::UnterminatedQuote { pos, .. }
-            | ParseError::Unsupported { pos, .. }
-            | ParseError::UnexpectedToken { pos, .. }
-            | ParseError::MissingHeredocTerminator { pos, .. }
-            | ParseError::EmptyCommand { pos, .. }
-            | ParseError::InputTooLarge { pos, .. }
-            | ParseError::TooManyCommands { pos, .. }
-            | ParseError::TooManyTokens { pos, .. }
-            | ParseError::WordTooLong { pos, .. } => *pos = at,
-        }
+        *self.pos_mut() = at;
         self
     }
 
     pub fn pos(&self) -> Pos {
+        *self.clone().pos_mut()
+    }
+
+    fn pos_mut(&mut self) -> &mut Pos {
         match self {
             ParseError::UnterminatedQuote { pos, .. }
             | ParseError::Unsupported { pos, .. }
@@ -165,7 +159,7 @@ impl ParseError {
             | ParseError::InputTooLarge { pos, .. }
             | ParseError::TooManyCommands { pos, .. }
             | ParseError::TooManyTokens { pos, .. }
-            | ParseError::WordTooLong { pos, .. } => *pos,
+            | ParseError::WordTooLong { pos, .. } => pos,
         }
     }
 }

@@ -132,8 +132,8 @@ fn range(start: usize, len: usize) -> String {
     }
 }
 
-/// Runs of changes: (a start, a len, b start, b len), 0-based.
-fn hunks(ops: &[Op]) -> Vec<(usize, usize, usize, usize)> {
+/// Runs of changes: (first op, a start, a len, b start, b len), 0-based.
+fn hunks(ops: &[Op]) -> Vec<(usize, usize, usize, usize, usize)> {
     let mut out = Vec::new();
     let (mut i, mut j, mut k) = (0, 0, 0);
     while k < ops.len() {
@@ -143,7 +143,7 @@ fn hunks(ops: &[Op]) -> Vec<(usize, usize, usize, usize)> {
             k += 1;
             continue;
         }
-        let (si, sj) = (i, j);
+        let (sk, si, sj) = (k, i, j);
         while k < ops.len() && ops[k] != Op::Same {
             if ops[k] == Op::Del {
                 i += 1;
@@ -152,7 +152,7 @@ fn hunks(ops: &[Op]) -> Vec<(usize, usize, usize, usize)> {
             }
             k += 1;
         }
-        out.push((si, i - si, sj, j - sj));
+        out.push((sk, si, i - si, sj, j - sj));
     }
     out
 }
@@ -160,43 +160,20 @@ fn hunks(ops: &[Op]) -> Vec<(usize, usize, usize, usize)> {
 /// For -B: which changes are only blank lines added or removed (ignored), op by op.
 fn blank_only(a: &[String], b: &[String], ops: &[Op]) -> Vec<bool> {
     let mut ignored = vec![false; ops.len()];
-    let (mut i, mut j, mut k) = (0, 0, 0);
-    while k < ops.len() {
-        if ops[k] == Op::Same {
-            i += 1;
-            j += 1;
-            k += 1;
-            continue;
-        }
-        let start = k;
-        let mut blank = true;
-        while k < ops.len() && ops[k] != Op::Same {
-            let line = if ops[k] == Op::Del {
-                i += 1;
-                &a[i - 1]
-            } else {
-                j += 1;
-                &b[j - 1]
-            };
-            blank &= line.trim_end_matches('\n').is_empty();
-            k += 1;
-        }
-        ignored[start..k].fill(blank);
+    for (k, ai, al, bi, bl) in hunks(ops) {
+        let blank = a[ai..ai + al]
+            .iter()
+            .chain(&b[bi..bi + bl])
+            .all(|l| l.trim_end_matches('\n').is_empty());
+        ignored[k..k + al + bl].fill(blank);
     }
     ignored
 }
 
 fn normal_diff(a: &[String], b: &[String], ops: &[Op], ignored: &[bool]) -> String {
     let mut out = String::new();
-    let mut k = 0;
-    for (ai, al, bi, bl) in hunks(ops) {
-        // The hunk's first op: past the same lines before it.
-        while ops[k] == Op::Same {
-            k += 1;
-        }
-        let skip = ignored.get(k).copied().unwrap_or(false);
-        k += al + bl;
-        if skip {
+    for (k, ai, al, bi, bl) in hunks(ops) {
+        if ignored.get(k).copied().unwrap_or(false) {
             continue;
         }
         let kind = match (al, bl) {
