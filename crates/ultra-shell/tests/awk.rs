@@ -309,6 +309,22 @@ const CASES: &[&str] = &[
     "awk '{ $0 = toupper($0) } { print $1 }' mixed.txt",
     "awk 'NR > 1 { print prev \"->\" $0 } { prev = $0 }' f.txt",
     "awk '{ n = split($0, c, \"\"); for (i = n; i > 0; i--) printf \"%s\", c[i]; print \"\" }' f.csv",
+    // regexes are bytes (LC_ALL=C): brackets, escapes, literal repetitions
+    "printf 'caf\\303\\251\\nabc\\n\\316\\221\\n' > u.txt; awk '/[é]/ { print \"e\", NR } /[Α-Ω]/ { print \"alpha\", NR }' u.txt",
+    "printf 'caf\\303\\251\\n' > u.txt; awk '{ print length($0), ($0 ~ /^caf..$/), ($0 ~ /^caf.$/), toupper($0) }' u.txt",
+    "awk 'BEGIN { print (\"5\" ~ /[0\\-9]/), (\"-\" ~ /[0\\-9]/), (\"9\" ~ /[0\\-9]/), (\"x\" ~ /[^\\[\\]]/), (\"[\" ~ /[^\\[\\]]/) }'",
+    "echo '0-9 5 [x] a]b' | awk '{ s = $0; gsub(/[^\\[\\]]/, \"\", s); print s; t = $0; gsub(/[\\]a-]/, \"_\", t); print t }'",
+    "awk 'BEGIN { print (\"]\" ~ /[]]/), (\"a]\" ~ /[^]]]/), (\"\\\\\" ~ /[\\\\]/), (\"^\" ~ /[\\^]/), (\"\\t\" ~ /[\\t]/) }'",
+    "awk 'BEGIN { print \"\\x41\\x4a\", length(\"\\x41\"), (\"A\" ~ /\\x41/), (\"A\" ~ \"\\x41\"), \"\\x414\" }'",
+    "echo 'aAbAc' | awk -F '\\x41' '{ print $2, NF }'",
+    "awk 'BEGIN { print (\"+5\" ~ /^+[2-9]/), (\"5\" ~ /^+[2-9]/), (\"*a\" ~ /*a/), (\"b\" ~ /a|*b/), (\"*b\" ~ /a|*b/), (\"*a\" ~ /(*a)/) }'",
+    "awk 'BEGIN { print (\"aaa\" ~ /^a**$/), (\"a+\" ~ /^a+?$/), (\"\" ~ /^a+?$/), (\"a)\" ~ /a)/) }'",
+    "awk 'BEGIN { print (\"a{\" ~ /^a{$/), (\"a{1\" ~ /^a{1$/), (\"aa\" ~ /^a{,2}$/), (\"{\" ~ /^{$/), (\"x{a}\" ~ /x{a}/), (\"aaa\" ~ /^a{2,3}$/) }'",
+    "awk 'BEGIN { s = \"a\\bb\"; print (s ~ /\\b/), (\"ab\" ~ /\\b/), (\"a b\" ~ /a\\yb/), (\"a b\" ~ /a\\y b/) }'",
+    "awk 'BEGIN { print (\"ab\" ~ /a\\>/), (\"ab\" ~ /\\<a/), (\"a b\" ~ /\\Bb/), (\"ab\" ~ /a\\Bb/), (\"a b\" ~ /a\\sb/), (\"a_1\" ~ /^\\w+$/) }'",
+    "awk 'BEGIN { print (\"a\" ~ /\\a/), (\"x\" ~ /[[:alpha:]]/), (\"\\t\" ~ /[[:blank:]]/), (\"a.b\" ~ /a\\.b/), (\"aXb\" ~ /a\\.b/), (\"(\" ~ /\\(/) }'",
+    "awk 'BEGIN { print (\"b\" ~ /[z-a]/) }'",
+    "printf 'x\\303\\251y\\n' > u.txt; awk '{ n = split($0, c, \"\"); print n; gsub(/[^a-z]/, \"?\"); print }' u.txt",
 ];
 
 const FIXTURES: &[(&str, &str)] = &[
@@ -451,4 +467,28 @@ fn streaming_large_input() {
         (out.as_str(), err.as_str(), status),
         ("19999900000 1000 200000\n", "", 0)
     );
+}
+
+/// Development aid: `AWK_TRY=file cargo test --test awk try_cases -- --ignored --nocapture`
+/// runs each line of `file` through both shells and prints the outputs.
+#[test]
+#[ignore = "development aid"]
+fn try_cases() {
+    let Ok(path) = std::env::var("AWK_TRY") else {
+        return;
+    };
+    let mut ws = setup();
+    for case in std::fs::read_to_string(path).unwrap().lines() {
+        if case.trim().is_empty() {
+            continue;
+        }
+        let (out, err, status) = ws.run(case);
+        let (gout, gstatus) = gnu(&ws, case);
+        let mark = if out == gout && status == gstatus {
+            "ok "
+        } else {
+            "BAD"
+        };
+        println!("{mark} {case}\n  ultra: {out:?} {status} {err:?}\n  gawk:  {gout:?} {gstatus}");
+    }
 }

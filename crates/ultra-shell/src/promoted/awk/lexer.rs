@@ -409,6 +409,17 @@ pub fn escape(src: &[u8], i: usize, out: &mut Vec<u8>) -> usize {
         out.push(b);
         return i + 1;
     }
+    if c == b'x' && src.get(i + 1).is_some_and(u8::is_ascii_hexdigit) {
+        // gawk: at most two hex digits.
+        let mut v = 0u32;
+        let mut j = i + 1;
+        while j < i + 3 && j < src.len() && src[j].is_ascii_hexdigit() {
+            v = v * 16 + (src[j] as char).to_digit(16).unwrap_or(0);
+            j += 1;
+        }
+        out.push(v as u8);
+        return j;
+    }
     if (b'0'..=b'7').contains(&c) {
         let mut v = 0u32;
         let mut j = i;
