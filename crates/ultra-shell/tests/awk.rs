@@ -325,6 +325,44 @@ const CASES: &[&str] = &[
     "awk 'BEGIN { print (\"a\" ~ /\\a/), (\"x\" ~ /[[:alpha:]]/), (\"\\t\" ~ /[[:blank:]]/), (\"a.b\" ~ /a\\.b/), (\"aXb\" ~ /a\\.b/), (\"(\" ~ /\\(/) }'",
     "awk 'BEGIN { print (\"b\" ~ /[z-a]/) }'",
     "printf 'x\\303\\251y\\n' > u.txt; awk '{ n = split($0, c, \"\"); print n; gsub(/[^a-z]/, \"?\"); print }' u.txt",
+    // POSIX leftmost-longest matches
+    "awk 'BEGIN { print match(\"abc\", /(a|ab)/), RLENGTH; s = \"xyzxy\"; gsub(/x|xy|xyz/, \"<&>\", s); print s; t = \"abcd\"; sub(/(ab)?(abcd)?/, \"[&]\", t); print t }'",
+    "echo 'a1b22c333' | awk -F '[0-9]|[0-9][0-9]' '{ print NF, $2, $3 }'",
+    // gawk extensions (off under --posix)
+    "awk 'BEGIN { print gensub(/o/, \"0\", \"g\", \"foo boo\"), gensub(/o/, \"0\", 2, \"foo boo\"), gensub(/(a)(b)/, \"<\\\\2\\\\1\\\\0&\\\\\\\\&>\", \"g\", \"abab\") }'",
+    "awk 'BEGIN { s = \"hello\"; t = gensub(/l+/, \"L\", \"G\", s); print s, t; print gensub(/x/, \"y\", 1) }'",
+    "echo 'one two three' | awk '{ print gensub(/([a-z]+) ([a-z]+)/, \"\\\\2 \\\\1\", 1); print }'",
+    "awk 'BEGIN { print gensub(/b*/, \"-\", \"g\", \"abc\"), gensub(\"\", \"-\", \"g\", \"ab\"), gensub(/z/, \"y\", \"g\", \"abc\") }'",
+    "awk 'BEGIN { a[\"x\"] = 3; a[\"y\"] = 1; a[\"z\"] = 2; n = asort(a); for (i = 1; i <= n; i++) printf \"%s \", a[i]; print n, length(a) }'",
+    "awk 'BEGIN { a[\"x\"] = \"b\"; a[\"y\"] = 10; a[\"z\"] = \"a\"; a[\"w\"] = 9; n = asort(a, b); for (i = 1; i <= n; i++) printf \"%s \", b[i]; print n, a[\"x\"] }'",
+    "awk 'BEGIN { a[\"x\"] = 3; a[\"b\"] = 1; a[\"10\"] = 2; a[\"9\"] = 0; n = asorti(a, b); for (i = 1; i <= n; i++) printf \"%s \", b[i]; print n }'",
+    "awk 'BEGIN { a[1] = \"c\"; a[2] = \"a\"; a[3] = \"b\"; n = asort(a, d, \"@val_str_desc\"); for (i = 1; i <= n; i++) printf \"%s \", d[i]; print \"\" }'",
+    "awk '{ c[$1]++ } END { PROCINFO[\"sorted_in\"] = \"@ind_str_asc\"; for (k in c) print k, c[k] }' dup.txt",
+    "awk '{ c[$1]++ } END { PROCINFO[\"sorted_in\"] = \"@ind_str_desc\"; for (k in c) print k, c[k] }' dup.txt",
+    "awk '{ c[$1]++ } END { PROCINFO[\"sorted_in\"] = \"@val_num_desc\"; for (k in c) print k, c[k] }' dup.txt",
+    "awk '{ c[$1]++ } END { PROCINFO[\"sorted_in\"] = \"@val_num_asc\"; for (k in c) print k, c[k] }' dup.txt",
+    "awk 'BEGIN { a[10]; a[9]; a[100]; a[\"x\"]; a[-1]; PROCINFO[\"sorted_in\"] = \"@ind_num_asc\"; for (k in a) printf \"%s \", k; print \"\"; PROCINFO[\"sorted_in\"] = \"@ind_num_desc\"; for (k in a) printf \"%s \", k; print \"\" }'",
+    "awk 'BEGIN { a[1] = \"b\"; a[2] = \"a\"; a[3] = 10; a[4] = 9; a[5] = \"B\"; PROCINFO[\"sorted_in\"] = \"@val_str_asc\"; for (k in a) printf \"%s \", a[k]; print \"\"; PROCINFO[\"sorted_in\"] = \"@val_str_desc\"; for (k in a) printf \"%s \", a[k]; print \"\" }'",
+    "awk 'BEGIN { a[1] = \"b\"; a[2] = \"a\"; a[3] = 10; a[4] = 9; a[5] = \"B\"; PROCINFO[\"sorted_in\"] = \"@val_type_asc\"; for (k in a) printf \"%s \", a[k]; print \"\" }'",
+    "awk 'BEGIN { IGNORECASE = 1; print (\"ABC\" ~ /b/), (\"ABC\" == \"abc\"), index(\"ABC\", \"b\"), match(\"xAy\", /a/); s = \"AaA\"; gsub(/a/, \"x\", s); print s, split(\"1A2a3\", p, \"a\") }'",
+    "awk 'BEGIN { IGNORECASE = 1 } /apple/' mixed.txt",
+    "awk 'BEGIN { IGNORECASE = 1; FS = \"x\" } { print $2 }' OFS=- u2.txt",
+    "awk 'BEGIN { FPAT = \"([^,]*)|(\\\"[^\\\"]+\\\")\" } { print NF; for (i = 1; i <= NF; i++) print i, $i }' q.csv",
+    "awk 'BEGIN { FPAT = \"[0-9]+\" } { print NF, $1, $NF; $2 = \"X\"; print }' mixed.txt",
+    "awk 'BEGIN { FPAT = \"[a-z]+\" } { print $1; FS = \" \" } NR == 2 { print $2 }' mixed.txt",
+    "awk 'BEGINFILE { print \"start\", FILENAME, FNR } ENDFILE { print \"end\", FILENAME, FNR, NR } { print $0 }' f.txt nonl.txt",
+    "awk 'BEGINFILE { if (FILENAME == \"f.txt\") nextfile } { print FILENAME, $0 }' f.txt nonl.txt",
+    "awk 'BEGINFILE { print \"bf\", FILENAME } END { print NR }' f.txt",
+    "awk 'FNR == 2 { nextfile } ENDFILE { print \"ef\", FILENAME, FNR }' f.txt lines.txt",
+    "awk 'BEGIN { print length(x), typeof(x) } '",
+    "awk 'BEGIN { if (match(\"foo=bar\", /([a-z]+)=([a-z]+)/, m)) print m[0], m[1], m[2], m[1, \"start\"], m[2, \"length\"], length(m) }'",
+    "awk 'BEGIN { print match(\"abc\", /(x)|b/, m), m[0], \"[\" m[1] \"]\", length(m) }'",
+    "awk --posix 'BEGIN { gensub = 1; print gensub }'",
+    "awk -P 'BEGIN { and = 3; print and + 1 }'",
+    "awk --posix 'BEGIN { IGNORECASE = 1; print (\"A\" ~ /a/) }'",
+    "awk --posix 'BEGINFILE { print \"x\" }' f.txt",
+    "awk --posix 'BEGIN { print length(x) }'",
+    "printf 'BEGIN { print gensub(/a/, \"b\", \"g\", \"aa\") }\\n' > px.awk; awk --posix -f px.awk",
 ];
 
 const FIXTURES: &[(&str, &str)] = &[
@@ -342,6 +380,8 @@ const FIXTURES: &[(&str, &str)] = &[
         "# a program from a file\n{ n++ }\nEND {\n  print \"lines:\", n\n}\n",
     ),
     ("bad.awk", "BEGIN {\n  print (1 +\n}\n"),
+    ("q.csv", "a,,\"b,c\",d\n\"x y\",1,\n,lead\n"),
+    ("u2.txt", "aXbxc\n"),
 ];
 
 fn setup() -> Ws {

@@ -3,7 +3,7 @@
 
 use std::io::Read;
 
-use regex::bytes::Regex;
+use super::re::Re as Regex;
 
 /// How records are separated.
 #[derive(Debug, Clone)]
@@ -120,12 +120,12 @@ impl Reader {
             }
             RsMode::Regex(re) => loop {
                 let hay = &self.buf[self.pos..];
-                let found = re.find_iter(hay).find(|m| !m.is_empty());
-                if let Some(m) = found
-                    && (self.pos + m.end() < self.buf.len() || self.eof)
+                let found = re.find_iter(hay).find(|m| m.0 != m.1);
+                if let Some((ms, me)) = found
+                    && (self.pos + me < self.buf.len() || self.eof)
                 {
-                    out.extend_from_slice(&hay[..m.start()]);
-                    self.pos += m.end();
+                    out.extend_from_slice(&hay[..ms]);
+                    self.pos += me;
                     return Ok(true);
                 }
                 if self.eof {
@@ -161,7 +161,7 @@ mod tests {
     fn modes() {
         assert_eq!(all("a\nb\n\nc", RsMode::Byte(b'\n')), ["a", "b", "", "c"]);
         assert_eq!(all("\n\na\nb\n\n\nc\n\n", RsMode::Paragraph), ["a\nb", "c"]);
-        let re = Regex::new("--+").ok();
+        let re = super::super::re::compile(b"--+").ok();
         if let Some(re) = re {
             assert_eq!(all("a--b----c\n", RsMode::Regex(re)), ["a", "b", "c\n"]);
         }

@@ -7,7 +7,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::io::{BufRead, BufWriter, Write};
 use std::rc::Rc;
 
-use regex::bytes::Regex;
+use super::re::Re as Regex;
 
 use super::ast::*;
 use super::format;
@@ -17,6 +17,9 @@ use super::re;
 use super::value::{Value, looks_numeric, push_num, str_to_num};
 use crate::command::Cx;
 use crate::run::fs::Staged;
+
+#[path = "gawk.rs"]
+mod gawk;
 
 /// A fast hasher for array keys (FxHash's mixing).
 #[derive(Default, Clone, Copy)]
@@ -77,6 +80,8 @@ enum FsMode {
     Byte(u8),
     Regex(Regex),
     Chars,
+    /// gawk's `FPAT`: the fields are the matches.
+    Fpat(Regex),
 }
 
 enum InSrc {
@@ -112,6 +117,13 @@ const NOPROC: &str = "Ultra's shell spawns no processes";
 pub struct Interp<'a> {
     prog: &'a Program,
     regexes: Vec<Regex>,
+    /// The regex literals compiled the other way round for case (`IGNORECASE`), swapped
+    /// with `regexes` when it changes.
+    other_regexes: Option<Vec<Regex>>,
+    /// gawk's `IGNORECASE` is on.
+    icase: bool,
+    /// gawk's `FPAT` decides the fields (since it was last assigned, after `FS`).
+    fpat_on: bool,
     dyn_re: HashMap<Vec<u8>, Regex>,
     globals: Vec<Value>,
     arrays: Vec<Array>,
@@ -198,6 +210,9 @@ impl<'a> Interp<'a> {
         let mut it = Interp {
             prog,
             regexes,
+            other_regexes: None,
+            icase: false,
+            fpat_on: false,
             dyn_re: HashMap::new(),
             globals: vec![Value::Uninit; n],
             arrays: (0..n).map(|_| Array::default()).collect(),
@@ -340,14 +355,24 @@ impl<'a> Interp<'a> {
                 Err(e) => return Err(e),
             }
         }
-        if !exiting && (!prog.rules.is_empty() || !prog.end.is_empty()) {
+        let reads = !prog.rules.is_empty()
+            || !prog.end.is_empty()
+            || !prog.beginfile.is_empty()
+            || !prog.endfile.is_empty();
+        if !exiting && reads {
             loop {
-                if !self.read_main_record()? {
-                    break;
+                match self.read_main_record() {
+                    Ok(true) => {}
+                    Ok(false) | Err(Jump::Exit) => break,
+                    Err(e) => return Err(e),
                 }
                 match self.run_rules() {
                     Ok(()) | Err(Jump::Next) => {}
-                    Err(Jump::NextFile) => self.main_src = None,
+                    Err(Jump::NextFile) => match self.end_file() {
+                        Ok(()) => {}
+                        Err(Jump::Exit) => break,
+                        Err(e) => return Err(e),
+                    },
                     Err(Jump::Exit) => break,
                     Err(e) => return Err(e),
                 }
@@ -535,12 +560,45 @@ impl<'a> Interp<'a> {
                         self.status = 2;
                     }
                 }
-                self.main_src = None;
+                self.end_file()?;
             }
             if !self.open_next_main()? {
                 return Ok(false);
             }
+            self.begin_file()?;
         }
+    }
+
+    /// Run gawk's `BEGINFILE` actions for the file just opened (`nextfile` skips it).
+    fn begin_file(&mut self) -> R<()> {
+        let prog = self.prog;
+        for b in &prog.beginfile {
+            match self.exec_block(b) {
+                Ok(_) => {}
+                Err(Jump::NextFile) => return self.end_file(),
+                Err(Jump::Next) => return fatal("`next' used in BEGINFILE action"),
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+
+    /// Close the current main input and run gawk's `ENDFILE` actions.
+    fn end_file(&mut self) -> R<()> {
+        if self.main_src.take().is_none() {
+            return Ok(());
+        }
+        let prog = self.prog;
+        for b in &prog.endfile {
+            match self.exec_block(b) {
+                Ok(_) => {}
+                Err(Jump::Next | Jump::NextFile) => {
+                    return fatal("`next' used in ENDFILE action");
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
     }
 
     fn open_next_main(&mut self) -> R<bool> {
@@ -724,12 +782,12 @@ impl<'a> Interp<'a> {
             FsMode::Regex(re) => {
                 if !rec.is_empty() {
                     let mut s = 0;
-                    for m in re.find_iter(rec) {
-                        if m.is_empty() {
+                    for (ms, me) in re.find_iter(rec) {
+                        if ms == me {
                             continue;
                         }
-                        self.fields.push((s, m.start()));
-                        s = m.end();
+                        self.fields.push((s, ms));
+                        s = me;
                     }
                     self.fields.push((s, rec.len()));
                 }
@@ -737,6 +795,11 @@ impl<'a> Interp<'a> {
             FsMode::Chars => {
                 for i in 0..rec.len() {
                     self.fields.push((i, i + 1));
+                }
+            }
+            FsMode::Fpat(re) => {
+                for m in re.find_iter(rec) {
+                    self.fields.push(m);
                 }
             }
         }
@@ -833,16 +896,28 @@ impl<'a> Interp<'a> {
                 self.ensure_split();
                 let fs = bytes(self);
                 self.fs = self.fs_mode(&fs)?;
+                self.fpat_on = false;
             }
             G_RS => {
                 let rs = bytes(self);
                 self.rs = match rs.len() {
                     0 => RsMode::Paragraph,
                     1 => RsMode::Byte(rs[0]),
-                    _ => RsMode::Regex(re::compile(&rs).map_err(Jump::Fatal)?),
+                    _ => RsMode::Regex(re::build(&rs, self.icase).map_err(Jump::Fatal)?),
                 };
-                let fs = self.to_bytes(&self.globals[G_FS as usize]);
-                self.fs = self.fs_mode(&fs)?;
+                if !self.fpat_on {
+                    let fs = self.to_bytes(&self.globals[G_FS as usize]);
+                    self.fs = self.fs_mode(&fs)?;
+                }
+            }
+            G_IGNORECASE if !self.prog.posix => self.set_icase()?,
+            G_FPAT if !self.prog.posix => {
+                self.ensure_split();
+                let fpat = bytes(self);
+                let re =
+                    re::build(&fpat, self.icase).map_err(|e| Jump::Fatal(format!("FPAT: {e}")))?;
+                self.fs = FsMode::Fpat(re);
+                self.fpat_on = true;
             }
             G_OFS => self.ofs = bytes(self),
             G_ORS => self.ors = bytes(self),
@@ -862,8 +937,13 @@ impl<'a> Interp<'a> {
             FsMode::Chars
         } else if fs.len() == 1 && fs[0] != b'\\' {
             if para {
-                let pat = format!("[{}\n]", regex::escape(&lossy(fs)));
-                FsMode::Regex(Regex::new(&pat).map_err(|e| Jump::Fatal(e.to_string()))?)
+                let esc: &[u8] = if b"\\]^-[".contains(&fs[0]) {
+                    b"\\"
+                } else {
+                    b""
+                };
+                let pat = [b"[", esc, fs, b"\n]"].concat();
+                FsMode::Regex(re::build(&pat, self.icase).map_err(Jump::Fatal)?)
             } else {
                 FsMode::Byte(fs[0])
             }
@@ -872,7 +952,7 @@ impl<'a> Interp<'a> {
             if para {
                 pat = [b"(".as_slice(), fs, b")|\n"].concat();
             }
-            FsMode::Regex(re::compile(&pat).map_err(|e| Jump::Fatal(format!("FS: {e}")))?)
+            FsMode::Regex(re::build(&pat, self.icase).map_err(|e| Jump::Fatal(format!("FS: {e}")))?)
         })
     }
 
@@ -1149,7 +1229,8 @@ impl<'a> Interp<'a> {
             }
             Stmt::ForIn(k, a, b) => {
                 let id = self.array_id(*a);
-                let keys: Vec<Box<[u8]>> = self.arrays[id].keys().cloned().collect();
+                let mut keys: Vec<Box<[u8]>> = self.arrays[id].keys().cloned().collect();
+                self.sort_for_in(id, &mut keys)?;
                 for key in keys {
                     if !self.arrays[id].contains_key(&key) {
                         continue;
@@ -1308,7 +1389,7 @@ impl<'a> Interp<'a> {
         if let Some(r) = self.dyn_re.get(pat) {
             return Ok(r.clone());
         }
-        let r = re::compile(pat)
+        let r = re::build(pat, self.icase)
             .map_err(|e| Jump::Fatal(format!("invalid regex /{}/: {e}", lossy(pat))))?;
         if self.dyn_re.len() > 500 {
             self.dyn_re.clear();
@@ -1364,8 +1445,12 @@ impl<'a> Interp<'a> {
         Ok(match (va.cmp_num(), vb.cmp_num()) {
             (Some(x), Some(y)) => num_cmp(op, x, y),
             _ => {
-                let sa = self.to_bytes(&va);
-                let sb = self.to_bytes(&vb);
+                let mut sa = self.to_bytes(&va);
+                let mut sb = self.to_bytes(&vb);
+                if self.icase {
+                    sa.make_ascii_lowercase();
+                    sb.make_ascii_lowercase();
+                }
                 ord_ok(op, sa.cmp(&sb))
             }
         })
@@ -1382,7 +1467,14 @@ impl<'a> Interp<'a> {
                 num_cmp(op, x, y)
             };
         }
-        let vs = self.to_bytes(v);
+        let mut vs = self.to_bytes(v);
+        if self.icase {
+            let mut f = self.field(i).to_vec();
+            f.make_ascii_lowercase();
+            vs.make_ascii_lowercase();
+            let o = if swapped { vs.cmp(&f) } else { f.cmp(&vs) };
+            return ord_ok(op, o);
+        }
         let f = self.field(i);
         let o = if swapped {
             vs[..].cmp(f)
@@ -1661,7 +1753,12 @@ impl<'a> Interp<'a> {
             "index" => {
                 let s = self.str_arg(&args[0])?;
                 let t = self.str_arg(&args[1])?;
-                let pos = memchr::memmem::find(&s, &t).map_or(0, |p| p + 1);
+                let pos = if self.icase {
+                    memchr::memmem::find(&s.to_ascii_lowercase(), &t.to_ascii_lowercase())
+                } else {
+                    memchr::memmem::find(&s, &t)
+                };
+                let pos = pos.map_or(0, |p| p + 1);
                 n(pos as f64)
             }
             "split" => {
@@ -1737,9 +1834,12 @@ impl<'a> Interp<'a> {
             "match" => {
                 let s = self.str_arg(&args[0])?;
                 let re = self.regex_for(&args[1])?;
-                let (start, len) = match re.find(&s) {
-                    Some(m) => ((m.start() + 1) as f64, (m.end() - m.start()) as f64),
-                    None => (0.0, -1.0),
+                let (start, len) = match args.get(2) {
+                    Some(arr) => self.match_groups(&re, &s, arr)?,
+                    None => match re.find(&s) {
+                        Some((ms, me)) => ((ms + 1) as f64, (me - ms) as f64),
+                        None => (0.0, -1.0),
+                    },
                 };
                 self.globals[G_RSTART as usize] = Value::Num(start);
                 self.globals[G_RLENGTH as usize] = Value::Num(len);
@@ -1830,7 +1930,7 @@ impl<'a> Interp<'a> {
                 }
                 n(0.0)
             }
-            _ => fatal(format!("unknown function {b}")),
+            _ => self.gawk_builtin(b, args),
         }
     }
 }
@@ -1939,33 +2039,33 @@ pub fn substitute(
     let mut pos = 0;
     let mut last_end: Option<usize> = None;
     while pos <= s.len() {
-        let Some(m) = re.find_at(s, pos) else {
+        let Some((ms, me)) = re.find_at(s, pos) else {
             break;
         };
-        if m.is_empty() && last_end == Some(m.start()) {
+        if ms == me && last_end == Some(ms) {
             // An empty match right after the previous match: step over one byte.
-            if m.start() < s.len() {
-                out.push(s[m.start()]);
+            if ms < s.len() {
+                out.push(s[ms]);
             }
-            pos = m.start() + 1;
+            pos = ms + 1;
             last_end = None;
             continue;
         }
-        out.extend_from_slice(&s[pos..m.start()]);
-        push_repl(&mut out, repl, &s[m.start()..m.end()]);
+        out.extend_from_slice(&s[pos..ms]);
+        push_repl(&mut out, repl, &s[ms..me]);
         if out.len() > room {
             return None;
         }
         count += 1;
-        if m.is_empty() {
-            if m.start() < s.len() {
-                out.push(s[m.start()]);
+        if ms == me {
+            if ms < s.len() {
+                out.push(s[ms]);
             }
-            pos = m.start() + 1;
+            pos = ms + 1;
             last_end = None;
         } else {
-            pos = m.end();
-            last_end = Some(m.end());
+            pos = me;
+            last_end = Some(me);
         }
         if !global {
             break;
@@ -1982,7 +2082,7 @@ mod tests {
     use super::*;
 
     fn gsub(re: &str, s: &str, r: &str) -> String {
-        let re = Regex::new(re).ok();
+        let re = re::compile(re.as_bytes()).ok();
         let Some(re) = re else { return String::new() };
         let (out, _) =
             substitute(&re, s.as_bytes(), r.as_bytes(), true, usize::MAX).expect("no limit");

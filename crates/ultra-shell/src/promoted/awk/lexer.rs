@@ -54,6 +54,8 @@ pub enum Tok {
     Builtin(&'static str),
     Begin,
     End,
+    BeginFile,
+    EndFile,
     Function,
     If,
     Else,
@@ -88,9 +90,17 @@ pub const BUILTINS: &[&str] = &[
     "fflush",
 ];
 
-fn keyword(s: &str) -> Option<Tok> {
+/// gawk's built-in functions (plain names under `--posix`).
+pub const GAWK_BUILTINS: &[&str] = &[
+    "gensub", "asort", "asorti", "strftime", "systime", "mktime", "and", "or", "xor", "lshift",
+    "rshift", "compl", "typeof",
+];
+
+fn keyword(s: &str, posix: bool) -> Option<Tok> {
     Some(match s {
         "BEGIN" => Tok::Begin,
+        "BEGINFILE" if !posix => Tok::BeginFile,
+        "ENDFILE" if !posix => Tok::EndFile,
         "END" => Tok::End,
         "function" | "func" => Tok::Function,
         "if" => Tok::If,
@@ -116,8 +126,8 @@ fn keyword(s: &str) -> Option<Tok> {
 /// A lexing error: message, line, column.
 pub type LexError = (String, usize, usize);
 
-/// Split `src` into tokens (the last one is `Eof`).
-pub fn lex(src: &[u8]) -> Result<Vec<Token>, LexError> {
+/// Split `src` into tokens (the last one is `Eof`); `posix` leaves gawk's extensions out.
+pub fn lex(src: &[u8], posix: bool) -> Result<Vec<Token>, LexError> {
     let mut out: Vec<Token> = Vec::new();
     let mut i = 0;
     let mut line = 1;
@@ -254,9 +264,12 @@ pub fn lex(src: &[u8]) -> Result<Vec<Token>, LexError> {
                     i += 1;
                 }
                 let word = String::from_utf8_lossy(&src[start..i]).into_owned();
-                let tok = if let Some(k) = keyword(&word) {
+                let gawk = (!posix)
+                    .then(|| GAWK_BUILTINS.iter().find(|b| **b == word))
+                    .flatten();
+                let tok = if let Some(k) = keyword(&word, posix) {
                     k
-                } else if let Some(b) = BUILTINS.iter().find(|b| **b == word) {
+                } else if let Some(b) = BUILTINS.iter().find(|b| **b == word).or(gawk) {
                     Tok::Builtin(b)
                 } else if src.get(i) == Some(&b'(') {
                     Tok::FuncName(word)
@@ -459,7 +472,7 @@ mod tests {
     use super::*;
 
     fn kinds(s: &str) -> Vec<Tok> {
-        lex(s.as_bytes())
+        lex(s.as_bytes(), false)
             .unwrap_or_default()
             .into_iter()
             .map(|t| t.tok)

@@ -64,7 +64,13 @@ pub const MAX_NESTING: usize = 300;
 
 /// Parse awk program text.
 pub fn parse(src: &[u8]) -> PResult<Program> {
-    let toks = lex(src).map_err(|(message, line, col)| SyntaxError { line, col, message })?;
+    parse_with(src, false)
+}
+
+/// Parse awk program text; `posix` leaves gawk's extensions out (`--posix`).
+pub fn parse_with(src: &[u8], posix: bool) -> PResult<Program> {
+    let toks =
+        lex(src, posix).map_err(|(message, line, col)| SyntaxError { line, col, message })?;
     let mut p = Parser {
         toks,
         pos: 0,
@@ -86,7 +92,10 @@ pub fn parse(src: &[u8]) -> PResult<Program> {
     for s in SPECIALS {
         p.global(s);
     }
-    let mut prog = Program::default();
+    let mut prog = Program {
+        posix,
+        ..Program::default()
+    };
     p.program(&mut prog)?;
     for &(fi, line, col) in &p.func_refs {
         if p.funcs[fi].is_none() {
@@ -259,6 +268,17 @@ impl Parser {
                     self.nls();
                     let b = self.block()?;
                     prog.end.push(b);
+                }
+                Tok::BeginFile | Tok::EndFile => {
+                    let begin = *self.tok() == Tok::BeginFile;
+                    self.advance();
+                    self.nls();
+                    let b = self.block()?;
+                    if begin {
+                        prog.beginfile.push(b);
+                    } else {
+                        prog.endfile.push(b);
+                    }
                 }
                 Tok::Function => self.function()?,
                 _ => {
@@ -1040,7 +1060,15 @@ impl Parser {
             "index" | "atan2" => (2, 2),
             "split" => (2, 3),
             "sub" | "gsub" => (2, 3),
-            "match" => (2, 2),
+            "match" => (2, 3),
+            "gensub" => (3, 4),
+            "asort" | "asorti" => (1, 3),
+            "strftime" => (0, 3),
+            "systime" => (0, 0),
+            "mktime" => (1, 2),
+            "and" | "or" | "xor" => (2, usize::MAX),
+            "lshift" | "rshift" => (2, 2),
+            "compl" | "typeof" => (1, 1),
             "sprintf" => (1, usize::MAX),
             "sin" | "cos" | "exp" | "log" | "sqrt" | "int" | "tolower" | "toupper" | "system" => {
                 (1, 1)
@@ -1058,6 +1086,19 @@ impl Parser {
         }
         if b == "split" && !matches!(strip(&args[1]), Expr::Var(_)) {
             return self.err("split: second argument is not an array");
+        }
+        let arrays: &[usize] = match b {
+            "asort" | "asorti" => &[0, 1],
+            "match" => &[2],
+            _ => &[],
+        };
+        for &j in arrays {
+            if args
+                .get(j)
+                .is_some_and(|a| !matches!(strip(a), Expr::Var(_)))
+            {
+                return self.err(format!("{b}: argument {} is not an array", j + 1));
+            }
         }
         Ok(())
     }
@@ -1077,6 +1118,7 @@ struct Infer {
     p: Vec<Vec<Option<bool>>>,
     edges: Vec<(Option<usize>, VarRef, usize, usize)>,
     error: Option<String>,
+    used: Vec<bool>,
 }
 
 impl Infer {
@@ -1088,6 +1130,9 @@ impl Infer {
         }
     }
     fn mark(&mut self, ctx: Option<usize>, r: VarRef, array: bool, names: &[String]) {
+        if let VarRef::Global(i) = r {
+            self.used[i as usize] = true;
+        }
         let s = self.slot(ctx, r);
         match *s {
             None => *s = Some(array),
@@ -1145,14 +1190,26 @@ impl Infer {
             }
             Expr::Builtin(b, args) => {
                 for (j, a) in args.iter().enumerate() {
-                    if *b == "split" && j == 1 {
+                    let array = match *b {
+                        "split" | "asort" | "asorti" => j == 1 || (j == 0 && *b != "split"),
+                        "match" => j == 2,
+                        _ => false,
+                    };
+                    if array {
                         if let Expr::Var(r) = strip(a) {
                             self.mark(ctx, *r, true, names);
                         }
+                    } else if *b == "typeof" && j == 0 {
+                        // typeof(x) works on both and leaves x untyped.
+                        if !matches!(strip(a), Expr::Var(_)) {
+                            self.expr(ctx, a, names);
+                        }
                     } else if *b == "length" && j == 0 {
                         // length(x) works on both; decided by the other uses.
-                        if !matches!(a, Expr::Var(_)) {
-                            self.expr(ctx, a, names);
+                        match a {
+                            Expr::Var(VarRef::Global(i)) => self.used[*i as usize] = true,
+                            Expr::Var(_) => {}
+                            _ => self.expr(ctx, a, names),
                         }
                     } else {
                         self.expr(ctx, a, names);
@@ -1236,12 +1293,16 @@ fn infer(prog: &mut Program) -> PResult<()> {
             .collect(),
         edges: Vec::new(),
         error: None,
+        used: vec![false; prog.globals.len()],
     };
     for (i, s) in SPECIALS.iter().enumerate() {
-        inf.g[i] = Some(matches!(*s, "ENVIRON" | "ARGV"));
+        let array = matches!(*s, "ENVIRON" | "ARGV") || (!prog.posix && *s == "PROCINFO");
+        // Under --posix gawk's special names are ordinary variables.
+        inf.g[i] = (i < 16 || !prog.posix).then_some(array);
     }
     let names = prog.globals.clone();
-    for b in prog.begin.iter().chain(prog.end.iter()) {
+    let blocks = [&prog.begin, &prog.end, &prog.beginfile, &prog.endfile];
+    for b in blocks.into_iter().flatten() {
         for s in b {
             inf.stmt(None, s, &names);
         }
@@ -1307,6 +1368,7 @@ fn infer(prog: &mut Program) -> PResult<()> {
         });
     }
     prog.global_array = inf.g.iter().map(|t| *t == Some(true)).collect();
+    prog.global_used = inf.used;
     for (fi, f) in prog.funcs.iter_mut().enumerate() {
         f.array_param = inf.p[fi].iter().map(|t| *t == Some(true)).collect();
     }

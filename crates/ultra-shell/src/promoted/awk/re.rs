@@ -8,34 +8,178 @@
 //! with nothing to repeat (`*`, `+`, `?` or `{` at the start, after `(`, `|` or `^`) is a
 //! literal character, as is a lone `)` and a `{` that does not start an interval.
 
-use regex::bytes::{Regex, RegexBuilder};
+use std::sync::{Arc, Mutex};
+
+use regex::bytes::{Captures, Regex, RegexBuilder};
+use regex_automata::hybrid::dfa::{Cache, DFA};
+use regex_automata::util::syntax;
+use regex_automata::{Anchored, Input, MatchKind};
+
+/// A compiled awk regex. Matches are POSIX leftmost-longest in extent: the `regex` crate
+/// finds the leftmost match (its start is the same under both rules), and where the
+/// pattern has alternatives or groups a lazy DFA with "all matches" semantics, run
+/// anchored at that start, finds the longest end (so `(a|ab)` matches all of `ab`).
+/// Submatches (`gensub`'s `\N`, `match`'s array) keep the `regex` crate's choice.
+#[derive(Clone, Debug)]
+pub struct Re {
+    re: Regex,
+    longest: Option<Arc<Longest>>,
+}
+
+#[derive(Debug)]
+struct Longest {
+    dfa: DFA,
+    cache: Mutex<Option<Cache>>,
+}
+
+/// The lazy DFA's cache: small, since one is kept per regex in use.
+const DFA_CACHE: usize = 256 * 1024;
+
+impl Re {
+    #[inline]
+    pub fn is_match(&self, h: &[u8]) -> bool {
+        self.re.is_match(h)
+    }
+
+    /// The leftmost-longest match starting at or after `pos`.
+    #[inline]
+    pub fn find_at(&self, h: &[u8], pos: usize) -> Option<(usize, usize)> {
+        let m = self.re.find_at(h, pos)?;
+        let (s, mut e) = (m.start(), m.end());
+        if let Some(l) = &self.longest {
+            e = e.max(l.end(h, s).unwrap_or(e));
+        }
+        Some((s, e))
+    }
+
+    #[inline]
+    pub fn find(&self, h: &[u8]) -> Option<(usize, usize)> {
+        self.find_at(h, 0)
+    }
+
+    /// Successive matches, an empty one never right after the previous match (the
+    /// `regex` crate's rule, which is gawk's for `FPAT` and `split`).
+    pub fn find_iter<'r, 'h>(&'r self, h: &'h [u8]) -> FindIter<'r, 'h> {
+        FindIter {
+            re: self,
+            h,
+            pos: 0,
+            last_end: None,
+        }
+    }
+
+    /// The groups of the leftmost match at or after `pos`; the whole match is widened to
+    /// the longest as in [`Re::find_at`] and returned with them.
+    pub fn captures_at<'h>(
+        &self,
+        h: &'h [u8],
+        pos: usize,
+    ) -> Option<(Captures<'h>, (usize, usize))> {
+        let c = self.re.captures_at(h, pos)?;
+        let m = c.get(0)?;
+        let (s, mut e) = (m.start(), m.end());
+        if let Some(l) = &self.longest {
+            e = e.max(l.end(h, s).unwrap_or(e));
+        }
+        Some((c, (s, e)))
+    }
+}
+
+impl Longest {
+    /// The end of the longest match anchored at `start`.
+    fn end(&self, h: &[u8], start: usize) -> Option<usize> {
+        let mut guard = self.cache.lock().ok()?;
+        let cache = guard.get_or_insert_with(|| self.dfa.create_cache());
+        let input = Input::new(h).range(start..).anchored(Anchored::Yes);
+        let hm = self.dfa.try_search_fwd(cache, &input).ok()??;
+        Some(hm.offset())
+    }
+}
+
+/// See [`Re::find_iter`].
+pub struct FindIter<'r, 'h> {
+    re: &'r Re,
+    h: &'h [u8],
+    pos: usize,
+    last_end: Option<usize>,
+}
+
+impl Iterator for FindIter<'_, '_> {
+    type Item = (usize, usize);
+    fn next(&mut self) -> Option<(usize, usize)> {
+        loop {
+            if self.pos > self.h.len() {
+                return None;
+            }
+            let (s, e) = self.re.find_at(self.h, self.pos)?;
+            if s == e && self.last_end == Some(s) {
+                self.pos = s + 1;
+                continue;
+            }
+            self.last_end = Some(e);
+            self.pos = e;
+            return Some((s, e));
+        }
+    }
+}
 
 /// Compile an awk ERE (as written in a regex literal or a dynamic regex string).
-pub fn compile(pat: &[u8]) -> Result<Regex, String> {
+pub fn compile(pat: &[u8]) -> Result<Re, String> {
     build(pat, false)
 }
 
 /// Compile an awk ERE, ignoring (ASCII) case when `icase` (gawk's `IGNORECASE`).
-pub fn build(pat: &[u8], icase: bool) -> Result<Regex, String> {
+pub fn build(pat: &[u8], icase: bool) -> Result<Re, String> {
     let text = translate(pat)?;
-    RegexBuilder::new(&text)
+    from_text(&text, icase)
+}
+
+fn from_text(text: &str, icase: bool) -> Result<Re, String> {
+    let re = RegexBuilder::new(text)
         .unicode(false)
         .dot_matches_new_line(true)
         .case_insensitive(icase)
         .build()
-        .map_err(|e| crate::promoted::posix_re::short(&e))
+        .map_err(|e| crate::promoted::posix_re::short(&e))?;
+    // Only alternatives (and optional or repeated groups) can make the first match found
+    // shorter than the longest.
+    let longest = if text.contains('|') || text.contains(')') {
+        DFA::builder()
+            .configure(
+                DFA::config()
+                    .match_kind(MatchKind::All)
+                    .cache_capacity(DFA_CACHE)
+                    .skip_cache_capacity_check(true),
+            )
+            .syntax(
+                syntax::Config::new()
+                    .unicode(false)
+                    .utf8(false)
+                    .case_insensitive(icase)
+                    .dot_matches_new_line(true),
+            )
+            .thompson(regex_automata::nfa::thompson::Config::new().utf8(false))
+            .build(text)
+            .ok()
+            .map(|dfa| {
+                Arc::new(Longest {
+                    dfa,
+                    cache: Mutex::new(None),
+                })
+            })
+    } else {
+        None
+    };
+    Ok(Re { re, longest })
 }
 
 /// A regex matching `c` literally.
-pub fn literal(c: &[u8]) -> Result<Regex, String> {
+pub fn literal(c: &[u8]) -> Result<Re, String> {
     let mut out = String::new();
     for &b in c {
         push_byte(&mut out, b);
     }
-    RegexBuilder::new(&out)
-        .unicode(false)
-        .build()
-        .map_err(|e| e.to_string())
+    from_text(&out, false)
 }
 
 /// Append byte `b` as a literal outside a class.
