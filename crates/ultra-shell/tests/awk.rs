@@ -5,9 +5,22 @@
 //! - `system()`, `print | "cmd"` and `"cmd" | getline` are refused (exit 2, a message naming
 //!   the reason) because Ultra's shell spawns no processes;
 //! - a syntax error in a program given on the command line is a seed 004 structured
-//!   `invalid_arguments` error (exit 1, JSON on stderr), where gawk exits 2; with `-f` the
-//!   program is read at run time and a syntax error exits 2 like gawk;
+//!   `invalid_arguments` error (exit 1, JSON on stderr, where gawk prints its message and
+//!   exits 1); with `-f` the program is read at run time and a syntax error exits 1 like
+//!   gawk's;
 //! - `rand()` draws from a different generator (only its range is comparable);
+//! - `PROCINFO` holds only what the program puts in it (gawk fills in `version`, `pid`, ...);
+//!   `sorted_in` by a user function is refused; `--csv` (gawk 5.3) is not supported;
+//! - `typeof(v)` is decided from the program text for a variable not yet assigned
+//!   ("untyped" when it is used nowhere else, "unassigned" otherwise) and a variable used
+//!   as an array anywhere is "array" from the start;
+//! - the submatches of `gensub` (`\1`) and `match(s, re, arr)` are the `regex` crate's
+//!   leftmost-first choice inside the leftmost-longest whole match.
+//!
+//! The model (the same as gawk's under `LC_ALL=C`, which is how the cases run): strings are
+//! bytes. `length`, `substr`, `index`, `printf %c` and field splitting count bytes, regexes
+//! match bytes (`.` is one byte, `[é]` the set of its two bytes), `toupper`/`tolower` and
+//! `IGNORECASE` change ASCII letters only. Ultra's awk keeps this model in every locale.
 //! - `for (k in a)` order is unspecified: cases sort such output.
 
 #![allow(clippy::unwrap_used)]
@@ -325,6 +338,25 @@ const CASES: &[&str] = &[
     "awk 'BEGIN { print (\"a\" ~ /\\a/), (\"x\" ~ /[[:alpha:]]/), (\"\\t\" ~ /[[:blank:]]/), (\"a.b\" ~ /a\\.b/), (\"aXb\" ~ /a\\.b/), (\"(\" ~ /\\(/) }'",
     "awk 'BEGIN { print (\"b\" ~ /[z-a]/) }'",
     "printf 'x\\303\\251y\\n' > u.txt; awk '{ n = split($0, c, \"\"); print n; gsub(/[^a-z]/, \"?\"); print }' u.txt",
+    // gawk extensions: bit functions, time functions (UTC), typeof; several -f files
+    "awk 'BEGIN { print and(12, 10), or(12, 3), xor(5, 3), lshift(1, 10), rshift(1024, 3), compl(0), and(7, 6, 3), and(1.9, 3), compl(5), lshift(1, 60) }'",
+    "awk 'BEGIN { print and(-1, 3) }'",
+    "TZ=UTC awk 'BEGIN { print strftime(\"%Y-%m-%d %H:%M:%S\", 0); print strftime(\"%a %A %b %B %j %u %w %U %W %V %G %g %e %I %p %y %C %z %s %D %T %R %F %%\", 1700000000) }'",
+    "TZ=UTC awk 'BEGIN { print strftime(\"%c|%x|%X|%h|%k|%l|%r|%Z\", 1700000000); print strftime(\"%Z\", 0, 1) }'",
+    "TZ=UTC awk 'BEGIN { for (t = -86400 * 400; t < 86400 * 800; t += 86400 * 7 + 3601) s = s strftime(\"%G-%V %U %W %j|\", t); print s }'",
+    "TZ=UTC awk 'BEGIN { print mktime(\"2024 01 15 12 30 45\"), mktime(\"2024 13 40 25 61 61\"), mktime(\"bad\"), mktime(\"1970 1 1 0 0 0\"), mktime(\"2000 2 30 0 0 -1\") }'",
+    "TZ=UTC awk 'BEGIN { t = mktime(\"2024 02 29 23 59 59\"); print t, strftime(\"%F %T\", t), strftime(\"%Y\", -1), strftime(\"%Y\", \"abc\") }'",
+    "awk 'BEGIN { t = systime(); print (t > 1700000000), (t == int(t)), (length(strftime()) > 20) }'",
+    "awk 'BEGIN { print typeof(x), typeof(1), typeof(\"a\"), typeof(a[1]); arr[1]; y = z; print typeof(z), typeof(arr); split(\"3 x\", p); print typeof(p[1]), typeof(p[2]) }'",
+    "echo '4 x' | awk '{ print typeof($1), typeof($2), typeof($1 + 0), typeof($1 \"\") }'",
+    "printf 'BEGIN { n = 1 }\\n' > p1.awk; printf '{ print n++, $0 }\\n' > p2.awk; awk -f p1.awk -f p2.awk f.txt",
+    "printf '{ print \"stdin prog:\", $0 }\\n' | awk -f - f.txt",
+    "printf 'BEGIN { print 1 }\\n' > p1.awk; printf 'BEGIN { print (2 + }\\n' > p3.awk; awk -f p1.awk -f p3.awk; echo \"status $?\"",
+    "printf 'function f(x) { return x * 2 }\\n' > lib.awk; awk -f lib.awk -f prog.awk f.txt; printf 'BEGIN { print f(21) }\\n' > m.awk; awk -f lib.awk -f m.awk",
+    "awk 'BEGIN { print 1; if (0) f() } END { print 2 }' f.txt",
+    "awk 'BEGIN { print 1; g() }'",
+    "awk 'function h() { return 1 } BEGIN { print h(); x = g(1, 2) }'",
+    "printf 'BEGIN { print 1; if (0) undefined_fn(1) }\\n' > u.awk; awk -f u.awk",
     // POSIX leftmost-longest matches
     "awk 'BEGIN { print match(\"abc\", /(a|ab)/), RLENGTH; s = \"xyzxy\"; gsub(/x|xy|xyz/, \"<&>\", s); print s; t = \"abcd\"; sub(/(ab)?(abcd)?/, \"[&]\", t); print t }'",
     "echo 'a1b22c333' | awk -F '[0-9]|[0-9][0-9]' '{ print NF, $2, $3 }'",
@@ -480,9 +512,9 @@ fn refused_and_structured() {
             .unwrap()
             .starts_with("line 1, column")
     );
-    // With -f the program is parsed at run time: a located message and exit 2 (gawk: 1).
+    // With -f the program is parsed at run time: a located message and exit 1 as gawk.
     let (_, err, status) = ws.run("awk -f bad.awk f.txt");
-    assert_eq!(status, 2);
+    assert_eq!(status, 1);
     assert!(err.contains("bad.awk:2:"), "{err}");
     // rand() stays in [0, 1) and srand returns the previous seed.
     let (out, _, _) = ws.run("awk 'BEGIN { srand(5); for (i = 0; i < 1000; i++) { r = rand(); if (r < 0 || r >= 1) bad++ } print bad + 0, srand() }'");

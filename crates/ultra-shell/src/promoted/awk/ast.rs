@@ -144,6 +144,9 @@ pub struct Func {
     /// Which parameters are arrays (inferred from use).
     pub array_param: Vec<bool>,
     pub body: Vec<Stmt>,
+    /// False for a function called but never defined: fatal when a call is reached, as
+    /// in gawk.
+    pub defined: bool,
 }
 
 /// A parsed program.

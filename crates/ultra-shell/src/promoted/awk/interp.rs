@@ -1640,6 +1640,9 @@ impl<'a> Interp<'a> {
     fn call(&mut self, fi: usize, args: &'a [Expr]) -> R<Value> {
         let prog = self.prog;
         let f = &prog.funcs[fi];
+        if !f.defined {
+            return fatal(format!("function `{}' not defined", f.name));
+        }
         if self.depth >= MAX_DEPTH || self.stack_top.abs_diff(stack_addr()) > STACK_BUDGET {
             return fatal(format!(
                 "function `{}': function calls nested too deeply",

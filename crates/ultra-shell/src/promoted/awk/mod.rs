@@ -292,7 +292,8 @@ impl Promoted for Awk {
                     e.col,
                     e.message
                 );
-                return 2;
+                // gawk's status for a program that does not parse.
+                return 1;
             }
         };
         let mut interp = match interp::Interp::new(

@@ -38,7 +38,6 @@ struct Parser {
     locals: Option<Vec<String>>,
     func_ids: HashMap<String, usize>,
     funcs: Vec<Option<Func>>,
-    func_refs: Vec<(usize, usize, usize)>,
     regexes: Vec<Vec<u8>>,
     ranges: usize,
     no_gt: bool,
@@ -79,7 +78,6 @@ pub fn parse_with(src: &[u8], posix: bool) -> PResult<Program> {
         locals: None,
         func_ids: HashMap::new(),
         funcs: Vec::new(),
-        func_refs: Vec::new(),
         regexes: Vec::new(),
         ranges: 0,
         no_gt: false,
@@ -97,18 +95,15 @@ pub fn parse_with(src: &[u8], posix: bool) -> PResult<Program> {
         ..Program::default()
     };
     p.program(&mut prog)?;
-    for &(fi, line, col) in &p.func_refs {
+    // A function called but never defined is fatal only when a call runs (gawk).
+    for (name, &fi) in &p.func_ids {
         if p.funcs[fi].is_none() {
-            let name = p
-                .func_ids
-                .iter()
-                .find(|(_, v)| **v == fi)
-                .map(|(k, _)| k.clone())
-                .unwrap_or_default();
-            return Err(SyntaxError {
-                line,
-                col,
-                message: format!("function `{name}' called but never defined"),
+            p.funcs[fi] = Some(Func {
+                name: name.clone(),
+                params: Vec::new(),
+                array_param: Vec::new(),
+                body: Vec::new(),
+                defined: false,
             });
         }
     }
@@ -350,6 +345,7 @@ impl Parser {
             array_param: vec![false; params.len()],
             params,
             body,
+            defined: true,
         });
         Ok(())
     }
@@ -1006,12 +1002,10 @@ impl Parser {
                 Ok(Expr::Var(self.var(&n)?))
             }
             Tok::FuncName(n) => {
-                let (line, col) = (self.toks[self.pos].line, self.toks[self.pos].col);
                 self.advance();
                 self.expect(&Tok::LParen)?;
                 let args = self.call_args()?;
                 let fi = self.func_id(&n);
-                self.func_refs.push((fi, line, col));
                 Ok(Expr::Call(fi, args))
             }
             Tok::Builtin(b) => {
@@ -1325,6 +1319,7 @@ fn infer(prog: &mut Program) -> PResult<()> {
             inf.stmt(Some(fi), s, &names);
         }
     }
+    inf.edges.retain(|e| prog.funcs[e.2].defined);
     for &(ctx, _, fi, j) in &inf.edges {
         if j >= prog.funcs[fi].params.len() {
             return Err(SyntaxError {
