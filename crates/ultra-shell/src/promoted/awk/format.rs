@@ -78,18 +78,15 @@ pub fn fmt_float(out: &mut Vec<u8>, x: f64, conv: u8, default_prec: usize, f: &F
     let a = x.abs();
     let upper = conv.is_ascii_uppercase();
     if !x.is_finite() {
+        // gawk prints these whole, signed, without padding or precision.
         let body = match (x.is_nan(), upper) {
             (true, false) => "nan",
             (true, true) => "NAN",
             (false, false) => "inf",
             (false, true) => "INF",
         };
-        let sign = if x.is_nan() {
-            if neg { &b"-"[..] } else { sign_of(false, f) }
-        } else {
-            sign_of(neg, f)
-        };
-        pad(out, sign, body.as_bytes(), f, false);
+        out.push(if x.is_sign_negative() { b'-' } else { b'+' });
+        out.extend_from_slice(body.as_bytes());
         return;
     }
     let mut body = String::new();

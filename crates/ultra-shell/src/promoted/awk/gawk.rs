@@ -227,7 +227,7 @@ fn mktime(spec: &[u8]) -> f64 {
 }
 
 /// Expand a `gensub` replacement for one match: `\0` and `&` are the match, `\N` group N,
-/// `\&` a literal `&`, `\\` a backslash.
+/// any other `\q` is `q`.
 fn push_gensub_repl(
     out: &mut Vec<u8>,
     repl: &[u8],
@@ -248,15 +248,12 @@ fn push_gensub_repl(
                     }
                     i += 2;
                 }
-                Some(b'&') => {
-                    out.push(b'&');
+                // `\q` for any other q is q.
+                Some(&c) => {
+                    out.push(c);
                     i += 2;
                 }
-                Some(b'\\') => {
-                    out.push(b'\\');
-                    i += 2;
-                }
-                _ => {
+                None => {
                     out.push(b'\\');
                     i += 1;
                 }

@@ -124,6 +124,10 @@ pub struct Interp<'a> {
     icase: bool,
     /// gawk's `FPAT` decides the fields (since it was last assigned, after `FS`).
     fpat_on: bool,
+    /// `$0` was assigned a string (or rebuilt): it compares as a string.
+    rec_str: bool,
+    /// Fields assigned a string since the record was split.
+    str_fields: Vec<usize>,
     dyn_re: HashMap<Vec<u8>, Regex>,
     globals: Vec<Value>,
     arrays: Vec<Array>,
@@ -213,6 +217,8 @@ impl<'a> Interp<'a> {
             other_regexes: None,
             icase: false,
             fpat_on: false,
+            rec_str: false,
+            str_fields: Vec::new(),
             dyn_re: HashMap::new(),
             globals: vec![Value::Uninit; n],
             arrays: (0..n).map(|_| Array::default()).collect(),
@@ -716,6 +722,19 @@ impl<'a> Interp<'a> {
         self.split = false;
         self.fields.clear();
         self.scan_pos = 0;
+        self.rec_str = false;
+        self.str_fields.clear();
+    }
+
+    /// Whether field `i` holds a string assigned by the program (gawk keeps its type:
+    /// it compares as a string even when it looks numeric), rather than input (strnum).
+    #[inline]
+    fn field_is_str(&self, i: usize) -> bool {
+        if i == 0 {
+            self.rec_str
+        } else {
+            !self.str_fields.is_empty() && self.str_fields.contains(&i)
+        }
     }
 
     /// Split fields until `want` are known (or all of them), resuming where the last
@@ -841,6 +860,9 @@ impl<'a> Interp<'a> {
 
     fn rebuild(&mut self, n: usize, set: Option<(usize, &[u8])>) {
         self.ensure_split();
+        // A rebuilt record is a string (gawk).
+        self.rec_str = true;
+        self.str_fields.retain(|&f| f <= n);
         let mut rec = Vec::with_capacity(self.record.len() + 16);
         let mut fields = Vec::with_capacity(n);
         for j in 1..=n {
@@ -1111,6 +1133,15 @@ impl<'a> Interp<'a> {
             Place::Field(i) => {
                 let b = self.to_bytes(&v);
                 self.set_field(i, &b);
+                let is_str = matches!(v, Value::Str(_));
+                if i == 0 {
+                    self.rec_str = is_str;
+                } else {
+                    self.str_fields.retain(|&f| f != i);
+                    if is_str {
+                        self.str_fields.push(i);
+                    }
+                }
             }
             Place::Elem(id, k) => {
                 match self.arrays[id].get_mut(&k[..]) {
@@ -1459,6 +1490,7 @@ impl<'a> Interp<'a> {
     fn cmp_field(&mut self, op: CmpOp, i: usize, v: &Value, swapped: bool) -> bool {
         let vn = v.cmp_num();
         if let Some(y) = vn
+            && !self.field_is_str(i)
             && let Some(x) = looks_numeric(self.field(i))
         {
             return if swapped {
@@ -1503,6 +1535,9 @@ impl<'a> Interp<'a> {
             }
             Expr::Field(ix) => {
                 let i = self.field_index(ix)?;
+                if self.field_is_str(i) {
+                    return Ok(Value::str(self.field(i)));
+                }
                 Value::input(self.field(i))
             }
             Expr::Index(r, subs) => {
@@ -1535,17 +1570,10 @@ impl<'a> Interp<'a> {
                     v
                 }
                 Some(op) => {
+                    // gawk evaluates the right side first (`a[i++] += i`).
+                    let r = self.num(rhs)?;
                     let p = self.place(lv)?;
                     let cur = self.get_place(&p).num();
-                    let r = match self.num(rhs) {
-                        Ok(r) => r,
-                        Err(e) => {
-                            if let Place::Elem(_, k) = p {
-                                self.keybuf = k;
-                            }
-                            return Err(e);
-                        }
-                    };
                     let n = arith(*op, cur, r)?;
                     self.set_place(p, Value::Num(n))?;
                     Value::Num(n)
@@ -1992,18 +2020,29 @@ fn ord_ok(op: CmpOp, o: std::cmp::Ordering) -> bool {
     }
 }
 
-/// Expand a `sub`/`gsub` replacement for one match: `&` is the match, `\&` a literal `&`,
-/// `\\` a backslash.
+/// Expand a `sub`/`gsub` replacement for one match by gawk's rules (on the string's
+/// bytes): `&` is the match, `\&` a literal `&`, `\\&` a backslash and the match, `\\\&` a
+/// backslash and a literal `&`, `\\\\` two backslashes; any other backslash stays as it is.
 fn push_repl(out: &mut Vec<u8>, repl: &[u8], m: &[u8]) {
     let mut i = 0;
     while i < repl.len() {
+        let rest = &repl[i..];
         match repl[i] {
-            b'\\' if matches!(repl.get(i + 1), Some(b'&')) => {
-                out.push(b'&');
-                i += 2;
+            b'\\' if rest.starts_with(b"\\\\\\&") => {
+                out.extend_from_slice(b"\\&");
+                i += 4;
             }
-            b'\\' if matches!(repl.get(i + 1), Some(b'\\')) => {
+            b'\\' if rest.starts_with(b"\\\\\\\\") => {
+                out.extend_from_slice(b"\\\\");
+                i += 4;
+            }
+            b'\\' if rest.starts_with(b"\\\\&") => {
                 out.push(b'\\');
+                out.extend_from_slice(m);
+                i += 3;
+            }
+            b'\\' if rest.starts_with(b"\\&") => {
+                out.push(b'&');
                 i += 2;
             }
             b'&' => {
