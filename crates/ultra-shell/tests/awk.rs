@@ -383,6 +383,20 @@ const CASES: &[&str] = &[
     "echo 5 | awk '{ sub(/5/, \"7\"); print ($0 < 10), ($1 < 10) }'",
     "awk 'BEGIN { print \"+inf \" + 0, \" +inf\" + 0, \"+infx\" + 0, \"+INF\" + 0, \"-NaN\" + 0, \"+inf5\" + 0; printf \"[%5d][%-6d][%d][%d][%x][%g][%5.2f][%e][%G]\\n\", \"+inf\", \"-inf\", \"+nan\", \"-nan\", \"+inf\", \"+inf\", \"-nan\", \"+nan\", \"+inf\" }'",
     "awk 'BEGIN { x = -log(0); y = log(-1); print x, -x, y, -y; printf \"%d %d %s %s\\n\", y, -y, y, -y }'",
+    // paragraph mode: newline separates fields for a one-character FS; regex RS
+    "awk -F: 'BEGIN { RS = \"\" } { for (i = 1; i <= NF; i++) printf \"[%s]\", $i; print \"\" }' para.txt",
+    "awk 'BEGIN { RS = \"\"; FS = \"a\" } { for (i = 1; i <= NF; i++) printf \"[%s]\", $i; print \"\" }' para.txt",
+    "awk 'BEGIN { FS = \"e\"; RS = \"\" } { printf \"%d:\", NF; for (i = 1; i <= NF; i++) printf \"[%s]\", $i; print \"\" }' para.txt",
+    "awk 'BEGIN { RS = \"\"; FS = \"[ae]+\" } { printf \"%d:\", NF; for (i = 1; i <= NF; i++) printf \"[%s]\", $i; print \"\" }' para.txt",
+    "awk 'BEGIN { RS = \"\"; FS = \"\\t\" } { printf \"%d:\", NF; for (i = 1; i <= NF; i++) printf \"[%s]\", $i; print \"\" }' para.txt",
+    "awk 'BEGIN { RS = \"\" } { n = split($0, p, \":\"); printf \"%d:\", n; for (i = 1; i <= n; i++) printf \"[%s]\", p[i]; print \"\" }' para.txt",
+    "awk 'BEGIN { RS = \"\"; FS = \":\" } { $1 = $1; print; print NF }' OFS=, para.txt",
+    "awk 'BEGIN { RS = \"^x\" } { print NR \": [\" $0 \"]\" }' rsx.txt",
+    "awk 'BEGIN { RS = \"x$\" } { print NR \": [\" $0 \"]\" }' rsx.txt",
+    "awk 'BEGIN { RS = \"(^|b)x\" } { print NR \": [\" $0 \"]\" }' rsx.txt",
+    "awk 'BEGIN { RS = \"\\n+\" } { print NR \": [\" $0 \"]\" }' para.txt",
+    "awk 'BEGIN { RS = \"\" } { print NR \": \" $0; print \"--\" }' para.txt",
+    "awk 'BEGIN { RS = \"\" } NR == 1 { RS = \";\" } { print NR \": \" $0 }' para.txt",
     // POSIX leftmost-longest matches
     "awk 'BEGIN { print match(\"abc\", /(a|ab)/), RLENGTH; s = \"xyzxy\"; gsub(/x|xy|xyz/, \"<&>\", s); print s; t = \"abcd\"; sub(/(ab)?(abcd)?/, \"[&]\", t); print t }'",
     "echo 'a1b22c333' | awk -F '[0-9]|[0-9][0-9]' '{ print NF, $2, $3 }'",
@@ -440,6 +454,7 @@ const FIXTURES: &[(&str, &str)] = &[
     ("bad.awk", "BEGIN {\n  print (1 +\n}\n"),
     ("q.csv", "a,,\"b,c\",d\n\"x y\",1,\n,lead\n"),
     ("u2.txt", "aXbxc\n"),
+    ("rsx.txt", "xaxbxcx\nxd\n"),
 ];
 
 fn setup() -> Ws {

@@ -99,7 +99,18 @@ impl Reader {
                     if let Some(i) = memchr::memmem::find(hay, b"\n\n") {
                         let end = self.pos + scanned + i;
                         out.extend_from_slice(&self.buf[self.pos..end]);
+                        // The separator is the whole run of newlines (RS may change
+                        // before the next record).
                         self.pos = end;
+                        loop {
+                            while self.pos < self.buf.len() && self.buf[self.pos] == b'\n' {
+                                self.pos += 1;
+                            }
+                            if self.pos < self.buf.len() || self.eof {
+                                break;
+                            }
+                            self.refill(src)?;
+                        }
                         return Ok(true);
                     }
                     if self.eof {

@@ -970,10 +970,9 @@ impl<'a> Interp<'a> {
                 FsMode::Byte(fs[0])
             }
         } else {
-            let mut pat = fs.to_vec();
-            if para {
-                pat = [b"(".as_slice(), fs, b")|\n"].concat();
-            }
+            // In paragraph mode newline separates fields only for a single-character FS
+            // (gawk: not for a regex).
+            let pat = fs.to_vec();
             FsMode::Regex(re::build(&pat, self.icase).map_err(|e| Jump::Fatal(format!("FS: {e}")))?)
         })
     }
