@@ -87,12 +87,16 @@ enum FsMode {
 enum InSrc {
     Stdin,
     File(std::fs::File),
+    /// `/dev/null`: empty.
+    Null,
 }
 
 enum Output {
     File(BufWriter<Staged>),
     Stdout,
     Stderr,
+    /// `/dev/null`: discarded.
+    Null,
 }
 
 enum Place {
@@ -482,6 +486,7 @@ impl<'a> Interp<'a> {
             Output::File(w) => w
                 .write_all(bytes)
                 .map_err(|e| Jump::Fatal(format!("write failed: {e}"))),
+            Output::Null => Ok(()),
         }
     }
 
@@ -503,6 +508,7 @@ impl<'a> Interp<'a> {
         let o = match &name[..] {
             b"/dev/stdout" | b"-" => Output::Stdout,
             b"/dev/stderr" => Output::Stderr,
+            b"/dev/null" => Output::Null,
             _ => {
                 let path = lossy(&name);
                 if path.is_empty() {
@@ -557,6 +563,7 @@ impl<'a> Interp<'a> {
                 let r = match src {
                     InSrc::Stdin => self.main_reader.next(&mut *self.stdin, &self.rs, buf),
                     InSrc::File(f) => self.main_reader.next(f, &self.rs, buf),
+                    InSrc::Null => Ok(false),
                 };
                 match r {
                     Ok(true) => return Ok(true),
@@ -635,6 +642,8 @@ impl<'a> Interp<'a> {
             self.used_file = true;
             let src = if &arg[..] == b"-" || &arg[..] == b"/dev/stdin" {
                 InSrc::Stdin
+            } else if &arg[..] == b"/dev/null" {
+                InSrc::Null
             } else {
                 match self.cx.fs.open_read(self.cx.cwd, &lossy(&arg)) {
                     Ok(f) => InSrc::File(f),
@@ -682,6 +691,8 @@ impl<'a> Interp<'a> {
                     None => {
                         let src = if &name[..] == b"-" || &name[..] == b"/dev/stdin" {
                             InSrc::Stdin
+                        } else if &name[..] == b"/dev/null" {
+                            InSrc::Null
                         } else {
                             match self.cx.fs.open_read(self.cx.cwd, &lossy(&name)) {
                                 Ok(f) => InSrc::File(f),
@@ -697,6 +708,7 @@ impl<'a> Interp<'a> {
                 let r = match src {
                     InSrc::Stdin => reader.next(&mut *self.stdin, &self.rs, &mut buf),
                     InSrc::File(f) => reader.next(f, &self.rs, &mut buf),
+                    InSrc::Null => Ok(false),
                 };
                 match r {
                     Ok(true) => {}
@@ -1955,7 +1967,7 @@ impl<'a> Interp<'a> {
                     let _ = match o {
                         Output::File(w) => w.flush(),
                         Output::Stderr => self.stderr.flush(),
-                        Output::Stdout => Ok(()),
+                        Output::Stdout | Output::Null => Ok(()),
                     };
                 }
                 n(0.0)
@@ -1971,7 +1983,7 @@ fn finish_output(o: Output) -> std::io::Result<()> {
             let f = w.into_inner().map_err(|e| e.into_error())?;
             f.commit()
         }
-        Output::Stdout | Output::Stderr => Ok(()),
+        Output::Stdout | Output::Stderr | Output::Null => Ok(()),
     }
 }
 

@@ -246,10 +246,23 @@ impl Parser {
     }
 
     fn program(&mut self, prog: &mut Program) -> PResult<()> {
+        // One `;` may end an item (gawk rejects a `;` with no rule before it).
+        let mut semi_ok = false;
         loop {
-            while matches!(self.tok(), Tok::Newline | Tok::Semi) {
-                self.advance();
+            loop {
+                match self.tok() {
+                    Tok::Newline => self.advance(),
+                    Tok::Semi if semi_ok => {
+                        semi_ok = false;
+                        self.advance();
+                    }
+                    Tok::Semi => {
+                        return self.err("each rule must have a pattern or an action part");
+                    }
+                    _ => break,
+                }
             }
+            semi_ok = true;
             match self.tok().clone() {
                 Tok::Eof => return Ok(()),
                 Tok::Begin => {
@@ -321,9 +334,14 @@ impl Parser {
         self.expect(&Tok::LParen)?;
         let mut params = Vec::new();
         self.nls();
-        while let Tok::Name(p) = self.tok().clone() {
+        while let Tok::Name(p) | Tok::FuncName(p) = self.tok().clone() {
             if params.contains(&p) {
                 return self.err(format!("duplicate parameter `{p}'"));
+            }
+            if p == name {
+                return self.err(format!(
+                    "function `{name}': can't use function name as parameter name"
+                ));
             }
             params.push(p);
             self.advance();
@@ -331,6 +349,9 @@ impl Parser {
             if *self.tok() == Tok::Comma {
                 self.advance();
                 self.nls();
+                if !matches!(self.tok(), Tok::Name(_) | Tok::FuncName(_)) {
+                    return self.err("syntax error: a parameter name expected after `,'");
+                }
             } else {
                 break;
             }
@@ -518,7 +539,7 @@ impl Parser {
                         self.no_gt = true;
                         let target = self.concat()?;
                         self.no_gt = save;
-                        let is_std = matches!(&target, Expr::Str(s) if &**s == b"/dev/stdout" || &**s == b"/dev/stderr");
+                        let is_std = matches!(&target, Expr::Str(s) if matches!(&s[..], b"/dev/stdout" | b"/dev/stderr" | b"/dev/null"));
                         Some(match t {
                             Tok::Gt => {
                                 if !is_std {
