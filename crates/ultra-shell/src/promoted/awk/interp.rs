@@ -1812,6 +1812,8 @@ impl<'a> Interp<'a> {
                 let mode = match args.get(2) {
                     None => None,
                     Some(e) => Some(match strip(e) {
+                        // An empty regex splits into characters, as "" does.
+                        Expr::Regex(i) if self.prog.regexes[*i].is_empty() => FsMode::Chars,
                         Expr::Regex(i) => FsMode::Regex(self.regexes[*i].clone()),
                         _ => {
                             let sep = self.str_arg(e)?;
