@@ -652,3 +652,28 @@ fn try_cases() {
         println!("{mark} {case}\n  ultra: {out:?} {status} {err:?}\n  gawk:  {gout:?} {gstatus}");
     }
 }
+
+/// Timing aid: `AWK_BENCH=file cargo test --release --test awk bench_sum -- --ignored
+/// --nocapture` times `awk '{ s += $3 } END { print s }'` (and a regex FS) over `file`.
+#[test]
+#[ignore = "timing aid"]
+fn bench_sum() {
+    let Ok(path) = std::env::var("AWK_BENCH") else {
+        return;
+    };
+    let mut ws = setup();
+    std::fs::copy(&path, ws.dir.path().join("root").join("big.txt")).unwrap();
+    for script in [
+        "awk '{ s += $3 } END { print s }' big.txt",
+        "awk -F '[ ]+' '{ s += $3 } END { print s }' big.txt",
+        "awk '/k99/ { n++ } END { print n }' big.txt",
+        "awk '{ print $1 }' big.txt | tail -1",
+    ] {
+        let t = std::time::Instant::now();
+        let (out, err, status) = ws.run(script);
+        println!(
+            "{:>8.3}s {script}: {out:?} {err:?} {status}",
+            t.elapsed().as_secs_f64()
+        );
+    }
+}
