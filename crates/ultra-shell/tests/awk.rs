@@ -444,6 +444,14 @@ const CASES: &[&str] = &[
     "printf '\\303\\251t\\303\\251\\n' > u8.txt; awk '{ printf \"%c|%.1s|%3s|\\n\", $0, $0, \"é\" }' u8.txt | awk '{ print length($0) }'",
     "awk 'BEGIN { printf \"%c\", 233 }' | awk '{ print length($0) }'",
     "awk 'BEGIN { printf \"%c\", 256 + 65; print \"\" }'",
+    // extension edge cases: time and bit limits, gensub counts, for-in over a snapshot
+    "TZ=UTC awk 'BEGIN { print mktime(\"2147483647 12 31 23 59 59\"), mktime(\"-5000 1 1 0 0 0\"), mktime(\"2024 1 1 0 0 99999999999\"), strftime(\"%Y\", 1e16) }'",
+    "awk 'BEGIN { print lshift(1, 64), rshift(5, 100), and(2^70, 1), compl(2^60) }'",
+    "awk 'BEGIN { print gensub(/a/, \"b\", \"x\", \"aaa\"), gensub(/a/, \"b\", 0, \"aaa\"), gensub(/a/, \"b\", -1, \"aaa\"), gensub(/a/, \"b\", 3, \"aaa\"), gensub(/a/, \"b\", 9, \"aaa\") }'",
+    "awk 'BEGIN { PROCINFO[\"sorted_in\"] = \"@unsorted\"; a[1]; for (k in a) print k }'",
+    "awk 'BEGIN { a[\"b\"] = 1; a[\"a\"] = 2; PROCINFO[\"sorted_in\"] = \"@ind_str_asc\"; for (k in a) { delete a[\"b\"]; print k } }'",
+    "awk 'BEGIN { a[\"b\"]; a[\"a\"]; a[\"c\"]; for (k in a) { delete a; n++ } print n, length(a) }'",
+    "awk 'BEGIN { print and(2^70, 2^63), and(2^64, 2^63), and(-0, 1), and(1e30, 1), lshift(3, 65), rshift(2^40, 66) }'",
     // POSIX leftmost-longest matches
     "awk 'BEGIN { print match(\"abc\", /(a|ab)/), RLENGTH; s = \"xyzxy\"; gsub(/x|xy|xyz/, \"<&>\", s); print s; t = \"abcd\"; sub(/(ab)?(abcd)?/, \"[&]\", t); print t }'",
     "echo 'a1b22c333' | awk -F '[0-9]|[0-9][0-9]' '{ print NF, $2, $3 }'",

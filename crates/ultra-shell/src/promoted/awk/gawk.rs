@@ -210,11 +210,14 @@ pub fn strftime(fmt: &[u8], secs: i64, utc: bool) -> Vec<u8> {
 fn mktime(spec: &[u8]) -> f64 {
     let text = String::from_utf8_lossy(spec);
     let mut nums = Vec::new();
-    for w in text.split_ascii_whitespace().take(7) {
-        match w.parse::<i64>() {
-            Ok(n) if n.abs() < 1 << 40 => nums.push(n),
-            _ => break,
+    for (k, w) in text.split_ascii_whitespace().take(7).enumerate() {
+        let Ok(n) = w.parse::<i128>() else { break };
+        // The year is a C long; the other fields are ints (wrapping as C's sscanf does).
+        let n = if k == 0 { n } else { i128::from(n as i32) };
+        if n.abs() > 1 << 31 {
+            return -1.0;
         }
+        nums.push(n as i64);
     }
     if nums.len() < 6 {
         return -1.0;
@@ -459,7 +462,12 @@ impl<'a> Interp<'a> {
                 x
             ));
         }
-        Ok(if x.is_nan() { 0 } else { x.trunc() as u64 })
+        // Past 2^64 the C conversion gawk makes gives 0 on x86-64.
+        Ok(if x.is_nan() || x >= 18_446_744_073_709_551_616.0 {
+            0
+        } else {
+            x.trunc() as u64
+        })
     }
 
     fn typeof_(&mut self, e: &'a Expr) -> R<&'static str> {
@@ -601,12 +609,9 @@ impl<'a> Interp<'a> {
             "lshift" | "rshift" => {
                 let v = self.uint_arg(b, 0, &args[0])?;
                 let s = self.uint_arg(b, 1, &args[1])?;
-                let s = u32::try_from(s).unwrap_or(u32::MAX);
-                let r = if b == "lshift" {
-                    v.checked_shl(s).unwrap_or(0)
-                } else {
-                    v.checked_shr(s).unwrap_or(0)
-                };
+                // x86-64 takes the shift count modulo 64, as gawk's C shift does there.
+                let s = (s % 64) as u32;
+                let r = if b == "lshift" { v << s } else { v >> s };
                 n(adjust_uint(r))
             }
             "compl" => {

@@ -1273,10 +1273,8 @@ impl<'a> Interp<'a> {
                 let id = self.array_id(*a);
                 let mut keys: Vec<Box<[u8]>> = self.arrays[id].keys().cloned().collect();
                 self.sort_for_in(id, &mut keys)?;
+                // gawk walks a snapshot of the indices, deleted ones included.
                 for key in keys {
-                    if !self.arrays[id].contains_key(&key) {
-                        continue;
-                    }
                     self.set_var(*k, Value::input(&key))?;
                     self.tick()?;
                     match self.exec(b)? {
