@@ -452,6 +452,10 @@ const CASES: &[&str] = &[
     "awk 'BEGIN { a[\"b\"] = 1; a[\"a\"] = 2; PROCINFO[\"sorted_in\"] = \"@ind_str_asc\"; for (k in a) { delete a[\"b\"]; print k } }'",
     "awk 'BEGIN { a[\"b\"]; a[\"a\"]; a[\"c\"]; for (k in a) { delete a; n++ } print n, length(a) }'",
     "awk 'BEGIN { print and(2^70, 2^63), and(2^64, 2^63), and(-0, 1), and(1e30, 1), lshift(3, 65), rshift(2^40, 66) }'",
+    // strtonum and isarray
+    "awk 'BEGIN { print strtonum(\"0x1A\"), strtonum(\"017\"), strtonum(\"1e3\"), strtonum(\"0x\"), strtonum(\" 12abc\"), strtonum(\"-0x10\"), strtonum(\"08\"), strtonum(3.5), strtonum(\"0X1f\"), strtonum(\"+017\"), strtonum(\"0x1.8p1\"), isarray(x); a[1]; print isarray(a) }'",
+    "echo '0x10 010 10' | awk '{ print strtonum($1) + strtonum($2) + strtonum($3), strtonum(\"0.5\"), strtonum(\"0\"), strtonum(\"019\"), strtonum(\"07.5\") }'",
+    "awk -P 'BEGIN { strtonum = 3; print strtonum }'",
     // POSIX leftmost-longest matches
     "awk 'BEGIN { print match(\"abc\", /(a|ab)/), RLENGTH; s = \"xyzxy\"; gsub(/x|xy|xyz/, \"<&>\", s); print s; t = \"abcd\"; sub(/(ab)?(abcd)?/, \"[&]\", t); print t }'",
     "echo 'a1b22c333' | awk -F '[0-9]|[0-9][0-9]' '{ print NF, $2, $3 }'",

@@ -63,6 +63,32 @@ fn adjust_uint(n: u64) -> f64 {
     (n & mask) as f64
 }
 
+/// gawk's `strtonum`: `0x` hex and `0` octal prefixes (octal falls back to decimal at an
+/// 8 or 9), otherwise awk's own conversion.
+fn strtonum(s: &[u8]) -> f64 {
+    let t = s.trim_ascii_start();
+    if t.len() > 1 && t[0] == b'0' {
+        if matches!(t[1], b'x' | b'X') {
+            let mut v = 0f64;
+            for &b in &t[2..] {
+                let Some(d) = (b as char).to_digit(16) else {
+                    break;
+                };
+                v = v * 16.0 + f64::from(d);
+            }
+            return v;
+        }
+        let digits = t.iter().take_while(|b| b.is_ascii_digit()).count();
+        let fraction = matches!(t.get(digits), Some(b'.' | b'e' | b'E'));
+        if !fraction && !t[..digits].iter().any(|&b| b >= b'8') {
+            return t[..digits]
+                .iter()
+                .fold(0f64, |v, &b| v * 8.0 + f64::from(b - b'0'));
+        }
+    }
+    str_to_num(s)
+}
+
 /// (year, month, day) of a day count since 1970-01-01.
 fn civil(days: i64) -> (i64, i64, i64) {
     let z = days + 719_468;
@@ -617,6 +643,21 @@ impl<'a> Interp<'a> {
             "compl" => {
                 let v = self.uint_arg(b, 0, &args[0])?;
                 n(adjust_uint(!v))
+            }
+            "isarray" => {
+                let is = matches!(strip(&args[0]), Expr::Var(r) if self.is_array(*r));
+                n(f64::from(u8::from(is)))
+            }
+            "strtonum" => {
+                let v = self.eval(&args[0])?;
+                // Numbers, and input that looks like one, are taken as they are.
+                match &v {
+                    Value::Num(x) => return n(*x),
+                    Value::StrNum(t) if looks_numeric(t).is_some() => return n(v.num()),
+                    _ => {}
+                }
+                let s = self.to_bytes(&v);
+                n(strtonum(&s))
             }
             "typeof" => {
                 let t = self.typeof_(&args[0])?;

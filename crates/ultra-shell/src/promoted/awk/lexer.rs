@@ -93,7 +93,7 @@ pub const BUILTINS: &[&str] = &[
 /// gawk's built-in functions (plain names under `--posix`).
 pub const GAWK_BUILTINS: &[&str] = &[
     "gensub", "asort", "asorti", "strftime", "systime", "mktime", "and", "or", "xor", "lshift",
-    "rshift", "compl", "typeof",
+    "rshift", "compl", "typeof", "isarray", "strtonum",
 ];
 
 fn keyword(s: &str, posix: bool) -> Option<Tok> {

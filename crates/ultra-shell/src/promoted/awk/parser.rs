@@ -1083,7 +1083,7 @@ impl Parser {
             "mktime" => (1, 2),
             "and" | "or" | "xor" => (2, usize::MAX),
             "lshift" | "rshift" => (2, 2),
-            "compl" | "typeof" => (1, 1),
+            "compl" | "typeof" | "isarray" | "strtonum" => (1, 1),
             "sprintf" => (1, usize::MAX),
             "sin" | "cos" | "exp" | "log" | "sqrt" | "int" | "tolower" | "toupper" | "system" => {
                 (1, 1)
@@ -1214,7 +1214,7 @@ impl Infer {
                         if let Expr::Var(r) = strip(a) {
                             self.mark(ctx, *r, true, names);
                         }
-                    } else if *b == "typeof" && j == 0 {
+                    } else if matches!(*b, "typeof" | "isarray") && j == 0 {
                         // typeof(x) works on both and leaves x untyped.
                         if !matches!(strip(a), Expr::Var(_)) {
                             self.expr(ctx, a, names);
