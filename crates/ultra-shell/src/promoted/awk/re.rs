@@ -32,8 +32,10 @@ struct Longest {
     cache: Mutex<Option<Cache>>,
 }
 
-/// The lazy DFA's cache: small, since one is kept per regex in use.
-const DFA_CACHE: usize = 256 * 1024;
+/// The lazy DFA's cache: small, since one is kept per regex in use (up to the interpreter's
+/// few hundred cached dynamic regexes). When it is too small for a search, that search
+/// falls back to the leftmost-first end.
+const DFA_CACHE: usize = 64 * 1024;
 
 impl Re {
     #[inline]
@@ -514,5 +516,19 @@ mod tests {
         assert!(!m("^a+?$", b"a+") && m("^a**$", b"aaa") && m("a{", b"a{"));
         assert!(compile(b"[z-a]").is_err() && compile(b"(a").is_err());
         assert!(m("a)", b"a)"));
+    }
+
+    #[test]
+    fn longest() {
+        let f = |p: &str, s: &str| {
+            compile(p.as_bytes())
+                .ok()
+                .and_then(|r| r.find(s.as_bytes()))
+        };
+        assert_eq!(f("(a|ab)", "xabc"), Some((1, 3)));
+        assert_eq!(f("(x|xy)+z?", "xyxyxyz"), Some((0, 7)));
+        assert_eq!(f("(ab)?(abcd)?", "abcd"), Some((0, 4)));
+        let words = "(alpha|alphabet|beta|betamax|gamma|gammaray|delta|deltas)+";
+        assert_eq!(f(words, "alphabetbetamaxdeltas!"), Some((0, 21)));
     }
 }
