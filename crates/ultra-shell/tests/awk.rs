@@ -490,6 +490,14 @@ const CASES: &[&str] = &[
     "awk -v n=2 'NR % n == 0' lines.txt",
     "awk 'BEGIN { getline; print \"first: \" $0 } { print }' f.txt",
     "awk '{ print > ($1 \".out\") } END { close(\"a.out\"); while ((getline l < \"a.out\") > 0) print \"a.out:\", l }' f.txt",
+    // gawk's RT
+    "awk 'BEGIN { RS = \"\\n+\" } { printf \"%d [%s] <%s>\\n\", NR, $0, RT }' para.txt",
+    "awk 'BEGIN { RS = \"\" } { printf \"%d <%s>\\n\", NR, RT }' para.txt",
+    "awk '{ printf \"[%s]\", RT } END { print \"\" }' nonl.txt",
+    "awk 'BEGIN { RS = \"[0-9]+\" } { printf \"%s=%s;\", $0, RT } END { print \"\" }' cols.txt",
+    "awk 'BEGIN { RS = \";\" } { printf \"%s<%s>\", $0, RT } END { print \"\" }' semi.txt",
+    "awk 'BEGIN { RS = \"--+\"; while ((getline l < \"dash.txt\") > 0) printf \"%s(%s)\", l, RT; print \"\" }'",
+    "awk -P 'BEGIN { RT = 5 } { print RT }' f.txt",
     // POSIX leftmost-longest matches
     "awk 'BEGIN { print match(\"abc\", /(a|ab)/), RLENGTH; s = \"xyzxy\"; gsub(/x|xy|xyz/, \"<&>\", s); print s; t = \"abcd\"; sub(/(ab)?(abcd)?/, \"[&]\", t); print t }'",
     "echo 'a1b22c333' | awk -F '[0-9]|[0-9][0-9]' '{ print NF, $2, $3 }'",

@@ -1,6 +1,8 @@
 //! gawk's extensions to awk that agents use as if they were awk: `gensub`, `asort`,
 //! `asorti`, `strftime`/`systime`/`mktime` (UTC, as the shell's `date`), the bit functions,
-//! `typeof`, three-argument `match`, `IGNORECASE` and `PROCINFO["sorted_in"]`. Off under
+//! `typeof`, `strtonum`, `isarray`, three-argument `match`, `IGNORECASE` and
+//! `PROCINFO["sorted_in"]` (`BEGINFILE`/`ENDFILE`, `FPAT` and `RT` live in the interpreter
+//! and the reader). Off under
 //! `--posix`, where the parser never produces these builtins.
 
 use std::cmp::Ordering;

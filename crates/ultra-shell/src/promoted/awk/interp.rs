@@ -132,6 +132,8 @@ pub struct Interp<'a> {
     rec_str: bool,
     /// Fields assigned a string since the record was split.
     str_fields: Vec<usize>,
+    /// The slot of gawk's `RT` when the program uses it.
+    rt: Option<u32>,
     dyn_re: HashMap<Vec<u8>, Regex>,
     globals: Vec<Value>,
     arrays: Vec<Array>,
@@ -223,6 +225,14 @@ impl<'a> Interp<'a> {
             fpat_on: false,
             rec_str: false,
             str_fields: Vec::new(),
+            rt: if prog.posix {
+                None
+            } else {
+                prog.globals
+                    .iter()
+                    .position(|g| g == "RT")
+                    .map(|i| i as u32)
+            },
             dyn_re: HashMap::new(),
             globals: vec![Value::Uninit; n],
             arrays: (0..n).map(|_| Array::default()).collect(),
@@ -566,7 +576,14 @@ impl<'a> Interp<'a> {
                     InSrc::Null => Ok(false),
                 };
                 match r {
-                    Ok(true) => return Ok(true),
+                    Ok(true) => {
+                        if let Some(rt) = self.rt {
+                            let mut t = Vec::new();
+                            self.main_reader.terminator(&mut t);
+                            self.globals[rt as usize] = Value::Str(Rc::new(t));
+                        }
+                        return Ok(true);
+                    }
                     Ok(false) => {}
                     Err(e) => {
                         let _ = writeln!(self.stderr, "awk: read error: {e}");
@@ -714,6 +731,11 @@ impl<'a> Interp<'a> {
                     Ok(true) => {}
                     Ok(false) => return Ok(Value::Num(0.0)),
                     Err(_) => return Ok(Value::Num(-1.0)),
+                }
+                if let Some(rt) = self.rt {
+                    let mut t = Vec::new();
+                    self.inputs[idx].1.terminator(&mut t);
+                    self.globals[rt as usize] = Value::Str(Rc::new(t));
                 }
                 match var {
                     Some(v) => self.assign_expr(v, Value::input(&buf))?,
