@@ -1,6 +1,8 @@
 //! `awk`: a complete POSIX awk run in process (lexer, parser, tree-walking interpreter),
-//! reading and writing files only through the shell's confined file system; `system()`,
-//! `print | "cmd"` and `"cmd" | getline` are refused because the shell spawns no processes.
+//! with the gawk extensions agents use (`gawk.rs`; off under `--posix`), reading and writing
+//! files only through the shell's confined file system; `system()`, `print | "cmd"` and
+//! `"cmd" | getline` are refused because the shell spawns no processes. Strings are bytes,
+//! as in gawk under `LC_ALL=C` (see `re.rs` for regexes).
 
 pub mod ast;
 pub mod format;
@@ -77,7 +79,7 @@ impl Promoted for Awk {
     type Args = AwkArgs;
     const SPEC: PromotedSpec = PromotedSpec {
         name: "awk",
-        summary: "Run a POSIX awk program over files or stdin (fields, patterns, arrays, printf, functions); files are read and written inside the workspace, no commands are spawned.",
+        summary: "Run an awk program over files or stdin (POSIX awk with gawk's common extensions: gensub, asort, strftime, IGNORECASE, PROCINFO[\"sorted_in\"], BEGINFILE, FPAT; --posix turns them off); files are read and written inside the workspace, no commands are spawned.",
         usage: "awk [-P|--posix] [-F fs] [-v var=val]... ['program' | -f progfile...] [file | var=val]...",
         cli_examples: &[
             "awk -F, '$2 > 25 { print $1 }' data.csv",
