@@ -27,13 +27,11 @@ pub struct Awk;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct AwkArgs {
-    /// The awk program text (POSIX awk with gawk's common extensions). Exactly one of
-    /// `program` and `programFile`.
+    /// The awk program text. Exactly one of `program` and `programFile`.
     pub program: Option<String>,
-    /// Workspace files holding the program (`-f progfile`, repeatable; `-` reads it from
-    /// stdin), instead of `program`: one name or a list, joined in order.
+    /// Workspace file(s) holding the program (`-f`; `-` is stdin), instead of `program`.
     pub program_file: Option<ProgramFiles>,
-    /// `--posix` (`-P`): gawk's extensions (gensub, IGNORECASE, BEGINFILE, ...) are off.
+    /// `--posix`: gawk's extensions off.
     #[serde(default)]
     pub posix: bool,
     /// Input files, in order; `-` is stdin and `var=value` operands assign between files.
@@ -79,8 +77,8 @@ impl Promoted for Awk {
     type Args = AwkArgs;
     const SPEC: PromotedSpec = PromotedSpec {
         name: "awk",
-        summary: "Run an awk program over files or stdin (POSIX awk with gawk's common extensions: gensub, asort, strftime, IGNORECASE, PROCINFO[\"sorted_in\"], BEGINFILE, FPAT; --posix turns them off); files are read and written inside the workspace, no commands are spawned.",
-        usage: "awk [-P|--posix] [-F fs] [-v var=val]... ['program' | -f progfile...] [file | var=val]...",
+        summary: "Run an awk program (POSIX, plus gawk's gensub, asort, strftime, IGNORECASE, FPAT...) over files or stdin; files stay inside the workspace, no commands are spawned.",
+        usage: "awk [-F fs] [-v var=val]... ['program' | -f progfile...] [file | var=val]...",
         cli_examples: &[
             "awk -F, '$2 > 25 { print $1 }' data.csv",
             "awk '{ n[$1]++ } END { for (k in n) print k, n[k] }' log.txt",
