@@ -498,6 +498,10 @@ const CASES: &[&str] = &[
     "awk 'BEGIN { RS = \";\" } { printf \"%s<%s>\", $0, RT } END { print \"\" }' semi.txt",
     "awk 'BEGIN { RS = \"--+\"; while ((getline l < \"dash.txt\") > 0) printf \"%s(%s)\", l, RT; print \"\" }'",
     "awk -P 'BEGIN { RT = 5 } { print RT }' f.txt",
+    // a field count past the memory cap stops the program (it used to abort the process)
+    "awk 'BEGIN { NF = 1e12; print NF }'",
+    "awk 'BEGIN { $1e15 = 1; print NF }'",
+    "awk 'BEGIN { $0 = \"a b\"; NF = 5; print; $7 = \"x\"; print NF }'",
     // POSIX leftmost-longest matches
     "awk 'BEGIN { print match(\"abc\", /(a|ab)/), RLENGTH; s = \"xyzxy\"; gsub(/x|xy|xyz/, \"<&>\", s); print s; t = \"abcd\"; sub(/(ab)?(abcd)?/, \"[&]\", t); print t }'",
     "echo 'a1b22c333' | awk -F '[0-9]|[0-9][0-9]' '{ print NF, $2, $3 }'",

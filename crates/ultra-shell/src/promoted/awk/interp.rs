@@ -130,8 +130,8 @@ pub struct Interp<'a> {
     fpat_on: bool,
     /// `$0` was assigned a string (or rebuilt): it compares as a string.
     rec_str: bool,
-    /// Fields assigned a string since the record was split.
-    str_fields: Vec<usize>,
+    /// Which fields (by number) were assigned a string since the record was split.
+    str_fields: Vec<bool>,
     /// The slot of gawk's `RT` when the program uses it.
     rt: Option<u32>,
     dyn_re: HashMap<Vec<u8>, Regex>,
@@ -767,7 +767,7 @@ impl<'a> Interp<'a> {
         if i == 0 {
             self.rec_str
         } else {
-            !self.str_fields.is_empty() && self.str_fields.contains(&i)
+            self.str_fields.get(i).copied().unwrap_or(false)
         }
     }
 
@@ -892,11 +892,19 @@ impl<'a> Interp<'a> {
         Ok(n as usize)
     }
 
-    fn rebuild(&mut self, n: usize, set: Option<(usize, &[u8])>) {
+    fn rebuild(&mut self, n: usize, set: Option<(usize, &[u8])>) -> R<()> {
+        // Each field costs its range and a separator: refuse a count past the memory cap
+        // (`NF = 1e12`) rather than abort on the allocation.
+        let cost = n.saturating_mul(16 + self.ofs.len());
+        if cost > self.cx.fs.room() {
+            return fatal(format!(
+                "stopped: {n} fields would run past the command's memory limit"
+            ));
+        }
         self.ensure_split();
         // A rebuilt record is a string (gawk).
         self.rec_str = true;
-        self.str_fields.retain(|&f| f <= n);
+        self.str_fields.truncate(n + 1);
         let mut rec = Vec::with_capacity(self.record.len() + 16);
         let mut fields = Vec::with_capacity(n);
         for j in 1..=n {
@@ -918,25 +926,26 @@ impl<'a> Interp<'a> {
         self.fields = fields;
         self.nf = n;
         self.split = true;
+        Ok(())
     }
 
-    fn set_field(&mut self, i: usize, v: &[u8]) {
+    fn set_field(&mut self, i: usize, v: &[u8]) -> R<()> {
         if i == 0 {
             self.record.clear();
             self.record.extend_from_slice(v);
             self.reset_split();
-            return;
+            return Ok(());
         }
         self.ensure_split();
         let n = self.nf.max(i);
-        self.rebuild(n, Some((i, v)));
+        self.rebuild(n, Some((i, v)))
     }
 
     fn set_nf(&mut self, n: f64) -> R<()> {
         if n < 0.0 {
             return fatal("NF set to negative value");
         }
-        self.rebuild(n as usize, None);
+        self.rebuild(n as usize, None)?;
         Ok(())
     }
 
@@ -1165,15 +1174,15 @@ impl<'a> Interp<'a> {
             Place::Nf => self.set_nf(v.num())?,
             Place::Field(i) => {
                 let b = self.to_bytes(&v);
-                self.set_field(i, &b);
+                self.set_field(i, &b)?;
                 let is_str = matches!(v, Value::Str(_));
                 if i == 0 {
                     self.rec_str = is_str;
-                } else {
-                    self.str_fields.retain(|&f| f != i);
-                    if is_str {
-                        self.str_fields.push(i);
+                } else if is_str || i < self.str_fields.len() {
+                    if i >= self.str_fields.len() {
+                        self.str_fields.resize(i + 1, false);
                     }
+                    self.str_fields[i] = is_str;
                 }
             }
             Place::Elem(id, k) => {
