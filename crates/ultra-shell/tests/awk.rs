@@ -502,6 +502,9 @@ const CASES: &[&str] = &[
     "awk 'BEGIN { NF = 1e12; print NF }'",
     "awk 'BEGIN { $1e15 = 1; print NF }'",
     "awk 'BEGIN { $0 = \"a b\"; NF = 5; print; $7 = \"x\"; print NF }'",
+    "TZ=UTC awk 'BEGIN { print mktime(\"2024 1 1 0 0 0 1\"), mktime(\"2024 1 1 0 0 0 0\"), mktime(\"2024 1 1 0 0 0 -1\"), mktime(\"2024 1 1 0 0 0 5\"), mktime(\"2024 1 1 0 0 0\", 1), mktime(\"2024 1 1 0 0 0 1\", 1), mktime(\"1 1 1 1 1 1 1 1 1\") }'",
+    "awk 'BEGIN { x = sprintf(\"%.1000000000000f\", 1); print length(x) }'",
+    "awk 'BEGIN { print substr(\"abc\", -1e300, 1e300); print gensub(/(((((a)))))/, \"\\\\9\\\\5\", \"g\", \"aaa\"), match(\"aaa\", /(a)(a)?(x)?/, m), length(m) }'",
     // POSIX leftmost-longest matches
     "awk 'BEGIN { print match(\"abc\", /(a|ab)/), RLENGTH; s = \"xyzxy\"; gsub(/x|xy|xyz/, \"<&>\", s); print s; t = \"abcd\"; sub(/(ab)?(abcd)?/, \"[&]\", t); print t }'",
     "echo 'a1b22c333' | awk -F '[0-9]|[0-9][0-9]' '{ print NF, $2, $3 }'",

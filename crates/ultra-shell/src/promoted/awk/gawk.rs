@@ -234,8 +234,9 @@ pub fn strftime(fmt: &[u8], secs: i64, utc: bool) -> Vec<u8> {
     out
 }
 
-/// gawk's `mktime("YYYY MM DD HH MM SS [DST]")` in UTC; -1 when malformed.
-fn mktime(spec: &[u8]) -> f64 {
+/// gawk's `mktime("YYYY MM DD HH MM SS [DST]")` in UTC; -1 when malformed. A positive DST
+/// flag takes an hour off (C's mktime in a zone without summer time), unless `utc`.
+fn mktime(spec: &[u8], utc: bool) -> f64 {
     let text = String::from_utf8_lossy(spec);
     let mut nums = Vec::new();
     for (k, w) in text.split_ascii_whitespace().take(7).enumerate() {
@@ -254,7 +255,12 @@ fn mktime(spec: &[u8]) -> f64 {
     let y = y + mo.div_euclid(12);
     let mo = mo.rem_euclid(12) + 1;
     let days = days_from_civil(y, mo, 1) + nums[2] - 1;
-    (days * 86_400 + nums[3] * 3600 + nums[4] * 60 + nums[5]) as f64
+    let dst = if !utc && nums.get(6).is_some_and(|&d| d > 0) {
+        3600
+    } else {
+        0
+    };
+    (days * 86_400 + nums[3] * 3600 + nums[4] * 60 + nums[5] - dst) as f64
 }
 
 /// Expand a `gensub` replacement for one match: `\0` and `&` are the match, `\N` group N,
@@ -617,10 +623,11 @@ impl<'a> Interp<'a> {
             }
             "mktime" => {
                 let spec = self.str_arg(&args[0])?;
-                if let Some(u) = args.get(1) {
-                    self.eval(u)?;
-                }
-                n(mktime(&spec))
+                let utc = match args.get(1) {
+                    Some(u) => self.eval(u)?.truthy(),
+                    None => false,
+                };
+                n(mktime(&spec, utc))
             }
             "and" | "or" | "xor" => {
                 let mut acc = self.uint_arg(b, 0, &args[0])?;
@@ -684,9 +691,9 @@ mod tests {
             strftime(b"%a %j %u %w %U %W %V %G", 1_700_000_000, true),
             b"Tue 318 2 2 46 46 46 2023"
         );
-        assert_eq!(mktime(b"2024 01 15 12 30 45"), 1_705_321_845.0);
-        assert_eq!(mktime(b"2024 13 40 25 61 61"), 1_739_152_921.0);
-        assert_eq!(mktime(b"bad"), -1.0);
+        assert_eq!(mktime(b"2024 01 15 12 30 45", false), 1_705_321_845.0);
+        assert_eq!(mktime(b"2024 13 40 25 61 61", false), 1_739_152_921.0);
+        assert_eq!(mktime(b"bad", false), -1.0);
         assert_eq!(adjust_uint(!0), 9_007_199_254_740_991.0);
         assert_eq!(adjust_uint(!1), 18_014_398_509_481_982.0);
     }
