@@ -505,6 +505,14 @@ const CASES: &[&str] = &[
     "TZ=UTC awk 'BEGIN { print mktime(\"2024 1 1 0 0 0 1\"), mktime(\"2024 1 1 0 0 0 0\"), mktime(\"2024 1 1 0 0 0 -1\"), mktime(\"2024 1 1 0 0 0 5\"), mktime(\"2024 1 1 0 0 0\", 1), mktime(\"2024 1 1 0 0 0 1\", 1), mktime(\"1 1 1 1 1 1 1 1 1\") }'",
     "awk 'BEGIN { x = sprintf(\"%.1000000000000f\", 1); print length(x) }'",
     "awk 'BEGIN { print substr(\"abc\", -1e300, 1e300); print gensub(/(((((a)))))/, \"\\\\9\\\\5\", \"g\", \"aaa\"), match(\"aaa\", /(a)(a)?(x)?/, m), length(m) }'",
+    // --posix: **, func and length(array) are gawk's
+    "awk --posix 'BEGIN { print 2**3 }'",
+    "awk --posix 'BEGIN { x = 2; x **= 2; print x }'",
+    "awk --posix 'func f() { return 1 } BEGIN { print f() }'",
+    "awk --posix 'BEGIN { a[1]; print length(a) }'",
+    "awk --posix 'BEGIN { a[1]; f(a) } function f(x) { print length(x) }'",
+    "echo 'a b' | awk -P '{ print length, $2; nextfile }'",
+    "awk 'BEGIN { print 2**3, 2^3; x = 3; x **= 2; print x }'",
     // POSIX leftmost-longest matches
     "awk 'BEGIN { print match(\"abc\", /(a|ab)/), RLENGTH; s = \"xyzxy\"; gsub(/x|xy|xyz/, \"<&>\", s); print s; t = \"abcd\"; sub(/(ab)?(abcd)?/, \"[&]\", t); print t }'",
     "echo 'a1b22c333' | awk -F '[0-9]|[0-9][0-9]' '{ print NF, $2, $3 }'",

@@ -1793,6 +1793,9 @@ impl<'a> Interp<'a> {
                 if let Expr::Var(r) = strip(&args[0])
                     && self.is_array(*r)
                 {
+                    if self.prog.posix {
+                        return fatal("length: received array argument");
+                    }
                     let id = self.array_id(*r);
                     return n(self.arrays[id].len() as f64);
                 }

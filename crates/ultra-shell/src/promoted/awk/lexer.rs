@@ -102,7 +102,8 @@ fn keyword(s: &str, posix: bool) -> Option<Tok> {
         "BEGINFILE" if !posix => Tok::BeginFile,
         "ENDFILE" if !posix => Tok::EndFile,
         "END" => Tok::End,
-        "function" | "func" => Tok::Function,
+        "function" => Tok::Function,
+        "func" if !posix => Tok::Function,
         "if" => Tok::If,
         "else" => Tok::Else,
         "while" => Tok::While,
@@ -282,8 +283,9 @@ pub fn lex(src: &[u8], posix: bool) -> Result<Vec<Token>, LexError> {
                 let two = src.get(i + 1).copied();
                 let three = src.get(i + 2).copied();
                 let (tok, n) = match (c, two) {
-                    (b'*', Some(b'*')) if three == Some(b'=') => (Tok::PowAssign, 3),
-                    (b'*', Some(b'*')) => (Tok::Caret, 2),
+                    // `**` and `**=` are gawk's (syntax errors under --posix).
+                    (b'*', Some(b'*')) if three == Some(b'=') && !posix => (Tok::PowAssign, 3),
+                    (b'*', Some(b'*')) if !posix => (Tok::Caret, 2),
                     (b'+', Some(b'+')) => (Tok::Incr, 2),
                     (b'-', Some(b'-')) => (Tok::Decr, 2),
                     (b'+', Some(b'=')) => (Tok::AddAssign, 2),
