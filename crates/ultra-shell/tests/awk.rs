@@ -10,7 +10,8 @@
 //!   gawk's;
 //! - `rand()` draws from a different generator (only its range is comparable);
 //! - `PROCINFO` holds only what the program puts in it (gawk fills in `version`, `pid`, ...);
-//!   `sorted_in` by a user function is refused; `--csv` (gawk 5.3) is not supported;
+//!   `--csv` (gawk 5.3, newer than the oracle) is not supported; a user comparison function
+//!   sorts stably where gawk's quicksort leaves ties in any order (cases avoid ties);
 //! - `typeof(v)` is decided from the program text for a variable not yet assigned
 //!   ("untyped" when it is used nowhere else, "unassigned" otherwise) and a variable used
 //!   as an array anywhere is "array" from the start;
@@ -513,6 +514,13 @@ const CASES: &[&str] = &[
     "awk --posix 'BEGIN { a[1]; f(a) } function f(x) { print length(x) }'",
     "echo 'a b' | awk -P '{ print length, $2; nextfile }'",
     "awk 'BEGIN { print 2**3, 2^3; x = 3; x **= 2; print x }'",
+    // sorting by a user comparison function
+    "awk 'function bylen(i1, v1, i2, v2) { return length(i1) - length(i2) } BEGIN { a[\"ccc\"]; a[\"a\"]; a[\"bb\"]; a[\"dddd\"]; PROCINFO[\"sorted_in\"] = \"bylen\"; for (k in a) printf \"%s \", k; print \"\" }'",
+    "awk 'function desc(i1, v1, i2, v2) { return v2 != v1 ? v2 - v1 : (i1 < i2 ? -1 : 1) } { c[$1]++ } END { PROCINFO[\"sorted_in\"] = \"desc\"; for (k in c) print k, c[k] }' dup.txt",
+    "awk 'function cmp(i1, v1, i2, v2) { return (v1 < v2) ? 1 : (v1 > v2) ? -1 : 0 } BEGIN { split(\"5 3 9 1 7\", a); n = asort(a, b, \"cmp\"); for (i = 1; i <= n; i++) printf \"%s \", b[i]; print \"\" }'",
+    "awk 'function rev(i1, v1, i2, v2) { return i1 < i2 ? 1 : -1 } BEGIN { a[\"x\"]; a[\"y\"]; a[\"z\"]; n = asorti(a, b, \"rev\"); print n, b[1], b[2], b[3] }'",
+    "awk 'BEGIN { a[1]; PROCINFO[\"sorted_in\"] = \"nosuch\"; for (k in a) print k }'",
+    "awk 'BEGIN { a[1]; PROCINFO[\"sorted_in\"] = \"@nope\"; for (k in a) print k }'",
     // POSIX leftmost-longest matches
     "awk 'BEGIN { print match(\"abc\", /(a|ab)/), RLENGTH; s = \"xyzxy\"; gsub(/x|xy|xyz/, \"<&>\", s); print s; t = \"abcd\"; sub(/(ab)?(abcd)?/, \"[&]\", t); print t }'",
     "echo 'a1b22c333' | awk -F '[0-9]|[0-9][0-9]' '{ print NF, $2, $3 }'",

@@ -26,14 +26,20 @@ enum Order {
     ValNum,
 }
 
-/// Parse an ordering name: the order and whether it is descending; `Ok(None)` for
+/// How to order an array: a built-in order (descending or not), or a user function
+/// `cmp(i1, v1, i2, v2)` returning a number below, at or above zero.
+enum How {
+    Unsorted,
+    Builtin(Order, bool),
+    Func(usize),
+}
+
+/// Parse a built-in ordering name: the order and whether it is descending; `Ok(None)` for
 /// `@unsorted`.
 fn parse_order(how: &[u8]) -> Result<Option<(Order, bool)>, String> {
     let text = String::from_utf8_lossy(how);
     let Some(name) = text.strip_prefix('@') else {
-        return Err(format!(
-            "sorting by a user function (`{text}') is not supported; use one of @ind_str_asc, @ind_num_asc, @val_str_asc, @val_num_asc, @val_type_asc (or _desc)"
-        ));
+        return Err(format!("unknown sort order `{text}'"));
     };
     if name == "unsorted" {
         return Ok(None);
@@ -392,21 +398,91 @@ impl<'a> Interp<'a> {
             return Ok(());
         };
         let how = self.to_bytes(&how.clone());
-        let Some((order, desc)) = parse_order(&how).map_err(Jump::Fatal)? else {
+        let how = self.how(&how)?;
+        if matches!(how, How::Unsorted) {
             return Ok(());
-        };
-        let mut items: Vec<(Box<[u8]>, Value)> = keys
+        }
+        let items: Vec<(Box<[u8]>, Value)> = keys
             .iter()
             .map(|k| {
                 let v = self.arrays[id].get(k).cloned().unwrap_or_default();
                 (k.clone(), v)
             })
             .collect();
-        self.sort_items(&mut items, order, desc);
+        let items = self.sort_by(items, how)?;
         for (slot, (k, _)) in keys.iter_mut().zip(items) {
             *slot = k;
         }
         Ok(())
+    }
+
+    /// An ordering by name: `@...` or a user function's name.
+    fn how(&self, name: &[u8]) -> R<How> {
+        if name.first() != Some(&b'@') {
+            let f = self
+                .prog
+                .funcs
+                .iter()
+                .position(|f| f.defined && f.name.as_bytes() == name);
+            return match f {
+                Some(fi) => Ok(How::Func(fi)),
+                None => fatal(format!(
+                    "sort comparison function `{}' is not defined",
+                    String::from_utf8_lossy(name)
+                )),
+            };
+        }
+        Ok(match parse_order(name).map_err(Jump::Fatal)? {
+            Some((o, d)) => How::Builtin(o, d),
+            None => How::Unsorted,
+        })
+    }
+
+    /// Sort `items` as `how` says (a stable merge sort when a user function compares).
+    fn sort_by(
+        &mut self,
+        mut items: Vec<(Box<[u8]>, Value)>,
+        how: How,
+    ) -> R<Vec<(Box<[u8]>, Value)>> {
+        let fi = match how {
+            How::Unsorted => return Ok(items),
+            How::Builtin(o, d) => {
+                self.sort_items(&mut items, o, d);
+                return Ok(items);
+            }
+            How::Func(fi) => fi,
+        };
+        let n = items.len();
+        let mut width = 1;
+        while width < n {
+            let mut out = Vec::with_capacity(n);
+            let mut rest = items.into_iter();
+            loop {
+                let left: Vec<_> = rest.by_ref().take(width).collect();
+                if left.is_empty() {
+                    break;
+                }
+                let right: Vec<_> = rest.by_ref().take(width).collect();
+                let (mut l, mut r) = (left.into_iter().peekable(), right.into_iter().peekable());
+                while let (Some(a), Some(b)) = (l.peek(), r.peek()) {
+                    self.tick()?;
+                    let args = vec![
+                        Value::input(&a.0),
+                        a.1.clone(),
+                        Value::input(&b.0),
+                        b.1.clone(),
+                    ];
+                    let c = self.call_values(fi, args)?.num();
+                    let next = if c > 0.0 { r.next() } else { l.next() };
+                    out.extend(next);
+                }
+                out.extend(l);
+                out.extend(r);
+            }
+            items = out;
+            width *= 2;
+        }
+        Ok(items)
     }
 
     fn sort_items(&self, items: &mut [(Box<[u8]>, Value)], order: Order, desc: bool) {
@@ -565,21 +641,22 @@ impl<'a> Interp<'a> {
                     Some(d) => self.array_arg(d)?,
                     None => src,
                 };
-                let (order, desc) = match args.get(2) {
+                let how = match args.get(2) {
                     Some(h) => {
                         let how = self.str_arg(h)?;
-                        parse_order(&how)
-                            .map_err(Jump::Fatal)?
-                            .unwrap_or((Order::IndStr, false))
+                        match self.how(&how)? {
+                            How::Unsorted => How::Builtin(Order::IndStr, false),
+                            other => other,
+                        }
                     }
-                    None if b == "asort" => (Order::ValType, false),
-                    None => (Order::IndStr, false),
+                    None if b == "asort" => How::Builtin(Order::ValType, false),
+                    None => How::Builtin(Order::IndStr, false),
                 };
-                let mut items: Vec<(Box<[u8]>, Value)> = self.arrays[src]
+                let items: Vec<(Box<[u8]>, Value)> = self.arrays[src]
                     .iter()
                     .map(|(k, v)| (k.clone(), v.clone()))
                     .collect();
-                self.sort_items(&mut items, order, desc);
+                let items = self.sort_by(items, how)?;
                 let arr = &mut self.arrays[dest];
                 arr.clear();
                 let count = items.len();

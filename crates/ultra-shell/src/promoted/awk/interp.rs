@@ -1759,6 +1759,49 @@ impl<'a> Interp<'a> {
                 arrs.push(usize::MAX);
             }
         }
+        self.run_frame(fi, vals, arrs, mark)
+    }
+
+    /// Call user function `fi` with argument values (gawk's sort comparison functions).
+    fn call_values(&mut self, fi: usize, args: Vec<Value>) -> R<Value> {
+        let prog = self.prog;
+        let f = &prog.funcs[fi];
+        if !f.defined {
+            return fatal(format!("function `{}' not defined", f.name));
+        }
+        if self.depth >= MAX_DEPTH || self.stack_top.abs_diff(stack_addr()) > STACK_BUDGET {
+            return fatal(format!(
+                "function `{}': function calls nested too deeply",
+                f.name
+            ));
+        }
+        let mark = self.arrays.len();
+        let mut args = args.into_iter();
+        let mut vals = Vec::with_capacity(f.params.len());
+        let mut arrs = Vec::with_capacity(f.params.len());
+        for j in 0..f.params.len() {
+            let v = args.next().unwrap_or_default();
+            if f.array_param[j] {
+                self.arrays.push(Array::default());
+                arrs.push(self.arrays.len() - 1);
+                vals.push(Value::Uninit);
+            } else {
+                arrs.push(usize::MAX);
+                vals.push(v);
+            }
+        }
+        self.run_frame(fi, vals, arrs, mark)
+    }
+
+    fn run_frame(
+        &mut self,
+        fi: usize,
+        vals: Vec<Value>,
+        arrs: Vec<usize>,
+        mark: usize,
+    ) -> R<Value> {
+        let prog = self.prog;
+        let f = &prog.funcs[fi];
         let saved = (self.base, self.cur_fn);
         self.base = self.stack.len();
         self.stack.extend(vals);
