@@ -521,6 +521,11 @@ const CASES: &[&str] = &[
     "awk 'function rev(i1, v1, i2, v2) { return i1 < i2 ? 1 : -1 } BEGIN { a[\"x\"]; a[\"y\"]; a[\"z\"]; n = asorti(a, b, \"rev\"); print n, b[1], b[2], b[3] }'",
     "awk 'BEGIN { a[1]; PROCINFO[\"sorted_in\"] = \"nosuch\"; for (k in a) print k }'",
     "awk 'BEGIN { a[1]; PROCINFO[\"sorted_in\"] = \"@nope\"; for (k in a) print k }'",
+    // BEGINFILE and ERRNO for a file that cannot be opened
+    "awk 'BEGINFILE { if (ERRNO != \"\") { print \"skip\", FILENAME, ERRNO; nextfile } } { print FILENAME, $0 }' missing.txt f.txt",
+    "awk 'BEGINFILE { print \"bf\", FILENAME } { print }' missing.txt f.txt; echo \"status $?\"",
+    "awk 'BEGINFILE { if (ERRNO) nextfile } ENDFILE { print \"ef\", FILENAME, FNR } END { print NR }' f.txt missing.txt nonl.txt",
+    "awk 'BEGIN { r = (getline l < \"nope.txt\"); print r, ERRNO }'",
     // POSIX leftmost-longest matches
     "awk 'BEGIN { print match(\"abc\", /(a|ab)/), RLENGTH; s = \"xyzxy\"; gsub(/x|xy|xyz/, \"<&>\", s); print s; t = \"abcd\"; sub(/(ab)?(abcd)?/, \"[&]\", t); print t }'",
     "echo 'a1b22c333' | awk -F '[0-9]|[0-9][0-9]' '{ print NF, $2, $3 }'",

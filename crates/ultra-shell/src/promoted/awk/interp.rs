@@ -599,9 +599,47 @@ impl<'a> Interp<'a> {
         }
     }
 
+    /// Set gawk's `ERRNO` (when the program uses it) for a file that could not be opened.
+    fn set_errno(&mut self, e: &ultra_workspace::WsError) {
+        if self.prog.posix {
+            return;
+        }
+        if let Some(i) = self.prog.globals.iter().position(|g| g == "ERRNO") {
+            let msg = match e {
+                ultra_workspace::WsError::NotFound(_) => "No such file or directory".to_string(),
+                other => other.to_string(),
+            };
+            self.globals[i] = Value::str(msg.as_bytes());
+        }
+    }
+
+    /// A file that could not be opened: run `BEGINFILE` with `ERRNO` set; whether it
+    /// skipped the file with `nextfile`.
+    fn beginfile_skips(&mut self, name: &[u8], e: &ultra_workspace::WsError) -> R<bool> {
+        self.globals[G_FILENAME as usize] = Value::str(name);
+        self.globals[G_FNR as usize] = Value::Num(0.0);
+        self.set_errno(e);
+        let prog = self.prog;
+        for b in &prog.beginfile {
+            match self.exec_block(b) {
+                Ok(_) => {}
+                Err(Jump::NextFile) => return Ok(true),
+                Err(Jump::Next) => return fatal("`next' used in BEGINFILE action"),
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(false)
+    }
+
     /// Run gawk's `BEGINFILE` actions for the file just opened (`nextfile` skips it).
     fn begin_file(&mut self) -> R<()> {
         let prog = self.prog;
+        if prog.beginfile.is_empty() {
+            return Ok(());
+        }
+        if let Some(i) = prog.globals.iter().position(|g| g == "ERRNO") {
+            self.globals[i] = Value::str(b"");
+        }
         for b in &prog.beginfile {
             match self.exec_block(b) {
                 Ok(_) => {}
@@ -665,6 +703,13 @@ impl<'a> Interp<'a> {
                 match self.cx.fs.open_read(self.cx.cwd, &lossy(&arg)) {
                     Ok(f) => InSrc::File(f),
                     Err(e) => {
+                        // gawk: BEGINFILE sees the failure in ERRNO and may skip the file
+                        // with `nextfile`; otherwise it is fatal.
+                        if !self.prog.beginfile.is_empty() && !self.prog.posix {
+                            if self.beginfile_skips(&arg, &e)? {
+                                continue;
+                            }
+                        }
                         return fatal(format!(
                             "cannot open file `{}' for reading: {e}",
                             lossy(&arg)
@@ -713,7 +758,10 @@ impl<'a> Interp<'a> {
                         } else {
                             match self.cx.fs.open_read(self.cx.cwd, &lossy(&name)) {
                                 Ok(f) => InSrc::File(f),
-                                Err(_) => return Ok(Value::Num(-1.0)),
+                                Err(e) => {
+                                    self.set_errno(&e);
+                                    return Ok(Value::Num(-1.0));
+                                }
                             }
                         };
                         self.inputs.push((name, Reader::default(), src));
