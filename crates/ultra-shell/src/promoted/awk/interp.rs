@@ -705,10 +705,11 @@ impl<'a> Interp<'a> {
                     Err(e) => {
                         // gawk: BEGINFILE sees the failure in ERRNO and may skip the file
                         // with `nextfile`; otherwise it is fatal.
-                        if !self.prog.beginfile.is_empty() && !self.prog.posix {
-                            if self.beginfile_skips(&arg, &e)? {
-                                continue;
-                            }
+                        if !self.prog.beginfile.is_empty()
+                            && !self.prog.posix
+                            && self.beginfile_skips(&arg, &e)?
+                        {
+                            continue;
                         }
                         return fatal(format!(
                             "cannot open file `{}' for reading: {e}",
