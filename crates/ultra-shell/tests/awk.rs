@@ -526,6 +526,13 @@ const CASES: &[&str] = &[
     "awk 'BEGINFILE { print \"bf\", FILENAME } { print }' missing.txt f.txt; echo \"status $?\"",
     "awk 'BEGINFILE { if (ERRNO) nextfile } ENDFILE { print \"ef\", FILENAME, FNR } END { print NR }' f.txt missing.txt nonl.txt",
     "awk 'BEGIN { r = (getline l < \"nope.txt\"); print r, ERRNO }'",
+    // split's fourth argument (the separators)
+    "awk 'BEGIN { n = split(\"a1b22c\", p, /[0-9]+/, s); print n, p[3], s[1], s[2], length(s) }'",
+    "awk 'BEGIN { n = split(\"  x  y\\t\", p, \" \", s); print n, \"[\" s[0] \"]\", \"[\" s[1] \"]\", \"[\" s[2] \"]\", length(s) }'",
+    "awk 'BEGIN { n = split(\"a:b::c\", p, \":\", s); print n, length(s), s[1] s[2] s[3] }'",
+    "echo ' q  r ' | awk '{ n = split($0, p, FS, s); for (i = 0; i <= n; i++) printf \"<%s>\", s[i]; print \"\" }'",
+    "awk 'BEGIN { n = split(\"abc\", p, \"\", s); print n, length(s) }'",
+    "awk --posix 'BEGIN { n = split(\"a b\", p, \" \", s) }'",
     // POSIX leftmost-longest matches
     "awk 'BEGIN { print match(\"abc\", /(a|ab)/), RLENGTH; s = \"xyzxy\"; gsub(/x|xy|xyz/, \"<&>\", s); print s; t = \"abcd\"; sub(/(ab)?(abcd)?/, \"[&]\", t); print t }'",
     "echo 'a1b22c333' | awk -F '[0-9]|[0-9][0-9]' '{ print NF, $2, $3 }'",

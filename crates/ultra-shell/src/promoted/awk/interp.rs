@@ -1964,6 +1964,26 @@ impl<'a> Interp<'a> {
                     .iter()
                     .map(|&(a, z)| Value::input(&self.record[a..z]))
                     .collect();
+                // gawk's fourth argument: the separators, seps[i] between parts i and i+1
+                // (and, for the blank splitting, leading and trailing blanks at 0 and n).
+                let mut seps: Vec<(usize, Vec<u8>)> = Vec::new();
+                if args.len() > 3 {
+                    let (rec, f) = (&self.record, &self.fields);
+                    for i in 1..f.len() {
+                        seps.push((i, rec[f[i - 1].1..f[i].0].to_vec()));
+                    }
+                    if matches!(self.fs, FsMode::Space) {
+                        let lead = f.first().map_or(rec.len(), |x| x.0);
+                        if lead > 0 {
+                            seps.push((0, rec[..lead].to_vec()));
+                        }
+                        if let Some(&(_, z)) = f.last()
+                            && z < rec.len()
+                        {
+                            seps.push((f.len(), rec[z..].to_vec()));
+                        }
+                    }
+                }
                 if let Some(fs) = saved_fs {
                     self.fs = fs;
                 }
@@ -1975,6 +1995,23 @@ impl<'a> Interp<'a> {
                 let count = parts.len();
                 for (i, v) in parts.into_iter().enumerate() {
                     arr.insert((i + 1).to_string().into_bytes().into_boxed_slice(), v);
+                }
+                if let Some(e) = args.get(3) {
+                    if self.prog.posix {
+                        return fatal("split: fourth argument is a gawk extension");
+                    }
+                    let Expr::Var(r) = strip(e) else {
+                        return fatal("split: fourth argument is not an array");
+                    };
+                    let sid = self.array_id(*r);
+                    let arr = &mut self.arrays[sid];
+                    arr.clear();
+                    for (i, sep) in seps {
+                        arr.insert(
+                            i.to_string().into_bytes().into_boxed_slice(),
+                            Value::input(&sep),
+                        );
+                    }
                 }
                 n(count as f64)
             }

@@ -1073,7 +1073,7 @@ impl Parser {
             "length" => (0, 1),
             "substr" => (2, 3),
             "index" | "atan2" => (2, 2),
-            "split" => (2, 3),
+            "split" => (2, 4),
             "sub" | "gsub" => (2, 3),
             "match" => (2, 3),
             "gensub" => (3, 4),
@@ -1098,6 +1098,13 @@ impl Parser {
         }
         if matches!(b, "sub" | "gsub") && args.len() == 3 && !strip(&args[2]).is_lvalue() {
             return self.err(format!("{b}: third argument is not a changeable object"));
+        }
+        if b == "split"
+            && args
+                .get(3)
+                .is_some_and(|a| !matches!(strip(a), Expr::Var(_)))
+        {
+            return self.err("split: fourth argument is not an array");
         }
         if b == "split" && !matches!(strip(&args[1]), Expr::Var(_)) {
             return self.err("split: second argument is not an array");
@@ -1206,7 +1213,8 @@ impl Infer {
             Expr::Builtin(b, args) => {
                 for (j, a) in args.iter().enumerate() {
                     let array = match *b {
-                        "split" | "asort" | "asorti" => j == 1 || (j == 0 && *b != "split"),
+                        "split" => j == 1 || j == 3,
+                        "asort" | "asorti" => j <= 1,
                         "match" => j == 2,
                         _ => false,
                     };
