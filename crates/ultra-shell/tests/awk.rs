@@ -533,6 +533,11 @@ const CASES: &[&str] = &[
     "echo ' q  r ' | awk '{ n = split($0, p, FS, s); for (i = 0; i <= n; i++) printf \"<%s>\", s[i]; print \"\" }'",
     "awk 'BEGIN { n = split(\"abc\", p, \"\", s); print n, length(s) }'",
     "awk --posix 'BEGIN { n = split(\"a b\", p, \" \", s) }'",
+    // /= against /=/
+    "echo 'a=b' | awk '{ x = /=/ ? \"yes\" : \"no\"; print x; if (/=/) print \"if\"; print (/=/) }'",
+    "echo 'a=b 8' | awk '{ $2 /= 2; print $2; n = split($0, p, /=/); print n }'",
+    "echo 'a=b' | awk '/=/ && /a/ { print \"both\" } !/=x/ { print \"not\" }'",
+    "awk 'BEGIN { a[1] = 9; a[1] /= 3; print a[1]; x = 10; x /= 4 / 2; print x }'",
     // POSIX leftmost-longest matches
     "awk 'BEGIN { print match(\"abc\", /(a|ab)/), RLENGTH; s = \"xyzxy\"; gsub(/x|xy|xyz/, \"<&>\", s); print s; t = \"abcd\"; sub(/(ab)?(abcd)?/, \"[&]\", t); print t }'",
     "echo 'a1b22c333' | awk -F '[0-9]|[0-9][0-9]' '{ print NF, $2, $3 }'",
