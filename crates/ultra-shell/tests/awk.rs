@@ -538,6 +538,15 @@ const CASES: &[&str] = &[
     "echo 'a=b 8' | awk '{ $2 /= 2; print $2; n = split($0, p, /=/); print n }'",
     "echo 'a=b' | awk '/=/ && /a/ { print \"both\" } !/=x/ { print \"not\" }'",
     "awk 'BEGIN { a[1] = 9; a[1] /= 3; print a[1]; x = 10; x /= 4 / 2; print x }'",
+    // printf: the ' flag (no grouping in C), gawk's positional %n$
+    "awk 'BEGIN { printf \"%'\"'\"'d|%'\"'\"'.2f|%+5d|% 05d|%-08.3f|\\n\", 1234567, 1234.5, 3, 4, 2.5 }'",
+    "awk 'BEGIN { printf \"%5%|%c%c|%.0e|%G|%#X\\n\", 66, 256, 12345, 0.0000123, 255 }'",
+    "awk 'BEGIN { printf \"%1$s %2$s\\n\", \"a\", \"b\" }'",
+    "awk 'BEGIN { printf \"%2$s %1$s\\n\", \"a\", \"b\" }'",
+    "awk 'BEGIN { printf \"%1$s %1$s|%2$*1$d|%2$-*1$d|\\n\", 5, 7 }'",
+    "awk 'BEGIN { printf \"%2$s %s\\n\", \"a\", \"b\" }'",
+    "awk 'BEGIN { printf \"%3$s\\n\", \"a\" }'",
+    "awk 'BEGIN { s = sprintf(\"%2$s-%1$s\", \"x\", \"y\"); print s }'",
     // POSIX leftmost-longest matches
     "awk 'BEGIN { print match(\"abc\", /(a|ab)/), RLENGTH; s = \"xyzxy\"; gsub(/x|xy|xyz/, \"<&>\", s); print s; t = \"abcd\"; sub(/(ab)?(abcd)?/, \"[&]\", t); print t }'",
     "echo 'a1b22c333' | awk -F '[0-9]|[0-9][0-9]' '{ print NF, $2, $3 }'",
