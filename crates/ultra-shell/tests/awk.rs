@@ -547,6 +547,18 @@ const CASES: &[&str] = &[
     "awk 'BEGIN { printf \"%2$s %s\\n\", \"a\", \"b\" }'",
     "awk 'BEGIN { printf \"%3$s\\n\", \"a\" }'",
     "awk 'BEGIN { s = sprintf(\"%2$s-%1$s\", \"x\", \"y\"); print s }'",
+    // numbers, strnums and conversions
+    "echo '0.1 0.10 1e1 10 +5 .5 0x10 -0' | awk '{ for (i = 1; i <= NF; i++) printf \"%s:%s:%s \", $i, ($i == $i + 0), $i * 1; print \"\" }'",
+    "echo '1 1.0 abc' | awk '{ print ($1 == $2), ($1 \"\" == $2 \"\"), ($3 > 5), ($3 < 5) }'",
+    "awk 'BEGIN { OFMT = \"%.2f\"; x = 3.14159; print x, x \"\"; CONVFMT = \"%.3f\"; print x, x \"\"; y = 17; print y \"\" }'",
+    "awk 'BEGIN { printf \"%d %d %d\\n\", 2^31, -2^31 - 1, 2^53 + 1; print 2^53 + 1, int(-0.5), -0 + 0 }'",
+    "awk 'BEGIN { x[\"a\"] = 1; for (k in x) delete x[k]; print length(x); print substr(\"hello\", 0), substr(\"hello\", -1), substr(\"hello\", 1.5, 2.3) }'",
+    "awk 'BEGIN { a = \"x\"; b = a++; print a, b; c = \"3z\"; c += 0; print c }'",
+    "awk 'BEGIN { print 1 == \"1\", \"a\" < \"b\", \"10\" < \"9\", 10 < 9, \"abc\" ~ \"^a.c$\" }'",
+    "echo 'x' | awk '{ $3 = \"z\"; print NF, $0; $0 = \"p q\"; print NF, $2; NF = 1; print $0 \"|\" }'",
+    "awk 'function f(a) { a[\"x\"] = 1 } BEGIN { f(arr); print arr[\"x\"]; print length(arr) }'",
+    "echo '  lead trail  ' | awk '{ print \"[\" $1 \"]\", NF; $1 = $1; print \"[\" $0 \"]\" }'",
+    "awk 'BEGIN { print 1e6, 1e7, 123456789, 1234567.5, 0.1234567; print -1 \" \" -1, 1 - -1, 2 ^ -1, 10 % 3.5 }'",
     // POSIX leftmost-longest matches
     "awk 'BEGIN { print match(\"abc\", /(a|ab)/), RLENGTH; s = \"xyzxy\"; gsub(/x|xy|xyz/, \"<&>\", s); print s; t = \"abcd\"; sub(/(ab)?(abcd)?/, \"[&]\", t); print t }'",
     "echo 'a1b22c333' | awk -F '[0-9]|[0-9][0-9]' '{ print NF, $2, $3 }'",
