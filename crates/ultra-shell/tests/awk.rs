@@ -16,13 +16,17 @@
 //!   ("untyped" when it is used nowhere else, "unassigned" otherwise) and a variable used
 //!   as an array anywhere is "array" from the start;
 //! - the submatches of `gensub` (`\1`) and `match(s, re, arr)` are the `regex` crate's
-//!   leftmost-first choice inside the leftmost-longest whole match.
+//!   leftmost-first choice inside the leftmost-longest whole match;
+//! - `--posix` turns off gawk's names, `BEGINFILE`/`ENDFILE`, `**`, `func`, `length(array)`
+//!   and split's fourth argument, but `\x` escapes stay on (gawk --posix reads `"\x41"`
+//!   as `x41`);
+//! - `for (k in a)` order is unspecified: cases sort such output (or set
+//!   `PROCINFO["sorted_in"]`).
 //!
 //! The model (the same as gawk's under `LC_ALL=C`, which is how the cases run): strings are
 //! bytes. `length`, `substr`, `index`, `printf %c` and field splitting count bytes, regexes
 //! match bytes (`.` is one byte, `[é]` the set of its two bytes), `toupper`/`tolower` and
 //! `IGNORECASE` change ASCII letters only. Ultra's awk keeps this model in every locale.
-//! - `for (k in a)` order is unspecified: cases sort such output.
 
 #![allow(clippy::unwrap_used)]
 
