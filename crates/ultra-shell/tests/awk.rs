@@ -17,9 +17,6 @@
 //!   as an array anywhere is "array" from the start;
 //! - the submatches of `gensub` (`\1`) and `match(s, re, arr)` are the `regex` crate's
 //!   leftmost-first choice inside the leftmost-longest whole match;
-//! - `--posix` turns off gawk's names, `BEGINFILE`/`ENDFILE`, `**`, `func`, `length(array)`
-//!   and split's fourth argument, but `\x` escapes stay on (gawk --posix reads `"\x41"`
-//!   as `x41`);
 //! - `for (k in a)` order is unspecified: cases sort such output (or set
 //!   `PROCINFO["sorted_in"]`).
 //!
@@ -563,6 +560,10 @@ const CASES: &[&str] = &[
     "awk 'function f(a) { a[\"x\"] = 1 } BEGIN { f(arr); print arr[\"x\"]; print length(arr) }'",
     "echo '  lead trail  ' | awk '{ print \"[\" $1 \"]\", NF; $1 = $1; print \"[\" $0 \"]\" }'",
     "awk 'BEGIN { print 1e6, 1e7, 123456789, 1234567.5, 0.1234567; print -1 \" \" -1, 1 - -1, 2 ^ -1, 10 % 3.5 }'",
+    // --posix: \x is x
+    "awk --posix 'BEGIN { print \"\\x41|\", (\"A\" ~ /\\x41/), (\"x41\" ~ /\\x41/), (\"x41\" ~ \"\\\\x41\") }'",
+    "awk -P -v 's=\\x41' 'BEGIN { print s }'",
+    "awk -v 's=\\x41' 'BEGIN { print s }'",
     // POSIX leftmost-longest matches
     "awk 'BEGIN { print match(\"abc\", /(a|ab)/), RLENGTH; s = \"xyzxy\"; gsub(/x|xy|xyz/, \"<&>\", s); print s; t = \"abcd\"; sub(/(ab)?(abcd)?/, \"[&]\", t); print t }'",
     "echo 'a1b22c333' | awk -F '[0-9]|[0-9][0-9]' '{ print NF, $2, $3 }'",

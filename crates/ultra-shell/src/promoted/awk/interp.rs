@@ -214,7 +214,7 @@ impl<'a> Interp<'a> {
     ) -> Result<Interp<'a>, String> {
         let mut regexes = Vec::with_capacity(prog.regexes.len());
         for r in &prog.regexes {
-            regexes.push(re::compile(r)?);
+            regexes.push(re::build_with(r, false, prog.posix)?);
         }
         let n = prog.globals.len();
         let mut it = Interp {
@@ -313,7 +313,7 @@ impl<'a> Interp<'a> {
         if !is_ident(name) {
             return Ok(false);
         }
-        let value = super::lexer::unescape(&text[eq + 1..]);
+        let value = super::lexer::unescape(&text[eq + 1..], !self.prog.posix);
         let name = lossy(name);
         if let Some(i) = self.prog.globals.iter().position(|g| *g == name) {
             if self.prog.global_array[i] {
@@ -1017,7 +1017,9 @@ impl<'a> Interp<'a> {
                 self.rs = match rs.len() {
                     0 => RsMode::Paragraph,
                     1 => RsMode::Byte(rs[0]),
-                    _ => RsMode::Regex(re::build(&rs, self.icase).map_err(Jump::Fatal)?),
+                    _ => RsMode::Regex(
+                        re::build_with(&rs, self.icase, self.prog.posix).map_err(Jump::Fatal)?,
+                    ),
                 };
                 if !self.fpat_on {
                     let fs = self.to_bytes(&self.globals[G_FS as usize]);
@@ -1057,7 +1059,9 @@ impl<'a> Interp<'a> {
                     b""
                 };
                 let pat = [b"[", esc, fs, b"\n]"].concat();
-                FsMode::Regex(re::build(&pat, self.icase).map_err(Jump::Fatal)?)
+                FsMode::Regex(
+                    re::build_with(&pat, self.icase, self.prog.posix).map_err(Jump::Fatal)?,
+                )
             } else {
                 FsMode::Byte(fs[0])
             }
@@ -1065,7 +1069,10 @@ impl<'a> Interp<'a> {
             // In paragraph mode newline separates fields only for a single-character FS
             // (gawk: not for a regex).
             let pat = fs.to_vec();
-            FsMode::Regex(re::build(&pat, self.icase).map_err(|e| Jump::Fatal(format!("FS: {e}")))?)
+            FsMode::Regex(
+                re::build_with(&pat, self.icase, self.prog.posix)
+                    .map_err(|e| Jump::Fatal(format!("FS: {e}")))?,
+            )
         })
     }
 
@@ -1509,7 +1516,7 @@ impl<'a> Interp<'a> {
         if let Some(r) = self.dyn_re.get(pat) {
             return Ok(r.clone());
         }
-        let r = re::build(pat, self.icase)
+        let r = re::build_with(pat, self.icase, self.prog.posix)
             .map_err(|e| Jump::Fatal(format!("invalid regex /{}/: {e}", lossy(pat))))?;
         if self.dyn_re.len() > 500 {
             self.dyn_re.clear();

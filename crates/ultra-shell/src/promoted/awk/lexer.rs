@@ -186,7 +186,7 @@ pub fn lex(src: &[u8], posix: bool) -> Result<Vec<Token>, LexError> {
                                 line_start = i;
                                 continue;
                             }
-                            i = escape(src, i + 1, &mut s);
+                            i = escape(src, i + 1, &mut s, !posix);
                         }
                         Some(&b) => {
                             s.push(b);
@@ -402,7 +402,8 @@ fn number(src: &[u8], mut i: usize) -> (f64, usize) {
 }
 
 /// Decode one escape sequence starting after the backslash at `i`; returns the next index.
-pub fn escape(src: &[u8], i: usize, out: &mut Vec<u8>) -> usize {
+/// `hex`: gawk's `\xHH` (off under `--posix`, where `\x` is `x`).
+pub fn escape(src: &[u8], i: usize, out: &mut Vec<u8>, hex: bool) -> usize {
     let Some(&c) = src.get(i) else {
         out.push(b'\\');
         return i;
@@ -424,7 +425,7 @@ pub fn escape(src: &[u8], i: usize, out: &mut Vec<u8>) -> usize {
         out.push(b);
         return i + 1;
     }
-    if c == b'x' && src.get(i + 1).is_some_and(u8::is_ascii_hexdigit) {
+    if hex && c == b'x' && src.get(i + 1).is_some_and(u8::is_ascii_hexdigit) {
         // gawk: at most two hex digits.
         let mut v = 0u32;
         let mut j = i + 1;
@@ -450,8 +451,9 @@ pub fn escape(src: &[u8], i: usize, out: &mut Vec<u8>) -> usize {
     i + 1
 }
 
-/// Process escapes in a command-line assignment value (`-v x='a\tb'`).
-pub fn unescape(s: &[u8]) -> Vec<u8> {
+/// Process escapes in a command-line assignment value (`-v x='a\tb'`); `hex` as for
+/// [`escape`].
+pub fn unescape(s: &[u8], hex: bool) -> Vec<u8> {
     let mut out = Vec::with_capacity(s.len());
     let mut i = 0;
     while i < s.len() {
@@ -460,7 +462,7 @@ pub fn unescape(s: &[u8]) -> Vec<u8> {
                 out.push(b'\\');
                 break;
             }
-            i = escape(s, i + 1, &mut out);
+            i = escape(s, i + 1, &mut out, hex);
         } else {
             out.push(s[i]);
             i += 1;
@@ -498,6 +500,6 @@ mod tests {
         );
         assert_eq!(kinds("f(1)")[0], Tok::FuncName("f".into()));
         assert_eq!(kinds("\"a\\tb\"")[0], Tok::Str(b"a\tb".to_vec()));
-        assert_eq!(unescape(b"x\\ny\\"), b"x\ny\\".to_vec());
+        assert_eq!(unescape(b"x\\ny\\", true), b"x\ny\\".to_vec());
     }
 }

@@ -132,7 +132,12 @@ pub fn compile(pat: &[u8]) -> Result<Re, String> {
 
 /// Compile an awk ERE, ignoring (ASCII) case when `icase` (gawk's `IGNORECASE`).
 pub fn build(pat: &[u8], icase: bool) -> Result<Re, String> {
-    let text = translate(pat)?;
+    build_with(pat, icase, false)
+}
+
+/// [`build`], with `posix` leaving gawk's `\xHH` out (`\x` is then `x`).
+pub fn build_with(pat: &[u8], icase: bool, posix: bool) -> Result<Re, String> {
+    let text = translate(pat, !posix)?;
     from_text(&text, icase)
 }
 
@@ -195,7 +200,7 @@ fn push_byte(out: &mut String, b: u8) {
 
 /// Decode a numeric escape starting at `pat[i]` (just after the backslash): octal `\ddd`
 /// or hex `\xHH`; the byte and the index after it.
-fn numeric(pat: &[u8], i: usize) -> Option<(u8, usize)> {
+fn numeric(pat: &[u8], i: usize, hex: bool) -> Option<(u8, usize)> {
     match pat.get(i)? {
         b'0'..=b'7' => {
             let mut v = 0u32;
@@ -206,7 +211,7 @@ fn numeric(pat: &[u8], i: usize) -> Option<(u8, usize)> {
             }
             Some(((v & 0xff) as u8, j))
         }
-        b'x' => {
+        b'x' if hex => {
             let mut v = 0u32;
             let mut j = i + 1;
             while j < i + 3 && j < pat.len() && pat[j].is_ascii_hexdigit() {
@@ -233,8 +238,9 @@ fn simple_escape(e: u8) -> Option<u8> {
     })
 }
 
-/// Translate an awk ERE into `regex`-crate syntax (bytes, no Unicode).
-pub fn translate(pat: &[u8]) -> Result<String, String> {
+/// Translate an awk ERE into `regex`-crate syntax (bytes, no Unicode); `hex`: `\xHH`
+/// escapes (gawk's).
+pub fn translate(pat: &[u8], hex: bool) -> Result<String, String> {
     let mut out = String::with_capacity(pat.len() * 2);
     let mut i = 0;
     // Where a repetition would have nothing to repeat.
@@ -275,7 +281,7 @@ pub fn translate(pat: &[u8]) -> Result<String, String> {
                     i += 1;
                     continue;
                 };
-                if let Some((v, next)) = numeric(pat, i + 1) {
+                if let Some((v, next)) = numeric(pat, i + 1, hex) {
                     atom = Some(out.len());
                     push_byte(&mut out, v);
                     i = next;
@@ -317,7 +323,7 @@ pub fn translate(pat: &[u8]) -> Result<String, String> {
                 i += 2;
             }
             b'[' => {
-                let (class, next) = bracket(pat, i)?;
+                let (class, next) = bracket(pat, i, hex)?;
                 atom = Some(out.len());
                 out.push_str(&class);
                 i = next;
@@ -408,10 +414,10 @@ fn interval(pat: &[u8], mut i: usize) -> Option<(String, usize)> {
 
 /// One member of a bracket expression at `i`: a byte (escapes resolved) and the index
 /// after it, or `None` at a class (`[:name:]`, `[=c=]`, `[.c.]`).
-fn member(pat: &[u8], i: usize) -> (Option<u8>, usize) {
+fn member(pat: &[u8], i: usize, hex: bool) -> (Option<u8>, usize) {
     let b = pat[i];
     if b == b'\\' && i + 1 < pat.len() {
-        if let Some((v, next)) = numeric(pat, i + 1) {
+        if let Some((v, next)) = numeric(pat, i + 1, hex) {
             return (Some(v), next);
         }
         let e = pat[i + 1];
@@ -424,7 +430,7 @@ fn member(pat: &[u8], i: usize) -> (Option<u8>, usize) {
 }
 
 /// Translate the bracket expression starting at `pat[start] == '['` into a byte class.
-fn bracket(pat: &[u8], start: usize) -> Result<(String, usize), String> {
+fn bracket(pat: &[u8], start: usize, hex: bool) -> Result<(String, usize), String> {
     const UNMATCHED: &str = "Unmatched [, [^, [:, [., or [=";
     let mut i = start + 1;
     let mut out = String::from("[");
@@ -441,7 +447,7 @@ fn bracket(pat: &[u8], start: usize) -> Result<(String, usize), String> {
         if c == b']' && i > first {
             break;
         }
-        let (m, next) = member(pat, i);
+        let (m, next) = member(pat, i, hex);
         let Some(lo) = m else {
             let kind = pat[i + 1];
             let mut j = i + 2;
@@ -474,7 +480,7 @@ fn bracket(pat: &[u8], start: usize) -> Result<(String, usize), String> {
         i = next;
         // A range `lo-hi` (a `-` before the closing `]` is literal).
         if pat.get(i) == Some(&b'-') && pat.get(i + 1).is_some_and(|&c| c != b']') {
-            let (h, after) = member(pat, i + 1);
+            let (h, after) = member(pat, i + 1, hex);
             if let Some(hi) = h {
                 if hi < lo {
                     return Err("Invalid range end".into());
