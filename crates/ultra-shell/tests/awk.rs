@@ -5,10 +5,25 @@
 //! - `system()`, `print | "cmd"` and `"cmd" | getline` are refused (exit 2, a message naming
 //!   the reason) because Ultra's shell spawns no processes;
 //! - a syntax error in a program given on the command line is a seed 004 structured
-//!   `invalid_arguments` error (exit 1, JSON on stderr), where gawk exits 2; with `-f` the
-//!   program is read at run time and a syntax error exits 2 like gawk;
+//!   `invalid_arguments` error (exit 1, JSON on stderr, where gawk prints its message and
+//!   exits 1); with `-f` the program is read at run time and a syntax error exits 1 like
+//!   gawk's;
 //! - `rand()` draws from a different generator (only its range is comparable);
-//! - `for (k in a)` order is unspecified: cases sort such output.
+//! - `PROCINFO` holds only what the program puts in it (gawk fills in `version`, `pid`, ...);
+//!   `--csv` (gawk 5.3, newer than the oracle) is not supported; a user comparison function
+//!   sorts stably where gawk's quicksort leaves ties in any order (cases avoid ties);
+//! - `typeof(v)` is decided from the program text for a variable not yet assigned
+//!   ("untyped" when it is used nowhere else, "unassigned" otherwise) and a variable used
+//!   as an array anywhere is "array" from the start;
+//! - the submatches of `gensub` (`\1`) and `match(s, re, arr)` are the `regex` crate's
+//!   leftmost-first choice inside the leftmost-longest whole match;
+//! - `for (k in a)` order is unspecified: cases sort such output (or set
+//!   `PROCINFO["sorted_in"]`).
+//!
+//! The model (the same as gawk's under `LC_ALL=C`, which is how the cases run): strings are
+//! bytes. `length`, `substr`, `index`, `printf %c` and field splitting count bytes, regexes
+//! match bytes (`.` is one byte, `[é]` the set of its two bytes), `toupper`/`tolower` and
+//! `IGNORECASE` change ASCII letters only. Ultra's awk keeps this model in every locale.
 
 #![allow(clippy::unwrap_used)]
 
@@ -309,6 +324,284 @@ const CASES: &[&str] = &[
     "awk '{ $0 = toupper($0) } { print $1 }' mixed.txt",
     "awk 'NR > 1 { print prev \"->\" $0 } { prev = $0 }' f.txt",
     "awk '{ n = split($0, c, \"\"); for (i = n; i > 0; i--) printf \"%s\", c[i]; print \"\" }' f.csv",
+    // regexes are bytes (LC_ALL=C): brackets, escapes, literal repetitions
+    "printf 'caf\\303\\251\\nabc\\n\\316\\221\\n' > u.txt; awk '/[é]/ { print \"e\", NR } /[Α-Ω]/ { print \"alpha\", NR }' u.txt",
+    "printf 'caf\\303\\251\\n' > u.txt; awk '{ print length($0), ($0 ~ /^caf..$/), ($0 ~ /^caf.$/), toupper($0) }' u.txt",
+    "awk 'BEGIN { print (\"5\" ~ /[0\\-9]/), (\"-\" ~ /[0\\-9]/), (\"9\" ~ /[0\\-9]/), (\"x\" ~ /[^\\[\\]]/), (\"[\" ~ /[^\\[\\]]/) }'",
+    "echo '0-9 5 [x] a]b' | awk '{ s = $0; gsub(/[^\\[\\]]/, \"\", s); print s; t = $0; gsub(/[\\]a-]/, \"_\", t); print t }'",
+    "awk 'BEGIN { print (\"]\" ~ /[]]/), (\"a]\" ~ /[^]]]/), (\"\\\\\" ~ /[\\\\]/), (\"^\" ~ /[\\^]/), (\"\\t\" ~ /[\\t]/) }'",
+    "awk 'BEGIN { print \"\\x41\\x4a\", length(\"\\x41\"), (\"A\" ~ /\\x41/), (\"A\" ~ \"\\x41\"), \"\\x414\" }'",
+    "echo 'aAbAc' | awk -F '\\x41' '{ print $2, NF }'",
+    "awk 'BEGIN { print (\"+5\" ~ /^+[2-9]/), (\"5\" ~ /^+[2-9]/), (\"*a\" ~ /*a/), (\"b\" ~ /a|*b/), (\"*b\" ~ /a|*b/), (\"*a\" ~ /(*a)/) }'",
+    "awk 'BEGIN { print (\"aaa\" ~ /^a**$/), (\"a+\" ~ /^a+?$/), (\"\" ~ /^a+?$/), (\"a)\" ~ /a)/) }'",
+    "awk 'BEGIN { print (\"a{\" ~ /^a{$/), (\"a{1\" ~ /^a{1$/), (\"aa\" ~ /^a{,2}$/), (\"{\" ~ /^{$/), (\"x{a}\" ~ /x{a}/), (\"aaa\" ~ /^a{2,3}$/) }'",
+    "awk 'BEGIN { s = \"a\\bb\"; print (s ~ /\\b/), (\"ab\" ~ /\\b/), (\"a b\" ~ /a\\yb/), (\"a b\" ~ /a\\y b/) }'",
+    "awk 'BEGIN { print (\"ab\" ~ /a\\>/), (\"ab\" ~ /\\<a/), (\"a b\" ~ /\\Bb/), (\"ab\" ~ /a\\Bb/), (\"a b\" ~ /a\\sb/), (\"a_1\" ~ /^\\w+$/) }'",
+    "awk 'BEGIN { print (\"a\" ~ /\\a/), (\"x\" ~ /[[:alpha:]]/), (\"\\t\" ~ /[[:blank:]]/), (\"a.b\" ~ /a\\.b/), (\"aXb\" ~ /a\\.b/), (\"(\" ~ /\\(/) }'",
+    "awk 'BEGIN { print (\"b\" ~ /[z-a]/) }'",
+    "printf 'x\\303\\251y\\n' > u.txt; awk '{ n = split($0, c, \"\"); print n; gsub(/[^a-z]/, \"?\"); print }' u.txt",
+    // gawk extensions: bit functions, time functions (UTC), typeof; several -f files
+    "awk 'BEGIN { print and(12, 10), or(12, 3), xor(5, 3), lshift(1, 10), rshift(1024, 3), compl(0), and(7, 6, 3), and(1.9, 3), compl(5), lshift(1, 60) }'",
+    "awk 'BEGIN { print and(-1, 3) }'",
+    "TZ=UTC awk 'BEGIN { print strftime(\"%Y-%m-%d %H:%M:%S\", 0); print strftime(\"%a %A %b %B %j %u %w %U %W %V %G %g %e %I %p %y %C %z %s %D %T %R %F %%\", 1700000000) }'",
+    "TZ=UTC awk 'BEGIN { print strftime(\"%c|%x|%X|%h|%k|%l|%r|%Z\", 1700000000); print strftime(\"%Z\", 0, 1) }'",
+    "TZ=UTC awk 'BEGIN { for (t = -86400 * 400; t < 86400 * 800; t += 86400 * 7 + 3601) s = s strftime(\"%G-%V %U %W %j|\", t); print s }'",
+    "TZ=UTC awk 'BEGIN { print mktime(\"2024 01 15 12 30 45\"), mktime(\"2024 13 40 25 61 61\"), mktime(\"bad\"), mktime(\"1970 1 1 0 0 0\"), mktime(\"2000 2 30 0 0 -1\") }'",
+    "TZ=UTC awk 'BEGIN { t = mktime(\"2024 02 29 23 59 59\"); print t, strftime(\"%F %T\", t), strftime(\"%Y\", -1), strftime(\"%Y\", \"abc\") }'",
+    "awk 'BEGIN { t = systime(); print (t > 1700000000), (t == int(t)), (length(strftime()) > 20) }'",
+    "awk 'BEGIN { print typeof(x), typeof(1), typeof(\"a\"), typeof(a[1]); arr[1]; y = z; print typeof(z), typeof(arr); split(\"3 x\", p); print typeof(p[1]), typeof(p[2]) }'",
+    "echo '4 x' | awk '{ print typeof($1), typeof($2), typeof($1 + 0), typeof($1 \"\") }'",
+    "printf 'BEGIN { n = 1 }\\n' > p1.awk; printf '{ print n++, $0 }\\n' > p2.awk; awk -f p1.awk -f p2.awk f.txt",
+    "printf '{ print \"stdin prog:\", $0 }\\n' | awk -f - f.txt",
+    "printf 'BEGIN { print 1 }\\n' > p1.awk; printf 'BEGIN { print (2 + }\\n' > p3.awk; awk -f p1.awk -f p3.awk; echo \"status $?\"",
+    "printf 'function f(x) { return x * 2 }\\n' > lib.awk; awk -f lib.awk -f prog.awk f.txt; printf 'BEGIN { print f(21) }\\n' > m.awk; awk -f lib.awk -f m.awk",
+    "awk 'BEGIN { print 1; if (0) f() } END { print 2 }' f.txt",
+    "awk 'BEGIN { print 1; g() }'",
+    "awk 'function h() { return 1 } BEGIN { print h(); x = g(1, 2) }'",
+    "printf 'BEGIN { print 1; if (0) undefined_fn(1) }\\n' > u.awk; awk -f u.awk",
+    // sub/gsub/gensub backslashes, printf %c, assigned fields keep the string type,
+    // +inf/-nan, the right side of a compound assignment first
+    "awk 'BEGIN { s = \"a.b\"; gsub(/\\./, \"\\\\&\", s); print s; s = \"a.b\"; gsub(/\\./, \"\\\\\\\\&\", s); print s; s = \"a.b\"; gsub(/\\./, \"\\\\\\\\\\\\&\", s); print s; s = \"a.b\"; gsub(/\\./, \"\\\\\\\\\\\\\\\\&\", s); print s }'",
+    "awk 'BEGIN { s = \"a.b\"; gsub(/\\./, \"\\\\q\", s); print s; s = \"a.b\"; gsub(/\\./, \"x\\\\\", s); print s; s = \"a.b\"; gsub(/\\./, \"\\\\\\\\q\", s); print s }'",
+    "awk 'BEGIN { s = \"abc\"; sub(\"b\", \"[\\\\\\\\\\\\\\\\]\", s); print s; t = \"abc\"; sub(\"b\", \"\\\\\\\\\\\\\\\\\\\\\\\\&\", t); print t }'",
+    "awk 'BEGIN { printf \"%c|%c|%c|%c|%c\\n\", \"65\", 65, \"A\", 65.7, \"\" }'",
+    "echo '66 x' | awk '{ printf \"%c|%c\\n\", $1, $2 }'",
+    "awk 'BEGIN { $0 = \"10\"; print ($0 < 9), ($1 < 9); $0 = \"abc\"; x = \"10\"; print (x < 9) }'",
+    "awk 'BEGIN { $0 = \"3.0\"; print ($0 == 3), ($1 == 3); $2 = \"5.0\"; print ($2 == 5) }'",
+    "awk 'BEGIN { printf \"%#o|%#o|%#x|%#x|%#.3o|%#5o\\n\", 0, 8, 0, 255, 0, 0 }'",
+    "awk 'BEGIN { print \"inf\" + 0, \"+inf\" + 0, \"-inf\" + 0, \"nan\" + 0, \"+nan\" + 0, \"-nan\" + 0, \"infinity\" + 0, \"+infinity\" + 0, \"0x1A\" + 0, \".5e1x\" + 0 }'",
+    "echo 'inf +inf -nan nan +infinity' | awk '{ for (i = 1; i <= NF; i++) printf \"%s:%s:%d \", $i, ($i == $i + 0), $i + 0; print \"\" }'",
+    "awk 'BEGIN { i = 1; a[i++] += i; for (k in a) print k, a[k], i }'",
+    "awk 'BEGIN { i = 1; a[i++] = i; for (k in a) print k, a[k], i }'",
+    "awk 'BEGIN { i = 1; a[i] = i++; for (k in a) print k, a[k], i }'",
+    "awk 'BEGIN { x = 1; x += x++; print x; y = 5; y = y++ + y; print y }'",
+    "awk 'BEGIN { $0 = \"a b c\"; i = 1; $(i++) = i; print; print i }'",
+    "awk 'BEGIN { i = 2; a[1] = 10; a[2] = 20; a[--i] -= i++; print a[1], a[2], i }'",
+    "awk 'BEGIN { n = 0; b[n++] = b[n++] = 7; print b[0], b[1], n, length(b) }'",
+    "awk 'BEGIN { s = \"a.b\"; gsub(/\\./, \"\\\\\\\\\\\\\\\\\", s); print s; s = \"a.b\"; gsub(/\\./, \"\\\\\\\\\\\\\\\\\\\\\\\\&\", s); print s; s = \"a.b\"; gsub(/\\./, \"\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\&\", s); print s }'",
+    "awk 'BEGIN { print gensub(/b/, \"\\\\q\\\\\\\\\\\\&[\\\\0]\", \"g\", \"abc\"), gensub(/(b)/, \"<\\\\\\\\1>\", 1, \"abc\") }'",
+    "echo '1,000' | awk '{ gsub(/,/, \"\"); print ($0 > 999), ($1 > 999) }'",
+    "echo '5 x' | awk '{ $2 = \"y\"; print ($0 < 10); $1 = \"10\"; print ($1 < 9); $1 = 10; print ($1 < 9) }'",
+    "echo 5 | awk '{ sub(/5/, \"7\"); print ($0 < 10), ($1 < 10) }'",
+    "awk 'BEGIN { print \"+inf \" + 0, \" +inf\" + 0, \"+infx\" + 0, \"+INF\" + 0, \"-NaN\" + 0, \"+inf5\" + 0; printf \"[%5d][%-6d][%d][%d][%x][%g][%5.2f][%e][%G]\\n\", \"+inf\", \"-inf\", \"+nan\", \"-nan\", \"+inf\", \"+inf\", \"-nan\", \"+nan\", \"+inf\" }'",
+    "awk 'BEGIN { x = -log(0); y = log(-1); print x, -x, y, -y; printf \"%d %d %s %s\\n\", y, -y, y, -y }'",
+    // paragraph mode: newline separates fields for a one-character FS; regex RS
+    "awk -F: 'BEGIN { RS = \"\" } { for (i = 1; i <= NF; i++) printf \"[%s]\", $i; print \"\" }' para.txt",
+    "awk 'BEGIN { RS = \"\"; FS = \"a\" } { for (i = 1; i <= NF; i++) printf \"[%s]\", $i; print \"\" }' para.txt",
+    "awk 'BEGIN { FS = \"e\"; RS = \"\" } { printf \"%d:\", NF; for (i = 1; i <= NF; i++) printf \"[%s]\", $i; print \"\" }' para.txt",
+    "awk 'BEGIN { RS = \"\"; FS = \"[ae]+\" } { printf \"%d:\", NF; for (i = 1; i <= NF; i++) printf \"[%s]\", $i; print \"\" }' para.txt",
+    "awk 'BEGIN { RS = \"\"; FS = \"\\t\" } { printf \"%d:\", NF; for (i = 1; i <= NF; i++) printf \"[%s]\", $i; print \"\" }' para.txt",
+    "awk 'BEGIN { RS = \"\" } { n = split($0, p, \":\"); printf \"%d:\", n; for (i = 1; i <= n; i++) printf \"[%s]\", p[i]; print \"\" }' para.txt",
+    "awk 'BEGIN { RS = \"\"; FS = \":\" } { $1 = $1; print; print NF }' OFS=, para.txt",
+    "awk 'BEGIN { RS = \"^x\" } { print NR \": [\" $0 \"]\" }' rsx.txt",
+    "awk 'BEGIN { RS = \"x$\" } { print NR \": [\" $0 \"]\" }' rsx.txt",
+    "awk 'BEGIN { RS = \"(^|b)x\" } { print NR \": [\" $0 \"]\" }' rsx.txt",
+    "awk 'BEGIN { RS = \"\\n+\" } { print NR \": [\" $0 \"]\" }' para.txt",
+    "awk 'BEGIN { RS = \"\" } { print NR \": \" $0; print \"--\" }' para.txt",
+    "awk 'BEGIN { RS = \"\" } NR == 1 { RS = \";\" } { print NR \": \" $0 }' para.txt",
+    // the parser: $ chains, ++ and assignment chains, /= against a regex; what gawk rejects
+    "echo '2 b c' | awk '{ print $$0; print $$1 }'",
+    "echo '3 b c' | awk '{ $NF++; print; print $NF }'",
+    "echo '1 2 3' | awk '{ i = 1; $i++ = 9; print; print i }'",
+    "echo '1 2 3' | awk '{ $NF++ ; $1-- ; print }'",
+    "awk 'BEGIN { a = b = c = 4; print a, b, c; x += y -= 2; print x, y }'",
+    "awk 'BEGIN { i = 5; j = ++i + i++; print i, j; k = i++ + ++i; print k }'",
+    "awk 'BEGIN { a = 10; a /= 2; print a; a /= 5; print a }'",
+    "echo 'x=y' | awk '/=/ { print \"has =\" }'",
+    "echo 'a=b' | awk '{ n = split($0, p, /=/); print n, p[2] }'",
+    "awk 'BEGIN { a = 8; b = 2; print a /b/ 2 }'",
+    "awk 'BEGIN { x = 4; x /= 2 ; print x }'",
+    "echo 'a = b' | awk '$0 ~ /=/'",
+    "awk 'BEGIN { print -$1 }'",
+    "echo '5' | awk '{ print -$1, !$1, $1^2, $1 ^ 2 }'",
+    "echo '3 4' | awk '{ print $1$2, $1 $2 }'",
+    "awk 'BEGIN { print 1,2 > \"/dev/stdout\" }'",
+    "awk 'function f(a,) { return 1 } BEGIN { print f(1) }'",
+    "awk 'function f(f) { return f } BEGIN { print f(1) }'",
+    "awk 'function f(a, b) { return a + b } BEGIN { print f(1, 2) }'",
+    "awk 'function f(a) { return a } BEGIN { print f (1) }'",
+    "awk 'BEGIN { getline line < \"f.txt\"; print line }'",
+    "awk 'BEGIN { x = \"A\"; print x~/a/ }'",
+    "awk 'BEGIN { print length \"x\" }'",
+    "awk 'BEGIN { print !x++, x }'",
+    "awk 'BEGIN { $3 = \"c\"; print $ 3 }'",
+    "echo 'a b' | awk '{ print $(NF) $(NF-1) }'",
+    "awk 'BEGIN { a[\"x\"]; delete a[\"x\"]; print length(a) } ; ; '",
+    "awk 'BEGIN { x = 1 } ; END { print x }' /dev/null",
+    "awk 'BEGIN{if(1){print \"a\"}else{print \"b\"}}'",
+    "awk 'BEGIN { print 2 - -2, 2 - - 2, 2--2 }'",
+    "printf 'function f(a,) { return a }\\nBEGIN { print f(1) }\\n' > pe.awk; awk -f pe.awk; echo \"status $?\"",
+    "echo 'k=v' | awk -F= '{ print $2 } /=v/ { x = 6; x /= 3; print x }'",
+    "awk 'BEGIN { print \"x\" > \"/dev/null\"; while ((getline l < \"/dev/null\") > 0) n++; print n + 0 }'",
+    // split by an empty regex, FS of one backslash, non-UTF-8 program text, bytes
+    "awk 'BEGIN { n = split(\"abc\", a, \"\"); print n, a[1], a[3]; n = split(\"a b\", b, //); print n, b[1] }'",
+    "echo 'a\\b\\c' | awk -F '\\\\' '{ print NF, $2 }'",
+    "echo 'a\\b\\c' | awk 'BEGIN { FS = \"\\\\\" } { print NF, $3 }'",
+    "echo 'a\\b\\c' | awk '{ n = split($0, p, \"\\\\\"); print n, p[2] }'",
+    "printf 'BEGIN { s = \"\\351t\\351\"; print length(s), s }\\n' > nu.awk; awk -f nu.awk | awk '{ print length($0) }'",
+    "printf 'BEGIN { print \"x\" } # comment \\351\\n' > nu2.awk; awk -f nu2.awk",
+    "printf 'BEGIN { x\\351 = 1 }\\n' > nu3.awk; awk -f nu3.awk; echo \"status $?\"",
+    "printf '/\\351/ { print \"m\", NR }\\n' > nu4.awk; printf 'a\\351b\\nc\\n' > nu.txt; awk -f nu4.awk nu.txt",
+    "printf '\\303\\251t\\303\\251\\n' > u8.txt; awk '{ print length($0), substr($0, 1, 2), index($0, \"t\"), toupper($0) }' u8.txt",
+    "printf '\\303\\251t\\303\\251\\n' > u8.txt; awk '{ printf \"%c|%.1s|%3s|\\n\", $0, $0, \"é\" }' u8.txt | awk '{ print length($0) }'",
+    "awk 'BEGIN { printf \"%c\", 233 }' | awk '{ print length($0) }'",
+    "awk 'BEGIN { printf \"%c\", 256 + 65; print \"\" }'",
+    // extension edge cases: time and bit limits, gensub counts, for-in over a snapshot
+    "TZ=UTC awk 'BEGIN { print mktime(\"2147483647 12 31 23 59 59\"), mktime(\"-5000 1 1 0 0 0\"), mktime(\"2024 1 1 0 0 99999999999\"), strftime(\"%Y\", 1e16) }'",
+    "awk 'BEGIN { print lshift(1, 64), rshift(5, 100), and(2^70, 1), compl(2^60) }'",
+    "awk 'BEGIN { print gensub(/a/, \"b\", \"x\", \"aaa\"), gensub(/a/, \"b\", 0, \"aaa\"), gensub(/a/, \"b\", -1, \"aaa\"), gensub(/a/, \"b\", 3, \"aaa\"), gensub(/a/, \"b\", 9, \"aaa\") }'",
+    "awk 'BEGIN { PROCINFO[\"sorted_in\"] = \"@unsorted\"; a[1]; for (k in a) print k }'",
+    "awk 'BEGIN { a[\"b\"] = 1; a[\"a\"] = 2; PROCINFO[\"sorted_in\"] = \"@ind_str_asc\"; for (k in a) { delete a[\"b\"]; print k } }'",
+    "awk 'BEGIN { a[\"b\"]; a[\"a\"]; a[\"c\"]; for (k in a) { delete a; n++ } print n, length(a) }'",
+    "awk 'BEGIN { print and(2^70, 2^63), and(2^64, 2^63), and(-0, 1), and(1e30, 1), lshift(3, 65), rshift(2^40, 66) }'",
+    // strtonum and isarray
+    "awk 'BEGIN { print strtonum(\"0x1A\"), strtonum(\"017\"), strtonum(\"1e3\"), strtonum(\"0x\"), strtonum(\" 12abc\"), strtonum(\"-0x10\"), strtonum(\"08\"), strtonum(3.5), strtonum(\"0X1f\"), strtonum(\"+017\"), strtonum(\"0x1.8p1\"), isarray(x); a[1]; print isarray(a) }'",
+    "echo '0x10 010 10' | awk '{ print strtonum($1) + strtonum($2) + strtonum($3), strtonum(\"0.5\"), strtonum(\"0\"), strtonum(\"019\"), strtonum(\"07.5\") }'",
+    "awk -P 'BEGIN { strtonum = 3; print strtonum }'",
+    // programs agents write
+    "awk -F, 'NR > 1 { sum[$3] += $2; n[$3]++ } END { PROCINFO[\"sorted_in\"] = \"@ind_str_asc\"; for (c in sum) printf \"%-10s %6.2f %d\\n\", c, sum[c] / n[c], n[c] }' f.csv",
+    "awk -F, -v OFS='\\t' 'NR == 1 { $1 = $1; print; next } { $2 = $2 + 1; print }' f.csv",
+    "awk '{ a[NR] = $0 } END { n = asort(a, b); for (i = 1; i <= n; i++) print b[i] }' nums.txt",
+    "awk '{ print length() > 3 ? \"long\" : \"short\" }' words.txt",
+    "awk 'NR == FNR { seen[$1]; next } $1 in seen' f.txt dup.txt",
+    "awk '{ $1 = \"\"; sub(/^ +/, \"\"); print }' mixed.txt",
+    "awk '{ printf \"%s%s\", (NR > 1 ? \",\" : \"\"), $1 } END { print \"\" }' f.txt",
+    "awk 'BEGIN { printf \"%5.1f%%\\n\", 12.345; printf \"%-5s|%5s|\\n\", \"ab\", \"cd\"; printf \"%03d %+.2e %x %o %c\\n\", 7, 12345.678, 255, 8, \"hello\" }'",
+    "awk '{ gsub(/[[:space:]]+/, \" \"); print }' words.txt",
+    "awk '{ print toupper(substr($0, 1, 1)) tolower(substr($0, 2)) }' mixed.txt",
+    "awk 'BEGIN { split(\"a,b,c\", arr, \",\"); for (i = length(arr); i >= 1; i--) printf \"%s \", arr[i]; print \"\" }'",
+    "awk '/^$/ { blank++ } END { print blank + 0 }' words.txt",
+    "awk '{ w += NF } END { printf \"%d words, avg %.2f\\n\", w, w / NR }' words.txt",
+    "awk 'BEGIN { x = sprintf(\"%*d|%-*.*f\", 6, 42, 8, 2, 3.14159); print x }'",
+    "awk '{ $3 = sprintf(\"%.1f\", $2 * 1.5) } 1' mixed.txt",
+    "awk 'match($0, /[A-Z][a-z]+/) { print substr($0, RSTART, RLENGTH) }' mixed.txt",
+    "awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+$/) s += $i } END { print s }' mixed.txt",
+    "awk -F: '$3 >= 1 { print $1 }' pw.txt",
+    "awk 'BEGIN { OFS = \",\" } { $1 = $1 } 1' sp.txt",
+    "awk 'length > max { max = length; line = $0 } END { print max, line }' words.txt",
+    "awk '!seen[$0]++' dup.txt",
+    "awk '{ print $NF }' FS=/ pw.txt",
+    "awk 'BEGIN { n = split(\"2024-03-05T10:20:30\", t, /[-T:]/); print n, t[1] + 0, t[6] * 2 }'",
+    "awk 'END { print NR, $0 }' f.txt",
+    "awk '{ sub(/\\r$/, \"\"); print length($0) }' f.txt",
+    "awk 'BEGIN { printf \"%s\\n\", 1e300 * 10; printf \"%d\\n\", \"abc\"; printf \"%.3s\\n\", 12345 }'",
+    "awk '{ printf \"%-15s %s\\n\", $1, $2 }' OFS=: mixed.txt",
+    "awk 'BEGIN { s = \"hello world\"; n = gsub(/o/, \"0\", s); print n, s; print index(s, \"w0\"), substr(s, index(s, \" \") + 1) }'",
+    "awk 'BEGIN { print length(\"héllo\"), substr(\"héllo\", 2, 2) }'",
+    "awk '{ lines[NR] = $0 } END { for (i = NR; i >= 1; i--) print lines[i] }' f.txt",
+    "awk -v n=2 'NR % n == 0' lines.txt",
+    "awk 'BEGIN { getline; print \"first: \" $0 } { print }' f.txt",
+    "awk '{ print > ($1 \".out\") } END { close(\"a.out\"); while ((getline l < \"a.out\") > 0) print \"a.out:\", l }' f.txt",
+    // gawk's RT
+    "awk 'BEGIN { RS = \"\\n+\" } { printf \"%d [%s] <%s>\\n\", NR, $0, RT }' para.txt",
+    "awk 'BEGIN { RS = \"\" } { printf \"%d <%s>\\n\", NR, RT }' para.txt",
+    "awk '{ printf \"[%s]\", RT } END { print \"\" }' nonl.txt",
+    "awk 'BEGIN { RS = \"[0-9]+\" } { printf \"%s=%s;\", $0, RT } END { print \"\" }' cols.txt",
+    "awk 'BEGIN { RS = \";\" } { printf \"%s<%s>\", $0, RT } END { print \"\" }' semi.txt",
+    "awk 'BEGIN { RS = \"--+\"; while ((getline l < \"dash.txt\") > 0) printf \"%s(%s)\", l, RT; print \"\" }'",
+    "awk -P 'BEGIN { RT = 5 } { print RT }' f.txt",
+    // a field count past the memory cap stops the program (it used to abort the process)
+    "awk 'BEGIN { NF = 1e12; print NF }'",
+    "awk 'BEGIN { $1e15 = 1; print NF }'",
+    "awk 'BEGIN { $0 = \"a b\"; NF = 5; print; $7 = \"x\"; print NF }'",
+    "TZ=UTC awk 'BEGIN { print mktime(\"2024 1 1 0 0 0 1\"), mktime(\"2024 1 1 0 0 0 0\"), mktime(\"2024 1 1 0 0 0 -1\"), mktime(\"2024 1 1 0 0 0 5\"), mktime(\"2024 1 1 0 0 0\", 1), mktime(\"2024 1 1 0 0 0 1\", 1), mktime(\"1 1 1 1 1 1 1 1 1\") }'",
+    "awk 'BEGIN { x = sprintf(\"%.1000000000000f\", 1); print length(x) }'",
+    "awk 'BEGIN { print substr(\"abc\", -1e300, 1e300); print gensub(/(((((a)))))/, \"\\\\9\\\\5\", \"g\", \"aaa\"), match(\"aaa\", /(a)(a)?(x)?/, m), length(m) }'",
+    // --posix: **, func and length(array) are gawk's
+    "awk --posix 'BEGIN { print 2**3 }'",
+    "awk --posix 'BEGIN { x = 2; x **= 2; print x }'",
+    "awk --posix 'func f() { return 1 } BEGIN { print f() }'",
+    "awk --posix 'BEGIN { a[1]; print length(a) }'",
+    "awk --posix 'BEGIN { a[1]; f(a) } function f(x) { print length(x) }'",
+    "echo 'a b' | awk -P '{ print length, $2; nextfile }'",
+    "awk 'BEGIN { print 2**3, 2^3; x = 3; x **= 2; print x }'",
+    // sorting by a user comparison function
+    "awk 'function bylen(i1, v1, i2, v2) { return length(i1) - length(i2) } BEGIN { a[\"ccc\"]; a[\"a\"]; a[\"bb\"]; a[\"dddd\"]; PROCINFO[\"sorted_in\"] = \"bylen\"; for (k in a) printf \"%s \", k; print \"\" }'",
+    "awk 'function desc(i1, v1, i2, v2) { return v2 != v1 ? v2 - v1 : (i1 < i2 ? -1 : 1) } { c[$1]++ } END { PROCINFO[\"sorted_in\"] = \"desc\"; for (k in c) print k, c[k] }' dup.txt",
+    "awk 'function cmp(i1, v1, i2, v2) { return (v1 < v2) ? 1 : (v1 > v2) ? -1 : 0 } BEGIN { split(\"5 3 9 1 7\", a); n = asort(a, b, \"cmp\"); for (i = 1; i <= n; i++) printf \"%s \", b[i]; print \"\" }'",
+    "awk 'function rev(i1, v1, i2, v2) { return i1 < i2 ? 1 : -1 } BEGIN { a[\"x\"]; a[\"y\"]; a[\"z\"]; n = asorti(a, b, \"rev\"); print n, b[1], b[2], b[3] }'",
+    "awk 'BEGIN { a[1]; PROCINFO[\"sorted_in\"] = \"nosuch\"; for (k in a) print k }'",
+    "awk 'BEGIN { a[1]; PROCINFO[\"sorted_in\"] = \"@nope\"; for (k in a) print k }'",
+    // BEGINFILE and ERRNO for a file that cannot be opened
+    "awk 'BEGINFILE { if (ERRNO != \"\") { print \"skip\", FILENAME, ERRNO; nextfile } } { print FILENAME, $0 }' missing.txt f.txt",
+    "awk 'BEGINFILE { print \"bf\", FILENAME } { print }' missing.txt f.txt; echo \"status $?\"",
+    "awk 'BEGINFILE { if (ERRNO) nextfile } ENDFILE { print \"ef\", FILENAME, FNR } END { print NR }' f.txt missing.txt nonl.txt",
+    "awk 'BEGIN { r = (getline l < \"nope.txt\"); print r, ERRNO }'",
+    // split's fourth argument (the separators)
+    "awk 'BEGIN { n = split(\"a1b22c\", p, /[0-9]+/, s); print n, p[3], s[1], s[2], length(s) }'",
+    "awk 'BEGIN { n = split(\"  x  y\\t\", p, \" \", s); print n, \"[\" s[0] \"]\", \"[\" s[1] \"]\", \"[\" s[2] \"]\", length(s) }'",
+    "awk 'BEGIN { n = split(\"a:b::c\", p, \":\", s); print n, length(s), s[1] s[2] s[3] }'",
+    "echo ' q  r ' | awk '{ n = split($0, p, FS, s); for (i = 0; i <= n; i++) printf \"<%s>\", s[i]; print \"\" }'",
+    "awk 'BEGIN { n = split(\"abc\", p, \"\", s); print n, length(s) }'",
+    "awk --posix 'BEGIN { n = split(\"a b\", p, \" \", s) }'",
+    // /= against /=/
+    "echo 'a=b' | awk '{ x = /=/ ? \"yes\" : \"no\"; print x; if (/=/) print \"if\"; print (/=/) }'",
+    "echo 'a=b 8' | awk '{ $2 /= 2; print $2; n = split($0, p, /=/); print n }'",
+    "echo 'a=b' | awk '/=/ && /a/ { print \"both\" } !/=x/ { print \"not\" }'",
+    "awk 'BEGIN { a[1] = 9; a[1] /= 3; print a[1]; x = 10; x /= 4 / 2; print x }'",
+    // printf: the ' flag (no grouping in C), gawk's positional %n$
+    "awk 'BEGIN { printf \"%'\"'\"'d|%'\"'\"'.2f|%+5d|% 05d|%-08.3f|\\n\", 1234567, 1234.5, 3, 4, 2.5 }'",
+    "awk 'BEGIN { printf \"%5%|%c%c|%.0e|%G|%#X\\n\", 66, 256, 12345, 0.0000123, 255 }'",
+    "awk 'BEGIN { printf \"%1$s %2$s\\n\", \"a\", \"b\" }'",
+    "awk 'BEGIN { printf \"%2$s %1$s\\n\", \"a\", \"b\" }'",
+    "awk 'BEGIN { printf \"%1$s %1$s|%2$*1$d|%2$-*1$d|\\n\", 5, 7 }'",
+    "awk 'BEGIN { printf \"%2$s %s\\n\", \"a\", \"b\" }'",
+    "awk 'BEGIN { printf \"%3$s\\n\", \"a\" }'",
+    "awk 'BEGIN { s = sprintf(\"%2$s-%1$s\", \"x\", \"y\"); print s }'",
+    // numbers, strnums and conversions
+    "echo '0.1 0.10 1e1 10 +5 .5 0x10 -0' | awk '{ for (i = 1; i <= NF; i++) printf \"%s:%s:%s \", $i, ($i == $i + 0), $i * 1; print \"\" }'",
+    "echo '1 1.0 abc' | awk '{ print ($1 == $2), ($1 \"\" == $2 \"\"), ($3 > 5), ($3 < 5) }'",
+    "awk 'BEGIN { OFMT = \"%.2f\"; x = 3.14159; print x, x \"\"; CONVFMT = \"%.3f\"; print x, x \"\"; y = 17; print y \"\" }'",
+    "awk 'BEGIN { printf \"%d %d %d\\n\", 2^31, -2^31 - 1, 2^53 + 1; print 2^53 + 1, int(-0.5), -0 + 0 }'",
+    "awk 'BEGIN { x[\"a\"] = 1; for (k in x) delete x[k]; print length(x); print substr(\"hello\", 0), substr(\"hello\", -1), substr(\"hello\", 1.5, 2.3) }'",
+    "awk 'BEGIN { a = \"x\"; b = a++; print a, b; c = \"3z\"; c += 0; print c }'",
+    "awk 'BEGIN { print 1 == \"1\", \"a\" < \"b\", \"10\" < \"9\", 10 < 9, \"abc\" ~ \"^a.c$\" }'",
+    "echo 'x' | awk '{ $3 = \"z\"; print NF, $0; $0 = \"p q\"; print NF, $2; NF = 1; print $0 \"|\" }'",
+    "awk 'function f(a) { a[\"x\"] = 1 } BEGIN { f(arr); print arr[\"x\"]; print length(arr) }'",
+    "echo '  lead trail  ' | awk '{ print \"[\" $1 \"]\", NF; $1 = $1; print \"[\" $0 \"]\" }'",
+    "awk 'BEGIN { print 1e6, 1e7, 123456789, 1234567.5, 0.1234567; print -1 \" \" -1, 1 - -1, 2 ^ -1, 10 % 3.5 }'",
+    // --posix: \x is x
+    "awk --posix 'BEGIN { print \"\\x41|\", (\"A\" ~ /\\x41/), (\"x41\" ~ /\\x41/), (\"x41\" ~ \"\\\\x41\") }'",
+    "awk -P -v 's=\\x41' 'BEGIN { print s }'",
+    "awk -v 's=\\x41' 'BEGIN { print s }'",
+    // POSIX leftmost-longest matches
+    "awk 'BEGIN { print match(\"abc\", /(a|ab)/), RLENGTH; s = \"xyzxy\"; gsub(/x|xy|xyz/, \"<&>\", s); print s; t = \"abcd\"; sub(/(ab)?(abcd)?/, \"[&]\", t); print t }'",
+    "echo 'a1b22c333' | awk -F '[0-9]|[0-9][0-9]' '{ print NF, $2, $3 }'",
+    // gawk extensions (off under --posix)
+    "awk 'BEGIN { print gensub(/o/, \"0\", \"g\", \"foo boo\"), gensub(/o/, \"0\", 2, \"foo boo\"), gensub(/(a)(b)/, \"<\\\\2\\\\1\\\\0&\\\\\\\\&>\", \"g\", \"abab\") }'",
+    "awk 'BEGIN { s = \"hello\"; t = gensub(/l+/, \"L\", \"G\", s); print s, t; print gensub(/x/, \"y\", 1) }'",
+    "echo 'one two three' | awk '{ print gensub(/([a-z]+) ([a-z]+)/, \"\\\\2 \\\\1\", 1); print }'",
+    "awk 'BEGIN { print gensub(/b*/, \"-\", \"g\", \"abc\"), gensub(\"\", \"-\", \"g\", \"ab\"), gensub(/z/, \"y\", \"g\", \"abc\") }'",
+    "awk 'BEGIN { a[\"x\"] = 3; a[\"y\"] = 1; a[\"z\"] = 2; n = asort(a); for (i = 1; i <= n; i++) printf \"%s \", a[i]; print n, length(a) }'",
+    "awk 'BEGIN { a[\"x\"] = \"b\"; a[\"y\"] = 10; a[\"z\"] = \"a\"; a[\"w\"] = 9; n = asort(a, b); for (i = 1; i <= n; i++) printf \"%s \", b[i]; print n, a[\"x\"] }'",
+    "awk 'BEGIN { a[\"x\"] = 3; a[\"b\"] = 1; a[\"10\"] = 2; a[\"9\"] = 0; n = asorti(a, b); for (i = 1; i <= n; i++) printf \"%s \", b[i]; print n }'",
+    "awk 'BEGIN { a[1] = \"c\"; a[2] = \"a\"; a[3] = \"b\"; n = asort(a, d, \"@val_str_desc\"); for (i = 1; i <= n; i++) printf \"%s \", d[i]; print \"\" }'",
+    "awk '{ c[$1]++ } END { PROCINFO[\"sorted_in\"] = \"@ind_str_asc\"; for (k in c) print k, c[k] }' dup.txt",
+    "awk '{ c[$1]++ } END { PROCINFO[\"sorted_in\"] = \"@ind_str_desc\"; for (k in c) print k, c[k] }' dup.txt",
+    "awk '{ c[$1]++ } END { PROCINFO[\"sorted_in\"] = \"@val_num_desc\"; for (k in c) print k, c[k] }' dup.txt",
+    "awk '{ c[$1]++ } END { PROCINFO[\"sorted_in\"] = \"@val_num_asc\"; for (k in c) print k, c[k] }' dup.txt",
+    "awk 'BEGIN { a[10]; a[9]; a[100]; a[\"x\"]; a[-1]; PROCINFO[\"sorted_in\"] = \"@ind_num_asc\"; for (k in a) printf \"%s \", k; print \"\"; PROCINFO[\"sorted_in\"] = \"@ind_num_desc\"; for (k in a) printf \"%s \", k; print \"\" }'",
+    "awk 'BEGIN { a[1] = \"b\"; a[2] = \"a\"; a[3] = 10; a[4] = 9; a[5] = \"B\"; PROCINFO[\"sorted_in\"] = \"@val_str_asc\"; for (k in a) printf \"%s \", a[k]; print \"\"; PROCINFO[\"sorted_in\"] = \"@val_str_desc\"; for (k in a) printf \"%s \", a[k]; print \"\" }'",
+    "awk 'BEGIN { a[1] = \"b\"; a[2] = \"a\"; a[3] = 10; a[4] = 9; a[5] = \"B\"; PROCINFO[\"sorted_in\"] = \"@val_type_asc\"; for (k in a) printf \"%s \", a[k]; print \"\" }'",
+    "awk 'BEGIN { IGNORECASE = 1; print (\"ABC\" ~ /b/), (\"ABC\" == \"abc\"), index(\"ABC\", \"b\"), match(\"xAy\", /a/); s = \"AaA\"; gsub(/a/, \"x\", s); print s, split(\"1A2a3\", p, \"a\") }'",
+    "awk 'BEGIN { IGNORECASE = 1 } /apple/' mixed.txt",
+    "awk 'BEGIN { IGNORECASE = 1; FS = \"x\" } { print $2 }' OFS=- u2.txt",
+    "awk 'BEGIN { FPAT = \"([^,]*)|(\\\"[^\\\"]+\\\")\" } { print NF; for (i = 1; i <= NF; i++) print i, $i }' q.csv",
+    "awk 'BEGIN { FPAT = \"[0-9]+\" } { print NF, $1, $NF; $2 = \"X\"; print }' mixed.txt",
+    "awk 'BEGIN { FPAT = \"[a-z]+\" } { print $1; FS = \" \" } NR == 2 { print $2 }' mixed.txt",
+    "awk 'BEGINFILE { print \"start\", FILENAME, FNR } ENDFILE { print \"end\", FILENAME, FNR, NR } { print $0 }' f.txt nonl.txt",
+    "awk 'BEGINFILE { if (FILENAME == \"f.txt\") nextfile } { print FILENAME, $0 }' f.txt nonl.txt",
+    "awk 'BEGINFILE { print \"bf\", FILENAME } END { print NR }' f.txt",
+    "awk 'FNR == 2 { nextfile } ENDFILE { print \"ef\", FILENAME, FNR }' f.txt lines.txt",
+    "awk 'BEGIN { print length(x), typeof(x) } '",
+    "awk 'BEGIN { if (match(\"foo=bar\", /([a-z]+)=([a-z]+)/, m)) print m[0], m[1], m[2], m[1, \"start\"], m[2, \"length\"], length(m) }'",
+    "awk 'BEGIN { print match(\"abc\", /(x)|b/, m), m[0], \"[\" m[1] \"]\", length(m) }'",
+    "awk --posix 'BEGIN { gensub = 1; print gensub }'",
+    "awk -P 'BEGIN { and = 3; print and + 1 }'",
+    "awk --posix 'BEGIN { IGNORECASE = 1; print (\"A\" ~ /a/) }'",
+    "awk --posix 'BEGINFILE { print \"x\" }' f.txt",
+    "awk --posix 'BEGIN { print length(x) }'",
+    "printf 'BEGIN { print gensub(/a/, \"b\", \"g\", \"aa\") }\\n' > px.awk; awk --posix -f px.awk",
 ];
 
 const FIXTURES: &[(&str, &str)] = &[
@@ -326,6 +619,9 @@ const FIXTURES: &[(&str, &str)] = &[
         "# a program from a file\n{ n++ }\nEND {\n  print \"lines:\", n\n}\n",
     ),
     ("bad.awk", "BEGIN {\n  print (1 +\n}\n"),
+    ("q.csv", "a,,\"b,c\",d\n\"x y\",1,\n,lead\n"),
+    ("u2.txt", "aXbxc\n"),
+    ("rsx.txt", "xaxbxcx\nxd\n"),
 ];
 
 fn setup() -> Ws {
@@ -424,9 +720,9 @@ fn refused_and_structured() {
             .unwrap()
             .starts_with("line 1, column")
     );
-    // With -f the program is parsed at run time: a located message and exit 2 (gawk: 1).
+    // With -f the program is parsed at run time: a located message and exit 1 as gawk.
     let (_, err, status) = ws.run("awk -f bad.awk f.txt");
-    assert_eq!(status, 2);
+    assert_eq!(status, 1);
     assert!(err.contains("bad.awk:2:"), "{err}");
     // rand() stays in [0, 1) and srand returns the previous seed.
     let (out, _, _) = ws.run("awk 'BEGIN { srand(5); for (i = 0; i < 1000; i++) { r = rand(); if (r < 0 || r >= 1) bad++ } print bad + 0, srand() }'");
@@ -451,4 +747,53 @@ fn streaming_large_input() {
         (out.as_str(), err.as_str(), status),
         ("19999900000 1000 200000\n", "", 0)
     );
+}
+
+/// Development aid: `AWK_TRY=file cargo test --test awk try_cases -- --ignored --nocapture`
+/// runs each line of `file` through both shells and prints the outputs.
+#[test]
+#[ignore = "development aid"]
+fn try_cases() {
+    let Ok(path) = std::env::var("AWK_TRY") else {
+        return;
+    };
+    let mut ws = setup();
+    for case in std::fs::read_to_string(path).unwrap().lines() {
+        if case.trim().is_empty() {
+            continue;
+        }
+        let (out, err, status) = ws.run(case);
+        let (gout, gstatus) = gnu(&ws, case);
+        let mark = if out == gout && status == gstatus {
+            "ok "
+        } else {
+            "BAD"
+        };
+        println!("{mark} {case}\n  ultra: {out:?} {status} {err:?}\n  gawk:  {gout:?} {gstatus}");
+    }
+}
+
+/// Timing aid: `AWK_BENCH=file cargo test --release --test awk bench_sum -- --ignored
+/// --nocapture` times `awk '{ s += $3 } END { print s }'` (and a regex FS) over `file`.
+#[test]
+#[ignore = "timing aid"]
+fn bench_sum() {
+    let Ok(path) = std::env::var("AWK_BENCH") else {
+        return;
+    };
+    let mut ws = setup();
+    std::fs::copy(&path, ws.dir.path().join("root").join("big.txt")).unwrap();
+    for script in [
+        "awk '{ s += $3 } END { print s }' big.txt",
+        "awk -F '[ ]+' '{ s += $3 } END { print s }' big.txt",
+        "awk '/k99/ { n++ } END { print n }' big.txt",
+        "awk '{ print $1 }' big.txt | tail -1",
+    ] {
+        let t = std::time::Instant::now();
+        let (out, err, status) = ws.run(script);
+        println!(
+            "{:>8.3}s {script}: {out:?} {err:?} {status}",
+            t.elapsed().as_secs_f64()
+        );
+    }
 }

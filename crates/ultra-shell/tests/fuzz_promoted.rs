@@ -60,6 +60,74 @@ const AWK_PIECES: &[&str] = &[
     "#", "@", "é",
 ];
 
+/// gawk's names and a few regex literals, added to the awk soup.
+const AWK_GAWK_PIECES: &[&str] = &[
+    "BEGINFILE",
+    "ENDFILE",
+    "gensub",
+    "asort",
+    "asorti",
+    "strftime",
+    "mktime",
+    "systime",
+    "and",
+    "or",
+    "lshift",
+    "compl",
+    "typeof",
+    "IGNORECASE",
+    "PROCINFO",
+    "FPAT",
+    "\"sorted_in\"",
+    "\"@val_num_desc\"",
+    "/[^]a-]/",
+    "/\\x4/",
+    "/(a|ab)+?/",
+    "/{2,}/",
+];
+
+const AWK_RE_PIECES: &[&str] = &[
+    "a",
+    "b",
+    ".",
+    "*",
+    "+",
+    "?",
+    "|",
+    "(",
+    ")",
+    "[",
+    "]",
+    "^",
+    "$",
+    "{",
+    "}",
+    "1",
+    ",",
+    "-",
+    "\\",
+    "\\x4",
+    "\\xzz",
+    "\\101",
+    "\\y",
+    "\\B",
+    "\\<",
+    "\\>",
+    "\\b",
+    "\\s",
+    "\\w",
+    "\\`",
+    "\\'",
+    "[:alpha:]",
+    "[:nope:]",
+    "[=a=]",
+    "[.b.]",
+    "é",
+    "\u{ff}",
+    "{2,1}",
+    "{,3}",
+];
+
 const SED_PIECES: &[&str] = &[
     "s", "/", "a", "b", "\\", "\\(", "\\)", "\\1", "&", "g", "p", "i", "I", "w", " ", ";", "\n",
     "{", "}", "!", "$", "1", "2", ",", "~", "+", "0", "y", "d", "D", "n", "N", "h", "H", "x", "G",
@@ -111,10 +179,30 @@ proptest! {
 
     /// Parsing happens in `risk` (words → typed arguments → validate), which runs nothing.
     #[test]
-    fn awk_programs_parse_without_panic(p in soup(AWK_PIECES, 40), s in any::<String>()) {
+    fn awk_programs_parse_without_panic(
+        p in prop::collection::vec(
+            prop::sample::select([AWK_PIECES, AWK_GAWK_PIECES].concat()),
+            0..40,
+        ).prop_map(|v| v.concat()),
+        s in any::<String>(),
+    ) {
         let b = lookup("awk").unwrap();
         let _ = b.risk_of(&[p]);
         let _ = b.risk_of(&[s]);
+    }
+
+    /// awk regexes (with awk's escapes) compile or are refused, and match any bytes.
+    #[test]
+    fn awk_regexes_run_without_panic(
+        p in soup(AWK_RE_PIECES, 12),
+        input in prop::collection::vec(any::<u8>(), 0..200),
+    ) {
+        let prog = format!("{{ print ($0 ~ \"{}\"), match($0, \"{}\"), RLENGTH; n = gsub(\"{}\", \"<&>\"); print n, $0 }}",
+            p.replace('\\', "\\\\").replace('"', "\\\""),
+            p.replace('\\', "\\\\").replace('"', "\\\""),
+            p.replace('\\', "\\\\").replace('"', "\\\""));
+        let st = run("awk", &[prog], &input);
+        prop_assert!(st == 0 || st == 2, "awk {} -> {}", p, st);
     }
 
     #[test]
@@ -159,6 +247,8 @@ proptest! {
             "{n=split($0, a, /[,;]/); for (k in a) c[a[k]]++} END{for (k in c) m++; print m+0}",
             "{printf \"%5.2f|%-4s|%c|%x\\n\", $1, $2, $3, $4}",
             "{if (match($0, /[0-9]+/)) print RSTART, RLENGTH}",
+            "{print gensub(/(a|b)+/, \"<\\\\1>\", \"g\"), typeof($1), strftime(\"%F %T %V\", $1), mktime($0)}",
+            "BEGIN{FPAT=\"([^,]*)|(\\\"[^\\\"]+\\\")\"; IGNORECASE=1} {n=asort(a); c[$1]=$2; if (match($0, /(x)|(y)/, m)) print m[1]} END{PROCINFO[\"sorted_in\"]=\"@val_str_desc\"; for (k in c) print k, and(length(k), 7), compl(NR)}",
         ] {
             let st = run("awk", &[prog.to_string()], &input);
             prop_assert!(st == 0 || st == 2, "awk {} -> {}", prog, st);

@@ -144,6 +144,9 @@ pub struct Func {
     /// Which parameters are arrays (inferred from use).
     pub array_param: Vec<bool>,
     pub body: Vec<Stmt>,
+    /// False for a function called but never defined: fatal when a call is reached, as
+    /// in gawk.
+    pub defined: bool,
 }
 
 /// A parsed program.
@@ -151,6 +154,9 @@ pub struct Func {
 pub struct Program {
     pub begin: Vec<Vec<Stmt>>,
     pub end: Vec<Vec<Stmt>>,
+    /// gawk's `BEGINFILE` and `ENDFILE` actions.
+    pub beginfile: Vec<Vec<Stmt>>,
+    pub endfile: Vec<Vec<Stmt>>,
     pub rules: Vec<Rule>,
     pub funcs: Vec<Func>,
     /// Global names, by slot.
@@ -163,12 +169,33 @@ pub struct Program {
     /// Whether the program writes files with `>` / `>>`.
     pub writes_files: bool,
     pub truncates_files: bool,
+    /// `--posix`: gawk's extensions are off.
+    pub posix: bool,
+    /// Globals used other than as `typeof`'s argument (gawk's "untyped" otherwise).
+    pub global_used: Vec<bool>,
 }
 
 /// The special variables, in their fixed global slots.
 pub const SPECIALS: &[&str] = &[
-    "NR", "FNR", "NF", "FS", "OFS", "ORS", "RS", "SUBSEP", "CONVFMT", "OFMT", "RSTART", "RLENGTH",
-    "FILENAME", "ENVIRON", "ARGC", "ARGV",
+    "NR",
+    "FNR",
+    "NF",
+    "FS",
+    "OFS",
+    "ORS",
+    "RS",
+    "SUBSEP",
+    "CONVFMT",
+    "OFMT",
+    "RSTART",
+    "RLENGTH",
+    "FILENAME",
+    "ENVIRON",
+    "ARGC",
+    "ARGV",
+    "IGNORECASE",
+    "FPAT",
+    "PROCINFO",
 ];
 pub const G_NR: u32 = 0;
 pub const G_FNR: u32 = 1;
@@ -186,3 +213,6 @@ pub const G_FILENAME: u32 = 12;
 pub const G_ENVIRON: u32 = 13;
 pub const G_ARGC: u32 = 14;
 pub const G_ARGV: u32 = 15;
+pub const G_IGNORECASE: u32 = 16;
+pub const G_FPAT: u32 = 17;
+pub const G_PROCINFO: u32 = 18;

@@ -78,18 +78,15 @@ pub fn fmt_float(out: &mut Vec<u8>, x: f64, conv: u8, default_prec: usize, f: &F
     let a = x.abs();
     let upper = conv.is_ascii_uppercase();
     if !x.is_finite() {
+        // gawk prints these whole, signed, without padding or precision.
         let body = match (x.is_nan(), upper) {
             (true, false) => "nan",
             (true, true) => "NAN",
             (false, false) => "inf",
             (false, true) => "INF",
         };
-        let sign = if x.is_nan() {
-            if neg { &b"-"[..] } else { sign_of(false, f) }
-        } else {
-            sign_of(neg, f)
-        };
-        pad(out, sign, body.as_bytes(), f, false);
+        out.push(if x.is_sign_negative() { b'-' } else { b'+' });
+        out.extend_from_slice(body.as_bytes());
         return;
     }
     let mut body = String::new();
@@ -221,13 +218,38 @@ pub fn sprintf(
 ) -> Result<(), String> {
     let mut ai = 0;
     let mut i = 0;
-    let next_arg = |ai: &mut usize| -> Result<Value, String> {
+    // gawk's `%n$` takes argument n; a format uses it on every conversion or on none.
+    let mut positional: Option<bool> = None;
+    let mut next_arg = |ai: &mut usize, pos: Option<usize>| -> Result<Value, String> {
+        if *positional.get_or_insert(pos.is_some()) != pos.is_some() {
+            return Err("must use `count$' on all formats or none".into());
+        }
+        if let Some(n) = pos {
+            return match n.checked_sub(1).and_then(|k| args.get(k)) {
+                Some(v) => Ok(v.clone()),
+                None => Err(format!(
+                    "argument index {n} greater than total number of supplied arguments"
+                )),
+            };
+        }
         let v = args
             .get(*ai)
             .cloned()
             .ok_or_else(|| "not enough arguments to satisfy format string".to_string())?;
         *ai += 1;
         Ok(v)
+    };
+    // `n$` at `i`: the number and the index after the `$`.
+    let dollar = |i: usize| -> Option<(usize, usize)> {
+        let mut j = i;
+        let mut n: usize = 0;
+        while j < fmt.len() && fmt[j].is_ascii_digit() {
+            n = n
+                .saturating_mul(10)
+                .saturating_add(usize::from(fmt[j] - b'0'));
+            j += 1;
+        }
+        (j > i && fmt.get(j) == Some(&b'$')).then_some((n, j + 1))
     };
     while i < fmt.len() {
         let c = fmt[i];
@@ -241,6 +263,10 @@ pub fn sprintf(
         }
         let spec_start = i;
         i += 1;
+        let pos = dollar(i).map(|(n, next)| {
+            i = next;
+            n
+        });
         let mut f = Flags::default();
         while i < fmt.len() {
             match fmt[i] {
@@ -249,12 +275,18 @@ pub fn sprintf(
                 b' ' => f.space = true,
                 b'#' => f.alt = true,
                 b'0' => f.zero = true,
+                // Thousands grouping: none in the C locale.
+                b'\'' => {}
                 _ => break,
             }
             i += 1;
         }
         if fmt.get(i) == Some(&b'*') {
-            let w = next_arg(&mut ai)?.num();
+            let wpos = dollar(i + 1).map(|(n, next)| {
+                i = next - 1;
+                n
+            });
+            let w = next_arg(&mut ai, wpos)?.num();
             if w < 0.0 {
                 f.left = true;
             }
@@ -274,7 +306,11 @@ pub fn sprintf(
         if fmt.get(i) == Some(&b'.') {
             i += 1;
             if fmt.get(i) == Some(&b'*') {
-                let p = next_arg(&mut ai)?.num();
+                let ppos = dollar(i + 1).map(|(n, next)| {
+                    i = next - 1;
+                    n
+                });
+                let p = next_arg(&mut ai, ppos)?.num();
                 f.prec = if p < 0.0 { None } else { Some(p as usize) };
                 i += 1;
             } else {
@@ -302,15 +338,15 @@ pub fn sprintf(
         match conv {
             b'%' => out.push(b'%'),
             b'd' | b'i' | b'o' | b'x' | b'X' | b'u' => {
-                let v = next_arg(&mut ai)?;
+                let v = next_arg(&mut ai, pos)?;
                 fmt_int(out, v.num(), conv, &f);
             }
             b'e' | b'E' | b'f' | b'F' | b'g' | b'G' => {
-                let v = next_arg(&mut ai)?;
+                let v = next_arg(&mut ai, pos)?;
                 fmt_float(out, v.num(), conv, 6, &f);
             }
             b'c' => {
-                let v = next_arg(&mut ai)?;
+                let v = next_arg(&mut ai, pos)?;
                 let num = match &v {
                     Value::Num(n) => Some(*n),
                     Value::StrNum(s) => looks_numeric(s),
@@ -331,7 +367,7 @@ pub fn sprintf(
                 pad(out, b"", &body, &f, false);
             }
             b's' => {
-                let v = next_arg(&mut ai)?;
+                let v = next_arg(&mut ai, pos)?;
                 let mut s = Vec::new();
                 to_str(&v, convfmt, &mut s);
                 if let Some(p) = f.prec {

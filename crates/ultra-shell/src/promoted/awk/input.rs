@@ -3,7 +3,7 @@
 
 use std::io::Read;
 
-use regex::bytes::Regex;
+use super::re::Re as Regex;
 
 /// How records are separated.
 #[derive(Debug, Clone)]
@@ -13,17 +13,40 @@ pub enum RsMode {
     Regex(Regex),
 }
 
+/// What ended the last record (gawk's `RT`).
+#[derive(Debug, Default, Clone, Copy)]
+enum Sep {
+    #[default]
+    None,
+    Byte(u8),
+    Newlines(usize),
+    /// A regex match, as a range of the buffer (valid until the next read).
+    Span(usize, usize),
+}
+
 /// Buffered record reader over some byte source.
 #[derive(Debug, Default)]
 pub struct Reader {
     buf: Vec<u8>,
     pos: usize,
     eof: bool,
+    sep: Sep,
 }
 
 const CHUNK: usize = 64 * 1024;
 
 impl Reader {
+    /// The text that ended the record last read (gawk's `RT`): empty at the end of input.
+    pub fn terminator(&self, out: &mut Vec<u8>) {
+        out.clear();
+        match self.sep {
+            Sep::None => {}
+            Sep::Byte(b) => out.push(b),
+            Sep::Newlines(n) => out.resize(n, b'\n'),
+            Sep::Span(a, z) => out.extend_from_slice(self.buf.get(a..z).unwrap_or_default()),
+        }
+    }
+
     fn refill(&mut self, src: &mut dyn Read) -> std::io::Result<()> {
         if self.pos > 0 {
             self.buf.drain(..self.pos);
@@ -59,6 +82,7 @@ impl Reader {
         out: &mut Vec<u8>,
     ) -> std::io::Result<bool> {
         out.clear();
+        self.sep = Sep::None;
         match rs {
             RsMode::Byte(b) => {
                 let mut scanned = 0;
@@ -68,6 +92,7 @@ impl Reader {
                         let end = self.pos + scanned + i;
                         out.extend_from_slice(&self.buf[self.pos..end]);
                         self.pos = end + 1;
+                        self.sep = Sep::Byte(*b);
                         return Ok(true);
                     }
                     if self.eof {
@@ -99,7 +124,21 @@ impl Reader {
                     if let Some(i) = memchr::memmem::find(hay, b"\n\n") {
                         let end = self.pos + scanned + i;
                         out.extend_from_slice(&self.buf[self.pos..end]);
+                        // The separator is the whole run of newlines (RS may change
+                        // before the next record).
                         self.pos = end;
+                        let mut n = 0;
+                        loop {
+                            while self.pos < self.buf.len() && self.buf[self.pos] == b'\n' {
+                                self.pos += 1;
+                                n += 1;
+                            }
+                            if self.pos < self.buf.len() || self.eof {
+                                break;
+                            }
+                            self.refill(src)?;
+                        }
+                        self.sep = Sep::Newlines(n);
                         return Ok(true);
                     }
                     if self.eof {
@@ -108,6 +147,7 @@ impl Reader {
                             while end > self.pos && self.buf[end - 1] == b'\n' {
                                 end -= 1;
                             }
+                            self.sep = Sep::Newlines(self.buf.len() - end);
                             out.extend_from_slice(&self.buf[self.pos..end]);
                             self.pos = self.buf.len();
                             return Ok(true);
@@ -120,12 +160,13 @@ impl Reader {
             }
             RsMode::Regex(re) => loop {
                 let hay = &self.buf[self.pos..];
-                let found = re.find_iter(hay).find(|m| !m.is_empty());
-                if let Some(m) = found
-                    && (self.pos + m.end() < self.buf.len() || self.eof)
+                let found = re.find_iter(hay).find(|m| m.0 != m.1);
+                if let Some((ms, me)) = found
+                    && (self.pos + me < self.buf.len() || self.eof)
                 {
-                    out.extend_from_slice(&hay[..m.start()]);
-                    self.pos += m.end();
+                    out.extend_from_slice(&hay[..ms]);
+                    self.sep = Sep::Span(self.pos + ms, self.pos + me);
+                    self.pos += me;
                     return Ok(true);
                 }
                 if self.eof {
@@ -161,7 +202,7 @@ mod tests {
     fn modes() {
         assert_eq!(all("a\nb\n\nc", RsMode::Byte(b'\n')), ["a", "b", "", "c"]);
         assert_eq!(all("\n\na\nb\n\n\nc\n\n", RsMode::Paragraph), ["a\nb", "c"]);
-        let re = Regex::new("--+").ok();
+        let re = super::super::re::compile(b"--+").ok();
         if let Some(re) = re {
             assert_eq!(all("a--b----c\n", RsMode::Regex(re)), ["a", "b", "c\n"]);
         }

@@ -7,7 +7,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::io::{BufRead, BufWriter, Write};
 use std::rc::Rc;
 
-use regex::bytes::Regex;
+use super::re::Re as Regex;
 
 use super::ast::*;
 use super::format;
@@ -17,6 +17,9 @@ use super::re;
 use super::value::{Value, looks_numeric, push_num, str_to_num};
 use crate::command::Cx;
 use crate::run::fs::Staged;
+
+#[path = "gawk.rs"]
+mod gawk;
 
 /// A fast hasher for array keys (FxHash's mixing).
 #[derive(Default, Clone, Copy)]
@@ -77,17 +80,23 @@ enum FsMode {
     Byte(u8),
     Regex(Regex),
     Chars,
+    /// gawk's `FPAT`: the fields are the matches.
+    Fpat(Regex),
 }
 
 enum InSrc {
     Stdin,
     File(std::fs::File),
+    /// `/dev/null`: empty.
+    Null,
 }
 
 enum Output {
     File(BufWriter<Staged>),
     Stdout,
     Stderr,
+    /// `/dev/null`: discarded.
+    Null,
 }
 
 enum Place {
@@ -112,6 +121,19 @@ const NOPROC: &str = "Ultra's shell spawns no processes";
 pub struct Interp<'a> {
     prog: &'a Program,
     regexes: Vec<Regex>,
+    /// The regex literals compiled the other way round for case (`IGNORECASE`), swapped
+    /// with `regexes` when it changes.
+    other_regexes: Option<Vec<Regex>>,
+    /// gawk's `IGNORECASE` is on.
+    icase: bool,
+    /// gawk's `FPAT` decides the fields (since it was last assigned, after `FS`).
+    fpat_on: bool,
+    /// `$0` was assigned a string (or rebuilt): it compares as a string.
+    rec_str: bool,
+    /// Which fields (by number) were assigned a string since the record was split.
+    str_fields: Vec<bool>,
+    /// The slot of gawk's `RT` when the program uses it.
+    rt: Option<u32>,
     dyn_re: HashMap<Vec<u8>, Regex>,
     globals: Vec<Value>,
     arrays: Vec<Array>,
@@ -192,12 +214,25 @@ impl<'a> Interp<'a> {
     ) -> Result<Interp<'a>, String> {
         let mut regexes = Vec::with_capacity(prog.regexes.len());
         for r in &prog.regexes {
-            regexes.push(re::compile(r)?);
+            regexes.push(re::build_with(r, false, prog.posix)?);
         }
         let n = prog.globals.len();
         let mut it = Interp {
             prog,
             regexes,
+            other_regexes: None,
+            icase: false,
+            fpat_on: false,
+            rec_str: false,
+            str_fields: Vec::new(),
+            rt: if prog.posix {
+                None
+            } else {
+                prog.globals
+                    .iter()
+                    .position(|g| g == "RT")
+                    .map(|i| i as u32)
+            },
             dyn_re: HashMap::new(),
             globals: vec![Value::Uninit; n],
             arrays: (0..n).map(|_| Array::default()).collect(),
@@ -278,7 +313,7 @@ impl<'a> Interp<'a> {
         if !is_ident(name) {
             return Ok(false);
         }
-        let value = super::lexer::unescape(&text[eq + 1..]);
+        let value = super::lexer::unescape(&text[eq + 1..], !self.prog.posix);
         let name = lossy(name);
         if let Some(i) = self.prog.globals.iter().position(|g| *g == name) {
             if self.prog.global_array[i] {
@@ -340,14 +375,24 @@ impl<'a> Interp<'a> {
                 Err(e) => return Err(e),
             }
         }
-        if !exiting && (!prog.rules.is_empty() || !prog.end.is_empty()) {
+        let reads = !prog.rules.is_empty()
+            || !prog.end.is_empty()
+            || !prog.beginfile.is_empty()
+            || !prog.endfile.is_empty();
+        if !exiting && reads {
             loop {
-                if !self.read_main_record()? {
-                    break;
+                match self.read_main_record() {
+                    Ok(true) => {}
+                    Ok(false) | Err(Jump::Exit) => break,
+                    Err(e) => return Err(e),
                 }
                 match self.run_rules() {
                     Ok(()) | Err(Jump::Next) => {}
-                    Err(Jump::NextFile) => self.main_src = None,
+                    Err(Jump::NextFile) => match self.end_file() {
+                        Ok(()) => {}
+                        Err(Jump::Exit) => break,
+                        Err(e) => return Err(e),
+                    },
                     Err(Jump::Exit) => break,
                     Err(e) => return Err(e),
                 }
@@ -451,6 +496,7 @@ impl<'a> Interp<'a> {
             Output::File(w) => w
                 .write_all(bytes)
                 .map_err(|e| Jump::Fatal(format!("write failed: {e}"))),
+            Output::Null => Ok(()),
         }
     }
 
@@ -472,6 +518,7 @@ impl<'a> Interp<'a> {
         let o = match &name[..] {
             b"/dev/stdout" | b"-" => Output::Stdout,
             b"/dev/stderr" => Output::Stderr,
+            b"/dev/null" => Output::Null,
             _ => {
                 let path = lossy(&name);
                 if path.is_empty() {
@@ -526,21 +573,100 @@ impl<'a> Interp<'a> {
                 let r = match src {
                     InSrc::Stdin => self.main_reader.next(&mut *self.stdin, &self.rs, buf),
                     InSrc::File(f) => self.main_reader.next(f, &self.rs, buf),
+                    InSrc::Null => Ok(false),
                 };
                 match r {
-                    Ok(true) => return Ok(true),
+                    Ok(true) => {
+                        if let Some(rt) = self.rt {
+                            let mut t = Vec::new();
+                            self.main_reader.terminator(&mut t);
+                            self.globals[rt as usize] = Value::Str(Rc::new(t));
+                        }
+                        return Ok(true);
+                    }
                     Ok(false) => {}
                     Err(e) => {
                         let _ = writeln!(self.stderr, "awk: read error: {e}");
                         self.status = 2;
                     }
                 }
-                self.main_src = None;
+                self.end_file()?;
             }
             if !self.open_next_main()? {
                 return Ok(false);
             }
+            self.begin_file()?;
         }
+    }
+
+    /// Set gawk's `ERRNO` (when the program uses it) for a file that could not be opened.
+    fn set_errno(&mut self, e: &ultra_workspace::WsError) {
+        if self.prog.posix {
+            return;
+        }
+        if let Some(i) = self.prog.globals.iter().position(|g| g == "ERRNO") {
+            let msg = match e {
+                ultra_workspace::WsError::NotFound(_) => "No such file or directory".to_string(),
+                other => other.to_string(),
+            };
+            self.globals[i] = Value::str(msg.as_bytes());
+        }
+    }
+
+    /// A file that could not be opened: run `BEGINFILE` with `ERRNO` set; whether it
+    /// skipped the file with `nextfile`.
+    fn beginfile_skips(&mut self, name: &[u8], e: &ultra_workspace::WsError) -> R<bool> {
+        self.globals[G_FILENAME as usize] = Value::str(name);
+        self.globals[G_FNR as usize] = Value::Num(0.0);
+        self.set_errno(e);
+        let prog = self.prog;
+        for b in &prog.beginfile {
+            match self.exec_block(b) {
+                Ok(_) => {}
+                Err(Jump::NextFile) => return Ok(true),
+                Err(Jump::Next) => return fatal("`next' used in BEGINFILE action"),
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(false)
+    }
+
+    /// Run gawk's `BEGINFILE` actions for the file just opened (`nextfile` skips it).
+    fn begin_file(&mut self) -> R<()> {
+        let prog = self.prog;
+        if prog.beginfile.is_empty() {
+            return Ok(());
+        }
+        if let Some(i) = prog.globals.iter().position(|g| g == "ERRNO") {
+            self.globals[i] = Value::str(b"");
+        }
+        for b in &prog.beginfile {
+            match self.exec_block(b) {
+                Ok(_) => {}
+                Err(Jump::NextFile) => return self.end_file(),
+                Err(Jump::Next) => return fatal("`next' used in BEGINFILE action"),
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+
+    /// Close the current main input and run gawk's `ENDFILE` actions.
+    fn end_file(&mut self) -> R<()> {
+        if self.main_src.take().is_none() {
+            return Ok(());
+        }
+        let prog = self.prog;
+        for b in &prog.endfile {
+            match self.exec_block(b) {
+                Ok(_) => {}
+                Err(Jump::Next | Jump::NextFile) => {
+                    return fatal("`next' used in ENDFILE action");
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
     }
 
     fn open_next_main(&mut self) -> R<bool> {
@@ -571,10 +697,20 @@ impl<'a> Interp<'a> {
             self.used_file = true;
             let src = if &arg[..] == b"-" || &arg[..] == b"/dev/stdin" {
                 InSrc::Stdin
+            } else if &arg[..] == b"/dev/null" {
+                InSrc::Null
             } else {
                 match self.cx.fs.open_read(self.cx.cwd, &lossy(&arg)) {
                     Ok(f) => InSrc::File(f),
                     Err(e) => {
+                        // gawk: BEGINFILE sees the failure in ERRNO and may skip the file
+                        // with `nextfile`; otherwise it is fatal.
+                        if !self.prog.beginfile.is_empty()
+                            && !self.prog.posix
+                            && self.beginfile_skips(&arg, &e)?
+                        {
+                            continue;
+                        }
                         return fatal(format!(
                             "cannot open file `{}' for reading: {e}",
                             lossy(&arg)
@@ -618,10 +754,15 @@ impl<'a> Interp<'a> {
                     None => {
                         let src = if &name[..] == b"-" || &name[..] == b"/dev/stdin" {
                             InSrc::Stdin
+                        } else if &name[..] == b"/dev/null" {
+                            InSrc::Null
                         } else {
                             match self.cx.fs.open_read(self.cx.cwd, &lossy(&name)) {
                                 Ok(f) => InSrc::File(f),
-                                Err(_) => return Ok(Value::Num(-1.0)),
+                                Err(e) => {
+                                    self.set_errno(&e);
+                                    return Ok(Value::Num(-1.0));
+                                }
                             }
                         };
                         self.inputs.push((name, Reader::default(), src));
@@ -633,11 +774,17 @@ impl<'a> Interp<'a> {
                 let r = match src {
                     InSrc::Stdin => reader.next(&mut *self.stdin, &self.rs, &mut buf),
                     InSrc::File(f) => reader.next(f, &self.rs, &mut buf),
+                    InSrc::Null => Ok(false),
                 };
                 match r {
                     Ok(true) => {}
                     Ok(false) => return Ok(Value::Num(0.0)),
                     Err(_) => return Ok(Value::Num(-1.0)),
+                }
+                if let Some(rt) = self.rt {
+                    let mut t = Vec::new();
+                    self.inputs[idx].1.terminator(&mut t);
+                    self.globals[rt as usize] = Value::Str(Rc::new(t));
                 }
                 match var {
                     Some(v) => self.assign_expr(v, Value::input(&buf))?,
@@ -658,6 +805,19 @@ impl<'a> Interp<'a> {
         self.split = false;
         self.fields.clear();
         self.scan_pos = 0;
+        self.rec_str = false;
+        self.str_fields.clear();
+    }
+
+    /// Whether field `i` holds a string assigned by the program (gawk keeps its type:
+    /// it compares as a string even when it looks numeric), rather than input (strnum).
+    #[inline]
+    fn field_is_str(&self, i: usize) -> bool {
+        if i == 0 {
+            self.rec_str
+        } else {
+            self.str_fields.get(i).copied().unwrap_or(false)
+        }
     }
 
     /// Split fields until `want` are known (or all of them), resuming where the last
@@ -724,12 +884,12 @@ impl<'a> Interp<'a> {
             FsMode::Regex(re) => {
                 if !rec.is_empty() {
                     let mut s = 0;
-                    for m in re.find_iter(rec) {
-                        if m.is_empty() {
+                    for (ms, me) in re.find_iter(rec) {
+                        if ms == me {
                             continue;
                         }
-                        self.fields.push((s, m.start()));
-                        s = m.end();
+                        self.fields.push((s, ms));
+                        s = me;
                     }
                     self.fields.push((s, rec.len()));
                 }
@@ -737,6 +897,11 @@ impl<'a> Interp<'a> {
             FsMode::Chars => {
                 for i in 0..rec.len() {
                     self.fields.push((i, i + 1));
+                }
+            }
+            FsMode::Fpat(re) => {
+                for m in re.find_iter(rec) {
+                    self.fields.push(m);
                 }
             }
         }
@@ -776,8 +941,19 @@ impl<'a> Interp<'a> {
         Ok(n as usize)
     }
 
-    fn rebuild(&mut self, n: usize, set: Option<(usize, &[u8])>) {
+    fn rebuild(&mut self, n: usize, set: Option<(usize, &[u8])>) -> R<()> {
+        // Each field costs its range and a separator: refuse a count past the memory cap
+        // (`NF = 1e12`) rather than abort on the allocation.
+        let cost = n.saturating_mul(16 + self.ofs.len());
+        if cost > self.cx.fs.room() {
+            return fatal(format!(
+                "stopped: {n} fields would run past the command's memory limit"
+            ));
+        }
         self.ensure_split();
+        // A rebuilt record is a string (gawk).
+        self.rec_str = true;
+        self.str_fields.truncate(n + 1);
         let mut rec = Vec::with_capacity(self.record.len() + 16);
         let mut fields = Vec::with_capacity(n);
         for j in 1..=n {
@@ -799,25 +975,26 @@ impl<'a> Interp<'a> {
         self.fields = fields;
         self.nf = n;
         self.split = true;
+        Ok(())
     }
 
-    fn set_field(&mut self, i: usize, v: &[u8]) {
+    fn set_field(&mut self, i: usize, v: &[u8]) -> R<()> {
         if i == 0 {
             self.record.clear();
             self.record.extend_from_slice(v);
             self.reset_split();
-            return;
+            return Ok(());
         }
         self.ensure_split();
         let n = self.nf.max(i);
-        self.rebuild(n, Some((i, v)));
+        self.rebuild(n, Some((i, v)))
     }
 
     fn set_nf(&mut self, n: f64) -> R<()> {
         if n < 0.0 {
             return fatal("NF set to negative value");
         }
-        self.rebuild(n as usize, None);
+        self.rebuild(n as usize, None)?;
         Ok(())
     }
 
@@ -833,16 +1010,30 @@ impl<'a> Interp<'a> {
                 self.ensure_split();
                 let fs = bytes(self);
                 self.fs = self.fs_mode(&fs)?;
+                self.fpat_on = false;
             }
             G_RS => {
                 let rs = bytes(self);
                 self.rs = match rs.len() {
                     0 => RsMode::Paragraph,
                     1 => RsMode::Byte(rs[0]),
-                    _ => RsMode::Regex(re::compile(&rs).map_err(Jump::Fatal)?),
+                    _ => RsMode::Regex(
+                        re::build_with(&rs, self.icase, self.prog.posix).map_err(Jump::Fatal)?,
+                    ),
                 };
-                let fs = self.to_bytes(&self.globals[G_FS as usize]);
-                self.fs = self.fs_mode(&fs)?;
+                if !self.fpat_on {
+                    let fs = self.to_bytes(&self.globals[G_FS as usize]);
+                    self.fs = self.fs_mode(&fs)?;
+                }
+            }
+            G_IGNORECASE if !self.prog.posix => self.set_icase()?,
+            G_FPAT if !self.prog.posix => {
+                self.ensure_split();
+                let fpat = bytes(self);
+                let re =
+                    re::build(&fpat, self.icase).map_err(|e| Jump::Fatal(format!("FPAT: {e}")))?;
+                self.fs = FsMode::Fpat(re);
+                self.fpat_on = true;
             }
             G_OFS => self.ofs = bytes(self),
             G_ORS => self.ors = bytes(self),
@@ -862,17 +1053,26 @@ impl<'a> Interp<'a> {
             FsMode::Chars
         } else if fs.len() == 1 && fs[0] != b'\\' {
             if para {
-                let pat = format!("[{}\n]", regex::escape(&lossy(fs)));
-                FsMode::Regex(Regex::new(&pat).map_err(|e| Jump::Fatal(e.to_string()))?)
+                let esc: &[u8] = if b"\\]^-[".contains(&fs[0]) {
+                    b"\\"
+                } else {
+                    b""
+                };
+                let pat = [b"[", esc, fs, b"\n]"].concat();
+                FsMode::Regex(
+                    re::build_with(&pat, self.icase, self.prog.posix).map_err(Jump::Fatal)?,
+                )
             } else {
                 FsMode::Byte(fs[0])
             }
         } else {
-            let mut pat = fs.to_vec();
-            if para {
-                pat = [b"(".as_slice(), fs, b")|\n"].concat();
-            }
-            FsMode::Regex(re::compile(&pat).map_err(|e| Jump::Fatal(format!("FS: {e}")))?)
+            // In paragraph mode newline separates fields only for a single-character FS
+            // (gawk: not for a regex).
+            let pat = fs.to_vec();
+            FsMode::Regex(
+                re::build_with(&pat, self.icase, self.prog.posix)
+                    .map_err(|e| Jump::Fatal(format!("FS: {e}")))?,
+            )
         })
     }
 
@@ -1030,7 +1230,16 @@ impl<'a> Interp<'a> {
             Place::Nf => self.set_nf(v.num())?,
             Place::Field(i) => {
                 let b = self.to_bytes(&v);
-                self.set_field(i, &b);
+                self.set_field(i, &b)?;
+                let is_str = matches!(v, Value::Str(_));
+                if i == 0 {
+                    self.rec_str = is_str;
+                } else if is_str || i < self.str_fields.len() {
+                    if i >= self.str_fields.len() {
+                        self.str_fields.resize(i + 1, false);
+                    }
+                    self.str_fields[i] = is_str;
+                }
             }
             Place::Elem(id, k) => {
                 match self.arrays[id].get_mut(&k[..]) {
@@ -1149,11 +1358,10 @@ impl<'a> Interp<'a> {
             }
             Stmt::ForIn(k, a, b) => {
                 let id = self.array_id(*a);
-                let keys: Vec<Box<[u8]>> = self.arrays[id].keys().cloned().collect();
+                let mut keys: Vec<Box<[u8]>> = self.arrays[id].keys().cloned().collect();
+                self.sort_for_in(id, &mut keys)?;
+                // gawk walks a snapshot of the indices, deleted ones included.
                 for key in keys {
-                    if !self.arrays[id].contains_key(&key) {
-                        continue;
-                    }
                     self.set_var(*k, Value::input(&key))?;
                     self.tick()?;
                     match self.exec(b)? {
@@ -1308,7 +1516,7 @@ impl<'a> Interp<'a> {
         if let Some(r) = self.dyn_re.get(pat) {
             return Ok(r.clone());
         }
-        let r = re::compile(pat)
+        let r = re::build_with(pat, self.icase, self.prog.posix)
             .map_err(|e| Jump::Fatal(format!("invalid regex /{}/: {e}", lossy(pat))))?;
         if self.dyn_re.len() > 500 {
             self.dyn_re.clear();
@@ -1364,8 +1572,12 @@ impl<'a> Interp<'a> {
         Ok(match (va.cmp_num(), vb.cmp_num()) {
             (Some(x), Some(y)) => num_cmp(op, x, y),
             _ => {
-                let sa = self.to_bytes(&va);
-                let sb = self.to_bytes(&vb);
+                let mut sa = self.to_bytes(&va);
+                let mut sb = self.to_bytes(&vb);
+                if self.icase {
+                    sa.make_ascii_lowercase();
+                    sb.make_ascii_lowercase();
+                }
                 ord_ok(op, sa.cmp(&sb))
             }
         })
@@ -1374,6 +1586,7 @@ impl<'a> Interp<'a> {
     fn cmp_field(&mut self, op: CmpOp, i: usize, v: &Value, swapped: bool) -> bool {
         let vn = v.cmp_num();
         if let Some(y) = vn
+            && !self.field_is_str(i)
             && let Some(x) = looks_numeric(self.field(i))
         {
             return if swapped {
@@ -1382,7 +1595,14 @@ impl<'a> Interp<'a> {
                 num_cmp(op, x, y)
             };
         }
-        let vs = self.to_bytes(v);
+        let mut vs = self.to_bytes(v);
+        if self.icase {
+            let mut f = self.field(i).to_vec();
+            f.make_ascii_lowercase();
+            vs.make_ascii_lowercase();
+            let o = if swapped { vs.cmp(&f) } else { f.cmp(&vs) };
+            return ord_ok(op, o);
+        }
         let f = self.field(i);
         let o = if swapped {
             vs[..].cmp(f)
@@ -1411,6 +1631,9 @@ impl<'a> Interp<'a> {
             }
             Expr::Field(ix) => {
                 let i = self.field_index(ix)?;
+                if self.field_is_str(i) {
+                    return Ok(Value::str(self.field(i)));
+                }
                 Value::input(self.field(i))
             }
             Expr::Index(r, subs) => {
@@ -1443,17 +1666,10 @@ impl<'a> Interp<'a> {
                     v
                 }
                 Some(op) => {
+                    // gawk evaluates the right side first (`a[i++] += i`).
+                    let r = self.num(rhs)?;
                     let p = self.place(lv)?;
                     let cur = self.get_place(&p).num();
-                    let r = match self.num(rhs) {
-                        Ok(r) => r,
-                        Err(e) => {
-                            if let Place::Elem(_, k) = p {
-                                self.keybuf = k;
-                            }
-                            return Err(e);
-                        }
-                    };
                     let n = arith(*op, cur, r)?;
                     self.set_place(p, Value::Num(n))?;
                     Value::Num(n)
@@ -1548,6 +1764,9 @@ impl<'a> Interp<'a> {
     fn call(&mut self, fi: usize, args: &'a [Expr]) -> R<Value> {
         let prog = self.prog;
         let f = &prog.funcs[fi];
+        if !f.defined {
+            return fatal(format!("function `{}' not defined", f.name));
+        }
         if self.depth >= MAX_DEPTH || self.stack_top.abs_diff(stack_addr()) > STACK_BUDGET {
             return fatal(format!(
                 "function `{}': function calls nested too deeply",
@@ -1596,6 +1815,49 @@ impl<'a> Interp<'a> {
                 arrs.push(usize::MAX);
             }
         }
+        self.run_frame(fi, vals, arrs, mark)
+    }
+
+    /// Call user function `fi` with argument values (gawk's sort comparison functions).
+    fn call_values(&mut self, fi: usize, args: Vec<Value>) -> R<Value> {
+        let prog = self.prog;
+        let f = &prog.funcs[fi];
+        if !f.defined {
+            return fatal(format!("function `{}' not defined", f.name));
+        }
+        if self.depth >= MAX_DEPTH || self.stack_top.abs_diff(stack_addr()) > STACK_BUDGET {
+            return fatal(format!(
+                "function `{}': function calls nested too deeply",
+                f.name
+            ));
+        }
+        let mark = self.arrays.len();
+        let mut args = args.into_iter();
+        let mut vals = Vec::with_capacity(f.params.len());
+        let mut arrs = Vec::with_capacity(f.params.len());
+        for j in 0..f.params.len() {
+            let v = args.next().unwrap_or_default();
+            if f.array_param[j] {
+                self.arrays.push(Array::default());
+                arrs.push(self.arrays.len() - 1);
+                vals.push(Value::Uninit);
+            } else {
+                arrs.push(usize::MAX);
+                vals.push(v);
+            }
+        }
+        self.run_frame(fi, vals, arrs, mark)
+    }
+
+    fn run_frame(
+        &mut self,
+        fi: usize,
+        vals: Vec<Value>,
+        arrs: Vec<usize>,
+        mark: usize,
+    ) -> R<Value> {
+        let prog = self.prog;
+        let f = &prog.funcs[fi];
         let saved = (self.base, self.cur_fn);
         self.base = self.stack.len();
         self.stack.extend(vals);
@@ -1630,6 +1892,9 @@ impl<'a> Interp<'a> {
                 if let Expr::Var(r) = strip(&args[0])
                     && self.is_array(*r)
                 {
+                    if self.prog.posix {
+                        return fatal("length: received array argument");
+                    }
                     let id = self.array_id(*r);
                     return n(self.arrays[id].len() as f64);
                 }
@@ -1661,7 +1926,12 @@ impl<'a> Interp<'a> {
             "index" => {
                 let s = self.str_arg(&args[0])?;
                 let t = self.str_arg(&args[1])?;
-                let pos = memchr::memmem::find(&s, &t).map_or(0, |p| p + 1);
+                let pos = if self.icase {
+                    memchr::memmem::find(&s.to_ascii_lowercase(), &t.to_ascii_lowercase())
+                } else {
+                    memchr::memmem::find(&s, &t)
+                };
+                let pos = pos.map_or(0, |p| p + 1);
                 n(pos as f64)
             }
             "split" => {
@@ -1673,6 +1943,8 @@ impl<'a> Interp<'a> {
                 let mode = match args.get(2) {
                     None => None,
                     Some(e) => Some(match strip(e) {
+                        // An empty regex splits into characters, as "" does.
+                        Expr::Regex(i) if self.prog.regexes[*i].is_empty() => FsMode::Chars,
                         Expr::Regex(i) => FsMode::Regex(self.regexes[*i].clone()),
                         _ => {
                             let sep = self.str_arg(e)?;
@@ -1699,6 +1971,26 @@ impl<'a> Interp<'a> {
                     .iter()
                     .map(|&(a, z)| Value::input(&self.record[a..z]))
                     .collect();
+                // gawk's fourth argument: the separators, seps[i] between parts i and i+1
+                // (and, for the blank splitting, leading and trailing blanks at 0 and n).
+                let mut seps: Vec<(usize, Vec<u8>)> = Vec::new();
+                if args.len() > 3 {
+                    let (rec, f) = (&self.record, &self.fields);
+                    for i in 1..f.len() {
+                        seps.push((i, rec[f[i - 1].1..f[i].0].to_vec()));
+                    }
+                    if matches!(self.fs, FsMode::Space) {
+                        let lead = f.first().map_or(rec.len(), |x| x.0);
+                        if lead > 0 {
+                            seps.push((0, rec[..lead].to_vec()));
+                        }
+                        if let Some(&(_, z)) = f.last()
+                            && z < rec.len()
+                        {
+                            seps.push((f.len(), rec[z..].to_vec()));
+                        }
+                    }
+                }
                 if let Some(fs) = saved_fs {
                     self.fs = fs;
                 }
@@ -1710,6 +2002,23 @@ impl<'a> Interp<'a> {
                 let count = parts.len();
                 for (i, v) in parts.into_iter().enumerate() {
                     arr.insert((i + 1).to_string().into_bytes().into_boxed_slice(), v);
+                }
+                if let Some(e) = args.get(3) {
+                    if self.prog.posix {
+                        return fatal("split: fourth argument is a gawk extension");
+                    }
+                    let Expr::Var(r) = strip(e) else {
+                        return fatal("split: fourth argument is not an array");
+                    };
+                    let sid = self.array_id(*r);
+                    let arr = &mut self.arrays[sid];
+                    arr.clear();
+                    for (i, sep) in seps {
+                        arr.insert(
+                            i.to_string().into_bytes().into_boxed_slice(),
+                            Value::input(&sep),
+                        );
+                    }
                 }
                 n(count as f64)
             }
@@ -1737,9 +2046,12 @@ impl<'a> Interp<'a> {
             "match" => {
                 let s = self.str_arg(&args[0])?;
                 let re = self.regex_for(&args[1])?;
-                let (start, len) = match re.find(&s) {
-                    Some(m) => ((m.start() + 1) as f64, (m.end() - m.start()) as f64),
-                    None => (0.0, -1.0),
+                let (start, len) = match args.get(2) {
+                    Some(arr) => self.match_groups(&re, &s, arr)?,
+                    None => match re.find(&s) {
+                        Some((ms, me)) => ((ms + 1) as f64, (me - ms) as f64),
+                        None => (0.0, -1.0),
+                    },
                 };
                 self.globals[G_RSTART as usize] = Value::Num(start);
                 self.globals[G_RLENGTH as usize] = Value::Num(len);
@@ -1825,12 +2137,12 @@ impl<'a> Interp<'a> {
                     let _ = match o {
                         Output::File(w) => w.flush(),
                         Output::Stderr => self.stderr.flush(),
-                        Output::Stdout => Ok(()),
+                        Output::Stdout | Output::Null => Ok(()),
                     };
                 }
                 n(0.0)
             }
-            _ => fatal(format!("unknown function {b}")),
+            _ => self.gawk_builtin(b, args),
         }
     }
 }
@@ -1841,7 +2153,7 @@ fn finish_output(o: Output) -> std::io::Result<()> {
             let f = w.into_inner().map_err(|e| e.into_error())?;
             f.commit()
         }
-        Output::Stdout | Output::Stderr => Ok(()),
+        Output::Stdout | Output::Stderr | Output::Null => Ok(()),
     }
 }
 
@@ -1889,18 +2201,29 @@ fn ord_ok(op: CmpOp, o: std::cmp::Ordering) -> bool {
     }
 }
 
-/// Expand a `sub`/`gsub` replacement for one match: `&` is the match, `\&` a literal `&`,
-/// `\\` a backslash.
+/// Expand a `sub`/`gsub` replacement for one match by gawk's rules (on the string's
+/// bytes): `&` is the match, `\&` a literal `&`, `\\&` a backslash and the match, `\\\&` a
+/// backslash and a literal `&`, `\\\\` two backslashes; any other backslash stays as it is.
 fn push_repl(out: &mut Vec<u8>, repl: &[u8], m: &[u8]) {
     let mut i = 0;
     while i < repl.len() {
+        let rest = &repl[i..];
         match repl[i] {
-            b'\\' if matches!(repl.get(i + 1), Some(b'&')) => {
-                out.push(b'&');
-                i += 2;
+            b'\\' if rest.starts_with(b"\\\\\\&") => {
+                out.extend_from_slice(b"\\&");
+                i += 4;
             }
-            b'\\' if matches!(repl.get(i + 1), Some(b'\\')) => {
+            b'\\' if rest.starts_with(b"\\\\\\\\") => {
+                out.extend_from_slice(b"\\\\");
+                i += 4;
+            }
+            b'\\' if rest.starts_with(b"\\\\&") => {
                 out.push(b'\\');
+                out.extend_from_slice(m);
+                i += 3;
+            }
+            b'\\' if rest.starts_with(b"\\&") => {
+                out.push(b'&');
                 i += 2;
             }
             b'&' => {
@@ -1939,33 +2262,33 @@ pub fn substitute(
     let mut pos = 0;
     let mut last_end: Option<usize> = None;
     while pos <= s.len() {
-        let Some(m) = re.find_at(s, pos) else {
+        let Some((ms, me)) = re.find_at(s, pos) else {
             break;
         };
-        if m.is_empty() && last_end == Some(m.start()) {
+        if ms == me && last_end == Some(ms) {
             // An empty match right after the previous match: step over one byte.
-            if m.start() < s.len() {
-                out.push(s[m.start()]);
+            if ms < s.len() {
+                out.push(s[ms]);
             }
-            pos = m.start() + 1;
+            pos = ms + 1;
             last_end = None;
             continue;
         }
-        out.extend_from_slice(&s[pos..m.start()]);
-        push_repl(&mut out, repl, &s[m.start()..m.end()]);
+        out.extend_from_slice(&s[pos..ms]);
+        push_repl(&mut out, repl, &s[ms..me]);
         if out.len() > room {
             return None;
         }
         count += 1;
-        if m.is_empty() {
-            if m.start() < s.len() {
-                out.push(s[m.start()]);
+        if ms == me {
+            if ms < s.len() {
+                out.push(s[ms]);
             }
-            pos = m.start() + 1;
+            pos = ms + 1;
             last_end = None;
         } else {
-            pos = m.end();
-            last_end = Some(m.end());
+            pos = me;
+            last_end = Some(me);
         }
         if !global {
             break;
@@ -1982,7 +2305,7 @@ mod tests {
     use super::*;
 
     fn gsub(re: &str, s: &str, r: &str) -> String {
-        let re = Regex::new(re).ok();
+        let re = re::compile(re.as_bytes()).ok();
         let Some(re) = re else { return String::new() };
         let (out, _) =
             substitute(&re, s.as_bytes(), r.as_bytes(), true, usize::MAX).expect("no limit");

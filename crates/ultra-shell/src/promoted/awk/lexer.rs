@@ -54,6 +54,8 @@ pub enum Tok {
     Builtin(&'static str),
     Begin,
     End,
+    BeginFile,
+    EndFile,
     Function,
     If,
     Else,
@@ -88,11 +90,20 @@ pub const BUILTINS: &[&str] = &[
     "fflush",
 ];
 
-fn keyword(s: &str) -> Option<Tok> {
+/// gawk's built-in functions (plain names under `--posix`).
+pub const GAWK_BUILTINS: &[&str] = &[
+    "gensub", "asort", "asorti", "strftime", "systime", "mktime", "and", "or", "xor", "lshift",
+    "rshift", "compl", "typeof", "isarray", "strtonum",
+];
+
+fn keyword(s: &str, posix: bool) -> Option<Tok> {
     Some(match s {
         "BEGIN" => Tok::Begin,
+        "BEGINFILE" if !posix => Tok::BeginFile,
+        "ENDFILE" if !posix => Tok::EndFile,
         "END" => Tok::End,
-        "function" | "func" => Tok::Function,
+        "function" => Tok::Function,
+        "func" if !posix => Tok::Function,
         "if" => Tok::If,
         "else" => Tok::Else,
         "while" => Tok::While,
@@ -116,8 +127,8 @@ fn keyword(s: &str) -> Option<Tok> {
 /// A lexing error: message, line, column.
 pub type LexError = (String, usize, usize);
 
-/// Split `src` into tokens (the last one is `Eof`).
-pub fn lex(src: &[u8]) -> Result<Vec<Token>, LexError> {
+/// Split `src` into tokens (the last one is `Eof`); `posix` leaves gawk's extensions out.
+pub fn lex(src: &[u8], posix: bool) -> Result<Vec<Token>, LexError> {
     let mut out: Vec<Token> = Vec::new();
     let mut i = 0;
     let mut line = 1;
@@ -175,7 +186,7 @@ pub fn lex(src: &[u8]) -> Result<Vec<Token>, LexError> {
                                 line_start = i;
                                 continue;
                             }
-                            i = escape(src, i + 1, &mut s);
+                            i = escape(src, i + 1, &mut s, !posix);
                         }
                         Some(&b) => {
                             s.push(b);
@@ -254,9 +265,12 @@ pub fn lex(src: &[u8]) -> Result<Vec<Token>, LexError> {
                     i += 1;
                 }
                 let word = String::from_utf8_lossy(&src[start..i]).into_owned();
-                let tok = if let Some(k) = keyword(&word) {
+                let gawk = (!posix)
+                    .then(|| GAWK_BUILTINS.iter().find(|b| **b == word))
+                    .flatten();
+                let tok = if let Some(k) = keyword(&word, posix) {
                     k
-                } else if let Some(b) = BUILTINS.iter().find(|b| **b == word) {
+                } else if let Some(b) = BUILTINS.iter().find(|b| **b == word).or(gawk) {
                     Tok::Builtin(b)
                 } else if src.get(i) == Some(&b'(') {
                     Tok::FuncName(word)
@@ -269,8 +283,9 @@ pub fn lex(src: &[u8]) -> Result<Vec<Token>, LexError> {
                 let two = src.get(i + 1).copied();
                 let three = src.get(i + 2).copied();
                 let (tok, n) = match (c, two) {
-                    (b'*', Some(b'*')) if three == Some(b'=') => (Tok::PowAssign, 3),
-                    (b'*', Some(b'*')) => (Tok::Caret, 2),
+                    // `**` and `**=` are gawk's (syntax errors under --posix).
+                    (b'*', Some(b'*')) if three == Some(b'=') && !posix => (Tok::PowAssign, 3),
+                    (b'*', Some(b'*')) if !posix => (Tok::Caret, 2),
                     (b'+', Some(b'+')) => (Tok::Incr, 2),
                     (b'-', Some(b'-')) => (Tok::Decr, 2),
                     (b'+', Some(b'=')) => (Tok::AddAssign, 2),
@@ -387,7 +402,8 @@ fn number(src: &[u8], mut i: usize) -> (f64, usize) {
 }
 
 /// Decode one escape sequence starting after the backslash at `i`; returns the next index.
-pub fn escape(src: &[u8], i: usize, out: &mut Vec<u8>) -> usize {
+/// `hex`: gawk's `\xHH` (off under `--posix`, where `\x` is `x`).
+pub fn escape(src: &[u8], i: usize, out: &mut Vec<u8>, hex: bool) -> usize {
     let Some(&c) = src.get(i) else {
         out.push(b'\\');
         return i;
@@ -409,6 +425,17 @@ pub fn escape(src: &[u8], i: usize, out: &mut Vec<u8>) -> usize {
         out.push(b);
         return i + 1;
     }
+    if hex && c == b'x' && src.get(i + 1).is_some_and(u8::is_ascii_hexdigit) {
+        // gawk: at most two hex digits.
+        let mut v = 0u32;
+        let mut j = i + 1;
+        while j < i + 3 && j < src.len() && src[j].is_ascii_hexdigit() {
+            v = v * 16 + (src[j] as char).to_digit(16).unwrap_or(0);
+            j += 1;
+        }
+        out.push(v as u8);
+        return j;
+    }
     if (b'0'..=b'7').contains(&c) {
         let mut v = 0u32;
         let mut j = i;
@@ -424,8 +451,9 @@ pub fn escape(src: &[u8], i: usize, out: &mut Vec<u8>) -> usize {
     i + 1
 }
 
-/// Process escapes in a command-line assignment value (`-v x='a\tb'`).
-pub fn unescape(s: &[u8]) -> Vec<u8> {
+/// Process escapes in a command-line assignment value (`-v x='a\tb'`); `hex` as for
+/// [`escape`].
+pub fn unescape(s: &[u8], hex: bool) -> Vec<u8> {
     let mut out = Vec::with_capacity(s.len());
     let mut i = 0;
     while i < s.len() {
@@ -434,7 +462,7 @@ pub fn unescape(s: &[u8]) -> Vec<u8> {
                 out.push(b'\\');
                 break;
             }
-            i = escape(s, i + 1, &mut out);
+            i = escape(s, i + 1, &mut out, hex);
         } else {
             out.push(s[i]);
             i += 1;
@@ -448,7 +476,7 @@ mod tests {
     use super::*;
 
     fn kinds(s: &str) -> Vec<Tok> {
-        lex(s.as_bytes())
+        lex(s.as_bytes(), false)
             .unwrap_or_default()
             .into_iter()
             .map(|t| t.tok)
@@ -472,6 +500,6 @@ mod tests {
         );
         assert_eq!(kinds("f(1)")[0], Tok::FuncName("f".into()));
         assert_eq!(kinds("\"a\\tb\"")[0], Tok::Str(b"a\tb".to_vec()));
-        assert_eq!(unescape(b"x\\ny\\"), b"x\ny\\".to_vec());
+        assert_eq!(unescape(b"x\\ny\\", true), b"x\ny\\".to_vec());
     }
 }

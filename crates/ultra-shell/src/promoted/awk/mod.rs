@@ -1,6 +1,8 @@
 //! `awk`: a complete POSIX awk run in process (lexer, parser, tree-walking interpreter),
-//! reading and writing files only through the shell's confined file system; `system()`,
-//! `print | "cmd"` and `"cmd" | getline` are refused because the shell spawns no processes.
+//! with the gawk extensions agents use (`gawk.rs`; off under `--posix`), reading and writing
+//! files only through the shell's confined file system; `system()`, `print | "cmd"` and
+//! `"cmd" | getline` are refused because the shell spawns no processes. Strings are bytes,
+//! as in gawk under `LC_ALL=C` (see `re.rs` for regexes).
 
 pub mod ast;
 pub mod format;
@@ -25,10 +27,13 @@ pub struct Awk;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct AwkArgs {
-    /// The awk program text (POSIX awk). Exactly one of `program` and `programFile`.
+    /// The awk program text. Exactly one of `program` and `programFile`.
     pub program: Option<String>,
-    /// A workspace file holding the program (`-f progfile`), instead of `program`.
-    pub program_file: Option<String>,
+    /// Workspace file(s) holding the program (`-f`; `-` is stdin), instead of `program`.
+    pub program_file: Option<ProgramFiles>,
+    /// `--posix`: gawk's extensions off.
+    #[serde(default)]
+    pub posix: bool,
     /// Input files, in order; `-` is stdin and `var=value` operands assign between files.
     /// Empty: read stdin.
     #[serde(default)]
@@ -40,6 +45,23 @@ pub struct AwkArgs {
     /// `name=value`; escapes such as `\t` in the value are processed.
     #[serde(default)]
     pub assign: Vec<String>,
+}
+
+/// One program file or several.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum ProgramFiles {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl ProgramFiles {
+    fn names(&self) -> Vec<&str> {
+        match self {
+            ProgramFiles::One(f) => vec![f.as_str()],
+            ProgramFiles::Many(v) => v.iter().map(String::as_str).collect(),
+        }
+    }
 }
 
 fn valid_assign(a: &str) -> bool {
@@ -55,8 +77,8 @@ impl Promoted for Awk {
     type Args = AwkArgs;
     const SPEC: PromotedSpec = PromotedSpec {
         name: "awk",
-        summary: "Run a POSIX awk program over files or stdin (fields, patterns, arrays, printf, functions); files are read and written inside the workspace, no commands are spawned.",
-        usage: "awk [-F fs] [-v var=val]... ['program' | -f progfile] [file | var=val]...",
+        summary: "Run an awk program (POSIX, plus gawk's gensub, asort, strftime, IGNORECASE, FPAT...) over files or stdin; files stay inside the workspace, no commands are spawned.",
+        usage: "awk [-F fs] [-v var=val]... ['program' | -f progfile...] [file | var=val]...",
         cli_examples: &[
             "awk -F, '$2 > 25 { print $1 }' data.csv",
             "awk '{ n[$1]++ } END { for (k in n) print k, n[k] }' log.txt",
@@ -79,7 +101,8 @@ impl Promoted for Awk {
     fn parse_cli_args(&self, args: &[String]) -> Result<Value, Vec<Issue>> {
         let mut fs: Option<String> = None;
         let mut assign: Vec<String> = Vec::new();
-        let mut prog_file: Option<String> = None;
+        let mut prog_files: Vec<String> = Vec::new();
+        let mut posix = false;
         let mut i = 0;
         while i < args.len() {
             let a = &args[i];
@@ -90,13 +113,18 @@ impl Promoted for Awk {
             if a == "-" || !a.starts_with('-') {
                 break;
             }
+            if a == "--posix" || a == "-P" {
+                posix = true;
+                i += 1;
+                continue;
+            }
             let letter = a.chars().nth(1).unwrap_or('-');
             if !matches!(letter, 'F' | 'v' | 'f') {
                 return Err(vec![Issue::new(
                     a.clone(),
                     "unknown_flag",
                     format!(
-                        "awk: unknown option {a}; options are -F fs, -v var=value, -f progfile"
+                        "awk: unknown option {a}; options are -F fs, -v var=value, -f progfile, -P (--posix)"
                     ),
                 )]);
             }
@@ -120,12 +148,12 @@ impl Promoted for Awk {
             match letter {
                 'F' => fs = Some(value),
                 'v' => assign.push(value),
-                _ => prog_file = Some(value),
+                _ => prog_files.push(value),
             }
             i += 1;
         }
         let mut rest = args[i.min(args.len())..].iter();
-        let program = if prog_file.is_none() {
+        let program = if prog_files.is_empty() {
             match rest.next() {
                 Some(p) => Value::String(p.clone()),
                 None => {
@@ -140,9 +168,15 @@ impl Promoted for Awk {
             Value::Null
         };
         let files: Vec<&String> = rest.collect();
+        let prog_file = match prog_files.len() {
+            0 => Value::Null,
+            1 => Value::String(prog_files.remove(0)),
+            _ => json!(prog_files),
+        };
         Ok(json!({
             "program": program,
             "programFile": prog_file,
+            "posix": posix,
             "files": files,
             "fieldSeparator": fs,
             "assign": assign,
@@ -163,7 +197,7 @@ impl Promoted for Awk {
                 "awk needs a program or a programFile",
             )),
             (Some(p), None) => {
-                if let Err(e) = parser::parse(p.as_bytes()) {
+                if let Err(e) = parser::parse_with(p.as_bytes(), args.posix) {
                     issues.push(Issue::new("program", "syntax_error", e.to_string()));
                 }
             }
@@ -190,7 +224,7 @@ impl Promoted for Awk {
             // The program is in a file we cannot read here: assume the worst.
             return Risk::OVERWRITE;
         };
-        match parser::parse(p.as_bytes()) {
+        match parser::parse_with(p.as_bytes(), args.posix) {
             Ok(prog) if prog.truncates_files => Risk::OVERWRITE,
             Ok(prog) if prog.writes_files => Risk {
                 writes: true,
@@ -202,29 +236,64 @@ impl Promoted for Awk {
     }
 
     fn execute(&self, args: AwkArgs, io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
-        let (text, origin) = match (&args.program, &args.program_file) {
-            (Some(p), _) => (p.as_bytes().to_vec(), "cmd. line".to_string()),
-            (None, Some(f)) => match cx.fs.read_file(cx.cwd, f) {
-                Ok((_, bytes)) => (bytes, f.clone()),
-                Err(e) => {
-                    let _ = writeln!(io.stderr, "awk: can't open source file `{f}': {e}");
-                    return 2;
+        // The program text, and where each source starts: (first line, name).
+        let mut text = Vec::new();
+        let mut origins: Vec<(usize, String)> = Vec::new();
+        match (&args.program, &args.program_file) {
+            (Some(p), _) => {
+                text = p.as_bytes().to_vec();
+                origins.push((1, "cmd. line".to_string()));
+            }
+            (None, Some(files)) => {
+                for f in files.names() {
+                    let bytes = if f == "-" || f == "/dev/stdin" {
+                        let mut b = Vec::new();
+                        if let Err(e) = io.stdin.read_to_end(&mut b) {
+                            let _ = writeln!(io.stderr, "awk: can't read source from stdin: {e}");
+                            return 2;
+                        }
+                        b
+                    } else {
+                        match cx.fs.read_file(cx.cwd, f) {
+                            Ok((_, bytes)) => bytes,
+                            Err(e) => {
+                                let _ =
+                                    writeln!(io.stderr, "awk: can't open source file `{f}': {e}");
+                                return 2;
+                            }
+                        }
+                    };
+                    let line = 1 + text.iter().filter(|&&b| b == b'\n').count();
+                    origins.push((line, f.to_string()));
+                    text.extend_from_slice(&bytes);
+                    if !text.ends_with(b"\n") {
+                        text.push(b'\n');
+                    }
                 }
-            },
+            }
             (None, None) => {
                 let _ = writeln!(io.stderr, "awk: no program");
                 return 2;
             }
-        };
-        let prog = match parser::parse(&text) {
+        }
+        let prog = match parser::parse_with(&text, args.posix) {
             Ok(p) => p,
             Err(e) => {
+                let (first, name) = origins
+                    .iter()
+                    .rev()
+                    .find(|(l, _)| *l <= e.line)
+                    .cloned()
+                    .unwrap_or((1, String::new()));
                 let _ = writeln!(
                     io.stderr,
-                    "awk: {origin}:{}:{}: {}",
-                    e.line, e.col, e.message
+                    "awk: {name}:{}:{}: {}",
+                    e.line + 1 - first,
+                    e.col,
+                    e.message
                 );
-                return 2;
+                // gawk's status for a program that does not parse.
+                return 1;
             }
         };
         let mut interp = match interp::Interp::new(

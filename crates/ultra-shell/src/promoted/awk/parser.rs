@@ -38,7 +38,6 @@ struct Parser {
     locals: Option<Vec<String>>,
     func_ids: HashMap<String, usize>,
     funcs: Vec<Option<Func>>,
-    func_refs: Vec<(usize, usize, usize)>,
     regexes: Vec<Vec<u8>>,
     ranges: usize,
     no_gt: bool,
@@ -64,7 +63,13 @@ pub const MAX_NESTING: usize = 300;
 
 /// Parse awk program text.
 pub fn parse(src: &[u8]) -> PResult<Program> {
-    let toks = lex(src).map_err(|(message, line, col)| SyntaxError { line, col, message })?;
+    parse_with(src, false)
+}
+
+/// Parse awk program text; `posix` leaves gawk's extensions out (`--posix`).
+pub fn parse_with(src: &[u8], posix: bool) -> PResult<Program> {
+    let toks =
+        lex(src, posix).map_err(|(message, line, col)| SyntaxError { line, col, message })?;
     let mut p = Parser {
         toks,
         pos: 0,
@@ -73,7 +78,6 @@ pub fn parse(src: &[u8]) -> PResult<Program> {
         locals: None,
         func_ids: HashMap::new(),
         funcs: Vec::new(),
-        func_refs: Vec::new(),
         regexes: Vec::new(),
         ranges: 0,
         no_gt: false,
@@ -86,20 +90,20 @@ pub fn parse(src: &[u8]) -> PResult<Program> {
     for s in SPECIALS {
         p.global(s);
     }
-    let mut prog = Program::default();
+    let mut prog = Program {
+        posix,
+        ..Program::default()
+    };
     p.program(&mut prog)?;
-    for &(fi, line, col) in &p.func_refs {
+    // A function called but never defined is fatal only when a call runs (gawk).
+    for (name, &fi) in &p.func_ids {
         if p.funcs[fi].is_none() {
-            let name = p
-                .func_ids
-                .iter()
-                .find(|(_, v)| **v == fi)
-                .map(|(k, _)| k.clone())
-                .unwrap_or_default();
-            return Err(SyntaxError {
-                line,
-                col,
-                message: format!("function `{name}' called but never defined"),
+            p.funcs[fi] = Some(Func {
+                name: name.clone(),
+                params: Vec::new(),
+                array_param: Vec::new(),
+                body: Vec::new(),
+                defined: false,
             });
         }
     }
@@ -242,10 +246,23 @@ impl Parser {
     }
 
     fn program(&mut self, prog: &mut Program) -> PResult<()> {
+        // One `;` may end an item (gawk rejects a `;` with no rule before it).
+        let mut semi_ok = false;
         loop {
-            while matches!(self.tok(), Tok::Newline | Tok::Semi) {
-                self.advance();
+            loop {
+                match self.tok() {
+                    Tok::Newline => self.advance(),
+                    Tok::Semi if semi_ok => {
+                        semi_ok = false;
+                        self.advance();
+                    }
+                    Tok::Semi => {
+                        return self.err("each rule must have a pattern or an action part");
+                    }
+                    _ => break,
+                }
             }
+            semi_ok = true;
             match self.tok().clone() {
                 Tok::Eof => return Ok(()),
                 Tok::Begin => {
@@ -259,6 +276,17 @@ impl Parser {
                     self.nls();
                     let b = self.block()?;
                     prog.end.push(b);
+                }
+                Tok::BeginFile | Tok::EndFile => {
+                    let begin = *self.tok() == Tok::BeginFile;
+                    self.advance();
+                    self.nls();
+                    let b = self.block()?;
+                    if begin {
+                        prog.beginfile.push(b);
+                    } else {
+                        prog.endfile.push(b);
+                    }
                 }
                 Tok::Function => self.function()?,
                 _ => {
@@ -306,9 +334,14 @@ impl Parser {
         self.expect(&Tok::LParen)?;
         let mut params = Vec::new();
         self.nls();
-        while let Tok::Name(p) = self.tok().clone() {
+        while let Tok::Name(p) | Tok::FuncName(p) = self.tok().clone() {
             if params.contains(&p) {
                 return self.err(format!("duplicate parameter `{p}'"));
+            }
+            if p == name {
+                return self.err(format!(
+                    "function `{name}': can't use function name as parameter name"
+                ));
             }
             params.push(p);
             self.advance();
@@ -316,6 +349,9 @@ impl Parser {
             if *self.tok() == Tok::Comma {
                 self.advance();
                 self.nls();
+                if !matches!(self.tok(), Tok::Name(_) | Tok::FuncName(_)) {
+                    return self.err("syntax error: a parameter name expected after `,'");
+                }
             } else {
                 break;
             }
@@ -330,6 +366,7 @@ impl Parser {
             array_param: vec![false; params.len()],
             params,
             body,
+            defined: true,
         });
         Ok(())
     }
@@ -502,7 +539,7 @@ impl Parser {
                         self.no_gt = true;
                         let target = self.concat()?;
                         self.no_gt = save;
-                        let is_std = matches!(&target, Expr::Str(s) if &**s == b"/dev/stdout" || &**s == b"/dev/stderr");
+                        let is_std = matches!(&target, Expr::Str(s) if matches!(&s[..], b"/dev/stdout" | b"/dev/stderr" | b"/dev/null"));
                         Some(match t {
                             Tok::Gt => {
                                 if !is_std {
@@ -986,12 +1023,10 @@ impl Parser {
                 Ok(Expr::Var(self.var(&n)?))
             }
             Tok::FuncName(n) => {
-                let (line, col) = (self.toks[self.pos].line, self.toks[self.pos].col);
                 self.advance();
                 self.expect(&Tok::LParen)?;
                 let args = self.call_args()?;
                 let fi = self.func_id(&n);
-                self.func_refs.push((fi, line, col));
                 Ok(Expr::Call(fi, args))
             }
             Tok::Builtin(b) => {
@@ -1038,9 +1073,17 @@ impl Parser {
             "length" => (0, 1),
             "substr" => (2, 3),
             "index" | "atan2" => (2, 2),
-            "split" => (2, 3),
+            "split" => (2, 4),
             "sub" | "gsub" => (2, 3),
-            "match" => (2, 2),
+            "match" => (2, 3),
+            "gensub" => (3, 4),
+            "asort" | "asorti" => (1, 3),
+            "strftime" => (0, 3),
+            "systime" => (0, 0),
+            "mktime" => (1, 2),
+            "and" | "or" | "xor" => (2, usize::MAX),
+            "lshift" | "rshift" => (2, 2),
+            "compl" | "typeof" | "isarray" | "strtonum" => (1, 1),
             "sprintf" => (1, usize::MAX),
             "sin" | "cos" | "exp" | "log" | "sqrt" | "int" | "tolower" | "toupper" | "system" => {
                 (1, 1)
@@ -1056,8 +1099,28 @@ impl Parser {
         if matches!(b, "sub" | "gsub") && args.len() == 3 && !strip(&args[2]).is_lvalue() {
             return self.err(format!("{b}: third argument is not a changeable object"));
         }
+        if b == "split"
+            && args
+                .get(3)
+                .is_some_and(|a| !matches!(strip(a), Expr::Var(_)))
+        {
+            return self.err("split: fourth argument is not an array");
+        }
         if b == "split" && !matches!(strip(&args[1]), Expr::Var(_)) {
             return self.err("split: second argument is not an array");
+        }
+        let arrays: &[usize] = match b {
+            "asort" | "asorti" => &[0, 1],
+            "match" => &[2],
+            _ => &[],
+        };
+        for &j in arrays {
+            if args
+                .get(j)
+                .is_some_and(|a| !matches!(strip(a), Expr::Var(_)))
+            {
+                return self.err(format!("{b}: argument {} is not an array", j + 1));
+            }
         }
         Ok(())
     }
@@ -1077,6 +1140,7 @@ struct Infer {
     p: Vec<Vec<Option<bool>>>,
     edges: Vec<(Option<usize>, VarRef, usize, usize)>,
     error: Option<String>,
+    used: Vec<bool>,
 }
 
 impl Infer {
@@ -1088,6 +1152,9 @@ impl Infer {
         }
     }
     fn mark(&mut self, ctx: Option<usize>, r: VarRef, array: bool, names: &[String]) {
+        if let VarRef::Global(i) = r {
+            self.used[i as usize] = true;
+        }
         let s = self.slot(ctx, r);
         match *s {
             None => *s = Some(array),
@@ -1145,14 +1212,27 @@ impl Infer {
             }
             Expr::Builtin(b, args) => {
                 for (j, a) in args.iter().enumerate() {
-                    if *b == "split" && j == 1 {
+                    let array = match *b {
+                        "split" => j == 1 || j == 3,
+                        "asort" | "asorti" => j <= 1,
+                        "match" => j == 2,
+                        _ => false,
+                    };
+                    if array {
                         if let Expr::Var(r) = strip(a) {
                             self.mark(ctx, *r, true, names);
                         }
+                    } else if matches!(*b, "typeof" | "isarray") && j == 0 {
+                        // typeof(x) works on both and leaves x untyped.
+                        if !matches!(strip(a), Expr::Var(_)) {
+                            self.expr(ctx, a, names);
+                        }
                     } else if *b == "length" && j == 0 {
                         // length(x) works on both; decided by the other uses.
-                        if !matches!(a, Expr::Var(_)) {
-                            self.expr(ctx, a, names);
+                        match a {
+                            Expr::Var(VarRef::Global(i)) => self.used[*i as usize] = true,
+                            Expr::Var(_) => {}
+                            _ => self.expr(ctx, a, names),
                         }
                     } else {
                         self.expr(ctx, a, names);
@@ -1236,12 +1316,16 @@ fn infer(prog: &mut Program) -> PResult<()> {
             .collect(),
         edges: Vec::new(),
         error: None,
+        used: vec![false; prog.globals.len()],
     };
     for (i, s) in SPECIALS.iter().enumerate() {
-        inf.g[i] = Some(matches!(*s, "ENVIRON" | "ARGV"));
+        let array = matches!(*s, "ENVIRON" | "ARGV") || (!prog.posix && *s == "PROCINFO");
+        // Under --posix gawk's special names are ordinary variables.
+        inf.g[i] = (i < 16 || !prog.posix).then_some(array);
     }
     let names = prog.globals.clone();
-    for b in prog.begin.iter().chain(prog.end.iter()) {
+    let blocks = [&prog.begin, &prog.end, &prog.beginfile, &prog.endfile];
+    for b in blocks.into_iter().flatten() {
         for s in b {
             inf.stmt(None, s, &names);
         }
@@ -1264,6 +1348,7 @@ fn infer(prog: &mut Program) -> PResult<()> {
             inf.stmt(Some(fi), s, &names);
         }
     }
+    inf.edges.retain(|e| prog.funcs[e.2].defined);
     for &(ctx, _, fi, j) in &inf.edges {
         if j >= prog.funcs[fi].params.len() {
             return Err(SyntaxError {
@@ -1307,6 +1392,7 @@ fn infer(prog: &mut Program) -> PResult<()> {
         });
     }
     prog.global_array = inf.g.iter().map(|t| *t == Some(true)).collect();
+    prog.global_used = inf.used;
     for (fi, f) in prog.funcs.iter_mut().enumerate() {
         f.array_param = inf.p[fi].iter().map(|t| *t == Some(true)).collect();
     }

@@ -110,8 +110,10 @@ fn scan(s: &[u8]) -> Option<(f64, usize)> {
     }
     if !any {
         // gawk accepts +inf / -nan spelled with a sign.
-        if digits_start > start && s.len() >= digits_start + 3 {
-            let w = s[digits_start..digits_start + 3].to_ascii_lowercase();
+        // ... and only as a whole word: "+infinity" and "+inf5" are 0.
+        let end = digits_start + 3;
+        if digits_start > start && s.len() >= end && s.get(end).is_none_or(|&b| is_space(b)) {
+            let w = s[digits_start..end].to_ascii_lowercase();
             if w == b"inf" || w == b"nan" {
                 let f = if w == b"inf" { f64::INFINITY } else { f64::NAN };
                 return Some((if neg { -f } else { f }, digits_start + 3));
