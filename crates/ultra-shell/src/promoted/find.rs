@@ -88,8 +88,10 @@ pub struct FindArgs {
     /// End each path with NUL instead of a newline.
     #[serde(default)]
     pub print0: bool,
-    /// `-xdev`: do not descend into directories on other file systems.
+    /// `-xdev`: do not descend into directories on other file systems. Shell flag only
+    /// (the workspace is one file system as a rule; the tool list stays short).
     #[serde(default)]
+    #[schemars(skip)]
     pub xdev: bool,
 }
 
