@@ -10,7 +10,8 @@
 //!   gawk's;
 //! - `rand()` draws from a different generator (only its range is comparable);
 //! - `PROCINFO` holds only what the program puts in it (gawk fills in `version`, `pid`, ...);
-//!   `--csv` (gawk 5.3, newer than the oracle) is not supported; a user comparison function
+//!   `--csv` (gawk 5.3, newer than the oracle) is tested against outputs written from gawk's
+//!   manual (`csv_mode`); a user comparison function
 //!   sorts stably where gawk's quicksort leaves ties in any order (cases avoid ties);
 //! - `typeof(v)` is decided from the program text for a variable not yet assigned
 //!   ("untyped" when it is used nowhere else, "unassigned" otherwise) and a variable used
@@ -731,6 +732,60 @@ fn refused_and_structured() {
     let (_, err, status) = ws.run("awk 'BEGIN { print \"x\" > \"/etc/awk-escape\" }'");
     assert_eq!(status, 2);
     assert!(!err.is_empty());
+}
+
+/// `--csv` (gawk 5.3; the gawk here is older, so the expected outputs are written out from
+/// gawk's manual): quoted fields, `""`, commas and newlines inside quotes, CRLF, FS ignored,
+/// `split` by CSV's rules, a rebuilt record joined by OFS.
+#[test]
+fn csv_mode() {
+    let mut ws = setup();
+    let cases: &[(&str, &str)] = &[
+        (
+            "printf 'a,b,c\\n1,\"two, 2\",3\\n' | awk --csv '{ print NF \": \" $2 }'",
+            "3: b\n3: two, 2\n",
+        ),
+        (
+            "printf '\"say \"\"hi\"\"\",x\\n' | awk -k '{ print $1; print $2 }'",
+            "say \"hi\"\nx\n",
+        ),
+        (
+            "printf 'id,note\\n1,\"two\\nlines\"\\n2,plain\\n' | awk --csv 'NR > 1 { print NR \": \" $1 \" [\" $2 \"]\" }'",
+            "2: 1 [two\nlines]\n3: 2 [plain]\n",
+        ),
+        (
+            "printf 'a,b\\r\\nc,d\\r\\n' | awk --csv '{ print $2 \"|\" }'",
+            "b|\nd|\n",
+        ),
+        (
+            "printf ',,\\n\\nx\\n' | awk --csv '{ print NF }'",
+            "3\n0\n1\n",
+        ),
+        (
+            "printf 'a;b,c\\n' | awk --csv -F';' '{ print NF, $1 }'",
+            "2 a;b\n",
+        ),
+        (
+            "printf '\"a,b\",c\\n' | awk --csv '{ $2 = \"z\"; print; print NF }'",
+            "a,b z\n2\n",
+        ),
+        (
+            "awk --csv 'BEGIN { n = split(\"x,\\\"y,z\\\",w\", a); print n, a[2], a[3] }'",
+            "3 y,z w\n",
+        ),
+        (
+            "printf '\"unterminated,a\\nb\\n' | awk --csv '{ print NR, NF, length($1) }'",
+            "1 1 16\n",
+        ),
+        (
+            "printf 'a,b\\n' | awk --posix '{ print NF }' && printf 'a,b\\n' | awk --csv --posix '{ print NF }'",
+            "1\n1\n",
+        ),
+    ];
+    for (script, want) in cases {
+        let (out, err, status) = ws.run(script);
+        assert_eq!((out.as_str(), status), (*want, 0), "{script}: {err}");
+    }
 }
 
 #[test]

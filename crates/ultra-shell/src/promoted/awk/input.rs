@@ -11,6 +11,8 @@ pub enum RsMode {
     Byte(u8),
     Paragraph,
     Regex(Regex),
+    /// `--csv`: a newline outside double quotes (a `\r` before it is dropped).
+    Csv,
 }
 
 /// What ended the last record (gawk's `RT`).
@@ -158,6 +160,49 @@ impl Reader {
                     self.refill(src)?;
                 }
             }
+            RsMode::Csv => {
+                // Quote state and how far the record was scanned survive a refill, so a
+                // long quoted field is read once, not once per refill.
+                let mut scanned = 0;
+                let mut quoted = false;
+                loop {
+                    let hay = &self.buf[self.pos + scanned..];
+                    let mut end = None;
+                    for (k, &c) in hay.iter().enumerate() {
+                        match c {
+                            b'"' => quoted = !quoted,
+                            b'\n' if !quoted => {
+                                end = Some(self.pos + scanned + k);
+                                break;
+                            }
+                            _ => {}
+                        }
+                    }
+                    if let Some(end) = end {
+                        let body = &self.buf[self.pos..end];
+                        let body = body.strip_suffix(b"\r").unwrap_or(body);
+                        out.extend_from_slice(body);
+                        self.pos = end + 1;
+                        self.sep = Sep::Byte(b'\n');
+                        return Ok(true);
+                    }
+                    if self.eof {
+                        if self.pos < self.buf.len() {
+                            // An unclosed quote runs to the end; the last newline still
+                            // ends the record.
+                            let body = &self.buf[self.pos..];
+                            let body = body.strip_suffix(b"\n").unwrap_or(body);
+                            let body = body.strip_suffix(b"\r").unwrap_or(body);
+                            out.extend_from_slice(body);
+                            self.pos = self.buf.len();
+                            return Ok(true);
+                        }
+                        return Ok(false);
+                    }
+                    scanned = self.buf.len() - self.pos;
+                    self.refill(src)?;
+                }
+            }
             RsMode::Regex(re) => loop {
                 let hay = &self.buf[self.pos..];
                 let found = re.find_iter(hay).find(|m| m.0 != m.1);
@@ -183,6 +228,44 @@ impl Reader {
     }
 }
 
+/// Splits a CSV record: fields separated by commas; a field that starts with `"` runs to
+/// its closing `"`, with `""` standing for one quote and commas and newlines inside kept.
+/// The field texts go to `text`, their ranges in it to `fields`. An empty record has none.
+pub fn csv_fields(rec: &[u8], text: &mut Vec<u8>, fields: &mut Vec<(usize, usize)>) {
+    if rec.is_empty() {
+        return;
+    }
+    let mut i = 0;
+    loop {
+        let start = text.len();
+        if rec.get(i) == Some(&b'"') {
+            i += 1;
+            while let Some(&c) = rec.get(i) {
+                i += 1;
+                if c == b'"' {
+                    if rec.get(i) == Some(&b'"') {
+                        i += 1;
+                    } else {
+                        break;
+                    }
+                }
+                text.push(c);
+            }
+        }
+        // Plain text (or what follows a closing quote, kept as it is).
+        let end = rec[i..]
+            .iter()
+            .position(|b| *b == b',')
+            .map_or(rec.len(), |k| i + k);
+        text.extend_from_slice(&rec[i..end]);
+        fields.push((start, text.len()));
+        if end == rec.len() {
+            return;
+        }
+        i = end + 1;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -202,6 +285,10 @@ mod tests {
     fn modes() {
         assert_eq!(all("a\nb\n\nc", RsMode::Byte(b'\n')), ["a", "b", "", "c"]);
         assert_eq!(all("\n\na\nb\n\n\nc\n\n", RsMode::Paragraph), ["a\nb", "c"]);
+        assert_eq!(
+            all("a,\"b\nc\"\r\nd\n\"e\"\"\nf\"", RsMode::Csv),
+            ["a,\"b\nc\"", "d", "\"e\"\"\nf\""]
+        );
         let re = super::super::re::compile(b"--+").ok();
         if let Some(re) = re {
             assert_eq!(all("a--b----c\n", RsMode::Regex(re)), ["a", "b", "c\n"]);

@@ -82,6 +82,8 @@ enum FsMode {
     Chars,
     /// gawk's `FPAT`: the fields are the matches.
     Fpat(Regex),
+    /// `--csv`: comma-separated, `"quoted"` fields with `""` for a quote (gawk 5.3).
+    Csv,
 }
 
 enum InSrc {
@@ -144,6 +146,12 @@ pub struct Interp<'a> {
     depth: usize,
     record: Vec<u8>,
     fields: Vec<(usize, usize)>,
+    /// `--csv`: the fields without their quotes; `fields` index into it while
+    /// `fields_in_csv` (a rebuilt record's fields index into `record` again).
+    csv_text: Vec<u8>,
+    fields_in_csv: bool,
+    /// `--csv` was given: FS and RS stay CSV's.
+    csv: bool,
     split: bool,
     scan_pos: usize,
     nf: usize,
@@ -243,6 +251,9 @@ impl<'a> Interp<'a> {
             depth: 0,
             record: Vec::new(),
             fields: Vec::new(),
+            csv_text: Vec::new(),
+            fields_in_csv: false,
+            csv: false,
             split: true,
             scan_pos: 0,
             nf: 0,
@@ -800,9 +811,27 @@ impl<'a> Interp<'a> {
 
     // ---- records and fields ----
 
+    /// The bytes `fields` index into.
+    #[inline]
+    fn field_text(&self) -> &[u8] {
+        if self.fields_in_csv {
+            &self.csv_text
+        } else {
+            &self.record
+        }
+    }
+
+    /// `--csv`: records and fields by CSV's rules (`FS` and `RS` no longer apply).
+    pub fn set_csv(&mut self) {
+        self.csv = true;
+        self.fs = FsMode::Csv;
+        self.rs = RsMode::Csv;
+    }
+
     #[inline]
     fn reset_split(&mut self) {
         self.split = false;
+        self.fields_in_csv = false;
         self.fields.clear();
         self.scan_pos = 0;
         self.rec_str = false;
@@ -904,6 +933,11 @@ impl<'a> Interp<'a> {
                     self.fields.push(m);
                 }
             }
+            FsMode::Csv => {
+                self.csv_text.clear();
+                super::input::csv_fields(rec, &mut self.csv_text, &mut self.fields);
+                self.fields_in_csv = true;
+            }
         }
         self.nf = self.fields.len();
         self.split = true;
@@ -925,7 +959,7 @@ impl<'a> Interp<'a> {
             self.split_more(i);
         }
         match self.fields.get(i - 1) {
-            Some(&(s, e)) => &self.record[s..e],
+            Some(&(s, e)) => &self.field_text()[s..e],
             None => &[],
         }
     }
@@ -965,7 +999,7 @@ impl<'a> Interp<'a> {
                 Some((i, v)) if i == j => rec.extend_from_slice(v),
                 _ => {
                     if let Some(&(a, b)) = self.fields.get(j - 1) {
-                        rec.extend_from_slice(&self.record[a..b]);
+                        rec.extend_from_slice(&self.field_text()[a..b]);
                     }
                 }
             }
@@ -973,6 +1007,7 @@ impl<'a> Interp<'a> {
         }
         self.record = rec;
         self.fields = fields;
+        self.fields_in_csv = false;
         self.nf = n;
         self.split = true;
         Ok(())
@@ -1006,6 +1041,8 @@ impl<'a> Interp<'a> {
         }
         let bytes = |it: &Interp<'a>| it.to_bytes(&it.globals[i as usize]);
         match i {
+            // `--csv` fixes how records and fields are read (gawk ignores FS then).
+            G_FS | G_RS if self.csv => {}
             G_FS => {
                 self.ensure_split();
                 let fs = bytes(self);
@@ -1535,7 +1572,7 @@ impl<'a> Interp<'a> {
                     &self.record[..]
                 } else {
                     match self.fields.get(n - 1) {
-                        Some(&(s, e)) => &self.record[s..e],
+                        Some(&(s, e)) => &self.field_text()[s..e],
                         None => &[],
                     }
                 };
@@ -1963,18 +2000,23 @@ impl<'a> Interp<'a> {
                 // Split with the field splitter on a scratch record.
                 let saved_rec = std::mem::replace(&mut self.record, s);
                 let saved_fields = std::mem::take(&mut self.fields);
+                let saved_csv = (std::mem::take(&mut self.csv_text), self.fields_in_csv);
                 let saved = (self.split, self.nf, self.scan_pos);
                 let saved_fs = mode.map(|m| std::mem::replace(&mut self.fs, m));
                 self.split_record();
                 let parts: Vec<Value> = self
                     .fields
                     .iter()
-                    .map(|&(a, z)| Value::input(&self.record[a..z]))
+                    .map(|&(a, z)| Value::input(&self.field_text()[a..z]))
                     .collect();
                 // gawk's fourth argument: the separators, seps[i] between parts i and i+1
                 // (and, for the blank splitting, leading and trailing blanks at 0 and n).
                 let mut seps: Vec<(usize, Vec<u8>)> = Vec::new();
-                if args.len() > 3 {
+                if args.len() > 3 && self.fields_in_csv {
+                    for i in 1..self.fields.len() {
+                        seps.push((i, b",".to_vec()));
+                    }
+                } else if args.len() > 3 {
                     let (rec, f) = (&self.record, &self.fields);
                     for i in 1..f.len() {
                         seps.push((i, rec[f[i - 1].1..f[i].0].to_vec()));
@@ -1996,6 +2038,7 @@ impl<'a> Interp<'a> {
                 }
                 self.record = saved_rec;
                 self.fields = saved_fields;
+                (self.csv_text, self.fields_in_csv) = saved_csv;
                 (self.split, self.nf, self.scan_pos) = saved;
                 let arr = &mut self.arrays[id];
                 arr.clear();

@@ -34,6 +34,10 @@ pub struct AwkArgs {
     /// `--posix`: gawk's extensions off.
     #[serde(default)]
     pub posix: bool,
+    /// `--csv` (`-k`): records and fields by CSV's rules (gawk 5.3). Shell flag only.
+    #[serde(default)]
+    #[schemars(skip)]
+    pub csv: bool,
     /// Input files, in order; `-` is stdin and `var=value` operands assign between files.
     /// Empty: read stdin.
     #[serde(default)]
@@ -103,6 +107,7 @@ impl Promoted for Awk {
         let mut assign: Vec<String> = Vec::new();
         let mut prog_files: Vec<String> = Vec::new();
         let mut posix = false;
+        let mut csv = false;
         let mut i = 0;
         while i < args.len() {
             let a = &args[i];
@@ -118,13 +123,18 @@ impl Promoted for Awk {
                 i += 1;
                 continue;
             }
+            if a == "--csv" || a == "-k" {
+                csv = true;
+                i += 1;
+                continue;
+            }
             let letter = a.chars().nth(1).unwrap_or('-');
             if !matches!(letter, 'F' | 'v' | 'f') {
                 return Err(vec![Issue::new(
                     a.clone(),
                     "unknown_flag",
                     format!(
-                        "awk: unknown option {a}; options are -F fs, -v var=value, -f progfile, -P (--posix)"
+                        "awk: unknown option {a}; options are -F fs, -v var=value, -f progfile, -P (--posix), -k (--csv)"
                     ),
                 )]);
             }
@@ -177,6 +187,7 @@ impl Promoted for Awk {
             "program": program,
             "programFile": prog_file,
             "posix": posix,
+            "csv": csv,
             "files": files,
             "fieldSeparator": fs,
             "assign": assign,
@@ -310,6 +321,9 @@ impl Promoted for Awk {
                 return 2;
             }
         };
+        if args.csv && !args.posix {
+            interp.set_csv();
+        }
         let mut pre: Vec<Vec<u8>> = Vec::new();
         if let Some(fs) = &args.field_separator {
             pre.push(format!("FS={fs}").into_bytes());
