@@ -36,6 +36,7 @@
 //! ```
 
 pub mod builtins;
+pub mod calendar;
 pub mod command;
 pub mod numfmt;
 pub mod opts;

@@ -1,22 +1,10 @@
 //! `date`, and the strftime-style formatting `ls -l` and `git log` share.
 
+use crate::calendar::{civil, days_from_civil};
 use crate::command::{Builtin, Cx, Example, Io};
 use crate::opts::parse_opts;
 
 use super::usage_error;
-
-/// (year, month, day) of a day count since 1970-01-01 (Howard Hinnant's algorithm).
-fn civil(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
-}
 
 /// Format `secs` since the epoch (UTC) with strftime-style `fmt`.
 pub fn format_time(secs: i64, nanos: u32, fmt: &str) -> String {
@@ -30,17 +18,7 @@ pub fn format_time(secs: i64, nanos: u32, fmt: &str) -> String {
     let (h, mi, s) = (tod / 3600, tod / 60 % 60, tod % 60);
     let wd = DAYS[days.rem_euclid(7) as usize];
     let mon = MONTHS[(mo - 1) as usize];
-    let yday = days - {
-        // Days from the epoch to January 1st of year y.
-        let mut jan1 = days - 400;
-        while civil(jan1 + 1).0 < y {
-            jan1 += 1;
-        }
-        while civil(jan1).0 >= y {
-            jan1 -= 1;
-        }
-        jan1
-    };
+    let yday = days - days_from_civil(y, 1, 1) + 1;
     let mut out = String::new();
     let mut it = fmt.chars();
     while let Some(c) = it.next() {

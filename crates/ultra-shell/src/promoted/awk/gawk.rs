@@ -11,6 +11,7 @@ use std::rc::Rc;
 use crate::promoted::awk::re::Re as Regex;
 
 use super::{Interp, Jump, R, fatal};
+use crate::calendar::{civil, days_from_civil};
 use crate::promoted::awk::ast::{Expr, G_FPAT, G_IGNORECASE, G_PROCINFO, G_RS, VarRef};
 use crate::promoted::awk::parser::strip;
 use crate::promoted::awk::re;
@@ -95,30 +96,6 @@ fn strtonum(s: &[u8]) -> f64 {
         }
     }
     str_to_num(s)
-}
-
-/// (year, month, day) of a day count since 1970-01-01.
-fn civil(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
-}
-
-/// Days since 1970-01-01 of a (year, month 1-12, day) date.
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y.rem_euclid(400);
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
 }
 
 fn is_leap(y: i64) -> bool {

@@ -1798,9 +1798,10 @@ impl<'a> Interp<'a> {
         Ok(Some(Value::Str(s)))
     }
 
-    fn call(&mut self, fi: usize, args: &'a [Expr]) -> R<Value> {
-        let prog = self.prog;
-        let f = &prog.funcs[fi];
+    /// Function `fi`, if it may be called now: defined (gawk: fatal only when reached) and
+    /// not nested past the depth and stack limits.
+    fn callable(&self, fi: usize) -> R<&'a Func> {
+        let f = &self.prog.funcs[fi];
         if !f.defined {
             return fatal(format!("function `{}' not defined", f.name));
         }
@@ -1810,6 +1811,11 @@ impl<'a> Interp<'a> {
                 f.name
             ));
         }
+        Ok(f)
+    }
+
+    fn call(&mut self, fi: usize, args: &'a [Expr]) -> R<Value> {
+        let f = self.callable(fi)?;
         if args.len() > f.params.len() {
             return fatal(format!(
                 "function `{}' called with more arguments than declared",
@@ -1857,17 +1863,7 @@ impl<'a> Interp<'a> {
 
     /// Call user function `fi` with argument values (gawk's sort comparison functions).
     fn call_values(&mut self, fi: usize, args: Vec<Value>) -> R<Value> {
-        let prog = self.prog;
-        let f = &prog.funcs[fi];
-        if !f.defined {
-            return fatal(format!("function `{}' not defined", f.name));
-        }
-        if self.depth >= MAX_DEPTH || self.stack_top.abs_diff(stack_addr()) > STACK_BUDGET {
-            return fatal(format!(
-                "function `{}': function calls nested too deeply",
-                f.name
-            ));
-        }
+        let f = self.callable(fi)?;
         let mark = self.arrays.len();
         let mut args = args.into_iter();
         let mut vals = Vec::with_capacity(f.params.len());
