@@ -55,23 +55,7 @@ fn python_client(ws: &Ws, args: &[&std::ffi::OsStr]) -> String {
 /// `npm ci` there) with `args`; its combined output, once it printed `ok` last.
 fn typescript_client(ws: &Ws, args: &[&std::ffi::OsStr]) -> String {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/ts");
-    // Installed from the lock file once per run when the README's test command runs
-    // without `.ci/run` (which installs it first).
-    static INSTALL: std::sync::Once = std::sync::Once::new();
-    INSTALL.call_once(|| {
-        if !dir.join("node_modules/@modelcontextprotocol/sdk").exists() {
-            let ci = std::process::Command::new("npm")
-                .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
-                .current_dir(&dir)
-                .output()
-                .expect("npm runs");
-            assert!(
-                ci.status.success(),
-                "{}",
-                String::from_utf8_lossy(&ci.stderr)
-            );
-        }
-    });
+    common::npm_ci(&dir, "node_modules/@modelcontextprotocol/sdk");
     sdk_client(ws, "node", &dir.join("client.mjs"), args)
 }
 

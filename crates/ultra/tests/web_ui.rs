@@ -21,19 +21,9 @@ fn web_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/web")
 }
 
-/// `npm ci` once, when the lock file's packages are not installed yet.
+/// The browser driver's packages, from the lock file.
 fn node_modules() {
-    let dir = web_dir();
-    if dir.join("node_modules/playwright-core").exists() {
-        return;
-    }
-    let ok = Command::new("npm")
-        .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
-        .current_dir(&dir)
-        .status()
-        .expect("npm runs")
-        .success();
-    assert!(ok, "npm ci in tests/web");
+    common::npm_ci(&web_dir(), "node_modules/playwright-core");
 }
 
 /// The sign-in URL `ultra serve` printed.

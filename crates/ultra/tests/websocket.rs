@@ -388,18 +388,7 @@ fn the_seeds_python_client_works_unchanged() {
 #[test]
 fn the_seeds_typescript_client_works_unchanged() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/seed003/ts");
-    if !dir.join("node_modules/.bin/tsc").exists() {
-        let ci = std::process::Command::new("npm")
-            .args(["ci", "--no-audit", "--no-fund"])
-            .current_dir(&dir)
-            .output()
-            .expect("npm runs");
-        assert!(
-            ci.status.success(),
-            "{}",
-            String::from_utf8_lossy(&ci.stderr)
-        );
-    }
+    common::npm_ci(&dir, "node_modules/.bin/tsc");
     let tsc = std::process::Command::new(dir.join("node_modules/.bin/tsc"))
         .args(["-p", "."])
         .current_dir(&dir)

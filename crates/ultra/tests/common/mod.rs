@@ -686,3 +686,25 @@ impl RawMcp {
         self.child.wait().expect("wait")
     }
 }
+
+/// Installs the npm packages of the test client in `dir` from its lock file (`npm ci`)
+/// unless `marker`, a path under `dir`, shows them there: `.ci/run` installs them first,
+/// and the README's test command works without it. One install at a time per test binary.
+pub fn npm_ci(dir: &Path, marker: &str) {
+    static INSTALLING: Mutex<()> = Mutex::new(());
+    let _one = INSTALLING.lock().unwrap_or_else(|p| p.into_inner());
+    if dir.join(marker).exists() {
+        return;
+    }
+    let ci = Command::new("npm")
+        .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
+        .current_dir(dir)
+        .output()
+        .expect("npm runs");
+    assert!(
+        ci.status.success(),
+        "npm ci in {}: {}",
+        dir.display(),
+        String::from_utf8_lossy(&ci.stderr)
+    );
+}
