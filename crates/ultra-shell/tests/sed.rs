@@ -332,6 +332,7 @@ const CASES: &[&str] = &[
     "echo 'a.b' | sed -E 's/\\x2e|b/X/g'",
     "printf 'caf\\351 x\\377y\\n' | sed 's/\\xe9/E/;s/[\\xff]/F/'",
     "printf 'a\\001b\\n' | sed 's/\\cA/-/'",
+    "echo ',' | sed 's/\\d300/X/'; echo a | sed 'y/a/\\d300/'; echo a | sed 's/a/\\d300/'",
     "sed -z 's/^t/T/Mg' nul.txt | tr '\\0' '|'",
     "printf 'a\\nb\\0c\\nd\\0' | sed -z 'N;s/^c/C/M;s/d$/D/M;s/^b/B/M' | tr '\\0' '|'",
 ];

@@ -855,28 +855,12 @@ impl Parser<'_> {
                         Some(b'v') => side.push(0x0b),
                         Some(b'r') => side.push(b'\r'),
                         Some(k @ (b'x' | b'o' | b'd')) => {
-                            // GNU's `\xHH`, `\oNNN`, `\dNNN`.
-                            let (radix, most) = match k {
-                                b'x' => (16, 2),
-                                b'o' => (8, 3),
-                                _ => (10, 3),
-                            };
-                            let digits = self.s[self.pos..]
-                                .iter()
-                                .take(most)
-                                .take_while(|b| char::from(**b).is_digit(radix))
-                                .count();
-                            let text = std::str::from_utf8(&self.s[self.pos..self.pos + digits])
-                                .unwrap_or("");
-                            match u32::from_str_radix(text, radix)
-                                .ok()
-                                .and_then(|n| u8::try_from(n).ok())
-                            {
-                                Some(n) if digits > 0 => {
-                                    self.pos += digits;
+                            match numeric_byte(k, &self.s[self.pos..]) {
+                                Some((n, len)) => {
+                                    self.pos += len;
                                     side.push(n);
                                 }
-                                _ => side.push(k),
+                                None => side.push(k),
                             }
                         }
                         Some(e) => {
@@ -961,24 +945,7 @@ fn numeric_escapes(pat: &[u8]) -> String {
         if pat[i] == b'\\' && i + 1 < pat.len() {
             let k = pat[i + 1];
             let byte = match k {
-                b'x' | b'o' | b'd' => {
-                    let (radix, most) = match k {
-                        b'x' => (16, 2),
-                        b'o' => (8, 3),
-                        _ => (10, 3),
-                    };
-                    let digits = pat[i + 2..]
-                        .iter()
-                        .take(most)
-                        .take_while(|b| char::from(**b).is_digit(radix))
-                        .count();
-                    std::str::from_utf8(&pat[i + 2..i + 2 + digits])
-                        .ok()
-                        .and_then(|t| u32::from_str_radix(t, radix).ok())
-                        .and_then(|n| u8::try_from(n).ok())
-                        .filter(|_| digits > 0)
-                        .map(|b| (b, 2 + digits))
-                }
+                b'x' | b'o' | b'd' => numeric_byte(k, &pat[i + 2..]).map(|(b, len)| (b, 2 + len)),
                 b'c' => pat
                     .get(i + 2)
                     .filter(|c| c.is_ascii())
@@ -1023,6 +990,27 @@ fn bytes_back(translated: &str) -> String {
     out
 }
 
+/// GNU sed's `\dNNN`, `\oNNN` and `\xHH` (`kind` is the letter): the byte the digits at
+/// the start of `digits` name (taken modulo 256, as GNU does) and how many digits it took;
+/// `None` when no digit follows.
+fn numeric_byte(kind: u8, digits: &[u8]) -> Option<(u8, usize)> {
+    let (radix, most) = match kind {
+        b'd' => (10, 3),
+        b'o' => (8, 3),
+        b'x' => (16, 2),
+        _ => return None,
+    };
+    let mut n = 0u32;
+    let mut len = 0;
+    while len < most
+        && let Some(d) = digits.get(len).and_then(|b| char::from(*b).to_digit(radix))
+    {
+        n = n * radix + d;
+        len += 1;
+    }
+    (len > 0).then_some(((n & 0xff) as u8, len))
+}
+
 /// Resolve the escapes of `a`/`i`/`c` text (`literal_other`: keep unknown escapes'
 /// backslash).
 fn unescape(raw: &[u8], literal_other: bool) -> Vec<u8> {
@@ -1048,25 +1036,13 @@ fn unescape(raw: &[u8], literal_other: bool) -> Vec<u8> {
                 out.push(raw[i].to_ascii_uppercase() ^ 0x40);
                 i += 1;
             }
-            b'd' | b'o' | b'x' => {
-                let (radix, max) = match e {
-                    b'd' => (10, 3),
-                    b'o' => (8, 3),
-                    _ => (16, 2),
-                };
-                let mut n: u32 = 0;
-                let mut len = 0;
-                while len < max && i < raw.len() && char::from(raw[i]).is_digit(radix) {
-                    n = n * radix + char::from(raw[i]).to_digit(radix).unwrap_or(0);
-                    i += 1;
-                    len += 1;
+            b'd' | b'o' | b'x' => match numeric_byte(e, &raw[i..]) {
+                Some((n, len)) => {
+                    out.push(n);
+                    i += len;
                 }
-                if len == 0 {
-                    out.push(e);
-                } else {
-                    out.push(u8::try_from(n & 0xff).unwrap_or(0));
-                }
-            }
+                None => out.push(e),
+            },
             _ => {
                 if literal_other {
                     out.push(b'\\');
