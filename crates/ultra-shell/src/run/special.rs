@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
 
 use super::{Env, Flow, MAX_VAR, Shell, Streams};
+use crate::syntax::is_name;
 
 /// The names [`Shell::special`] runs.
 const SPECIAL: &[&str] = &[
@@ -20,11 +21,6 @@ pub(super) fn is_special(name: &str) -> bool {
 
 /// Most bytes `read` takes for one line.
 const MAX_LINE: usize = MAX_VAR;
-
-fn valid_name(name: &str) -> bool {
-    name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-}
 
 /// A loop count for `break N` / `continue N`.
 fn count(name: &str, args: &[String], err: &mut dyn Write) -> Result<usize, i32> {
@@ -239,7 +235,7 @@ fn assign(name: &str, args: &[String], env: &mut Env, stderr: &mut dyn Write, lo
             Some((v, value)) => (v, Some(value)),
             None => (a.as_str(), None),
         };
-        if !valid_name(var) {
+        if !is_name(var) {
             let _ = writeln!(stderr, "ultra sh: {name}: `{a}': not a valid identifier");
             status = 1;
             continue;
@@ -290,7 +286,7 @@ fn read(
             }
             n => {
                 options = false;
-                if !valid_name(n) {
+                if !is_name(n) {
                     let _ = writeln!(stderr, "ultra sh: read: `{n}': not a valid identifier");
                     return 1;
                 }

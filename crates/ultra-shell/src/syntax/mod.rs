@@ -9,6 +9,12 @@ pub(crate) mod parser;
 use ast::Script;
 use error::ParseError;
 
+/// Whether `s` is a shell variable name: `[A-Za-z_][A-Za-z0-9_]*`.
+pub fn is_name(s: &str) -> bool {
+    s.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
 /// Parses `input` (within the size limits the caller checked) as a script nested `depth`
 /// substitutions deep.
 pub(crate) fn parse_at(input: &str, depth: usize) -> Result<Script, ParseError> {

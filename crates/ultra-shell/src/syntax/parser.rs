@@ -63,12 +63,7 @@ fn split_assignment(w: &Word) -> Option<Assignment> {
     };
     let eq = text.find('=')?;
     let name = &text[..eq];
-    let mut chars = name.chars();
-    if !chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        || !chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-    {
+    if !super::is_name(name) {
         return None;
     }
     let mut parts = Vec::new();

@@ -199,12 +199,7 @@ impl Parser<'_> {
             });
         }
         let var = match self.peek_plain() {
-            Some(v)
-                if v.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
-                    && v.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') =>
-            {
-                v.to_string()
-            }
+            Some(v) if crate::syntax::is_name(v) => v.to_string(),
             _ => return Err(self.unexpected("a variable name after `for`")),
         };
         self.i += 1;
