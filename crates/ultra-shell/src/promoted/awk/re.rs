@@ -287,33 +287,24 @@ pub fn translate(pat: &[u8], hex: bool) -> Result<String, String> {
                     i = next;
                     continue;
                 }
-                let start = out.len();
-                atom = Some(start);
+                // gawk's assertions: nothing a repetition could apply to.
+                let assertion = match e {
+                    b'y' => Some(r"\b"),
+                    b'B' => Some(r"\B"),
+                    b'<' => Some(r"\b{start}"),
+                    b'>' => Some(r"\b{end}"),
+                    b'`' => Some(r"\A"),
+                    b'\'' => Some(r"\z"),
+                    _ => None,
+                };
+                if let Some(a) = assertion {
+                    out.push_str(a);
+                    atom = None;
+                    i += 2;
+                    continue;
+                }
+                atom = Some(out.len());
                 match e {
-                    b'y' => {
-                        out.push_str(r"\b");
-                        atom = None;
-                    }
-                    b'B' => {
-                        out.push_str(r"\B");
-                        atom = None;
-                    }
-                    b'<' => {
-                        out.push_str(r"\b{start}");
-                        atom = None;
-                    }
-                    b'>' => {
-                        out.push_str(r"\b{end}");
-                        atom = None;
-                    }
-                    b'`' => {
-                        out.push_str(r"\A");
-                        atom = None;
-                    }
-                    b'\'' => {
-                        out.push_str(r"\z");
-                        atom = None;
-                    }
                     b's' | b'S' | b'w' | b'W' => {
                         out.push('\\');
                         out.push(e as char);
