@@ -170,6 +170,7 @@ fn blank_only(a: &[String], b: &[String], ops: &[Op]) -> Vec<bool> {
     ignored
 }
 
+/// GNU diff's normal format; changes `ignored` marks (by op; none past its end) are left out.
 fn normal_diff(a: &[String], b: &[String], ops: &[Op], ignored: &[bool]) -> String {
     let mut out = String::new();
     for (k, ai, al, bi, bl) in hunks(ops) {
@@ -376,20 +377,17 @@ mod tests {
     fn normal_diff_formats() {
         let (a, b) = (lines("a\nb\nc\nd\n"), lines("a\nx\nc\nd\ne\n"));
         let ops = edit_script(&a, &b);
-        let none = vec![false; ops.len()];
         assert_eq!(
-            normal_diff(&a, &b, &ops, &none),
+            normal_diff(&a, &b, &ops, &[]),
             "2c2\n< b\n---\n> x\n4a5\n> e\n"
         );
         let (a, b) = (lines("a\nb\nc\n"), lines("c\n"));
         let ops = edit_script(&a, &b);
-        let none = vec![false; ops.len()];
-        assert_eq!(normal_diff(&a, &b, &ops, &none), "1,2d0\n< a\n< b\n");
+        assert_eq!(normal_diff(&a, &b, &ops, &[]), "1,2d0\n< a\n< b\n");
         let (a, b) = (lines("a"), lines("a\n"));
         let ops = edit_script(&a, &b);
-        let none = vec![false; ops.len()];
         assert_eq!(
-            normal_diff(&a, &b, &ops, &none),
+            normal_diff(&a, &b, &ops, &[]),
             "1c1\n< a\n\\ No newline at end of file\n---\n> a\n"
         );
     }
@@ -399,14 +397,12 @@ mod tests {
         let a = lines("1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n");
         let b = lines("1\n2\n3\n4\nfive\n6\n7\n8\n9\n10\n");
         let ops = edit_script(&a, &b);
-        let none = vec![false; ops.len()];
         assert_eq!(
-            unified_diff(&a, &b, &ops, &none, 3),
+            unified_diff(&a, &b, &ops, &[], 3),
             "@@ -2,7 +2,7 @@\n 2\n 3\n 4\n-5\n+five\n 6\n 7\n 8\n"
         );
         let (a, b) = (lines(""), lines("x\n"));
         let ops = edit_script(&a, &b);
-        let none = vec![false; ops.len()];
-        assert_eq!(unified_diff(&a, &b, &ops, &none, 3), "@@ -0,0 +1 @@\n+x\n");
+        assert_eq!(unified_diff(&a, &b, &ops, &[], 3), "@@ -0,0 +1 @@\n+x\n");
     }
 }
