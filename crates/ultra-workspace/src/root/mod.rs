@@ -10,10 +10,12 @@
 //! - `read`: metadata and confined reads.
 //! - `write`: crash-safe writes through temp files (and staged ones, for batches).
 //! - `dirs`: directories, deletes, renames, listing, and the sweep of stale temp files.
+//! - `walk`: directories opened for walks, their entries opened relative to them.
 
 mod confine;
 mod dirs;
 mod read;
+mod walk;
 mod write;
 
 use std::path::{Path, PathBuf};
@@ -26,6 +28,7 @@ use globset::GlobSet;
 
 use crate::error::WsError;
 
+pub use walk::{Listing, WalkDir};
 pub use write::{AtomicFile, Staged};
 
 /// A normalised path relative to the root: components joined by `/`, no `.` or `..`,

@@ -122,39 +122,58 @@ impl Root {
     /// Open a regular file (in blocking mode) with its metadata: FIFOs and devices are
     /// refused without blocking, hard-linked files unless allowlisted.
     fn open_regular(&self, rel: &RelPath) -> Result<(std::fs::File, Meta), WsError> {
-        let mut opts = OpenOptions::new();
-        opts.read(true)
-            .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
         let file = self
             .dir
-            .open_with(rel.os(), &opts)
+            .open_with(rel.os(), &regular_options())
             .map_err(|e| WsError::io("read", rel.as_str(), e))?;
+        self.check_regular(file, || rel.clone())
+    }
+
+    /// The checks of [`Root::open_file`] on a file just opened with [`regular_options`]:
+    /// `rel` names it for errors and the hard-link allowlist (built only when needed, so a
+    /// walk's files cost no path string).
+    pub(super) fn check_regular(
+        &self,
+        file: cap_std::fs::File,
+        rel: impl Fn() -> RelPath,
+    ) -> Result<(std::fs::File, Meta), WsError> {
         let m = meta_of(
             &file
                 .metadata()
-                .map_err(|e| WsError::io("stat", rel.as_str(), e))?,
+                .map_err(|e| WsError::io("stat", rel().as_str(), e))?,
         );
         match m.kind {
             Kind::File => {}
             Kind::Dir => {
                 return Err(WsError::NotAFile {
-                    path: rel.to_string(),
+                    path: rel().to_string(),
                     kind: "directory".into(),
                 });
             }
             _ => {
                 return Err(WsError::NotAFile {
-                    path: rel.to_string(),
+                    path: rel().to_string(),
                     kind: "special file".into(),
                 });
             }
         }
-        if self.refuses_hardlink(rel, m.nlink) {
-            return Err(WsError::HardLinked(rel.to_string()));
+        if m.nlink > 1 {
+            let rel = rel();
+            if self.refuses_hardlink(&rel, m.nlink) {
+                return Err(WsError::HardLinked(rel.to_string()));
+            }
         }
         // O_NONBLOCK only guarded the open against FIFOs; it has no effect on a regular
         // file's reads, so it is left set (two syscalls saved per file: `grep -r` opens
         // thousands).
         Ok((file.into_std(), m))
     }
+}
+
+/// How regular files are opened for reading: FIFOs and devices must not block the open.
+pub(super) fn regular_options() -> OpenOptions {
+    let mut opts = OpenOptions::new();
+    opts.read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
+    opts
 }

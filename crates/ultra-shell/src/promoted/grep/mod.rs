@@ -8,6 +8,7 @@ mod packages;
 mod print;
 mod search;
 mod skills;
+mod walk;
 
 use schemars::JsonSchema;
 use serde::Deserialize;

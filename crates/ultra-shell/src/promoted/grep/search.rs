@@ -8,14 +8,14 @@ use grep_regex::RegexMatcherBuilder;
 
 use super::fast::GrepMatcher;
 use super::print::Printer;
+use super::walk::{Item, Walk};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder};
-use ultra_workspace::root::Kind;
+use ultra_workspace::root::{Kind, WalkDir};
 use ultra_workspace::{RelPath, WsError};
 
 use super::{GrepArgs, Syntax};
 use crate::command::{Cx, Io};
 use crate::promoted::posix_re::{self, Flavor};
-use crate::run::fs::ShellFs;
 
 /// Patterns separated by newlines, as grep reads `-e` lists and pattern files.
 pub(super) fn split_patterns(p: &str) -> Vec<String> {
@@ -111,13 +111,13 @@ struct Run<'a, 'c> {
     trouble: bool,
     /// Files of walks skipped as hard-linked, reported once at the end.
     hardlinked: usize,
-    filter: Filter,
+    filter: &'a Filter,
     /// A file's first block, reused from file to file.
     head: Vec<u8>,
 }
 
 /// --include, --exclude and --exclude-dir.
-struct Filter {
+pub(super) struct Filter {
     include: Option<globset::GlobSet>,
     exclude: Option<globset::GlobSet>,
     exclude_dir: Option<globset::GlobSet>,
@@ -125,7 +125,7 @@ struct Filter {
 
 impl Filter {
     /// Whether a file passes --include/--exclude (GNU applies them to the base name).
-    fn included(&self, name: &str) -> bool {
+    pub(super) fn included(&self, name: &str) -> bool {
         let base = name.rsplit('/').next().unwrap_or(name);
         if let Some(inc) = &self.include
             && !inc.is_match(base)
@@ -138,6 +138,11 @@ impl Filter {
             return false;
         }
         true
+    }
+
+    /// Whether --exclude-dir leaves out a directory of a walk (by its name).
+    pub(super) fn excludes_dir(&self, name: &str) -> bool {
+        self.exclude_dir.as_ref().is_some_and(|g| g.is_match(name))
     }
 }
 
@@ -223,6 +228,11 @@ pub(super) fn run(a: &GrepArgs, io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
     };
     let recursive = a.recursive == Some(true) || implicit || paths.iter().any(walks_dir);
     let names = a.with_filename.unwrap_or(recursive || paths.len() > 1);
+    let filter = Filter {
+        include,
+        exclude,
+        exclude_dir,
+    };
     let mut run = Run {
         cfg: Cfg {
             a,
@@ -237,11 +247,7 @@ pub(super) fn run(a: &GrepArgs, io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
         any_selected: false,
         trouble: false,
         hardlinked: 0,
-        filter: Filter {
-            include,
-            exclude,
-            exclude_dir,
-        },
+        filter: &filter,
         head: Vec::new(),
     };
     let mut out = std::io::BufWriter::with_capacity(64 * 1024, &mut *io.stdout);
@@ -342,43 +348,48 @@ impl Run<'_, '_> {
         err: &mut dyn Write,
     ) -> bool {
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+        let walk = Walk::new(self.cx.fs, self.filter, dir, user);
         if threads < 2 {
-            let mut stop = false;
-            let mut items = Vec::new();
-            walk_files(self.cx.fs, &self.filter, dir, user, &mut |item| {
-                items.push(item);
-                true
-            });
-            for item in items {
-                stop = match item {
-                    Item::File(label, rel) => self.search_file(&label, &rel, out, err),
-                    Item::Error(msg) => {
-                        self.trouble = true;
-                        if !self.a.no_messages {
-                            let _ = writeln!(err, "{msg}");
-                        }
-                        false
-                    }
-                };
-                if stop {
-                    break;
-                }
-            }
-            return stop;
+            return self.walk_sequential(walk, out, err);
         }
-        self.walk_parallel(dir, user, threads, out, err)
+        self.walk_parallel(walk, threads, out, err)
+    }
+
+    fn walk_sequential(
+        &mut self,
+        mut walk: Walk<'_>,
+        out: &mut dyn Write,
+        err: &mut dyn Write,
+    ) -> bool {
+        while let Some(item) = walk.next() {
+            let stop = match item {
+                Item::File { dir, name, label } => self.search_file(&dir, &name, &label, out, err),
+                Item::Error(msg) => {
+                    self.trouble = true;
+                    if !self.a.no_messages {
+                        let _ = writeln!(err, "{msg}");
+                    }
+                    false
+                }
+            };
+            if stop {
+                return true;
+            }
+        }
+        false
     }
 
     /// Search one file of a walk; true when the caller should stop.
     fn search_file(
         &mut self,
+        dir: &WalkDir,
+        name: &str,
         label: &str,
-        rel: &RelPath,
         out: &mut dyn Write,
         err: &mut dyn Write,
     ) -> bool {
-        match self.cx.fs.root().open_file(rel) {
-            Ok(f) => self.search(label, Input::File(f), out, err),
+        match self.cx.fs.root().open_file_in(dir, name) {
+            Ok((f, _)) => self.search(label, Input::File(f), out, err),
             Err(WsError::HardLinked(_)) => {
                 self.hardlinked += 1;
                 false
@@ -390,10 +401,12 @@ impl Run<'_, '_> {
         }
     }
 
+    /// Search a walk's files on `threads` workers and print their results in walk order.
+    /// The workers take turns at the walk (a chunk of files each), search their chunk into
+    /// buffers, and this thread prints the buffers in order.
     fn walk_parallel(
         &mut self,
-        dir: &RelPath,
-        user: &str,
+        walk: Walk<'_>,
         threads: usize,
         out: &mut dyn Write,
         err: &mut dyn Write,
@@ -407,55 +420,46 @@ impl Run<'_, '_> {
             grouped: bool,
             hardlinked: bool,
         }
+        /// The walk and the number of the next chunk it deals out.
+        struct Dealer<'w> {
+            walk: Walk<'w>,
+            next: usize,
+        }
         let stop = AtomicBool::new(false);
         let printed = AtomicUsize::new(0);
         let gate = std::sync::Mutex::new(());
         let advanced = std::sync::Condvar::new();
-        let (work_tx, work_rx) = sync_channel::<(usize, Vec<Item>)>(WINDOW);
-        let work_rx = std::sync::Mutex::new(work_rx);
+        let dealer = std::sync::Mutex::new(Dealer { walk, next: 0 });
         let (done_tx, done_rx) = sync_channel::<(usize, Vec<Done>)>(WINDOW);
         let cfg = &self.cfg;
         let root = self.cx.fs.root();
         let no_messages = self.a.no_messages;
-        let (fs, filter) = (self.cx.fs, &self.filter);
         let searcher = self.searcher.clone();
         let mut stopped = false;
         let mut printed_group = self.printed_group;
         let (mut trouble, mut any_selected, mut hardlinked) = (false, false, 0);
         std::thread::scope(|scope| {
-            // The walk deals out chunks of files in order.
-            let stop_ref = &stop;
-            scope.spawn(move || {
-                let mut chunk = Vec::with_capacity(CHUNK);
-                let mut c = 0;
-                walk_files(fs, filter, dir, user, &mut |item| {
-                    chunk.push(item);
-                    if chunk.len() == CHUNK {
-                        let full = std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK));
-                        if work_tx.send((c, full)).is_err() || stop_ref.load(Ordering::Relaxed) {
-                            return false;
-                        }
-                        c += 1;
-                    }
-                    true
-                });
-                if !chunk.is_empty() {
-                    let _ = work_tx.send((c, chunk));
-                }
-            });
             for _ in 0..threads {
                 let done_tx = done_tx.clone();
                 let mut searcher = searcher.clone();
                 let mut head = Vec::new();
-                let (stop, printed, gate, advanced, work_rx) =
-                    (&stop, &printed, &gate, &advanced, &work_rx);
+                let (stop, printed, gate, advanced, dealer) =
+                    (&stop, &printed, &gate, &advanced, &dealer);
                 scope.spawn(move || {
                     loop {
-                        let next = work_rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
-                        let Ok((c, items)) = next else { return };
                         if stop.load(Ordering::Relaxed) {
                             return;
                         }
+                        let (c, items) = {
+                            let mut d = dealer.lock().unwrap_or_else(|e| e.into_inner());
+                            let items: Vec<Item> =
+                                std::iter::from_fn(|| d.walk.next()).take(CHUNK).collect();
+                            if items.is_empty() {
+                                return;
+                            }
+                            d.next += 1;
+                            (d.next - 1, items)
+                        };
                         // Stay within the window of the printer, so memory stays bounded.
                         if c >= printed.load(Ordering::Acquire) + WINDOW {
                             let mut g = gate.lock().unwrap_or_else(|e| e.into_inner());
@@ -485,28 +489,30 @@ impl Run<'_, '_> {
                                         let _ = writeln!(done.err, "{msg}");
                                     }
                                 }
-                                Item::File(label, rel) => match root.open_file(&rel) {
-                                    Ok(f) => {
-                                        done.found = search_stream(
-                                            cfg,
-                                            &mut searcher,
-                                            &mut head,
-                                            &label,
-                                            Input::File(f),
-                                            &mut done.out,
-                                            &mut done.err,
-                                            &mut done.grouped,
-                                            no_messages,
-                                        );
-                                    }
-                                    Err(WsError::HardLinked(_)) => done.hardlinked = true,
-                                    Err(e) => {
-                                        done.found.trouble = true;
-                                        if !no_messages {
-                                            let _ = writeln!(done.err, "grep: {label}: {e}");
+                                Item::File { dir, name, label } => {
+                                    match root.open_file_in(&dir, &name) {
+                                        Ok((f, _)) => {
+                                            done.found = search_stream(
+                                                cfg,
+                                                &mut searcher,
+                                                &mut head,
+                                                &label,
+                                                Input::File(f),
+                                                &mut done.out,
+                                                &mut done.err,
+                                                &mut done.grouped,
+                                                no_messages,
+                                            );
+                                        }
+                                        Err(WsError::HardLinked(_)) => done.hardlinked = true,
+                                        Err(e) => {
+                                            done.found.trouble = true;
+                                            if !no_messages {
+                                                let _ = writeln!(done.err, "grep: {label}: {e}");
+                                            }
                                         }
                                     }
-                                },
+                                }
                             }
                             let quit = done.found.stop;
                             results.push(done);
@@ -555,13 +561,9 @@ impl Run<'_, '_> {
                     }
                 }
             }
-            // Dropping the receivers here ends the walker and workers blocked on a send.
+            // Dropping the receiver here ends workers blocked on a send; the stop flag
+            // ends the rest at their next chunk.
             drop(done_rx);
-            if stopped {
-                // Unblock a worker waiting for work: nothing more will be printed.
-                let rx = work_rx.lock().unwrap_or_else(|e| e.into_inner());
-                while rx.try_recv().is_ok() {}
-            }
         });
         self.printed_group = printed_group;
         self.trouble |= trouble;
@@ -605,83 +607,27 @@ enum Input<'i> {
 enum Either<'i, 'h> {
     Stream(&'i mut dyn std::io::BufRead),
     File(std::io::Chain<&'h [u8], std::fs::File>),
+    /// The whole file, read into the head block.
+    Slice(&'h [u8]),
+}
+
+/// Fill `head` from `f`: how many bytes it holds, and whether that is the whole file (a read
+/// came back empty before the block was full).
+fn read_head(f: &mut std::fs::File, head: &mut [u8]) -> std::io::Result<(usize, bool)> {
+    let mut n = 0;
+    while n < head.len() {
+        match std::io::Read::read(f, &mut head[n..]) {
+            Ok(0) => return Ok((n, true)),
+            Ok(got) => n += got,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok((n, false))
 }
 
 /// The first block of a file, checked for NUL bytes (GNU grep's binary test).
 const HEAD: usize = 64 * 1024;
-
-/// One entry of a walk: a file to search, or a problem to report.
-enum Item {
-    File(String, RelPath),
-    Error(String),
-}
-
-/// Walk `dir` in name order, calling `each` with every regular file that passes the
-/// include/exclude globs and that this caller may read (protected paths are skipped
-/// quietly, as `.git` would be); `each` returns false to stop.
-fn walk_files(
-    fs: &ShellFs,
-    filter: &Filter,
-    dir: &RelPath,
-    user: &str,
-    each: &mut dyn FnMut(Item) -> bool,
-) {
-    let root = fs.root();
-    let base = root.path().join(dir.as_str());
-    let exclude_dir = filter.exclude_dir.clone();
-    let mut builder = ignore::WalkBuilder::new(&base);
-    builder
-        .standard_filters(false)
-        .follow_links(false)
-        .sort_by_file_name(|a, b| a.cmp(b))
-        .filter_entry(move |e| {
-            e.depth() == 0
-                || !e.file_type().is_some_and(|t| t.is_dir())
-                || !exclude_dir
-                    .as_ref()
-                    .is_some_and(|g| g.is_match(e.file_name()))
-        });
-    let prefix = if user.is_empty() {
-        String::new()
-    } else {
-        format!("{}/", user.trim_end_matches('/'))
-    };
-    for entry in builder.build() {
-        let entry = match entry {
-            Ok(e) => e,
-            Err(e) => {
-                if !each(Item::Error(format!("grep: {user}: {e}"))) {
-                    return;
-                }
-                continue;
-            }
-        };
-        if !entry.file_type().is_some_and(|t| t.is_file()) {
-            continue;
-        }
-        let Ok(sub) = entry.path().strip_prefix(&base) else {
-            continue;
-        };
-        let Some(sub) = sub.to_str() else {
-            continue;
-        };
-        let label = format!("{prefix}{sub}");
-        if !filter.included(&label) {
-            continue;
-        }
-        let rel = if dir.as_str().is_empty() {
-            sub.to_string()
-        } else {
-            format!("{}/{sub}", dir.as_str())
-        };
-        let Ok(rel) = root.lexical(&rel) else {
-            continue;
-        };
-        if fs.readable(&rel) && !each(Item::File(label, rel)) {
-            return;
-        }
-    }
-}
 
 /// Search one stream and print what GNU grep would for it. `printed_group` says whether a
 /// context group was printed before (so the next starts with `--`) and is set when this
@@ -710,8 +656,9 @@ fn search_stream(
     };
     // GNU grep calls input with a NUL byte in its first block binary: matching lines are
     // not printed, only that it matches.
-    // A file's first block is read into `head` (reused from file to file) and searched
-    // ahead of the rest, straight from the file: no buffer allocated per file.
+    // A file's first block is read into `head` (sized once, reused from file to file): a
+    // file that fits is searched as a slice, a longer one as that block then the rest of
+    // the file. No buffer is allocated or cleared per file.
     let text = cfg.a.text;
     let (binary, mut input) = match input {
         Input::Stream(r) => match r.fill_buf() {
@@ -723,24 +670,23 @@ fn search_stream(
             }
         },
         Input::File(mut f) => {
-            head.clear();
-            head.resize(HEAD, 0);
-            let n = loop {
-                match std::io::Read::read(&mut f, head) {
-                    Ok(n) => break n,
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                    Err(e) => {
-                        complain(err, &e);
-                        found.trouble = true;
-                        return found;
-                    }
+            if head.len() < HEAD {
+                head.resize(HEAD, 0);
+            }
+            let (n, whole) = match read_head(&mut f, head) {
+                Ok(got) => got,
+                Err(e) => {
+                    complain(err, &e);
+                    found.trouble = true;
+                    return found;
                 }
             };
-            head.truncate(n);
-            (
-                !text && memchr::memchr(0, head).is_some(),
-                Either::File(std::io::Read::chain(&head[..], f)),
-            )
+            let binary = !text && memchr::memchr(0, &head[..n]).is_some();
+            if whole {
+                (binary, Either::Slice(&head[..n]))
+            } else {
+                (binary, Either::File(std::io::Read::chain(&head[..n], f)))
+            }
         }
     };
     let mut sink = Printer {
@@ -762,6 +708,7 @@ fn search_stream(
     let result = match &mut input {
         Either::Stream(r) => searcher.search_reader(&cfg.matcher, r, &mut sink),
         Either::File(r) => searcher.search_reader(&cfg.matcher, r, &mut sink),
+        Either::Slice(s) => searcher.search_slice(&cfg.matcher, s, &mut sink),
     };
     let selected = sink.selected;
     let broken = sink.broken;
