@@ -137,9 +137,16 @@ CASES = [
      [("GNU sed", ["sed", "s/foo/bar/g", "data.txt"])], False),
     ("grep -c", "grep -c 'foo bar' data.txt",
      [("GNU grep", ["grep", "-c", "foo bar", "data.txt"])], True),
+    # ripgrep -uu stops reading a binary file at its first NUL and prints nothing for it;
+    # GNU grep (and Ultra) read it to the end to say "binary file matches". -uuu (--binary)
+    # makes ripgrep do that same work; `--include '*.rs'` compares on text files alone.
     ("grep -rn tree", "grep -rn 'fn new(' vendor",
      [("ripgrep", ["rg", "-uu", "-n", "fn new\\(", "vendor"]),
+      ("ripgrep -uuu", ["rg", "-uuu", "-n", "fn new\\(", "vendor"]),
       ("GNU grep", ["grep", "-rn", "fn new(", "vendor"])], False),
+    ("grep -rn tree *.rs", "grep -rn --include='*.rs' 'fn new(' vendor",
+     [("ripgrep", ["rg", "-uu", "-n", "-g", "*.rs", "fn new\\(", "vendor"]),
+      ("GNU grep", ["grep", "-rn", "--include=*.rs", "fn new(", "vendor"])], False),
     # Regexes (issue 20 §3): a required literal inside, at the start, none at all.
     ("grep -cE inner literal", "grep -cE 'item/9[0-9]* 500$' access.log",
      [("GNU grep", ["grep", "-cE", "item/9[0-9]* 500$", "access.log"]),
@@ -155,6 +162,7 @@ CASES = [
       ("ripgrep", ["rg", "-c", "item/(12|34)5 (404|500)$", "access.log"])], True),
     ("grep -rnE tree regex", "grep -rnE 'fn [a-z_]+\\(&mut self' vendor",
      [("ripgrep", ["rg", "-uu", "-n", "fn [a-z_]+\\(&mut self", "vendor"]),
+      ("ripgrep -uuu", ["rg", "-uuu", "-n", "fn [a-z_]+\\(&mut self", "vendor"]),
       ("GNU grep", ["grep", "-rnE", "fn [a-z_]+\\(&mut self", "vendor"])], False),
 ]
 

@@ -5,6 +5,7 @@
 
 mod fast;
 mod packages;
+mod parallel;
 mod print;
 mod search;
 mod skills;

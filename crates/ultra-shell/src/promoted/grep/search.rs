@@ -7,11 +7,12 @@ use std::io::Write;
 use grep_regex::RegexMatcherBuilder;
 
 use super::fast::GrepMatcher;
+use super::parallel;
 use super::print::Printer;
-use super::walk::{Item, Walk};
+use super::walk::Walk;
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder};
-use ultra_workspace::root::{Kind, WalkDir};
-use ultra_workspace::{RelPath, WsError};
+use ultra_workspace::RelPath;
+use ultra_workspace::root::Kind;
 
 use super::{GrepArgs, Syntax};
 use crate::command::{Cx, Io};
@@ -80,7 +81,7 @@ pub(super) enum Output {
 }
 
 /// What every file's search shares (read-only, so worker threads share it too).
-struct Cfg<'a> {
+pub(super) struct Cfg<'a> {
     a: &'a GrepArgs,
     matcher: GrepMatcher,
     output: Output,
@@ -88,17 +89,13 @@ struct Cfg<'a> {
 }
 
 /// What searching one input found.
-struct Searched {
-    selected: u64,
+#[derive(Default)]
+pub(super) struct Searched {
+    pub selected: u64,
     /// The output is gone, or `-q` has its answer: stop searching.
-    stop: bool,
-    trouble: bool,
+    pub stop: bool,
+    pub trouble: bool,
 }
-
-/// Files one worker takes at a time when searching in parallel.
-const CHUNK: usize = 64;
-/// Chunks searched ahead of the one being printed, at most.
-const WINDOW: usize = 8;
 
 struct Run<'a, 'c> {
     cfg: Cfg<'a>,
@@ -321,7 +318,7 @@ impl Run<'_, '_> {
             return false;
         }
         match self.cx.fs.open_read(self.cx.cwd, path) {
-            Ok(f) => self.search(user, Input::File(f), out, err),
+            Ok(f) => self.search(user, Input::File(f, None), out, err),
             Err(e) => {
                 self.complain(err, path, &e);
                 false
@@ -337,9 +334,7 @@ impl Run<'_, '_> {
     }
 
     /// Walk a directory in name order (symlinks are not followed, as `grep -r`), searching
-    /// each regular file. With more than one core, the walk, the searches and the printing
-    /// overlap: one thread walks and deals out chunks of files, workers search them into
-    /// buffers, and this thread prints the buffers in walk order.
+    /// each regular file on every core and printing in walk order.
     fn walk(
         &mut self,
         dir: &RelPath,
@@ -349,227 +344,22 @@ impl Run<'_, '_> {
     ) -> bool {
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
         let walk = Walk::new(self.cx.fs, self.filter, dir, user);
-        if threads < 2 {
-            return self.walk_sequential(walk, out, err);
-        }
-        self.walk_parallel(walk, threads, out, err)
-    }
-
-    fn walk_sequential(
-        &mut self,
-        mut walk: Walk<'_>,
-        out: &mut dyn Write,
-        err: &mut dyn Write,
-    ) -> bool {
-        while let Some(item) = walk.next() {
-            let stop = match item {
-                Item::File { dir, name, label } => self.search_file(&dir, &name, &label, out, err),
-                Item::Error(msg) => {
-                    self.trouble = true;
-                    if !self.a.no_messages {
-                        let _ = writeln!(err, "{msg}");
-                    }
-                    false
-                }
-            };
-            if stop {
-                return true;
-            }
-        }
-        false
-    }
-
-    /// Search one file of a walk; true when the caller should stop.
-    fn search_file(
-        &mut self,
-        dir: &WalkDir,
-        name: &str,
-        label: &str,
-        out: &mut dyn Write,
-        err: &mut dyn Write,
-    ) -> bool {
-        match self.cx.fs.root().open_file_in(dir, name) {
-            Ok((f, _)) => self.search(label, Input::File(f), out, err),
-            Err(WsError::HardLinked(_)) => {
-                self.hardlinked += 1;
-                false
-            }
-            Err(e) => {
-                self.complain(err, label, &e);
-                false
-            }
-        }
-    }
-
-    /// Search a walk's files on `threads` workers and print their results in walk order.
-    /// The workers take turns at the walk (a chunk of files each), search their chunk into
-    /// buffers, and this thread prints the buffers in order.
-    fn walk_parallel(
-        &mut self,
-        walk: Walk<'_>,
-        threads: usize,
-        out: &mut dyn Write,
-        err: &mut dyn Write,
-    ) -> bool {
-        use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-        use std::sync::mpsc::sync_channel;
-        struct Done {
-            out: Vec<u8>,
-            err: Vec<u8>,
-            found: Searched,
-            grouped: bool,
-            hardlinked: bool,
-        }
-        /// The walk and the number of the next chunk it deals out.
-        struct Dealer<'w> {
-            walk: Walk<'w>,
-            next: usize,
-        }
-        let stop = AtomicBool::new(false);
-        let printed = AtomicUsize::new(0);
-        let gate = std::sync::Mutex::new(());
-        let advanced = std::sync::Condvar::new();
-        let dealer = std::sync::Mutex::new(Dealer { walk, next: 0 });
-        let (done_tx, done_rx) = sync_channel::<(usize, Vec<Done>)>(WINDOW);
-        let cfg = &self.cfg;
-        let root = self.cx.fs.root();
-        let no_messages = self.a.no_messages;
-        let searcher = self.searcher.clone();
-        let mut stopped = false;
-        let mut printed_group = self.printed_group;
-        let (mut trouble, mut any_selected, mut hardlinked) = (false, false, 0);
-        std::thread::scope(|scope| {
-            for _ in 0..threads {
-                let done_tx = done_tx.clone();
-                let mut searcher = searcher.clone();
-                let mut head = Vec::new();
-                let (stop, printed, gate, advanced, dealer) =
-                    (&stop, &printed, &gate, &advanced, &dealer);
-                scope.spawn(move || {
-                    loop {
-                        if stop.load(Ordering::Relaxed) {
-                            return;
-                        }
-                        let (c, items) = {
-                            let mut d = dealer.lock().unwrap_or_else(|e| e.into_inner());
-                            let items: Vec<Item> =
-                                std::iter::from_fn(|| d.walk.next()).take(CHUNK).collect();
-                            if items.is_empty() {
-                                return;
-                            }
-                            d.next += 1;
-                            (d.next - 1, items)
-                        };
-                        // Stay within the window of the printer, so memory stays bounded.
-                        if c >= printed.load(Ordering::Acquire) + WINDOW {
-                            let mut g = gate.lock().unwrap_or_else(|e| e.into_inner());
-                            while c >= printed.load(Ordering::Acquire) + WINDOW
-                                && !stop.load(Ordering::Relaxed)
-                            {
-                                g = advanced.wait(g).unwrap_or_else(|e| e.into_inner());
-                            }
-                        }
-                        let mut results = Vec::with_capacity(items.len());
-                        for item in items {
-                            let mut done = Done {
-                                out: Vec::new(),
-                                err: Vec::new(),
-                                found: Searched {
-                                    selected: 0,
-                                    stop: false,
-                                    trouble: false,
-                                },
-                                grouped: false,
-                                hardlinked: false,
-                            };
-                            match item {
-                                Item::Error(msg) => {
-                                    done.found.trouble = true;
-                                    if !no_messages {
-                                        let _ = writeln!(done.err, "{msg}");
-                                    }
-                                }
-                                Item::File { dir, name, label } => {
-                                    match root.open_file_in(&dir, &name) {
-                                        Ok((f, _)) => {
-                                            done.found = search_stream(
-                                                cfg,
-                                                &mut searcher,
-                                                &mut head,
-                                                &label,
-                                                Input::File(f),
-                                                &mut done.out,
-                                                &mut done.err,
-                                                &mut done.grouped,
-                                                no_messages,
-                                            );
-                                        }
-                                        Err(WsError::HardLinked(_)) => done.hardlinked = true,
-                                        Err(e) => {
-                                            done.found.trouble = true;
-                                            if !no_messages {
-                                                let _ = writeln!(done.err, "grep: {label}: {e}");
-                                            }
-                                        }
-                                    }
-                                }
-                            }
-                            let quit = done.found.stop;
-                            results.push(done);
-                            if quit {
-                                break;
-                            }
-                        }
-                        if done_tx.send((c, results)).is_err() {
-                            return;
-                        }
-                    }
-                });
-            }
-            drop(done_tx);
-            let mut pending = std::collections::BTreeMap::new();
-            let mut want = 0;
-            'recv: for (c, results) in done_rx.iter() {
-                pending.insert(c, results);
-                while let Some(results) = pending.remove(&want) {
-                    want += 1;
-                    for done in results {
-                        // A file whose lines open a context group follows an earlier one.
-                        if done.grouped && printed_group {
-                            let _ = out.write_all(b"--\n");
-                        }
-                        printed_group |= done.grouped;
-                        let _ = err.write_all(&done.err);
-                        trouble |= done.found.trouble;
-                        any_selected |= done.found.selected > 0;
-                        hardlinked += usize::from(done.hardlinked);
-                        if out.write_all(&done.out).is_err() || done.found.stop {
-                            stopped = true;
-                            break;
-                        }
-                    }
-                    printed.store(want, Ordering::Release);
-                    if stopped {
-                        stop.store(true, Ordering::Relaxed);
-                    }
-                    {
-                        let _g = gate.lock().unwrap_or_else(|e| e.into_inner());
-                        advanced.notify_all();
-                    }
-                    if stopped {
-                        break 'recv;
-                    }
-                }
-            }
-            // Dropping the receiver here ends workers blocked on a send; the stop flag
-            // ends the rest at their next chunk.
-            drop(done_rx);
-        });
-        self.printed_group = printed_group;
-        self.trouble |= trouble;
-        self.any_selected |= any_selected;
-        self.hardlinked += hardlinked;
-        stopped
+        let done = parallel::search_walk(
+            &self.cfg,
+            &self.searcher,
+            self.cx.fs.root(),
+            self.a.no_messages,
+            walk,
+            threads,
+            self.printed_group,
+            out,
+            err,
+        );
+        self.printed_group = done.printed_group;
+        self.trouble |= done.trouble;
+        self.any_selected |= done.any_selected;
+        self.hardlinked += done.hardlinked;
+        done.stopped
     }
 
     /// Search one stream; true when the caller should stop.
@@ -597,28 +387,63 @@ impl Run<'_, '_> {
     }
 }
 
-/// What to search: a stream (stdin) or an opened file.
-enum Input<'i> {
+/// What to search: a stream (stdin), or an opened file with its length when known.
+pub(super) enum Input<'i> {
     Stream(&'i mut dyn std::io::BufRead),
-    File(std::fs::File),
+    File(std::fs::File, Option<u64>),
 }
 
 /// The reader [`search_stream`] ends up with.
 enum Either<'i, 'h> {
-    Stream(&'i mut dyn std::io::BufRead),
-    File(std::io::Chain<&'h [u8], std::fs::File>),
+    Stream(NulsEndLines<&'i mut dyn std::io::BufRead>),
+    File(std::io::Chain<&'h [u8], NulsEndLines<std::fs::File>>),
     /// The whole file, read into the head block.
     Slice(&'h [u8]),
 }
 
+/// A reader of a binary input turns its NUL bytes into newlines, as GNU grep does.
+struct NulsEndLines<R> {
+    inner: R,
+    zap: bool,
+}
+
+impl<R: std::io::Read> std::io::Read for NulsEndLines<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if self.zap {
+            nuls_to_newlines(&mut buf[..n]);
+        }
+        Ok(n)
+    }
+}
+
+/// Every byte rewritten (a select the compiler vectorises): NULs in binary files are too
+/// dense for a `memchr` per NUL.
+fn nuls_to_newlines(buf: &mut [u8]) {
+    for b in buf {
+        *b = if *b == 0 { b'\n' } else { *b };
+    }
+}
+
 /// Fill `head` from `f`: how many bytes it holds, and whether that is the whole file (a read
-/// came back empty before the block was full).
-fn read_head(f: &mut std::fs::File, head: &mut [u8]) -> std::io::Result<(usize, bool)> {
+/// came back empty before the block was full, or it holds the `len` a `stat` just gave:
+/// walks open thousands of small files, and the read that would only confirm the end is
+/// one system call each).
+fn read_head(
+    f: &mut std::fs::File,
+    head: &mut [u8],
+    len: Option<u64>,
+) -> std::io::Result<(usize, bool)> {
     let mut n = 0;
     while n < head.len() {
         match std::io::Read::read(f, &mut head[n..]) {
             Ok(0) => return Ok((n, true)),
-            Ok(got) => n += got,
+            Ok(got) => {
+                n += got;
+                if len == Some(n as u64) && n < head.len() {
+                    return Ok((n, true));
+                }
+            }
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
             Err(e) => return Err(e),
         }
@@ -633,7 +458,7 @@ const HEAD: usize = 64 * 1024;
 /// context group was printed before (so the next starts with `--`) and is set when this
 /// stream prints one.
 #[allow(clippy::too_many_arguments)]
-fn search_stream(
+pub(super) fn search_stream(
     cfg: &Cfg<'_>,
     searcher: &mut Searcher,
     head: &mut Vec<u8>,
@@ -655,25 +480,35 @@ fn search_stream(
         }
     };
     // GNU grep calls input with a NUL byte in its first block binary: matching lines are
-    // not printed, only that it matches.
+    // not printed, only that it matches, and every NUL ends a line (so `-v`, `-c`, `-x`
+    // and `$` see the lines GNU grep sees).
     // A file's first block is read into `head` (sized once, reused from file to file): a
     // file that fits is searched as a slice, a longer one as that block then the rest of
     // the file. No buffer is allocated or cleared per file.
     let text = cfg.a.text;
     let (binary, mut input) = match input {
         Input::Stream(r) => match r.fill_buf() {
-            Ok(buf) => (!text && memchr::memchr(0, buf).is_some(), Either::Stream(r)),
+            Ok(buf) => {
+                let binary = !text && memchr::memchr(0, buf).is_some();
+                (
+                    binary,
+                    Either::Stream(NulsEndLines {
+                        inner: r,
+                        zap: binary,
+                    }),
+                )
+            }
             Err(e) => {
                 complain(err, &e);
                 found.trouble = true;
                 return found;
             }
         },
-        Input::File(mut f) => {
+        Input::File(mut f, len) => {
             if head.len() < HEAD {
                 head.resize(HEAD, 0);
             }
-            let (n, whole) = match read_head(&mut f, head) {
+            let (n, whole) = match read_head(&mut f, head, len) {
                 Ok(got) => got,
                 Err(e) => {
                     complain(err, &e);
@@ -682,10 +517,17 @@ fn search_stream(
                 }
             };
             let binary = !text && memchr::memchr(0, &head[..n]).is_some();
+            if binary {
+                nuls_to_newlines(&mut head[..n]);
+            }
             if whole {
                 (binary, Either::Slice(&head[..n]))
             } else {
-                (binary, Either::File(std::io::Read::chain(&head[..n], f)))
+                let rest = NulsEndLines {
+                    inner: f,
+                    zap: binary,
+                };
+                (binary, Either::File(std::io::Read::chain(&head[..n], rest)))
             }
         }
     };
