@@ -153,7 +153,10 @@ CASES = [
       ("ripgrep", ["rg", "-c", "item/9[0-9]* 500$", "access.log"])], True),
     ("grep -cE .* between", "grep -cE 'T1[0-9]:.*item/99' access.log",
      [("GNU grep", ["grep", "-cE", "T1[0-9]:.*item/99", "access.log"]),
-      ("ripgrep", ["rg", "-c", "T1[0-9]:.*item/99", "access.log"])], True),
+      ("ripgrep", ["rg", "-c", "T1[0-9]:.*item/99", "access.log"]),
+      # ripgrep memory-maps one large file; Ultra reads it (a mapped file truncated under a
+      # server is a SIGBUS). This is ripgrep reading it too.
+      ("ripgrep --no-mmap", ["rg", "--no-mmap", "-c", "T1[0-9]:.*item/99", "access.log"])], True),
     ("grep -cE no literal", "grep -cE '[0-9]+ 40[0-9]$' access.log",
      [("GNU grep", ["grep", "-cE", "[0-9]+ 40[0-9]$", "access.log"]),
       ("ripgrep", ["rg", "-c", "[0-9]+ 40[0-9]$", "access.log"])], True),

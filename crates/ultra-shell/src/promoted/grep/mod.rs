@@ -7,6 +7,7 @@ mod fast;
 mod packages;
 mod parallel;
 mod print;
+mod regions;
 mod search;
 mod skills;
 mod walk;

@@ -7,9 +7,9 @@ use std::io::Write;
 use grep_regex::RegexMatcherBuilder;
 
 use super::fast::GrepMatcher;
-use super::parallel;
 use super::print::Printer;
 use super::walk::Walk;
+use super::{parallel, regions};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder};
 use ultra_workspace::RelPath;
 use ultra_workspace::root::Kind;
@@ -82,9 +82,9 @@ pub(super) enum Output {
 
 /// What every file's search shares (read-only, so worker threads share it too).
 pub(super) struct Cfg<'a> {
-    a: &'a GrepArgs,
-    matcher: GrepMatcher,
-    output: Output,
+    pub(super) a: &'a GrepArgs,
+    pub(super) matcher: GrepMatcher,
+    pub(super) output: Output,
     names: bool,
 }
 
@@ -318,10 +318,51 @@ impl Run<'_, '_> {
             return false;
         }
         match self.cx.fs.open_read(self.cx.cwd, path) {
-            Ok(f) => self.search(user, Input::File(f, None), out, err),
+            Ok(f) => {
+                if let Some(stop) = self.search_regions(user, &f, out, err) {
+                    return stop;
+                }
+                self.search(user, Input::File(f, None), out, err)
+            }
             Err(e) => {
                 self.complain(err, path, &e);
                 false
+            }
+        }
+    }
+
+    /// Count in a large file on every core (see [`regions`]); `None` when the answer is not
+    /// a count or a yes/no, the file is small, or it cannot be split.
+    fn search_regions(
+        &mut self,
+        label: &str,
+        f: &std::fs::File,
+        out: &mut dyn Write,
+        err: &mut dyn Write,
+    ) -> Option<bool> {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+        if self.cfg.output == Output::Lines || self.a.max_count.is_some() || threads < 2 {
+            return None;
+        }
+        let len = f.metadata().ok()?.len();
+        if len < regions::MIN_LEN {
+            return None;
+        }
+        let rest = SearcherBuilder::new()
+            .invert_match(self.a.invert_match)
+            .binary_detection(BinaryDetection::none())
+            .bom_sniffing(false)
+            .build();
+        match regions::count(&self.cfg, &self.searcher, &rest, f, len, threads) {
+            Ok(None) => None,
+            Ok(Some((selected, binary))) => {
+                let found = report(&self.cfg, label, selected, binary, false, out, err);
+                self.any_selected |= selected > 0;
+                Some(found.stop)
+            }
+            Err(e) => {
+                self.complain(err, label, &e);
+                Some(false)
             }
         }
     }
@@ -402,9 +443,9 @@ enum Either<'i, 'h> {
 }
 
 /// A reader of a binary input turns its NUL bytes into newlines, as GNU grep does.
-struct NulsEndLines<R> {
-    inner: R,
-    zap: bool,
+pub(super) struct NulsEndLines<R> {
+    pub(super) inner: R,
+    pub(super) zap: bool,
 }
 
 impl<R: std::io::Read> std::io::Read for NulsEndLines<R> {
@@ -452,7 +493,7 @@ fn read_head(
 }
 
 /// The first block of a file, checked for NUL bytes (GNU grep's binary test).
-const HEAD: usize = 64 * 1024;
+pub(super) const HEAD: usize = 64 * 1024;
 
 /// Search one stream and print what GNU grep would for it. `printed_group` says whether a
 /// context group was printed before (so the next starts with `--`) and is set when this
@@ -565,6 +606,25 @@ pub(super) fn search_stream(
         }
         return found;
     }
+    report(cfg, label, selected, binary, broken, out, err)
+}
+
+/// What a search that selected `selected` lines prints at its end (a count, a name, the
+/// binary-file note), and whether to stop.
+fn report(
+    cfg: &Cfg<'_>,
+    label: &str,
+    selected: u64,
+    binary: bool,
+    broken: bool,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Searched {
+    let mut found = Searched {
+        selected,
+        stop: false,
+        trouble: false,
+    };
     let written = match cfg.output {
         Output::Quiet => {
             found.stop = selected > 0;
