@@ -1,7 +1,7 @@
-//! `grep` on files large enough to be split across threads (`-c`, `-l`, `-L`, `-q` on
-//! 16 MiB and more), against GNU grep running the same script under bash: the counts must
-//! add up whatever lines straddle the split points, with and without a final newline, in
-//! binary files (NULs end lines) and behind a UTF-8 byte-order mark.
+//! `grep` on files large enough to be split across threads (16 MiB and more), against GNU
+//! grep: counts must add up and printed lines come out in order, numbered and offset from
+//! the start of the file, whatever lines straddle the split points, with and without a
+//! final newline, in binary files (NULs end lines) and behind a UTF-8 byte-order mark.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code
 
@@ -52,9 +52,8 @@ done
 grep -c needle plain.txt noeol.txt
 grep -c '.' binary.bin";
 
-#[test]
-fn counts_on_large_files_match_gnu_grep() {
-    let ws = Ws::new();
+/// The four files, written into `ws`.
+fn write_files(ws: &Ws) {
     let plain = big_text(0x1234_5678_9ABC_DEF1);
     std::fs::write(ws.root.join("plain.txt"), &plain).unwrap();
     let mut noeol = big_text(0x0F0F_F0F0_1357_2468);
@@ -71,11 +70,21 @@ fn counts_on_large_files_match_gnu_grep() {
     let mut bom = b"\xEF\xBB\xBFneedle first\n".to_vec();
     bom.extend_from_slice(&big_text(0x5555_6666_7777_8888));
     std::fs::write(ws.root.join("bom.txt"), &bom).unwrap();
+}
 
-    // A debug build searches these at a few MB/s: more than the usual deadline.
+/// `ultra sh SCRIPT` with a deadline a debug build meets on these files.
+fn ultra_sh(ws: &Ws, script: &str) -> std::process::Output {
     let mut cmd = ws.command();
-    cmd.args(["sh", SCRIPT]).stdin(std::process::Stdio::null());
-    let mine = common::run_within(cmd, std::time::Duration::from_secs(300));
+    cmd.args(["sh", script]).stdin(std::process::Stdio::null());
+    common::run_within(cmd, std::time::Duration::from_secs(300))
+}
+
+#[test]
+fn counts_on_large_files_match_gnu_grep() {
+    let ws = Ws::new();
+    write_files(&ws);
+
+    let mine = ultra_sh(&ws, SCRIPT);
     let gnu = Command::new("bash")
         .arg("-c")
         .arg(SCRIPT)
@@ -104,4 +113,48 @@ fn counts_on_large_files_match_gnu_grep() {
         "{}",
         String::from_utf8_lossy(&mine.stderr)
     );
+}
+
+#[test]
+fn printed_lines_of_large_files_match_gnu_grep() {
+    let ws = Ws::new();
+    write_files(&ws);
+    for args in [
+        &["-n", "needle", "plain.txt"][..],
+        &["-vnb", "needle", "noeol.txt"],
+        &["-on", "needles$", "bom.txt"],
+        &["-n", "needle", "binary.bin"],
+        &["-H", "-E", "^T12:.*needles", "plain.txt"],
+    ] {
+        let quoted: Vec<String> = args.iter().map(|a| format!("'{a}'")).collect();
+        let script = format!("grep {}", quoted.join(" "));
+        let mine = ultra_sh(&ws, &script);
+        let gnu = Command::new("grep")
+            .args(args)
+            .current_dir(&ws.root)
+            .env("LC_ALL", "C")
+            .output()
+            .unwrap();
+        assert!(
+            !gnu.stdout.is_empty() || args[2] == "binary.bin",
+            "{script}: GNU grep printed nothing"
+        );
+        let first_diff = mine
+            .stdout
+            .iter()
+            .zip(&gnu.stdout)
+            .position(|(a, b)| a != b);
+        assert!(
+            mine.stdout == gnu.stdout,
+            "`{script}`: {} bytes vs GNU's {}, first difference at byte {first_diff:?}",
+            mine.stdout.len(),
+            gnu.stdout.len()
+        );
+        assert_eq!(mine.status.code(), gnu.status.code(), "{script}");
+        assert_eq!(
+            String::from_utf8_lossy(&mine.stderr),
+            String::from_utf8_lossy(&gnu.stderr),
+            "{script}"
+        );
+    }
 }

@@ -119,6 +119,38 @@ impl Printer<'_, '_> {
         Ok(())
     }
 
+    /// A selected line (number and offset as the user counts them); false when the
+    /// search of this input should stop.
+    pub(super) fn select(
+        &mut self,
+        number: Option<u64>,
+        offset: u64,
+        bytes: &[u8],
+    ) -> Result<bool, std::io::Error> {
+        self.selected += 1;
+        match self.output {
+            Output::Quiet | Output::FilesWith => return Ok(false),
+            Output::FilesWithout | Output::Count => return Ok(true),
+            Output::Lines => {}
+        }
+        self.open().map_err(|e| self.fail(e))?;
+        if self.a.only_matching {
+            if self.a.invert_match {
+                return Ok(true);
+            }
+            // Without its terminator, so `$` matches at the line's end.
+            let body = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+            for (s, e) in spans(self.matcher, body) {
+                self.line(b':', number, offset + s as u64, &body[s..e], true)
+                    .map_err(|e| self.fail(e))?;
+            }
+            return Ok(true);
+        }
+        self.line(b':', number, offset, bytes, true)
+            .map_err(|e| self.fail(e))?;
+        Ok(true)
+    }
+
     fn fail(&mut self, e: std::io::Error) -> std::io::Error {
         self.broken = true;
         e
@@ -133,36 +165,7 @@ impl Sink for Printer<'_, '_> {
     }
 
     fn matched(&mut self, _s: &Searcher, m: &SinkMatch<'_>) -> Result<bool, std::io::Error> {
-        self.selected += 1;
-        match self.output {
-            Output::Quiet | Output::FilesWith => return Ok(false),
-            Output::FilesWithout | Output::Count => return Ok(true),
-            Output::Lines => {}
-        }
-        self.open().map_err(|e| self.fail(e))?;
-        if self.a.only_matching {
-            if self.a.invert_match {
-                return Ok(true);
-            }
-            // Without its terminator, so `$` matches at the line's end.
-            let line = m.bytes();
-            let body = line.strip_suffix(b"\n").unwrap_or(line);
-            for (s, e) in spans(self.matcher, body) {
-                let offset = m.absolute_byte_offset() + s as u64;
-                self.line(b':', m.line_number(), offset, &body[s..e], true)
-                    .map_err(|e| self.fail(e))?;
-            }
-            return Ok(true);
-        }
-        self.line(
-            b':',
-            m.line_number(),
-            m.absolute_byte_offset(),
-            m.bytes(),
-            true,
-        )
-        .map_err(|e| self.fail(e))?;
-        Ok(true)
+        self.select(m.line_number(), m.absolute_byte_offset(), m.bytes())
     }
 
     fn context(&mut self, _s: &Searcher, c: &SinkContext<'_>) -> Result<bool, std::io::Error> {

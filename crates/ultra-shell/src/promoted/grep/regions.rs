@@ -1,32 +1,37 @@
-//! One large file searched on every core, for the answers that add up across parts of a
-//! file: a count or a yes/no (`-c`, `-l`, `-L`, `-q`). The file is split at line ends into
-//! a region per thread; each is read with `pread` by its own searcher and the counts are
-//! summed. (Printing lines stays on one thread: their order and numbers run through the
-//! whole file.)
+//! One large file searched on every core. The file is split at line ends into a region per
+//! thread, each read with `pread` by its own searcher. Counts and yes/no answers (`-c`,
+//! `-l`, `-L`, `-q`) add up across regions. Printed lines come out in file order: the first
+//! region prints as it is searched, the others hand their lines over in batches (a few MiB
+//! at most waiting per region), printed once the regions before them are done, numbered
+//! from the start of the file. Context lines and `-m` keep a file on one thread.
 
 use std::io::Read;
 use std::os::unix::fs::FileExt;
+use std::sync::mpsc;
 
 use grep_searcher::{Searcher, Sink, SinkMatch};
 
-use super::search::{Cfg, HEAD, NulsEndLines, Output};
+use super::print::Printer;
+use super::search::{Cfg, HEAD, nuls_to_newlines};
 
 /// Files shorter than this are searched on one thread (splitting would cost more).
 pub(super) const MIN_LEN: u64 = 16 << 20;
 
-/// How many lines of `file` (`len` bytes long) are selected, and whether it is binary (a
-/// NUL in its first block). `None` when the file cannot be split: a UTF-16 byte-order mark
-/// makes the searcher transcode the whole file from its start.
-/// `first` searches the region at the start of the file; `rest`, which must not sniff for
-/// a byte-order mark, the others.
-pub(super) fn count(
+/// Where a file is split, and whether it is binary (a NUL in its first block).
+pub(super) struct Split {
+    /// Region `k` is `bounds[k]..bounds[k + 1]`; each starts at a line start.
+    bounds: Vec<u64>,
+    pub(super) binary: bool,
+}
+
+/// Split `file` (`len` bytes) into up to `threads` regions. `None` when it cannot be split:
+/// a UTF-16 byte-order mark makes the searcher transcode the whole file from its start.
+pub(super) fn split(
     cfg: &Cfg<'_>,
-    first: &Searcher,
-    rest: &Searcher,
     file: &std::fs::File,
     len: u64,
     threads: usize,
-) -> std::io::Result<Option<(u64, bool)>> {
+) -> std::io::Result<Option<Split>> {
     let mut head = vec![0; HEAD];
     let n = read_full_at(file, &mut head, 0)?;
     let head = &head[..n];
@@ -42,30 +47,35 @@ pub(super) fn count(
         }
     }
     bounds.push(len);
-    // With `-l`/`-q` a region's first match is its answer.
-    let any = matches!(cfg.output, Output::Quiet | Output::FilesWith);
+    Ok(Some(Split { bounds, binary }))
+}
+
+/// How many lines of the file are selected; with `any`, each region stops at its first.
+/// `first` searches the region at the start of the file; `rest`, which must not sniff for
+/// a byte-order mark, the others.
+pub(super) fn count(
+    cfg: &Cfg<'_>,
+    first: &Searcher,
+    rest: &Searcher,
+    file: &std::fs::File,
+    split: &Split,
+    any: bool,
+) -> std::io::Result<u64> {
     let counts = std::thread::scope(|scope| {
-        let handles: Vec<_> = bounds
+        let handles: Vec<_> = split
+            .bounds
             .windows(2)
             .map(|w| {
-                let (start, end) = (w[0], w[1]);
-                let mut searcher = if start == 0 {
+                let mut searcher = if w[0] == 0 {
                     first.clone()
                 } else {
                     rest.clone()
                 };
+                let mut region = Region::new(file, w[0], w[1], split.binary);
                 scope.spawn(move || {
-                    let reader = NulsEndLines {
-                        inner: Region {
-                            file,
-                            pos: start,
-                            end,
-                        },
-                        zap: binary,
-                    };
                     let mut sink = Counter { selected: 0, any };
                     searcher
-                        .search_reader(&cfg.matcher, reader, &mut sink)
+                        .search_reader(&cfg.matcher, &mut region, &mut sink)
                         .map(|()| sink.selected)
                 })
             })
@@ -75,7 +85,110 @@ pub(super) fn count(
             .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
             .collect::<std::io::Result<Vec<u64>>>()
     })?;
-    Ok(Some((counts.iter().sum(), binary)))
+    Ok(counts.iter().sum())
+}
+
+/// Print the selected lines of a text file through `printer`, in file order. A write that
+/// fails leaves `printer.broken` set and ends the search.
+pub(super) fn print(
+    cfg: &Cfg<'_>,
+    first: &Searcher,
+    rest: &Searcher,
+    file: &std::fs::File,
+    split: &Split,
+    printer: &mut Printer<'_, '_>,
+) -> std::io::Result<()> {
+    std::thread::scope(|scope| {
+        let mut later = Vec::new();
+        for w in split.bounds.windows(2).skip(1) {
+            let (tx, rx) = mpsc::sync_channel(BATCHES);
+            let mut searcher = rest.clone();
+            let mut region = Region::new(file, w[0], w[1], false);
+            scope.spawn(move || {
+                let mut sink = Collect {
+                    batch: Batch::default(),
+                    tx: tx.clone(),
+                    start: w[0],
+                };
+                let searched = searcher.search_reader(&cfg.matcher, &mut region, &mut sink);
+                let _ = tx.send(Handed::Lines(std::mem::take(&mut sink.batch)));
+                let _ = tx.send(Handed::Done(searched.map(|()| region.newlines)));
+            });
+            later.push(rx);
+        }
+        let end = split.bounds.get(1).copied().unwrap_or(0);
+        let mut region = Region::new(file, 0, end, false);
+        if let Err(e) = first
+            .clone()
+            .search_reader(&cfg.matcher, &mut region, &mut *printer)
+        {
+            return if printer.broken { Ok(()) } else { Err(e) };
+        }
+        // Lines of later regions are numbered after every line before them.
+        let mut lines_before = region.newlines;
+        for rx in later {
+            for handed in rx {
+                match handed {
+                    Handed::Lines(batch) => {
+                        for (number, offset, at, to) in batch.lines {
+                            let number = number.map(|n| n + lines_before);
+                            if let Err(e) = printer.select(number, offset, &batch.bytes[at..to]) {
+                                return if printer.broken { Ok(()) } else { Err(e) };
+                            }
+                        }
+                    }
+                    Handed::Done(Ok(newlines)) => lines_before += newlines,
+                    Handed::Done(Err(e)) => return Err(e),
+                }
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Batches a region may have waiting for the printer.
+const BATCHES: usize = 4;
+/// A batch is handed over once its lines hold this many bytes.
+const BATCH_BYTES: usize = 1 << 20;
+
+/// Selected lines of a region: (line number within the region, byte offset in the file,
+/// where the line's bytes are in `bytes`).
+#[derive(Default)]
+struct Batch {
+    bytes: Vec<u8>,
+    lines: Vec<(Option<u64>, u64, usize, usize)>,
+}
+
+enum Handed {
+    Lines(Batch),
+    /// The region is searched: how many newlines it holds, or why it could not be.
+    Done(std::io::Result<u64>),
+}
+
+/// Collects a later region's selected lines into batches for the printer.
+struct Collect {
+    batch: Batch,
+    tx: mpsc::SyncSender<Handed>,
+    start: u64,
+}
+
+impl Sink for Collect {
+    type Error = std::io::Error;
+
+    fn matched(&mut self, _s: &Searcher, m: &SinkMatch<'_>) -> Result<bool, std::io::Error> {
+        let at = self.batch.bytes.len();
+        self.batch.bytes.extend_from_slice(m.bytes());
+        let line = (m.line_number(), self.start + m.absolute_byte_offset());
+        self.batch
+            .lines
+            .push((line.0, line.1, at, self.batch.bytes.len()));
+        if self.batch.bytes.len() >= BATCH_BYTES {
+            let full = std::mem::take(&mut self.batch);
+            // The printer is gone (its output closed): stop.
+            return Ok(self.tx.send(Handed::Lines(full)).is_ok());
+        }
+        Ok(true)
+    }
 }
 
 /// Where the first line starting at or after `at` starts (`len` if none does).
@@ -112,11 +225,26 @@ fn read_full_at(file: &std::fs::File, buf: &mut [u8], at: u64) -> std::io::Resul
     Ok(n)
 }
 
-/// Bytes `pos..end` of a file, read with `pread` (threads share the file, not an offset).
+/// Bytes `pos..end` of a file, read with `pread` (threads share the file, not an offset),
+/// NULs turned into newlines for a binary file; counts the newlines it passes on.
 struct Region<'f> {
     file: &'f std::fs::File,
     pos: u64,
     end: u64,
+    binary: bool,
+    newlines: u64,
+}
+
+impl<'f> Region<'f> {
+    fn new(file: &'f std::fs::File, pos: u64, end: u64, binary: bool) -> Self {
+        Region {
+            file,
+            pos,
+            end,
+            binary,
+            newlines: 0,
+        }
+    }
 }
 
 impl Read for Region<'_> {
@@ -129,6 +257,10 @@ impl Read for Region<'_> {
         }
         let n = self.file.read_at(&mut buf[..want], self.pos)?;
         self.pos += n as u64;
+        if self.binary {
+            nuls_to_newlines(&mut buf[..n]);
+        }
+        self.newlines += memchr::memchr_iter(b'\n', &buf[..n]).count() as u64;
         Ok(n)
     }
 }

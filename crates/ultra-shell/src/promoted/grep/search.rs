@@ -331,8 +331,8 @@ impl Run<'_, '_> {
         }
     }
 
-    /// Count in a large file on every core (see [`regions`]); `None` when the answer is not
-    /// a count or a yes/no, the file is small, or it cannot be split.
+    /// Search a large file on every core (see [`regions`]); `None` when it stays on one
+    /// thread: it is small, `-m` or context lines are asked for, or it cannot be split.
     fn search_regions(
         &mut self,
         label: &str,
@@ -341,22 +341,54 @@ impl Run<'_, '_> {
         err: &mut dyn Write,
     ) -> Option<bool> {
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
-        if self.cfg.output == Output::Lines || self.a.max_count.is_some() || threads < 2 {
+        let a = self.a;
+        let context = [a.after_context, a.before_context, a.context]
+            .iter()
+            .any(|c| c.is_some_and(|n| n > 0));
+        if a.max_count.is_some() || context || threads < 2 {
             return None;
         }
         let len = f.metadata().ok()?.len();
         if len < regions::MIN_LEN {
             return None;
         }
+        let split = match regions::split(&self.cfg, f, len, threads) {
+            Ok(split) => split?,
+            Err(e) => {
+                self.complain(err, label, &e);
+                return Some(false);
+            }
+        };
         let rest = SearcherBuilder::new()
-            .invert_match(self.a.invert_match)
+            .line_number(a.line_number)
+            .invert_match(a.invert_match)
             .binary_detection(BinaryDetection::none())
             .bom_sniffing(false)
             .build();
-        match regions::count(&self.cfg, &self.searcher, &rest, f, len, threads) {
-            Ok(None) => None,
-            Ok(Some((selected, binary))) => {
-                let found = report(&self.cfg, label, selected, binary, false, out, err);
+        let output = self.cfg.output;
+        let result = if output == Output::Lines && !split.binary {
+            let mut printer = Printer {
+                out: &mut *out,
+                label,
+                names: self.cfg.names,
+                matcher: &self.cfg.matcher,
+                a,
+                output,
+                selected: 0,
+                printed_group: &mut self.printed_group,
+                group_open: false,
+                broken: false,
+            };
+            let printed = regions::print(&self.cfg, &self.searcher, &rest, f, &split, &mut printer);
+            printed.map(|()| (printer.selected, printer.broken))
+        } else {
+            // A binary file's lines are not printed: whether one matches is the answer.
+            let any = matches!(output, Output::Quiet | Output::FilesWith | Output::Lines);
+            regions::count(&self.cfg, &self.searcher, &rest, f, &split, any).map(|n| (n, false))
+        };
+        match result {
+            Ok((selected, broken)) => {
+                let found = report(&self.cfg, label, selected, split.binary, broken, out, err);
                 self.any_selected |= selected > 0;
                 Some(found.stop)
             }
@@ -460,7 +492,7 @@ impl<R: std::io::Read> std::io::Read for NulsEndLines<R> {
 
 /// Every byte rewritten (a select the compiler vectorises): NULs in binary files are too
 /// dense for a `memchr` per NUL.
-fn nuls_to_newlines(buf: &mut [u8]) {
+pub(super) fn nuls_to_newlines(buf: &mut [u8]) {
     for b in buf {
         *b = if *b == 0 { b'\n' } else { *b };
     }
