@@ -157,6 +157,10 @@ CASES = [
       # ripgrep memory-maps one large file; Ultra reads it (a mapped file truncated under a
       # server is a SIGBUS). This is ripgrep reading it too.
       ("ripgrep --no-mmap", ["rg", "--no-mmap", "-c", "T1[0-9]:.*item/99", "access.log"])], True),
+    # The same search printing its lines (with numbers), not counting them.
+    ("grep -nE lines", "grep -nE 'T1[0-9]:.*item/99' access.log",
+     [("GNU grep", ["grep", "-nE", "T1[0-9]:.*item/99", "access.log"]),
+      ("ripgrep", ["rg", "-n", "T1[0-9]:.*item/99", "access.log"])], True),
     ("grep -cE no literal", "grep -cE '[0-9]+ 40[0-9]$' access.log",
      [("GNU grep", ["grep", "-cE", "[0-9]+ 40[0-9]$", "access.log"]),
       ("ripgrep", ["rg", "-c", "[0-9]+ 40[0-9]$", "access.log"])], True),
