@@ -1,5 +1,6 @@
-//! `ultra index`: index the workspace now, with a progress line on a terminal, and print
-//! what was indexed and how fast. The index persists, so later commands start warm.
+//! `ultra index`: index the workspace now, with a progress bar on a terminal (a line a second
+//! when stderr is a pipe or a file), and print what was indexed and how fast. The index
+//! persists, so later commands start warm.
 
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
@@ -27,9 +28,28 @@ pub fn run(root: &std::path::Path, cold: bool, json: bool) -> ExitCode {
     let start = Instant::now();
     let mut last = Instant::now();
     let mut parsed = ultra_index::build::Progress::default();
+    let mut announced = false;
     let (code, state) = exec.services().index_now(cold, &mut |p| {
         parsed = p;
-        if tty && (last.elapsed().as_millis() >= 100 || p.done == p.total) {
+        if !tty {
+            // A log gets lines, not carriage returns: how much there is at the start, then
+            // where it stands every second.
+            if !announced {
+                announced = true;
+                last = Instant::now();
+                eprintln!("ultra index: {} files to index", p.total);
+            } else if last.elapsed().as_secs() >= 1 && p.done < p.total {
+                last = Instant::now();
+                eprintln!(
+                    "ultra index: {}/{} files ({}%), {:.1} MB, {:.0} s",
+                    p.done,
+                    p.total,
+                    p.done * 100 / p.total.max(1),
+                    p.bytes as f64 / 1e6,
+                    start.elapsed().as_secs_f64()
+                );
+            }
+        } else if last.elapsed().as_millis() >= 100 || p.done == p.total {
             last = Instant::now();
             let width = 30;
             let filled = (p.done * width).checked_div(p.total).unwrap_or(width);
@@ -60,11 +80,14 @@ pub fn run(root: &std::path::Path, cold: bool, json: bool) -> ExitCode {
     drop(graph);
     drop(idx);
     let mb = parsed.bytes as f64 / 1e6;
+    // Files this run read but could not index (too large, binary, unreadable) were counted
+    // as done, not parsed.
+    let parsed_now = parsed.done - parsed.skipped;
     if json {
         println!(
             "{}",
             serde_json::json!({
-                "files": state.files, "parsed": parsed.done, "skipped": state.skipped,
+                "files": state.files, "parsed": parsed_now, "skipped": state.skipped,
                 "megabytes": mb, "seconds": secs, "definitions": symbols,
                 "references": refs, "imports": imports, "dependencyEdges": edges,
             })
@@ -73,10 +96,10 @@ pub fn run(root: &std::path::Path, cold: bool, json: bool) -> ExitCode {
         println!(
             "indexed {} files ({} parsed now, {} skipped) in {:.2} s: {:.0} files/s, {:.1} MB/s",
             state.files,
-            parsed.done,
+            parsed_now,
             state.skipped,
             secs,
-            parsed.done as f64 / secs.max(1e-9),
+            parsed_now as f64 / secs.max(1e-9),
             mb / secs.max(1e-9)
         );
         println!(

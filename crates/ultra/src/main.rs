@@ -138,8 +138,8 @@ enum Sub {
         /// The script, e.g. `'cat src/*.rs | head -3'`.
         script: String,
     },
-    /// Index the workspace's code now (progress on a terminal; the index persists, so
-    /// later commands start warm).
+    /// Index the workspace's code now (progress on stderr: a bar on a terminal, a line a
+    /// second otherwise; the index persists, so later commands start warm).
     Index {
         /// Forget the stored index and parse every file.
         #[arg(long)]

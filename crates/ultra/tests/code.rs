@@ -543,3 +543,40 @@ fn definitions_page_and_unindexed_files_come_back_whole() {
     );
     assert_eq!(v["success"], false, "{v}");
 }
+
+#[test]
+fn index_command_reports_progress_when_piped_and_counts_only_parsed_files() {
+    let ws = Ws::new();
+    ws.write("src/a.rs", "fn a() {}\n");
+    ws.write("src/b.rs", "fn b() {\n    a()\n}\n");
+    ws.write("c.py", "def c():\n    pass\n");
+    // Larger than the index reads: counted as skipped, not parsed.
+    ws.write("big.py", &"x = 1\n".repeat(800_000));
+    let out = ws.cli(&["index", "--cold"]);
+    assert_eq!(out.code(), 0, "{}", out.stderr());
+    // stderr is a pipe here: a line saying how much there is, no carriage returns.
+    assert!(
+        out.stderr().contains("ultra index: 4 files to index"),
+        "{}",
+        out.stderr()
+    );
+    assert!(!out.stderr().contains('\r'), "{:?}", out.stderr());
+    assert!(
+        out.stdout()
+            .starts_with("indexed 3 files (3 parsed now, 1 skipped)"),
+        "{}",
+        out.stdout()
+    );
+    let out = ws.cli(&["index", "--cold", "--json-summary"]);
+    let v: Value = serde_json::from_str(out.stdout().trim()).unwrap();
+    assert_eq!(
+        (
+            v["files"].as_u64(),
+            v["parsed"].as_u64(),
+            v["skipped"].as_u64()
+        ),
+        (Some(3), Some(3), Some(1)),
+        "{v}"
+    );
+    assert_eq!(v["definitions"], 3, "{v}");
+}
