@@ -10,18 +10,25 @@ use crate::lang::Lang;
 use crate::model::FileIndex;
 use crate::passes;
 
-/// Directories never indexed, whatever `.gitignore` says: installed dependencies and build
-/// output, not the workspace's own code.
-pub const SKIP_DIRS: [&str; 8] = [
-    ".git",
-    "node_modules",
-    "target",
-    "dist",
-    "build",
-    "coverage",
-    "__pycache__",
-    ".venv",
-];
+/// Directories never indexed at any depth, whatever `.gitignore` says: installed
+/// dependencies and caches, never the workspace's own code.
+pub const SKIP_DIRS: [&str; 4] = [".git", "node_modules", "__pycache__", ".venv"];
+
+/// Build output, left out only at the top of the workspace: deeper down a directory with
+/// one of these names is as likely to be source (`cc/src/target/`), and the `.gitignore`
+/// files say when it is not.
+pub const TOP_SKIP_DIRS: [&str; 4] = ["target", "dist", "build", "coverage"];
+
+/// Whether the directory at workspace path `rel` ("a/b"; "" is the top) is left out by its
+/// names: one of [`SKIP_DIRS`] or a hidden directory anywhere on it, or one of
+/// [`TOP_SKIP_DIRS`] first.
+pub fn skipped_dir(rel: &str) -> bool {
+    rel.split('/').enumerate().any(|(i, c)| {
+        SKIP_DIRS.contains(&c)
+            || (i == 0 && TOP_SKIP_DIRS.contains(&c))
+            || (c.starts_with('.') && c.len() > 1)
+    })
+}
 
 /// Files larger than this are not read.
 pub const MAX_FILE_BYTES: u64 = 4 << 20;
@@ -52,7 +59,7 @@ pub struct Progress {
 }
 
 /// Every file under `root` that might be indexed: `.gitignore`d paths, hidden files and
-/// [`SKIP_DIRS`] are left out, symlinks are not followed, and `allow` (the workspace's
+/// directories [`skipped_dir`] names are left out, symlinks are not followed, and `allow` (the workspace's
 /// protected paths) has the last word.
 pub fn walk(root: &Path, allow: &(dyn Fn(&str) -> bool + Sync)) -> Vec<Found> {
     walk_under(root, "", allow)
@@ -61,10 +68,7 @@ pub fn walk(root: &Path, allow: &(dyn Fn(&str) -> bool + Sync)) -> Vec<Found> {
 /// [`walk`] of the directory `dir` (relative to `root`; "" for all of it), paths still
 /// relative to `root`.
 pub fn walk_under(root: &Path, dir: &str, allow: &(dyn Fn(&str) -> bool + Sync)) -> Vec<Found> {
-    if dir
-        .split('/')
-        .any(|c| SKIP_DIRS.contains(&c) || (c.starts_with('.') && c.len() > 1))
-    {
+    if skipped_dir(dir) {
         return Vec::new();
     }
     let start = if dir.is_empty() {
@@ -73,15 +77,18 @@ pub fn walk_under(root: &Path, dir: &str, allow: &(dyn Fn(&str) -> bool + Sync))
         root.join(dir)
     };
     let mut b = ignore::WalkBuilder::new(&start);
+    let top = root.to_path_buf();
     b.follow_links(false)
         .require_git(false)
         .sort_by_file_name(|a, b| a.cmp(b))
-        .filter_entry(|e| {
+        .filter_entry(move |e| {
             !(e.depth() > 0
                 && e.file_type().is_some_and(|t| t.is_dir())
-                && e.file_name()
-                    .to_str()
-                    .is_some_and(|n| SKIP_DIRS.contains(&n)))
+                && e.path()
+                    .strip_prefix(&top)
+                    .ok()
+                    .and_then(|p| p.to_str())
+                    .is_some_and(skipped_dir))
         });
     let mut out = Vec::new();
     for entry in b.build().flatten() {
@@ -116,14 +123,13 @@ pub fn walk_under(root: &Path, dir: &str, allow: &(dyn Fn(&str) -> bool + Sync))
 }
 
 /// Whether a single changed file would be indexed by a walk: a known language (or
-/// `go.mod`), nothing hidden or in [`SKIP_DIRS`] on its path, and not ignored by the
+/// `go.mod`), not hidden, in no directory [`skipped_dir`] names, and not ignored by the
 /// workspace's top-level `.gitignore` (`ignored`).
 pub fn indexable(rel: &str, ignored: &ignore::gitignore::Gitignore) -> bool {
-    let name = rel.rsplit('/').next().unwrap_or(rel);
+    let (dir, name) = rel.rsplit_once('/').unwrap_or(("", rel));
     (Lang::of_path(rel).is_some() || name == "go.mod")
-        && !rel
-            .split('/')
-            .any(|c| SKIP_DIRS.contains(&c) || (c.starts_with('.') && c.len() > 1))
+        && !(name.starts_with('.') && name.len() > 1)
+        && !skipped_dir(dir)
         && !ignored.matched_path_or_any_parents(rel, false).is_ignore()
 }
 

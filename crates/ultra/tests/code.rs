@@ -580,3 +580,47 @@ fn index_command_reports_progress_when_piped_and_counts_only_parsed_files() {
     );
     assert_eq!(v["definitions"], 3, "{v}");
 }
+
+/// Build output is skipped at the top of the workspace only; a directory named `target`,
+/// `build` or `dist` deeper down is indexed unless a `.gitignore` says otherwise, and
+/// dependencies (`node_modules`) are skipped at any depth. The same rules hold for a batch
+/// index and for a file the watcher reports.
+#[test]
+fn skipped_directories_follow_gitignore_not_names_below_the_top() {
+    let ws = Ws::new();
+    ws.write("cc/src/target/gen.rs", "pub fn nested_target_fn() {}\n");
+    ws.write("lib/build/tool.py", "def nested_build_tool():\n    pass\n");
+    ws.write(
+        "web/dist/util.ts",
+        "export function nestedDistFn(): void {}\n",
+    );
+    ws.write("target/debug/out.rs", "pub fn built_artifact() {}\n");
+    ws.write("web/node_modules/dep/index.js", "function depFn() {}\n");
+    ws.write(".gitignore", "lib/generated/\n");
+    ws.write("lib/generated/g.py", "def ignored_gen():\n    pass\n");
+    for found in ["nested_target_fn", "nested_build_tool", "nestedDistFn"] {
+        let d = data(&ws, "code.findDefinition", json!({ "symbol": found }));
+        assert_eq!(
+            d["definitions"].as_array().map(Vec::len),
+            Some(1),
+            "{found}: {d}"
+        );
+    }
+    for missing in ["built_artifact", "depFn", "ignored_gen"] {
+        let v = call(&ws, "code.findDefinition", json!({ "symbol": missing }));
+        assert_eq!(v["error"]["code"], "SYMBOL_NOT_FOUND", "{missing}: {v}");
+    }
+
+    let _server = ws.serve();
+    let mut c = ws.agent("bot");
+    c.ok("code.findDefinition", json!({"symbol": "nestedDistFn"}));
+    ws.write("app/build/late.rs", "pub fn late_nested_fn() {}\n");
+    ws.write("build/late_top.rs", "pub fn late_top_fn() {}\n");
+    common::wait_until("the watcher to report the new file", || {
+        c.call("code.findDefinition", json!({"symbol": "late_nested_fn"}))
+            .get("result")
+            .is_some()
+    });
+    let e = c.err("code.findDefinition", json!({"symbol": "late_top_fn"}));
+    assert_eq!(e["data"]["code"], "SYMBOL_NOT_FOUND", "{e}");
+}

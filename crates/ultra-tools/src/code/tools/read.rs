@@ -400,15 +400,19 @@ impl Command<Services> for GetStructure {
         }
         let base = root.path().join(rel.as_str());
         let mut b = ignore::WalkBuilder::new(&base);
+        let top = root.path().to_path_buf();
         b.follow_links(false)
             .require_git(false)
             .sort_by_file_name(|x, y| x.cmp(y))
             .max_depth(a.depth.map(|d| d as usize))
-            .filter_entry(|e| {
+            .filter_entry(move |e| {
                 !(e.depth() > 0
-                    && e.file_name()
-                        .to_str()
-                        .is_some_and(|n| ultra_index::build::SKIP_DIRS.contains(&n)))
+                    && e.file_type().is_some_and(|t| t.is_dir())
+                    && e.path()
+                        .strip_prefix(&top)
+                        .ok()
+                        .and_then(|p| p.to_str())
+                        .is_some_and(ultra_index::build::skipped_dir))
             });
         // Collect (depth, name, is_dir), then draw.
         let mut entries: Vec<(usize, String, bool)> = Vec::new();
