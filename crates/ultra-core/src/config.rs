@@ -164,8 +164,8 @@ pub struct McpConfig {
     pub profile: Option<String>,
 }
 
-/// `index` section: where the code index persists.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+/// `index` section: where the code index persists, and what it leaves out.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct IndexConfig {
     /// `redb` (default: an embedded file in Ultra's state directory), `redis` (shared by
@@ -179,6 +179,29 @@ pub struct IndexConfig {
     /// of the workspace path).
     #[serde(default)]
     pub namespace: Option<String>,
+    /// Paths not to index, in `.gitignore` syntax relative to the workspace root, on top of
+    /// the `.gitignore` files (default: build output at the top, `/target/`, `/build/`,
+    /// `/dist/`, `/coverage/`). Dependencies (`node_modules`, `.venv`, `__pycache__`) and
+    /// hidden directories are never indexed.
+    #[serde(default = "default_index_exclude")]
+    pub exclude: Vec<String>,
+}
+
+impl Default for IndexConfig {
+    fn default() -> Self {
+        IndexConfig {
+            backend: IndexBackend::default(),
+            redis_url: None,
+            namespace: None,
+            exclude: default_index_exclude(),
+        }
+    }
+}
+
+fn default_index_exclude() -> Vec<String> {
+    ["/target/", "/build/", "/dist/", "/coverage/"]
+        .map(String::from)
+        .to_vec()
 }
 
 /// Where the code index persists.
@@ -441,6 +464,16 @@ impl Config {
                 message,
             }
         })?;
+        for (i, pattern) in config.index.exclude.iter().enumerate() {
+            let glob = pattern.trim_start_matches('!').trim_matches('/');
+            if let Err(e) = globset::Glob::new(glob) {
+                return Err(ConfigError::Invalid {
+                    path: path.to_string(),
+                    key: format!("index.exclude[{i}]"),
+                    message: format!("`{pattern}` is not a .gitignore pattern: {e}"),
+                });
+            }
+        }
         config
             .policy
             .check_names()

@@ -12,7 +12,7 @@ fn main() {
     let mut slowest = Vec::new();
     // Per language: parse seconds, index seconds, bytes.
     let mut by_lang: BTreeMap<&str, (f64, f64, usize)> = BTreeMap::new();
-    for found in ultra_index::build::walk(root, &|_| true) {
+    for found in ultra_index::build::walk(root, &ultra_index::build::Exclude::none(), &|_| true) {
         let Some(lang) = ultra_index::Lang::of_path(&found.path) else {
             continue;
         };

@@ -14,20 +14,52 @@ use crate::passes;
 /// dependencies and caches, never the workspace's own code.
 pub const SKIP_DIRS: [&str; 4] = [".git", "node_modules", "__pycache__", ".venv"];
 
-/// Build output, left out only at the top of the workspace: deeper down a directory with
-/// one of these names is as likely to be source (`cc/src/target/`), and the `.gitignore`
-/// files say when it is not.
-pub const TOP_SKIP_DIRS: [&str; 4] = ["target", "dist", "build", "coverage"];
-
 /// Whether the directory at workspace path `rel` ("a/b"; "" is the top) is left out by its
-/// names: one of [`SKIP_DIRS`] or a hidden directory anywhere on it, or one of
-/// [`TOP_SKIP_DIRS`] first.
+/// names: one of [`SKIP_DIRS`] or a hidden directory anywhere on it.
 pub fn skipped_dir(rel: &str) -> bool {
-    rel.split('/').enumerate().any(|(i, c)| {
-        SKIP_DIRS.contains(&c)
-            || (i == 0 && TOP_SKIP_DIRS.contains(&c))
-            || (c.starts_with('.') && c.len() > 1)
-    })
+    rel.split('/')
+        .any(|c| SKIP_DIRS.contains(&c) || (c.starts_with('.') && c.len() > 1))
+}
+
+/// What the index leaves out beyond `.gitignore` and [`skipped_dir`]: the configured
+/// `index.exclude` patterns (`.gitignore` syntax, relative to the workspace root). Build
+/// output is excluded at the top by default only: deeper down a directory named `target`
+/// or `build` is as likely to be source (`cc/src/target/`).
+#[derive(Clone)]
+pub struct Exclude(ignore::gitignore::Gitignore);
+
+impl Exclude {
+    /// The patterns for the workspace at `root` (a pattern that does not parse is left out:
+    /// the configuration is checked when it is loaded).
+    pub fn new(root: &Path, patterns: &[String]) -> Exclude {
+        let mut b = ignore::gitignore::GitignoreBuilder::new(root);
+        for p in patterns {
+            let _ = b.add_line(None, p);
+        }
+        Exclude(
+            b.build()
+                .unwrap_or_else(|_| ignore::gitignore::Gitignore::empty()),
+        )
+    }
+
+    /// Nothing excluded beyond [`skipped_dir`].
+    pub fn none() -> Exclude {
+        Exclude(ignore::gitignore::Gitignore::empty())
+    }
+
+    /// Whether the directory at workspace path `rel` is left out.
+    pub fn dir(&self, rel: &str) -> bool {
+        skipped_dir(rel)
+            || (!rel.is_empty() && self.0.matched_path_or_any_parents(rel, true).is_ignore())
+    }
+
+    /// Whether the file at workspace path `rel` is left out.
+    pub fn file(&self, rel: &str) -> bool {
+        let (dir, name) = rel.rsplit_once('/').unwrap_or(("", rel));
+        (name.starts_with('.') && name.len() > 1)
+            || skipped_dir(dir)
+            || self.0.matched_path_or_any_parents(rel, false).is_ignore()
+    }
 }
 
 /// Files larger than this are not read.
@@ -59,16 +91,21 @@ pub struct Progress {
 }
 
 /// Every file under `root` that might be indexed: `.gitignore`d paths, hidden files and
-/// directories [`skipped_dir`] names are left out, symlinks are not followed, and `allow` (the workspace's
+/// what `exclude` leaves out are left out, symlinks are not followed, and `allow` (the workspace's
 /// protected paths) has the last word.
-pub fn walk(root: &Path, allow: &(dyn Fn(&str) -> bool + Sync)) -> Vec<Found> {
-    walk_under(root, "", allow)
+pub fn walk(root: &Path, exclude: &Exclude, allow: &(dyn Fn(&str) -> bool + Sync)) -> Vec<Found> {
+    walk_under(root, "", exclude, allow)
 }
 
 /// [`walk`] of the directory `dir` (relative to `root`; "" for all of it), paths still
 /// relative to `root`.
-pub fn walk_under(root: &Path, dir: &str, allow: &(dyn Fn(&str) -> bool + Sync)) -> Vec<Found> {
-    if skipped_dir(dir) {
+pub fn walk_under(
+    root: &Path,
+    dir: &str,
+    exclude: &Exclude,
+    allow: &(dyn Fn(&str) -> bool + Sync),
+) -> Vec<Found> {
+    if exclude.dir(dir) {
         return Vec::new();
     }
     let start = if dir.is_empty() {
@@ -78,6 +115,7 @@ pub fn walk_under(root: &Path, dir: &str, allow: &(dyn Fn(&str) -> bool + Sync))
     };
     let mut b = ignore::WalkBuilder::new(&start);
     let top = root.to_path_buf();
+    let excluded = exclude.clone();
     b.follow_links(false)
         .require_git(false)
         .sort_by_file_name(|a, b| a.cmp(b))
@@ -88,7 +126,7 @@ pub fn walk_under(root: &Path, dir: &str, allow: &(dyn Fn(&str) -> bool + Sync))
                     .strip_prefix(&top)
                     .ok()
                     .and_then(|p| p.to_str())
-                    .is_some_and(skipped_dir))
+                    .is_some_and(|rel| excluded.dir(rel)))
         });
     let mut out = Vec::new();
     for entry in b.build().flatten() {
@@ -105,7 +143,8 @@ pub fn walk_under(root: &Path, dir: &str, allow: &(dyn Fn(&str) -> bool + Sync))
             continue;
         };
         let name = rel.rsplit('/').next().unwrap_or(&rel);
-        if (Lang::of_path(&rel).is_none() && name != "go.mod") || !allow(&rel) {
+        if (Lang::of_path(&rel).is_none() && name != "go.mod") || exclude.file(&rel) || !allow(&rel)
+        {
             continue;
         }
         let (len, nlink) = entry.metadata().map_or((0, 1), |m| {
@@ -123,13 +162,12 @@ pub fn walk_under(root: &Path, dir: &str, allow: &(dyn Fn(&str) -> bool + Sync))
 }
 
 /// Whether a single changed file would be indexed by a walk: a known language (or
-/// `go.mod`), not hidden, in no directory [`skipped_dir`] names, and not ignored by the
-/// workspace's top-level `.gitignore` (`ignored`).
-pub fn indexable(rel: &str, ignored: &ignore::gitignore::Gitignore) -> bool {
-    let (dir, name) = rel.rsplit_once('/').unwrap_or(("", rel));
+/// `go.mod`), not left out by `exclude`, and not ignored by the workspace's top-level
+/// `.gitignore` (`ignored`).
+pub fn indexable(rel: &str, ignored: &ignore::gitignore::Gitignore, exclude: &Exclude) -> bool {
+    let name = rel.rsplit('/').next().unwrap_or(rel);
     (Lang::of_path(rel).is_some() || name == "go.mod")
-        && !(name.starts_with('.') && name.len() > 1)
-        && !skipped_dir(dir)
+        && !exclude.file(rel)
         && !ignored.matched_path_or_any_parents(rel, false).is_ignore()
 }
 

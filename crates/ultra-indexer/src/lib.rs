@@ -83,6 +83,8 @@ impl Stamp {
 /// The index of one workspace.
 pub struct CodeIndex {
     root: PathBuf,
+    /// What the configuration leaves out (`index.exclude`).
+    exclude: build::Exclude,
     /// Where records persist; opened on first use (`None` inside: unavailable, e.g. held
     /// by a running server, or a Redis server that does not answer).
     store_at: StoreAt,
@@ -115,9 +117,10 @@ struct Changes {
 
 impl CodeIndex {
     /// An empty index of the workspace at `root`.
-    pub fn new(root: PathBuf, store_at: StoreAt) -> CodeIndex {
+    pub fn new(root: PathBuf, store_at: StoreAt, exclude: build::Exclude) -> CodeIndex {
         CodeIndex {
             root,
+            exclude,
             store_at,
             store: Mutex::new(None),
             store_error: Mutex::new(None),
@@ -131,6 +134,11 @@ impl CodeIndex {
             trees: Mutex::new(HashMap::new()),
             hard_linked: Mutex::new(std::collections::HashSet::new()),
         }
+    }
+
+    /// What the configuration leaves out of the index (`index.exclude`).
+    pub fn exclude(&self) -> &build::Exclude {
+        &self.exclude
     }
 
     /// Watch the workspace (recursively, inotify): from now on a refresh looks only at the
@@ -203,7 +211,7 @@ impl CodeIndex {
             let abs = self.root.join(&p);
             match std::fs::symlink_metadata(&abs) {
                 Ok(m) if m.is_dir() => {
-                    let under = build::walk_under(&self.root, &p, allow);
+                    let under = build::walk_under(&self.root, &p, &self.exclude, allow);
                     let seen: std::collections::HashSet<&str> =
                         under.iter().map(|f| f.path.as_str()).collect();
                     gone.extend(
@@ -213,7 +221,11 @@ impl CodeIndex {
                     );
                     found.extend(under);
                 }
-                Ok(m) if m.is_file() && build::indexable(&p, &ignored) && allow(&p) => {
+                Ok(m)
+                    if m.is_file()
+                        && build::indexable(&p, &ignored, &self.exclude)
+                        && allow(&p) =>
+                {
                     use std::os::unix::fs::MetadataExt;
                     found.push(build::Found {
                         len: m.len(),
@@ -288,7 +300,7 @@ impl CodeIndex {
         let (found, gone) = std::thread::scope(|s| {
             let walk = changes
                 .is_none()
-                .then(|| s.spawn(|| build::walk(&self.root, &allow)));
+                .then(|| s.spawn(|| build::walk(&self.root, &self.exclude, &allow)));
             self.load_store();
             match (changes, walk) {
                 (Some(mut paths), _) => {
@@ -298,7 +310,7 @@ impl CodeIndex {
                 (None, walk) => {
                     let found = walk
                         .and_then(|w| w.join().ok())
-                        .unwrap_or_else(|| build::walk(&self.root, &allow));
+                        .unwrap_or_else(|| build::walk(&self.root, &self.exclude, &allow));
                     let seen: std::collections::HashSet<&str> =
                         found.iter().map(|f| f.path.as_str()).collect();
                     let gone: Vec<String> = {

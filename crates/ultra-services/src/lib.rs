@@ -129,6 +129,7 @@ impl Services {
             code: Arc::new(ultra_indexer::CodeIndex::new(
                 ws.root().path().to_path_buf(),
                 store_at(ws.root().path(), &config.index),
+                ultra_index::build::Exclude::new(ws.root().path(), &config.index.exclude),
             )),
             root: ws.root().path().to_path_buf(),
             workspace: Arc::new(Mutex::new(ws)),
@@ -251,6 +252,11 @@ impl Services {
     /// The shell's handle on the root.
     pub fn shell_root(&self) -> &Arc<ultra_workspace::Root> {
         &self.shell_root
+    }
+
+    /// What the code index leaves out (`index.exclude`), without starting it.
+    pub fn index_exclude(&self) -> &ultra_index::build::Exclude {
+        self.code.exclude()
     }
 
     /// Take a shell session's state out (a fresh one if new); put it back with

@@ -624,3 +624,38 @@ fn skipped_directories_follow_gitignore_not_names_below_the_top() {
     let e = c.err("code.findDefinition", json!({"symbol": "late_top_fn"}));
     assert_eq!(e["data"]["code"], "SYMBOL_NOT_FOUND", "{e}");
 }
+
+/// `index.exclude` replaces the default list: with `["gen/"]`, top-level `target/` is
+/// indexed and every `gen/` is not; a pattern that does not parse is a configuration error
+/// naming the key.
+#[test]
+fn index_exclude_is_configurable() {
+    let ws = Ws::new();
+    ws.write("target/out.rs", "pub fn top_target_fn() {}\n");
+    ws.write("src/gen/made.rs", "pub fn generated_fn() {}\n");
+    ws.write("src/lib.rs", "pub fn kept_fn() {}\n");
+    ws.config(json!({"index": {"exclude": ["gen/"]}}));
+    for found in ["top_target_fn", "kept_fn"] {
+        let d = data(&ws, "code.findDefinition", json!({ "symbol": found }));
+        assert_eq!(
+            d["definitions"].as_array().map(Vec::len),
+            Some(1),
+            "{found}: {d}"
+        );
+    }
+    let v = call(
+        &ws,
+        "code.findDefinition",
+        json!({"symbol": "generated_fn"}),
+    );
+    assert_eq!(v["error"]["code"], "SYMBOL_NOT_FOUND", "{v}");
+
+    ws.config(json!({"index": {"exclude": ["src/[z-a]/"]}}));
+    let out = ws.cli(&["index"]);
+    assert_eq!(out.code(), 2, "{}", out.stdout());
+    assert!(
+        out.stderr().contains("index.exclude[0]"),
+        "{}",
+        out.stderr()
+    );
+}

@@ -401,6 +401,7 @@ impl Command<Services> for GetStructure {
         let base = root.path().join(rel.as_str());
         let mut b = ignore::WalkBuilder::new(&base);
         let top = root.path().to_path_buf();
+        let excluded = cx.services.index_exclude().clone();
         b.follow_links(false)
             .require_git(false)
             .sort_by_file_name(|x, y| x.cmp(y))
@@ -412,7 +413,7 @@ impl Command<Services> for GetStructure {
                         .strip_prefix(&top)
                         .ok()
                         .and_then(|p| p.to_str())
-                        .is_some_and(ultra_index::build::skipped_dir))
+                        .is_some_and(|rel| excluded.dir(rel)))
             });
         // Collect (depth, name, is_dir), then draw.
         let mut entries: Vec<(usize, String, bool)> = Vec::new();
