@@ -53,6 +53,24 @@ impl Exclude {
             || (!rel.is_empty() && self.0.matched_path_or_any_parents(rel, true).is_ignore())
     }
 
+    /// A `filter_entry` for an `ignore` walk of the workspace at `root`: false for the
+    /// directories left out (the walk's own top is always entered).
+    pub fn walk_filter(
+        &self,
+        root: &Path,
+    ) -> impl Fn(&ignore::DirEntry) -> bool + Send + Sync + 'static {
+        let (top, excluded) = (root.to_path_buf(), self.clone());
+        move |e| {
+            !(e.depth() > 0
+                && e.file_type().is_some_and(|t| t.is_dir())
+                && e.path()
+                    .strip_prefix(&top)
+                    .ok()
+                    .and_then(|p| p.to_str())
+                    .is_some_and(|rel| excluded.dir(rel)))
+        }
+    }
+
     /// Whether the file at workspace path `rel` is left out.
     pub fn file(&self, rel: &str) -> bool {
         let (dir, name) = rel.rsplit_once('/').unwrap_or(("", rel));
@@ -114,20 +132,10 @@ pub fn walk_under(
         root.join(dir)
     };
     let mut b = ignore::WalkBuilder::new(&start);
-    let top = root.to_path_buf();
-    let excluded = exclude.clone();
     b.follow_links(false)
         .require_git(false)
         .sort_by_file_name(|a, b| a.cmp(b))
-        .filter_entry(move |e| {
-            !(e.depth() > 0
-                && e.file_type().is_some_and(|t| t.is_dir())
-                && e.path()
-                    .strip_prefix(&top)
-                    .ok()
-                    .and_then(|p| p.to_str())
-                    .is_some_and(|rel| excluded.dir(rel)))
-        });
+        .filter_entry(exclude.walk_filter(root));
     let mut out = Vec::new();
     for entry in b.build().flatten() {
         if !entry.file_type().is_some_and(|t| t.is_file()) {

@@ -581,6 +581,23 @@ fn index_command_reports_progress_when_piped_and_counts_only_parsed_files() {
     assert_eq!(v["definitions"], 3, "{v}");
 }
 
+/// Each of `names` is defined exactly once in the index.
+fn assert_indexed(ws: &Ws, names: &[&str]) {
+    for name in names {
+        let d = data(ws, "code.findDefinition", json!({ "symbol": name }));
+        let count = d["definitions"].as_array().map(Vec::len);
+        assert_eq!(count, Some(1), "{name}: {d}");
+    }
+}
+
+/// None of `names` is in the index.
+fn assert_not_indexed(ws: &Ws, names: &[&str]) {
+    for name in names {
+        let v = call(ws, "code.findDefinition", json!({ "symbol": name }));
+        assert_eq!(v["error"]["code"], "SYMBOL_NOT_FOUND", "{name}: {v}");
+    }
+}
+
 /// Build output is skipped at the top of the workspace only; a directory named `target`,
 /// `build` or `dist` deeper down is indexed unless a `.gitignore` says otherwise, and
 /// dependencies (`node_modules`) are skipped at any depth. The same rules hold for a batch
@@ -598,18 +615,11 @@ fn skipped_directories_follow_gitignore_not_names_below_the_top() {
     ws.write("web/node_modules/dep/index.js", "function depFn() {}\n");
     ws.write(".gitignore", "lib/generated/\n");
     ws.write("lib/generated/g.py", "def ignored_gen():\n    pass\n");
-    for found in ["nested_target_fn", "nested_build_tool", "nestedDistFn"] {
-        let d = data(&ws, "code.findDefinition", json!({ "symbol": found }));
-        assert_eq!(
-            d["definitions"].as_array().map(Vec::len),
-            Some(1),
-            "{found}: {d}"
-        );
-    }
-    for missing in ["built_artifact", "depFn", "ignored_gen"] {
-        let v = call(&ws, "code.findDefinition", json!({ "symbol": missing }));
-        assert_eq!(v["error"]["code"], "SYMBOL_NOT_FOUND", "{missing}: {v}");
-    }
+    assert_indexed(
+        &ws,
+        &["nested_target_fn", "nested_build_tool", "nestedDistFn"],
+    );
+    assert_not_indexed(&ws, &["built_artifact", "depFn", "ignored_gen"]);
 
     let _server = ws.serve();
     let mut c = ws.agent("bot");
@@ -635,20 +645,8 @@ fn index_exclude_is_configurable() {
     ws.write("src/gen/made.rs", "pub fn generated_fn() {}\n");
     ws.write("src/lib.rs", "pub fn kept_fn() {}\n");
     ws.config(json!({"index": {"exclude": ["gen/"]}}));
-    for found in ["top_target_fn", "kept_fn"] {
-        let d = data(&ws, "code.findDefinition", json!({ "symbol": found }));
-        assert_eq!(
-            d["definitions"].as_array().map(Vec::len),
-            Some(1),
-            "{found}: {d}"
-        );
-    }
-    let v = call(
-        &ws,
-        "code.findDefinition",
-        json!({"symbol": "generated_fn"}),
-    );
-    assert_eq!(v["error"]["code"], "SYMBOL_NOT_FOUND", "{v}");
+    assert_indexed(&ws, &["top_target_fn", "kept_fn"]);
+    assert_not_indexed(&ws, &["generated_fn"]);
 
     ws.config(json!({"index": {"exclude": ["src/[z-a]/"]}}));
     let out = ws.cli(&["index"]);

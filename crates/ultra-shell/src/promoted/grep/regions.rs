@@ -12,7 +12,7 @@ use std::sync::mpsc;
 use grep_searcher::{Searcher, Sink, SinkMatch};
 
 use super::print::Printer;
-use super::search::{Cfg, HEAD, nuls_to_newlines};
+use super::search::{Cfg, HEAD, NulsEndLines};
 
 /// Files shorter than this are searched on one thread (splitting would cost more).
 pub(super) const MIN_LEN: u64 = 16 << 20;
@@ -71,11 +71,14 @@ pub(super) fn count(
                 } else {
                     rest.clone()
                 };
-                let mut region = Region::new(file, w[0], w[1], split.binary);
+                let region = NulsEndLines {
+                    inner: Region::new(file, w[0], w[1], false),
+                    zap: split.binary,
+                };
                 scope.spawn(move || {
                     let mut sink = Counter { selected: 0, any };
                     searcher
-                        .search_reader(&cfg.matcher, &mut region, &mut sink)
+                        .search_reader(&cfg.matcher, region, &mut sink)
                         .map(|()| sink.selected)
                 })
             })
@@ -103,7 +106,7 @@ pub(super) fn print(
         for w in split.bounds.windows(2).skip(1) {
             let (tx, rx) = mpsc::sync_channel(BATCHES);
             let mut searcher = rest.clone();
-            let mut region = Region::new(file, w[0], w[1], false);
+            let mut region = Region::new(file, w[0], w[1], true);
             scope.spawn(move || {
                 let mut sink = Collect {
                     batch: Batch::default(),
@@ -117,7 +120,7 @@ pub(super) fn print(
             later.push(rx);
         }
         let end = split.bounds.get(1).copied().unwrap_or(0);
-        let mut region = Region::new(file, 0, end, false);
+        let mut region = Region::new(file, 0, end, true);
         if let Err(e) = first
             .clone()
             .search_reader(&cfg.matcher, &mut region, &mut *printer)
@@ -225,23 +228,24 @@ fn read_full_at(file: &std::fs::File, buf: &mut [u8], at: u64) -> std::io::Resul
     Ok(n)
 }
 
-/// Bytes `pos..end` of a file, read with `pread` (threads share the file, not an offset),
-/// NULs turned into newlines for a binary file; counts the newlines it passes on.
+/// Bytes `pos..end` of a file, read with `pread` (threads share the file, not an offset).
+/// When `counting`, it counts the newlines it passes on (printing numbers the lines of a
+/// region after those of the regions before it).
 struct Region<'f> {
     file: &'f std::fs::File,
     pos: u64,
     end: u64,
-    binary: bool,
+    counting: bool,
     newlines: u64,
 }
 
 impl<'f> Region<'f> {
-    fn new(file: &'f std::fs::File, pos: u64, end: u64, binary: bool) -> Self {
+    fn new(file: &'f std::fs::File, pos: u64, end: u64, counting: bool) -> Self {
         Region {
             file,
             pos,
             end,
-            binary,
+            counting,
             newlines: 0,
         }
     }
@@ -257,10 +261,9 @@ impl Read for Region<'_> {
         }
         let n = self.file.read_at(&mut buf[..want], self.pos)?;
         self.pos += n as u64;
-        if self.binary {
-            nuls_to_newlines(&mut buf[..n]);
+        if self.counting {
+            self.newlines += memchr::memchr_iter(b'\n', &buf[..n]).count() as u64;
         }
-        self.newlines += memchr::memchr_iter(b'\n', &buf[..n]).count() as u64;
         Ok(n)
     }
 }

@@ -492,7 +492,7 @@ impl<R: std::io::Read> std::io::Read for NulsEndLines<R> {
 
 /// Every byte rewritten (a select the compiler vectorises): NULs in binary files are too
 /// dense for a `memchr` per NUL.
-pub(super) fn nuls_to_newlines(buf: &mut [u8]) {
+fn nuls_to_newlines(buf: &mut [u8]) {
     for b in buf {
         *b = if *b == 0 { b'\n' } else { *b };
     }

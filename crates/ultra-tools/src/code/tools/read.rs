@@ -400,21 +400,11 @@ impl Command<Services> for GetStructure {
         }
         let base = root.path().join(rel.as_str());
         let mut b = ignore::WalkBuilder::new(&base);
-        let top = root.path().to_path_buf();
-        let excluded = cx.services.index_exclude().clone();
         b.follow_links(false)
             .require_git(false)
             .sort_by_file_name(|x, y| x.cmp(y))
             .max_depth(a.depth.map(|d| d as usize))
-            .filter_entry(move |e| {
-                !(e.depth() > 0
-                    && e.file_type().is_some_and(|t| t.is_dir())
-                    && e.path()
-                        .strip_prefix(&top)
-                        .ok()
-                        .and_then(|p| p.to_str())
-                        .is_some_and(|rel| excluded.dir(rel)))
-            });
+            .filter_entry(cx.services.index_exclude().walk_filter(root.path()));
         // Collect (depth, name, is_dir), then draw.
         let mut entries: Vec<(usize, String, bool)> = Vec::new();
         let mut truncated = false;
