@@ -151,7 +151,7 @@ pub fn walk_under(
             continue;
         };
         let name = rel.rsplit('/').next().unwrap_or(&rel);
-        if (Lang::of_path(&rel).is_none() && name != "go.mod") || exclude.file(&rel) || !allow(&rel)
+        if (Lang::of_path(&rel).is_none() && !is_marker(name)) || exclude.file(&rel) || !allow(&rel)
         {
             continue;
         }
@@ -169,12 +169,18 @@ pub fn walk_under(
     out
 }
 
-/// Whether a single changed file would be indexed by a walk: a known language (or
-/// `go.mod`), not left out by `exclude`, and not ignored by the workspace's top-level
+/// Files indexed for what they say about the code around them, not for code: `go.mod`
+/// (Go's module path) and `pyproject.toml` (a Python project's import root).
+pub fn is_marker(name: &str) -> bool {
+    matches!(name, "go.mod" | "pyproject.toml")
+}
+
+/// Whether a single changed file would be indexed by a walk: a known language (or a
+/// [marker](is_marker)), not left out by `exclude`, and not ignored by the workspace's top-level
 /// `.gitignore` (`ignored`).
 pub fn indexable(rel: &str, ignored: &ignore::gitignore::Gitignore, exclude: &Exclude) -> bool {
     let name = rel.rsplit('/').next().unwrap_or(rel);
-    (Lang::of_path(rel).is_some() || name == "go.mod")
+    (Lang::of_path(rel).is_some() || is_marker(name))
         && !exclude.file(rel)
         && !ignored.matched_path_or_any_parents(rel, false).is_ignore()
 }
@@ -238,7 +244,8 @@ pub fn index_files(
             progress.done += 1;
             match msg {
                 Some((record, content)) => {
-                    if record.lang.is_none() && !record.path.ends_with("go.mod") {
+                    let name = record.path.rsplit('/').next().unwrap_or(&record.path);
+                    if record.lang.is_none() && !is_marker(name) {
                         progress.skipped += 1;
                     } else {
                         progress.bytes += record.bytes;

@@ -55,12 +55,24 @@ pub struct Index {
     /// Definition name → (file, index) pairs. (Files containing an identifier are found
     /// by a binary search of each file's sorted names instead of a map of every name: that
     /// map would be the biggest thing in memory.)
-    defs: foldhash::HashMap<String, Vec<(Arc<str>, usize)>>,
+    defs: foldhash::HashMap<String, Places>,
+    /// File name → the paths with that name, sorted: `#include "x.h"` and Java imports
+    /// look a name up here instead of scanning every path.
+    by_name: foldhash::HashMap<String, Vec<String>>,
     /// Directories holding a `go.mod`, with their module path.
     go_modules: BTreeMap<String, String>,
     generation: u64,
+    /// Bumps when what imports can resolve to may have changed: a file added or removed,
+    /// a file's imports changed, a `go.mod` changed. Editing a function body leaves it,
+    /// and the dependency graph with it, as it was.
+    links: u64,
     graph: Mutex<Option<(u64, Arc<Graph>)>>,
+    /// Top-level Python package or module name → the directories it is importable from,
+    /// derived from the paths when `links` moved.
+    python_tops: Mutex<Option<(u64, Arc<PythonTops>)>>,
 }
+
+type PythonTops = foldhash::HashMap<String, Vec<String>>;
 
 impl Index {
     /// An empty index.
@@ -120,13 +132,28 @@ impl Index {
         if self.is_current(&record.path, &record.hash) {
             return false;
         }
+        let links = self.links;
+        let same_imports = self
+            .files
+            .get(&record.path)
+            .is_some_and(|old| old.imports == record.imports);
         self.remove(&record.path.clone());
+        self.links = if same_imports { links } else { links + 1 };
+        let name = record.path.rsplit('/').next().unwrap_or(&record.path);
+        let paths = self.by_name.entry(name.to_string()).or_default();
+        if let Err(at) = paths.binary_search(&record.path) {
+            paths.insert(at, record.path.clone());
+        }
         let path: Arc<str> = Arc::from(record.path.as_str());
         for (i, d) in record.definitions.iter().enumerate() {
             match self.defs.get_mut(d.name.as_str()) {
-                Some(v) => v.push((path.clone(), i)),
+                Some(v) => v.at.push((path.clone(), i)),
                 None => {
-                    self.defs.insert(d.name.clone(), vec![(path.clone(), i)]);
+                    let places = Places {
+                        mask: char_mask(&d.name),
+                        at: vec![(path.clone(), i)],
+                    };
+                    self.defs.insert(d.name.clone(), places);
                 }
             }
         }
@@ -151,6 +178,7 @@ impl Index {
             }
         }
         self.generation += 1;
+        self.links += 1;
     }
 
     /// Forget a file.
@@ -161,10 +189,18 @@ impl Index {
         let Some(old) = self.files.remove(path) else {
             return;
         };
+        let name = path.rsplit('/').next().unwrap_or(path);
+        if let Some(paths) = self.by_name.get_mut(name) {
+            paths.retain(|p| p != path);
+            if paths.is_empty() {
+                self.by_name.remove(name);
+            }
+        }
+        self.links += 1;
         for d in &old.definitions {
             if let Some(v) = self.defs.get_mut(&d.name) {
-                v.retain(|(p, _)| &**p != path);
-                if v.is_empty() {
+                v.at.retain(|(p, _)| &**p != path);
+                if v.at.is_empty() {
                     self.defs.remove(&d.name);
                 }
             }
@@ -178,7 +214,7 @@ impl Index {
             .defs
             .get(name)
             .into_iter()
-            .flatten()
+            .flat_map(|p| &p.at)
             .filter_map(|(p, i)| {
                 self.files.get(&**p).map(|f| DefRef {
                     file: f.clone(),
@@ -194,27 +230,43 @@ impl Index {
 
     /// Definition names close to `name` (case-insensitive match, shared prefix, or a small
     /// edit distance), best first.
+    ///
+    /// Every name is looked at, so each is first filtered by its [`char_mask`]: an edit
+    /// changes at most two bits of it, and a substring's bits are a subset. Only the few
+    /// names that pass are lowercased and compared (a miss on a large workspace stays in
+    /// the low milliseconds).
     pub fn similar_names(&self, name: &str, n: usize) -> Vec<String> {
         let lower = name.to_lowercase();
-        let mut scored: Vec<(usize, &String)> = self
-            .defs
-            .keys()
-            .filter_map(|k| {
-                let kl = k.to_lowercase();
-                let score = if kl == lower {
-                    0
-                } else if kl.contains(&lower) || lower.contains(&kl) && kl.len() > 2 {
-                    1 + kl.len().abs_diff(lower.len()).min(5)
-                } else {
-                    let d = strsim::levenshtein(&kl, &lower);
-                    if d > 2.max(lower.len() / 4) {
-                        return None;
-                    }
-                    3 + d
-                };
-                Some((score, k))
-            })
-            .collect();
+        let len = lower.chars().count();
+        let mask = char_mask(&lower);
+        let max_edits = 2.max(len / 4);
+        let mut scored: Vec<(usize, &String)> = Vec::new();
+        for (k, places) in &self.defs {
+            let klen = k.len(); // bytes: a cheap bound, checked in characters below
+            let m = places.mask;
+            let may_contain = m & mask == mask && klen >= len;
+            let may_be_within = m & mask == m && klen > 2 && klen <= lower.len();
+            let may_be_near = (m ^ mask).count_ones() as usize <= 2 * max_edits
+                && klen.abs_diff(lower.len()) <= 4 * max_edits;
+            if !(may_contain || may_be_within || may_be_near) {
+                continue;
+            }
+            let kl = k.to_lowercase();
+            let score = if kl == lower {
+                0
+            } else if kl.contains(&lower) || lower.contains(&kl) && kl.len() > 2 {
+                1 + kl.len().abs_diff(lower.len()).min(5)
+            } else if may_be_near && kl.chars().count().abs_diff(len) <= max_edits {
+                let d = strsim::levenshtein(&kl, &lower);
+                if d > max_edits {
+                    continue;
+                }
+                3 + d
+            } else {
+                continue;
+            };
+            scored.push((score, k));
+        }
         scored.sort();
         scored.into_iter().take(n).map(|(_, k)| k.clone()).collect()
     }
@@ -242,7 +294,7 @@ impl Index {
         let mut scored: Vec<(u32, u8, usize, DefRef)> = Vec::new();
         for (name, places) in &self.defs {
             let name_parts = words(name);
-            for (path, i) in places {
+            for (path, i) in &places.at {
                 let Some(file) = self.files.get(&**path) else {
                     continue;
                 };
@@ -323,11 +375,12 @@ impl Index {
         }
     }
 
-    /// The dependency graph, rebuilt when the index changed since the last call.
+    /// The dependency graph, rebuilt when what imports resolve to may have changed since
+    /// the last call (not when only code inside files did).
     pub fn graph(&self) -> Arc<Graph> {
         let mut cached = self.graph.lock().unwrap_or_else(|p| p.into_inner());
         if let Some((g, graph)) = cached.as_ref()
-            && *g == self.generation
+            && *g == self.links
         {
             return graph.clone();
         }
@@ -357,8 +410,63 @@ impl Index {
             v.dedup();
         }
         let graph = Arc::new(graph);
-        *cached = Some((self.generation, graph.clone()));
+        *cached = Some((self.links, graph.clone()));
         graph
+    }
+
+    /// Where Python imports start, as Python finds them: the directory above each
+    /// top-level package (the top of an `__init__.py` chain), and a project's directory
+    /// (holding `pyproject.toml` or `setup.py`) and its `src/` for plain modules there.
+    fn python_tops(&self) -> Arc<PythonTops> {
+        let mut cached = self.python_tops.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((g, tops)) = cached.as_ref()
+            && *g == self.links
+        {
+            return tops.clone();
+        }
+        let mut tops = PythonTops::default();
+        let mut add = |top: &str, root: &str| {
+            let roots = tops.entry(top.to_string()).or_default();
+            if !roots.iter().any(|r| r == root) {
+                roots.push(root.to_string());
+            }
+        };
+        for init in self.by_name.get("__init__.py").into_iter().flatten() {
+            let package = resolve::dir_of(init);
+            let root = resolve::dir_of(package);
+            if !package.is_empty() && !self.files.contains_key(&join_path(root, "__init__.py")) {
+                add(package.rsplit('/').next().unwrap_or(package), root);
+            }
+        }
+        for marker in ["pyproject.toml", "setup.py"] {
+            for project in self.by_name.get(marker).into_iter().flatten() {
+                let dir = resolve::dir_of(project);
+                for root in [dir.to_string(), join_path(dir, "src")] {
+                    for module in self.in_dir(&root) {
+                        let name = module.rsplit('/').next().unwrap_or(&module);
+                        if let Some(stem) = name.strip_suffix(".py")
+                            && stem != "setup"
+                        {
+                            add(stem, &root);
+                        }
+                    }
+                }
+            }
+        }
+        for roots in tops.values_mut() {
+            roots.sort();
+        }
+        let tops = Arc::new(tops);
+        *cached = Some((self.links, tops.clone()));
+        tops
+    }
+}
+
+fn join_path(dir: &str, name: &str) -> String {
+    if dir.is_empty() {
+        name.to_string()
+    } else {
+        format!("{dir}/{name}")
     }
 }
 
@@ -375,17 +483,26 @@ impl Files for Index {
     }
 
     fn with_suffix(&self, suffix: &str) -> Vec<String> {
-        self.files
-            .keys()
-            .filter(|p| {
-                if suffix.ends_with('/') {
-                    p.starts_with(suffix) || p.contains(&format!("/{suffix}"))
-                } else {
-                    p.as_str() == suffix || p.ends_with(&format!("/{suffix}"))
-                }
-            })
+        if suffix.ends_with('/') {
+            return self
+                .files
+                .keys()
+                .filter(|p| p.starts_with(suffix) || p.contains(&format!("/{suffix}")))
+                .cloned()
+                .collect();
+        }
+        let name = suffix.rsplit('/').next().unwrap_or(suffix);
+        self.by_name
+            .get(name)
+            .into_iter()
+            .flatten()
+            .filter(|p| p.as_str() == suffix || p.ends_with(&format!("/{suffix}")))
             .cloned()
             .collect()
+    }
+
+    fn python_roots(&self, top: &str) -> Vec<String> {
+        self.python_tops().get(top).cloned().unwrap_or_default()
     }
 
     fn go_modules(&self) -> Vec<(String, String)> {
@@ -394,6 +511,28 @@ impl Files for Index {
             .map(|(d, m)| (d.clone(), m.clone()))
             .collect()
     }
+}
+
+/// Where one name is defined, with the name's [`char_mask`].
+#[derive(Debug)]
+struct Places {
+    mask: u64,
+    at: Vec<(Arc<str>, usize)>,
+}
+
+/// Which characters a name has, ignoring case: a bit per letter, digit and `_`, the rest
+/// folded into the last bits. One substitution changes at most two bits, an insertion or
+/// deletion at most one.
+fn char_mask(s: &str) -> u64 {
+    s.chars().fold(0, |m, c| {
+        let bit = match c.to_ascii_lowercase() {
+            c @ 'a'..='z' => c as u32 - 'a' as u32,
+            c @ '0'..='9' => 26 + c as u32 - '0' as u32,
+            '_' => 36,
+            c => 37 + (c.to_lowercase().next().unwrap_or(c) as u32) % 27,
+        };
+        m | 1 << bit
+    })
 }
 
 /// The lowercase words of an identifier or a query, split at non-alphanumerics and where a
@@ -466,4 +605,147 @@ pub fn is_entry_point(path: &str) -> bool {
         stem,
         "index" | "main" | "lib" | "mod" | "__init__" | "__main__" | "app" | "server" | "cli"
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::DefKind;
+
+    /// The suggestions as they were computed before the masks: every name lowercased and
+    /// compared.
+    fn similar_by_scanning(idx: &Index, name: &str, n: usize) -> Vec<String> {
+        let lower = name.to_lowercase();
+        let mut scored: Vec<(usize, &String)> = idx
+            .defs
+            .keys()
+            .filter_map(|k| {
+                let kl = k.to_lowercase();
+                let score = if kl == lower {
+                    0
+                } else if kl.contains(&lower) || lower.contains(&kl) && kl.len() > 2 {
+                    1 + kl.len().abs_diff(lower.len()).min(5)
+                } else {
+                    let d = strsim::levenshtein(&kl, &lower);
+                    if d > 2.max(lower.chars().count() / 4) {
+                        return None;
+                    }
+                    3 + d
+                };
+                Some((score, k))
+            })
+            .collect();
+        scored.sort();
+        scored.into_iter().take(n).map(|(_, k)| k.clone()).collect()
+    }
+
+    /// Random adds, body edits, import edits and removals: the cached graph always equals
+    /// one built from scratch, and a body edit keeps the cached graph itself.
+    #[test]
+    fn the_cached_graph_follows_every_change() {
+        use crate::model::Import;
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move |m: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % m
+        };
+        let record = |n: u64, imports: Vec<u64>, body: u64| FileIndex {
+            path: format!("src/m{n}.ts"),
+            lang: Some(Lang::TypeScript),
+            hash: format!("{imports:?}/{body}"),
+            imports: imports
+                .iter()
+                .map(|i| Import {
+                    source: format!("./m{i}"),
+                    line: 1,
+                    names: Vec::new(),
+                    resolved: None,
+                })
+                .collect(),
+            ..FileIndex::default()
+        };
+        let mut idx = Index::new();
+        let mut model: BTreeMap<u64, (Vec<u64>, u64)> = BTreeMap::new();
+        for step in 0..600 {
+            let n = next(12);
+            let before = idx.graph();
+            let body_only = match (next(4), model.get(&n).cloned()) {
+                (0, Some(_)) => {
+                    idx.remove(&format!("src/m{n}.ts"));
+                    model.remove(&n);
+                    false
+                }
+                (1, Some((imports, body))) => {
+                    idx.upsert(record(n, imports.clone(), body + 1));
+                    model.insert(n, (imports, body + 1));
+                    true
+                }
+                _ => {
+                    let imports: Vec<u64> = (0..next(4)).map(|_| next(12)).collect();
+                    idx.upsert(record(n, imports.clone(), step));
+                    model.insert(n, (imports, step));
+                    false
+                }
+            };
+            let after = idx.graph();
+            if body_only {
+                assert!(Arc::ptr_eq(&before, &after), "step {step}: rebuilt");
+            }
+            let mut fresh = Index::new();
+            for (n, (imports, body)) in &model {
+                fresh.upsert(record(*n, imports.clone(), *body));
+            }
+            let want = fresh.graph();
+            assert_eq!(after.deps, want.deps, "step {step}");
+            assert_eq!(after.dependents, want.dependents, "step {step}");
+        }
+    }
+
+    #[test]
+    fn similar_names_match_a_full_scan() {
+        // A small alphabet makes near names common.
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move |m: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % m
+        };
+        let alphabet: Vec<char> = "abcdeABCDE_1é".chars().collect();
+        let word = |next: &mut dyn FnMut(u64) -> u64| -> String {
+            let len = 1 + next(12) as usize;
+            (0..len)
+                .map(|_| alphabet[next(alphabet.len() as u64) as usize])
+                .collect()
+        };
+        let mut idx = Index::new();
+        for f in 0..40 {
+            let definitions = (0..50)
+                .map(|i| Definition {
+                    name: word(&mut next),
+                    kind: DefKind::Function,
+                    line: i + 1,
+                    column: 0,
+                    line_end: i + 1,
+                    container: None,
+                })
+                .collect();
+            idx.upsert(FileIndex {
+                path: format!("f{f}.rs"),
+                hash: f.to_string(),
+                definitions,
+                ..FileIndex::default()
+            });
+        }
+        for _ in 0..500 {
+            let q = word(&mut next);
+            assert_eq!(
+                idx.similar_names(&q, 8),
+                similar_by_scanning(&idx, &q, 8),
+                "query {q:?}"
+            );
+        }
+    }
 }

@@ -15,6 +15,9 @@ pub trait Files {
     fn with_suffix(&self, suffix: &str) -> Vec<String>;
     /// Go modules: (directory of `go.mod`, module path).
     fn go_modules(&self) -> Vec<(String, String)>;
+    /// The directories a top-level Python package or module `top` is importable from
+    /// (besides the root, `src/` and the importer's own package root), sorted.
+    fn python_roots(&self, top: &str) -> Vec<String>;
 }
 
 /// The directory part of a path ("" at the root).
@@ -98,14 +101,25 @@ fn python(files: &dyn Files, importer: &str, source: &str, names: &[String]) -> 
         }
         vec![d]
     } else {
-        // Absolute: from the root, from a `src/` layout, and from the importer's top
-        // directory.
-        let mut b = vec![String::new(), "src".to_string()];
+        // Absolute: from the importer's own package root, the root, a `src/` layout, the
+        // importer's top directory, then wherever a package of that name starts (nearest
+        // the importer first).
+        let mut root = dir_of(importer);
+        while !root.is_empty() && files.exists(&format!("{root}/__init__.py")) {
+            root = dir_of(root);
+        }
+        let mut b = vec![root.to_string(), String::new(), "src".to_string()];
         if let Some(top) = importer.split('/').next()
             && importer.contains('/')
         {
             b.push(top.to_string());
         }
+        let top = module_path.split('/').next().unwrap_or("");
+        let mut elsewhere = files.python_roots(top);
+        elsewhere.sort_by_key(|r| std::cmp::Reverse(shared_dirs(r, importer)));
+        b.extend(elsewhere);
+        let mut seen = std::collections::HashSet::new();
+        b.retain(|d| seen.insert(d.clone()));
         b
     };
     let mut out = Vec::new();
@@ -138,6 +152,14 @@ fn python(files: &dyn Files, importer: &str, source: &str, names: &[String]) -> 
         }
     }
     out
+}
+
+/// How many leading directories `dir` shares with `path`.
+fn shared_dirs(dir: &str, path: &str) -> usize {
+    dir.split('/')
+        .zip(path.split('/'))
+        .take_while(|(a, b)| a == b && !a.is_empty())
+        .count()
 }
 
 /// The directory that holds a Rust module's children: `src/` for `lib.rs`/`main.rs`/
@@ -322,6 +344,18 @@ mod tests {
         }
         fn go_modules(&self) -> Vec<(String, String)> {
             self.1.clone()
+        }
+        fn python_roots(&self, top: &str) -> Vec<String> {
+            let mut roots: Vec<String> = self
+                .0
+                .iter()
+                .filter_map(|p| p.strip_suffix(&format!("{top}/__init__.py")))
+                .filter(|r| r.is_empty() || r.ends_with('/'))
+                .map(|r| r.trim_end_matches('/').to_string())
+                .filter(|r| !self.exists(&format!("{r}/__init__.py")))
+                .collect();
+            roots.sort();
+            roots
         }
     }
 

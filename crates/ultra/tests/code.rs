@@ -657,3 +657,92 @@ fn index_exclude_is_configurable() {
         out.stderr()
     );
 }
+
+/// Absolute Python imports resolve the way Python finds packages: from the directory
+/// above the top `__init__.py` of a package wherever it sits (an unpacked sdist), and from
+/// a project's directory or `src/` (next to `pyproject.toml`) for plain modules. The graph
+/// follows import changes while a server runs, and a body edit leaves it as it was.
+#[test]
+fn python_imports_resolve_from_package_roots() {
+    let ws = Ws::new();
+    let dj = "python/Django-5.2.8";
+    ws.write(
+        &format!("{dj}/pyproject.toml"),
+        "[project]\nname = \"Django\"\n",
+    );
+    ws.write(&format!("{dj}/django/__init__.py"), "VERSION = (5, 2)\n");
+    ws.write(&format!("{dj}/django/db/__init__.py"), "");
+    ws.write(
+        &format!("{dj}/django/db/models/__init__.py"),
+        "from django.db.models.base import Model\n",
+    );
+    ws.write(
+        &format!("{dj}/django/db/models/base.py"),
+        "class Model:\n    pass\n",
+    );
+    ws.write(&format!("{dj}/tests/admin_views/__init__.py"), "");
+    ws.write(
+        &format!("{dj}/tests/admin_views/models.py"),
+        "from django.db import models\n\nclass Book(models.Model):\n    pass\n",
+    );
+    ws.write(
+        &format!("{dj}/tests/runtests.py"),
+        "import django\nfrom django.db.models import Model\n",
+    );
+    ws.write(
+        "tools/cli/pyproject.toml",
+        "[project]\nname = \"clitool\"\n",
+    );
+    ws.write("tools/cli/src/clitool.py", "def helper():\n    pass\n");
+    ws.write("scripts/run.py", "import clitool\n\nclitool.helper()\n");
+
+    let dependents = |c: &mut common::Conn, path: &str| -> Vec<String> {
+        let d = c.ok("code.getDependents", json!({ "path": path }));
+        d["dependents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x["path"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let _server = ws.serve();
+    let mut c = ws.agent("bot");
+    let models = format!("{dj}/django/db/models/__init__.py");
+    assert_eq!(
+        dependents(&mut c, &models),
+        [
+            format!("{dj}/tests/admin_views/models.py"),
+            format!("{dj}/tests/runtests.py")
+        ]
+    );
+    assert_eq!(
+        dependents(&mut c, &format!("{dj}/django/db/models/base.py")),
+        [models.clone()]
+    );
+    assert_eq!(
+        dependents(&mut c, &format!("{dj}/django/__init__.py")),
+        [format!("{dj}/tests/runtests.py")]
+    );
+    assert_eq!(
+        dependents(&mut c, "tools/cli/src/clitool.py"),
+        ["scripts/run.py"]
+    );
+
+    // A body edit keeps the graph; an import edit and a new importer change it.
+    ws.write(
+        &format!("{dj}/tests/admin_views/models.py"),
+        "from django.db import models\n\nclass Book(models.Model):\n    title = 1\n",
+    );
+    ws.write(&format!("{dj}/tests/runtests.py"), "import django\n");
+    ws.write(
+        &format!("{dj}/django/contrib/__init__.py"),
+        "from django.db.models import Model\n",
+    );
+    common::wait_until("the graph to follow the import edits", || {
+        dependents(&mut c, &models)
+            == [
+                format!("{dj}/django/contrib/__init__.py"),
+                format!("{dj}/tests/admin_views/models.py"),
+            ]
+    });
+}
