@@ -168,7 +168,7 @@ pub fn index_incremental(
             let changed: Vec<tree_sitter::Range> = old_tree.changed_ranges(&tree).collect();
             // Around syntax errors tree-sitter's recovery may change more than it reports.
             let clean = generic.errors.is_empty() && !tree.root_node().has_error();
-            if clean && inside_opaque_body(lang, &tree, &edit, &changed) {
+            if clean && inside_opaque_body(lang, &tree, &edit, &changed, &symbols) {
                 SYMBOLS_KEPT.with(|k| k.set(k.get() + 1));
                 symbols.shift(&edit).into(&mut out);
             } else {
@@ -223,13 +223,15 @@ fn extract(lang: Lang, tree: &Tree, content: &[u8], out: &mut FileIndex) {
 
 /// Whether the edit, and every change of syntax it made, lies strictly inside the body of
 /// a node whose body the language's extractor never reads (a function's statements), with
-/// the body's end on a later line: then the symbols are the old ones, lines shifted. (Only
+/// the body's end on a later line, and touches no item that defines something there
+/// (before or after the edit): then the symbols are the old ones, lines shifted. (Only
 /// asked of trees without syntax errors.)
 fn inside_opaque_body(
     lang: Lang,
     tree: &Tree,
     edit: &InputEdit,
     changed: &[tree_sitter::Range],
+    old: &Symbols,
 ) -> bool {
     let opaque = lang.spec().opaque_bodies;
     if opaque.is_empty() {
@@ -245,11 +247,34 @@ fn inside_opaque_body(
     };
     while let Some(parent) = node.parent() {
         if opaque.contains(&parent.kind()) && parent.child_by_field_name("body") == Some(node) {
+            let items = lang.spec().items_in_bodies;
+            let rows = edit.start_position.row as u32 + 1..=edit.old_end_position.row as u32 + 1;
+            let defined_there = old.definitions.iter().any(|d| rows.contains(&d.line))
+                || old.imports.iter().any(|i| rows.contains(&i.line));
             return lo > node.start_byte()
                 && hi < node.end_byte()
-                && node.end_position().row > edit.new_end_position.row;
+                && node.end_position().row > edit.new_end_position.row
+                && !defined_there
+                && !touches_kind(node, lo, hi, items);
         }
         node = parent;
+    }
+    false
+}
+
+/// Whether a node of one of `kinds` below `node` overlaps bytes `lo..hi`.
+fn touches_kind(node: tree_sitter::Node<'_>, lo: usize, hi: usize, kinds: &[&str]) -> bool {
+    if kinds.is_empty() {
+        return false;
+    }
+    let mut cursor = node.walk();
+    for child in node.children(&mut cursor) {
+        if child.end_byte() < lo || child.start_byte() > hi {
+            continue;
+        }
+        if kinds.contains(&child.kind()) || touches_kind(child, lo, hi, kinds) {
+            return true;
+        }
     }
     false
 }
@@ -398,6 +423,67 @@ mod tests {
                 "{path}: symbols were extracted again"
             );
         }
+    }
+
+    /// Rust items may sit in a function body: random edits inside bodies (plain typing,
+    /// nested items added, lines deleted, items' lines edited) leave a record equal to a
+    /// fresh index, and plain typing still keeps the symbols.
+    #[test]
+    fn items_inside_bodies_follow_incremental_edits() {
+        let mut rng = Rng(0x0ddb_1a5e_5ca1_ab1e);
+        let inserts = [
+            "    let z = 1;\n",
+            "    fn inner() -> u8 { 1 }\n",
+            "    struct Local;\n",
+            "    impl Local { fn go(&self) {} }\n",
+            "    use crate::net::Conn;\n",
+            "    const K: u8 = 2;\n",
+            "    x + 1;\n",
+        ];
+        let mut text = String::from(
+            "pub fn a(x: u32) -> u32 {\n    let y = x;\n    y\n}\n\nfn b() {\n    let q = 2;\n}\n",
+        );
+        let (_, mut state) = index_incremental("a.rs", text.as_bytes(), None);
+        let (_, _, kept_before) = super::incremental_counts();
+        for step in 0..300 {
+            // A line strictly inside a body: after an opening line, before a closing one.
+            let lines: Vec<&str> = text.split_inclusive('\n').collect();
+            let inside: Vec<usize> = (1..lines.len())
+                .filter(|&i| {
+                    lines[i].starts_with("    ") && lines[i - 1].trim_end().ends_with(['{', ';'])
+                })
+                .collect();
+            let Some(&i) = inside.get(rng.below(inside.len())) else {
+                break;
+            };
+            let at: usize = lines[..i].iter().map(|l| l.len()).sum();
+            match rng.below(4) {
+                0 if lines.len() > 12 => {
+                    text.replace_range(at..at + lines[i].len(), "");
+                }
+                1 => {
+                    // Rename whatever the line defines or says.
+                    let col = at + 4 + rng.below(lines[i].len().saturating_sub(6));
+                    if text.is_char_boundary(col) {
+                        text.insert(col, 'w');
+                    }
+                }
+                _ => text.insert_str(at, inserts[rng.below(inserts.len())]),
+            }
+            let (inc, next) = index_incremental("a.rs", text.as_bytes(), state);
+            let fresh = index_file("a.rs", text.as_bytes());
+            assert_eq!(inc, fresh, "step {step}: {text}");
+            state = next;
+        }
+        let (_, _, kept_after) = super::incremental_counts();
+        assert!(kept_after > kept_before, "no edit kept the symbols");
+
+        // An item between plain statements deleted whole: nothing in the new tree shows it.
+        let before = "fn c() {\n    let a = 1;\n    fn gone() {}\n    let b = 2;\n}\n";
+        let (_, state) = index_incremental("c.rs", before.as_bytes(), None);
+        let after = before.replace("    fn gone() {}\n", "");
+        let (inc, _) = index_incremental("c.rs", after.as_bytes(), state);
+        assert_eq!(inc, index_file("c.rs", after.as_bytes()));
     }
 
     /// A small deterministic generator (xorshift64*), so a failure reproduces.

@@ -233,3 +233,70 @@ fn js_commonjs_and_esm() {
             .any(|c| c.name == "Router" && c.is_exported)
     );
 }
+
+/// Definitions below module level, as ctags indexes them: functions in function bodies,
+/// blocks and UMD wrappers, functions bound to variables and properties there, prototype
+/// methods, methods of named object literals; TypeScript overloads and `declare
+/// namespace` functions. Functions of anonymous objects (arguments) are not definitions.
+#[test]
+fn nested_definitions_as_ctags_finds_them() {
+    let defs = |f: &ultra_index::FileIndex| -> Vec<(String, Option<String>, u32)> {
+        f.definitions
+            .iter()
+            .map(|d| (d.name.clone(), d.container.clone(), d.line))
+            .collect()
+    };
+    let f = index("js", "vendor/umd.js");
+    let got = defs(&f);
+    let want: &[(&str, Option<&str>, u32)] = &[
+        ("helper", None, 10),
+        ("Queue", None, 14),
+        ("push", None, 16),
+        ("drain", Some("Queue"), 21),
+        ("create", Some("Queue"), 25),
+        ("run", Some("api"), 31),
+        ("stop", Some("api"), 34),
+        ("deep", Some("nested"), 36),
+        ("Inner", None, 40),
+        ("go", Some("Inner"), 41),
+        ("inBlock", None, 47),
+    ];
+    for (name, container, line) in want {
+        assert!(
+            got.iter()
+                .any(|(n, c, l)| n == name && c.as_deref() == *container && l == line),
+            "{name} ({container:?}) at {line}: {got:?}"
+        );
+    }
+    assert!(!got.iter().any(|(n, _, _)| n == "onEvent"), "{got:?}");
+    assert!(!got.iter().any(|(n, _, _)| n == "version"), "{got:?}");
+
+    let d = index("ts", "src/utils/date.ts");
+    let overloads: Vec<u32> = d
+        .definitions
+        .iter()
+        .filter(|x| x.name == "overloaded")
+        .map(|x| x.line)
+        .collect();
+    assert_eq!(overloads, [28, 29, 30]);
+
+    let a = index("ts", "src/types/ambient.d.ts");
+    let got = defs(&a);
+    for (name, container, line) in [
+        ("Shapes", None, 1),
+        ("area", None, 2),
+        ("Shape", None, 3),
+        ("Inner", None, 6),
+        ("perimeter", None, 7),
+        ("distance", None, 12),
+        ("Canvas", None, 15),
+        ("draw", Some("Canvas"), 16),
+        ("draw", Some("Canvas"), 17),
+    ] {
+        assert!(
+            got.iter()
+                .any(|(n, c, l)| n == name && c.as_deref() == container && *l == line),
+            "{name} at {line}: {got:?}"
+        );
+    }
+}

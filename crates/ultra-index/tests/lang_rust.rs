@@ -129,3 +129,35 @@ fn broken_rs_still_indexes() {
 fn truncated_files_never_panic() {
     lang_support::prefixes_never_panic("rust", &["src/lib.rs", "src/shapes.rs"]);
 }
+
+/// Items inside function bodies are definitions too (ctags indexes them): test helpers,
+/// local types and their impls, at any depth; `use` inside a body is an import.
+#[test]
+fn items_inside_function_bodies() {
+    let src = "fn outer() {\n    fn helper() -> u8 { 1 }\n    struct Local { f: u8 }\n    impl Local {\n        fn get(&self) -> u8 { self.f }\n    }\n    let c = || {\n        fn in_closure() {}\n    };\n    use crate::net::Conn;\n}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn t() {\n        fn fixture() {}\n    }\n}\n";
+    let f = ultra_index::index_file("src/lib.rs", src.as_bytes());
+    let got: Vec<(&str, Option<&str>, u32)> = f
+        .definitions
+        .iter()
+        .map(|d| (d.name.as_str(), d.container.as_deref(), d.line))
+        .collect();
+    for want in [
+        ("outer", None, 1),
+        ("helper", None, 2),
+        ("Local", None, 3),
+        ("get", Some("Local"), 5),
+        ("in_closure", None, 8),
+        ("tests", None, 14),
+        ("t", None, 16),
+        ("fixture", None, 17),
+    ] {
+        assert!(got.contains(&want), "{want:?} in {got:?}");
+    }
+    assert!(
+        f.imports.iter().any(|i| i.source == "crate::net::Conn"),
+        "{:?}",
+        f.imports
+    );
+    let local = f.classes.iter().find(|c| c.name == "Local").unwrap();
+    assert_eq!(local.methods.len(), 1);
+}

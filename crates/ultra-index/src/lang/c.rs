@@ -31,6 +31,7 @@ pub(crate) static SPEC: Spec = Spec {
         "declaration_list",
     ],
     opaque_bodies: &["function_definition"],
+    items_in_bodies: &[],
 };
 
 /// A function or method declared without a body: recorded at the end unless the same file

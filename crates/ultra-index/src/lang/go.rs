@@ -24,6 +24,7 @@ pub(crate) static SPEC: Spec = Spec {
     ],
     blocks: &["block"],
     opaque_bodies: &["function_declaration", "method_declaration"],
+    items_in_bodies: &[],
 };
 
 /// Functions, classes, definitions and imports.

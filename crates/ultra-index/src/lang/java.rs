@@ -32,6 +32,7 @@ pub(crate) static SPEC: Spec = Spec {
         "constructor_declaration",
         "compact_constructor_declaration",
     ],
+    items_in_bodies: &[],
 };
 
 /// Functions, classes, definitions and imports.

@@ -38,6 +38,7 @@ pub(crate) static SPEC: Spec = Spec {
     ],
     // Imports are found anywhere in the tree, so no body is opaque.
     opaque_bodies: &[],
+    items_in_bodies: &[],
 };
 
 /// What the walk learns on the way that only applies at the end.
@@ -55,6 +56,7 @@ pub(crate) fn extract(root: Node<'_>, cx: &mut Cx<'_>) {
     for child in children(root) {
         statement(cx, &mut st, child, child, false);
     }
+    nested(cx, &mut st, root);
     imports(cx, root);
     // Names exported after their declaration.
     for f in &mut cx.out.functions {
@@ -184,6 +186,188 @@ fn export_statement(cx: &mut Cx<'_>, st: &mut State, node: Node<'_>) {
             _ => {}
         }
     }
+}
+
+/// Definitions the module-level pass does not reach, as ctags finds them: functions and
+/// classes declared inside function bodies, blocks and IIFE/UMD wrappers; functions bound
+/// to variables there; functions assigned to properties (`x.y = function`,
+/// `X.prototype.m = function`); methods of object literals; TypeScript overload
+/// signatures and the functions of `declare namespace` blocks. A name already defined at
+/// its position is left as the module-level pass recorded it.
+fn nested(cx: &mut Cx<'_>, st: &mut State, root: Node<'_>) {
+    let mut seen: HashSet<(u32, u32)> = cx
+        .out
+        .definitions
+        .iter()
+        .map(|d| (d.line, d.column))
+        .collect();
+    let is_new = |seen: &mut HashSet<(u32, u32)>, n: Node<'_>| {
+        seen.insert((line(n), n.start_position().column as u32))
+    };
+    let mut cursor = root.walk();
+    let mut descend = true;
+    loop {
+        if descend {
+            let node = cursor.node();
+            match node.kind() {
+                "function_declaration" | "generator_function_declaration" => {
+                    if let Some(name) = node.child_by_field_name("name")
+                        && is_new(&mut seen, name)
+                    {
+                        function(cx, name, node, node, false);
+                    }
+                }
+                "function_signature" => {
+                    if let Some(name) = node.child_by_field_name("name")
+                        && is_new(&mut seen, name)
+                    {
+                        cx.define(name, DefKind::Function, node, None);
+                    }
+                }
+                "class_declaration" | "abstract_class_declaration" => {
+                    if let Some(name) = node.child_by_field_name("name")
+                        && is_new(&mut seen, name)
+                    {
+                        class(cx, st, Some(name), node, node, false);
+                        // Its members are defined now; keep them from being defined again.
+                        for d in &cx.out.definitions {
+                            seen.insert((d.line, d.column));
+                        }
+                    }
+                }
+                "method_signature" if node.parent().is_some_and(|p| p.kind() == "class_body") => {
+                    // An overload of a class method.
+                    if let Some(name) = node.child_by_field_name("name")
+                        && is_new(&mut seen, name)
+                    {
+                        let owner = enclosing_class(cx, node);
+                        cx.define(name, DefKind::Method, node, owner.as_deref());
+                    }
+                }
+                "variable_declarator" => {
+                    if let (Some(name), Some(value)) = (
+                        node.child_by_field_name("name"),
+                        node.child_by_field_name("value"),
+                    ) && name.kind() == "identifier"
+                        && is_function(value)
+                        && is_new(&mut seen, name)
+                    {
+                        let outer = node.parent().unwrap_or(node);
+                        function(cx, name, value, outer, false);
+                    }
+                }
+                "assignment_expression" => {
+                    if let (Some(left), Some(right)) = (
+                        node.child_by_field_name("left"),
+                        node.child_by_field_name("right"),
+                    ) && left.kind() == "member_expression"
+                        && is_function(right)
+                        && let Some(prop) = left.child_by_field_name("property")
+                        && prop.kind() == "property_identifier"
+                        && is_new(&mut seen, prop)
+                    {
+                        let owner = left
+                            .child_by_field_name("object")
+                            .map(|o| owner_name(cx, o))
+                            .filter(|o| !o.is_empty());
+                        let outer = match node.parent() {
+                            Some(p) if p.kind() == "expression_statement" => p,
+                            _ => node,
+                        };
+                        property_function(cx, prop, right, outer, owner.as_deref());
+                    }
+                }
+                "pair" => {
+                    if let (Some(key), Some(value)) = (
+                        node.child_by_field_name("key"),
+                        node.child_by_field_name("value"),
+                    ) && is_function(value)
+                        && matches!(key.kind(), "property_identifier" | "string")
+                        && let Some(owner) = object_owner(cx, node)
+                        && is_new(&mut seen, key)
+                    {
+                        property_function(cx, key, value, node, Some(&owner));
+                    }
+                }
+                "method_definition" if node.parent().is_some_and(|p| p.kind() == "object") => {
+                    if let Some(name) = node.child_by_field_name("name")
+                        && name.kind() == "property_identifier"
+                        && let Some(owner) = object_owner(cx, node)
+                        && is_new(&mut seen, name)
+                    {
+                        property_function(cx, name, node, node, Some(&owner));
+                    }
+                }
+                _ => {}
+            }
+        }
+        if descend && cursor.goto_first_child() {
+            continue;
+        }
+        if cursor.goto_next_sibling() {
+            descend = true;
+            continue;
+        }
+        if !cursor.goto_parent() {
+            break;
+        }
+        descend = false;
+    }
+}
+
+/// A function stored in a property: a method of `owner` when there is one.
+fn property_function(
+    cx: &mut Cx<'_>,
+    name: Node<'_>,
+    f: Node<'_>,
+    outer: Node<'_>,
+    owner: Option<&str>,
+) {
+    let text = unquote(&cx.text(name));
+    if text.is_empty() {
+        return;
+    }
+    let rec = make_function(cx, text, owner, f, outer, false);
+    cx.function(name, outer, owner, rec);
+    if name.kind() == "string"
+        && let Some(d) = cx.out.definitions.last_mut()
+    {
+        d.name = unquote(&d.name);
+    }
+}
+
+/// The owner a property assignment's object names: `X` for `X.prototype`, `a.b` for
+/// `a.b`, nothing for `this`.
+fn owner_name(cx: &Cx<'_>, object: Node<'_>) -> String {
+    let text = cx.compact(object);
+    let text = text.strip_suffix(".prototype").unwrap_or(&text);
+    if text == "this" || text.len() > 80 {
+        String::new()
+    } else {
+        text.to_string()
+    }
+}
+
+/// What an object literal holding `member` is called: the variable it initialises, or the
+/// property it is assigned to. (Anonymous objects, such as arguments and return values,
+/// name no owner, and their functions are not definitions.)
+fn object_owner(cx: &Cx<'_>, member: Node<'_>) -> Option<String> {
+    let object = member.parent()?;
+    let holder = object.parent()?;
+    let name = match holder.kind() {
+        "variable_declarator" => holder.child_by_field_name("name")?,
+        "assignment_expression" => holder.child_by_field_name("left")?,
+        "pair" => holder.child_by_field_name("key")?,
+        _ => return None,
+    };
+    let name = owner_name(cx, name);
+    (!name.is_empty() && !name.contains(['{', '[', '('])).then_some(name)
+}
+
+/// The name of the class whose body holds `member`.
+fn enclosing_class(cx: &Cx<'_>, member: Node<'_>) -> Option<String> {
+    let class = member.parent()?.parent()?;
+    class.child_by_field_name("name").map(|n| cx.text(n))
 }
 
 /// `module.exports = …`, `module.exports.x = …`, `exports.x = …`.

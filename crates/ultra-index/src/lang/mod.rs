@@ -133,6 +133,9 @@ pub(crate) struct Spec {
     /// depend on the statements in it): an edit inside one leaves the symbols as they
     /// were, lines shifted.
     pub opaque_bodies: &'static [&'static str],
+    /// Node kinds that define or import something even inside an opaque body (a Rust
+    /// `fn` nested in a function): an edit that touches one is extracted again.
+    pub items_in_bodies: &'static [&'static str],
 }
 
 /// What a language extractor writes into, with helpers for the common steps.

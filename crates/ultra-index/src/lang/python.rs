@@ -26,6 +26,7 @@ pub(crate) static SPEC: Spec = Spec {
     blocks: &["block"],
     // Imports are found anywhere in the tree, so no body is opaque.
     opaque_bodies: &[],
+    items_in_bodies: &[],
 };
 
 /// Functions, classes, definitions and imports.

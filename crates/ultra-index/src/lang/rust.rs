@@ -25,7 +25,26 @@ pub(crate) static SPEC: Spec = Spec {
         "match_block",
     ],
     opaque_bodies: &["function_item"],
+    items_in_bodies: ITEMS,
 };
+
+/// Items, which may also sit in a function's body (helpers, test fixtures, local impls).
+const ITEMS: &[&str] = &[
+    "function_item",
+    "function_signature_item",
+    "struct_item",
+    "union_item",
+    "enum_item",
+    "trait_item",
+    "impl_item",
+    "type_item",
+    "const_item",
+    "static_item",
+    "macro_definition",
+    "mod_item",
+    "use_declaration",
+    "extern_crate_declaration",
+];
 
 /// Methods found in an `impl` block, merged into the type's [`Class`] at the end when the
 /// type is declared in the same file.
@@ -40,6 +59,28 @@ pub(crate) fn extract(root: Node<'_>, cx: &mut Cx<'_>) {
     let mut impls = Vec::new();
     let mut mods = Vec::new();
     items(root, cx, &mut impls, &mut mods);
+    // Items inside function bodies and other blocks, at any depth.
+    let mut cursor = root.walk();
+    let mut descend = true;
+    loop {
+        if descend {
+            let node = cursor.node();
+            if node.kind() == "block" && children(node).iter().any(|c| ITEMS.contains(&c.kind())) {
+                items(node, cx, &mut impls, &mut Vec::new());
+            }
+            if cursor.goto_first_child() {
+                continue;
+            }
+        }
+        if cursor.goto_next_sibling() {
+            descend = true;
+            continue;
+        }
+        if !cursor.goto_parent() {
+            break;
+        }
+        descend = false;
+    }
     for imp in impls {
         let Some(class) = cx
             .out

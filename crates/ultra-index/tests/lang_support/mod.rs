@@ -202,7 +202,7 @@ pub fn check_dir_with_refs(dir: &str, refs: &[(&str, &[&str])]) {
             .find(|(r, _)| *r == rel)
             .map_or(&[][..], |(_, names)| names);
         let value = summary(&idx, names);
-        let text = serde_json::to_string_pretty(&value).unwrap() + "\n";
+        let text = serde_json::to_string_pretty(&sort_keys(value.clone())).unwrap() + "\n";
         let snap = snap_dir.join(format!("{}.json", rel.replace('/', "__")));
         if update {
             std::fs::create_dir_all(&snap_dir).unwrap();
@@ -264,5 +264,26 @@ pub fn prefixes_never_panic(dir: &str, rels: &[&str]) {
             let idx = index_file(rel, &content[..cut]);
             assert!(idx.lines as usize <= content.len() + 1);
         }
+    }
+}
+
+/// `v` with every object's keys in order, so that rewritten snapshots diff only where
+/// the facts changed.
+fn sort_keys(v: serde_json::Value) -> serde_json::Value {
+    match v {
+        serde_json::Value::Object(m) => {
+            let mut entries: Vec<_> = m.into_iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            serde_json::Value::Object(
+                entries
+                    .into_iter()
+                    .map(|(k, v)| (k, sort_keys(v)))
+                    .collect(),
+            )
+        }
+        serde_json::Value::Array(a) => {
+            serde_json::Value::Array(a.into_iter().map(sort_keys).collect())
+        }
+        v => v,
     }
 }
