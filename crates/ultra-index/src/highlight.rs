@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 use tree_sitter::{Query, QueryCursor, StreamingIterator, Tree};
 
 use crate::lang::Lang;
-use crate::passes::{MAX_PARSE_BYTES, edit_between, parse};
+use crate::passes::{MAX_PARSE_BYTES, edit_for, parse};
 
 /// Highlight scopes are wire data: the protocol defines them, the editor colours them.
 pub use ultra_protocol::view::Scope;
@@ -165,7 +165,7 @@ impl Highlighter {
         if content.len() > MAX_PARSE_BYTES {
             return false;
         }
-        let edit = edit_between(&self.text, &content);
+        let edit = edit_for(self.lang, &self.text, &content);
         self.tree.edit(&edit);
         match parse(self.lang, &content, Some(&self.tree)) {
             Some(tree) => {

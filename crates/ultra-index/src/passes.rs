@@ -2,6 +2,7 @@
 //! passes that are the same for every language ([`crate::generic`]). Open buffers keep an
 //! [`Incremental`] state so that each edit reparses and rewalks only around itself.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 
@@ -26,8 +27,9 @@ pub fn hash(content: &[u8]) -> String {
 }
 
 /// Parse `content` as `lang`; with `old` (the previous tree, already told of the edit
-/// with `Tree::edit`) tree-sitter reuses what did not change.
+/// with [`edit_for`]) tree-sitter reuses what did not change.
 pub fn parse(lang: Lang, content: &[u8], old: Option<&Tree>) -> Option<Tree> {
+    let content = parse_input(lang, content);
     PARSERS.with(|p| {
         let mut parsers = p.borrow_mut();
         let parser = parsers.entry(lang.as_str()).or_insert_with(|| {
@@ -36,8 +38,61 @@ pub fn parse(lang: Lang, content: &[u8], old: Option<&Tree>) -> Option<Tree> {
             let _ = parser.set_language(&lang.grammar());
             parser
         });
-        parser.parse(content, old)
+        parser.parse(&*content, old)
     })
+}
+
+/// What the parser is given for `content`: the same bytes, except that syntax the grammar
+/// predates is blanked out with spaces (so every node's position is still right for
+/// `content`). TypeScript 4.7's variance annotations (`interface Cache<in out K>`) would
+/// otherwise turn whole declarations into error nodes with tree-sitter-typescript 0.23,
+/// the newest published grammar.
+fn parse_input(lang: Lang, content: &[u8]) -> Cow<'_, [u8]> {
+    if !matches!(lang, Lang::TypeScript | Lang::Tsx) {
+        return Cow::Borrowed(content);
+    }
+    let mut out: Option<Vec<u8>> = None;
+    let word_at = |i: usize, w: &[u8]| {
+        content[i..].starts_with(w)
+            && content
+                .get(i + w.len())
+                .is_some_and(|c| c.is_ascii_whitespace())
+    };
+    let skip_space = |mut i: usize| {
+        while content.get(i).is_some_and(|c| c.is_ascii_whitespace()) {
+            i += 1;
+        }
+        i
+    };
+    for at in memchr::memchr2_iter(b'<', b',', content) {
+        // `<in T`, `, out U`, `<in out V`, `<const in T`: modifiers before a type parameter.
+        let mut i = skip_space(at + 1);
+        if word_at(i, b"const") {
+            i = skip_space(i + 5);
+        }
+        let start = i;
+        let mut end = i;
+        for w in [&b"in"[..], b"out"] {
+            if word_at(i, w) {
+                end = i + w.len();
+                i = skip_space(end);
+            }
+        }
+        let names_a_parameter = content
+            .get(i)
+            .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_' || *c == b'$');
+        if end > start && names_a_parameter {
+            let bytes = out.get_or_insert_with(|| content.to_vec());
+            bytes[start..end].fill(b' ');
+        }
+    }
+    out.map_or(Cow::Borrowed(content), Cow::Owned)
+}
+
+/// The edit from `old` to `new` as the parser sees them (see [`parse_input`]), for
+/// `Tree::edit` before an incremental [`parse`].
+pub fn edit_for(lang: Lang, old: &[u8], new: &[u8]) -> InputEdit {
+    edit_between(&parse_input(lang, old), &parse_input(lang, new))
 }
 
 /// What reindexing an open buffer keeps between edits: the text and tree last indexed,
@@ -155,7 +210,7 @@ pub fn index_incremental(
         return (out, None);
     };
     let old = prev.map(|p| {
-        let edit = edit_between(&p.text, content);
+        let edit = edit_for(lang, &p.text, content);
         let mut tree = p.tree;
         tree.edit(&edit);
         (tree, edit, p.symbols, p.generic)
@@ -484,6 +539,28 @@ mod tests {
         let after = before.replace("    fn gone() {}\n", "");
         let (inc, _) = index_incremental("c.rs", after.as_bytes(), state);
         assert_eq!(inc, index_file("c.rs", after.as_bytes()));
+    }
+
+    /// Variance annotations are blanked before parsing; edits that add, remove or move
+    /// them still leave the incremental record equal to a fresh one.
+    #[test]
+    fn variance_annotations_under_incremental_edits() {
+        let steps = [
+            "interface C<K, V> {\n  get(k: K): V\n}\nfunction f<T>(x: T) { return x < y }\n",
+            "interface C<in K, V> {\n  get(k: K): V\n}\nfunction f<T>(x: T) { return x < y }\n",
+            "interface C<in out K, out V> {\n  get(k: K): V\n}\nfunction f<T>(x: T) { return x < y }\n",
+            "interface C<out K, in V> {\n  get(k: K): V\n}\nfunction f<in T>(x: T) { return x < y }\n",
+            "interface C<outK, V> {\n  get(k: K): V\n}\nfunction f<T>(x: T) { return x <in y }\n",
+            "interface C<out K, V> {\n  get(k: K): V\n}\nfunction f<const in T>(x: T) { return x }\n",
+        ];
+        let (_, mut state) = index_incremental("v.ts", steps[0].as_bytes(), None);
+        for text in steps.iter().skip(1).chain(steps.iter().rev()) {
+            let (inc, next) = index_incremental("v.ts", text.as_bytes(), state);
+            assert_eq!(inc, index_file("v.ts", text.as_bytes()), "{text}");
+            state = next;
+        }
+        let clean = index_file("v.ts", steps[2].as_bytes());
+        assert!(clean.errors.is_empty(), "{:?}", clean.errors);
     }
 
     /// A small deterministic generator (xorshift64*), so a failure reproduces.

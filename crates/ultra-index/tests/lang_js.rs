@@ -300,3 +300,35 @@ fn nested_definitions_as_ctags_finds_them() {
         );
     }
 }
+
+/// A generic call signature that tree-sitter-typescript 0.23 cannot parse turns the whole
+/// file into one error node; the declarations in it are still found from their tokens,
+/// and variance annotations (`in out K`) parse.
+#[test]
+fn declarations_survive_what_the_grammar_cannot_parse() {
+    let f = index("ts", "src/utils/dual.ts");
+    let got: Vec<(&str, u32)> = f
+        .definitions
+        .iter()
+        .map(|d| (d.name.as_str(), d.line))
+        .collect();
+    for want in [("dual", 1), ("apply", 8), ("LazyArg", 10)] {
+        assert!(got.contains(&want), "{want:?} in {got:?}");
+    }
+    let v = ultra_index::index_file(
+        "v.ts",
+        b"export interface Cache<in out Key, out Value> {\n  get(key: Key): Value\n}\nexport function after(): void {}\n",
+    );
+    assert!(v.errors.is_empty(), "{:?}", v.errors);
+    let got: Vec<(&str, Option<&str>)> = v
+        .definitions
+        .iter()
+        .map(|d| (d.name.as_str(), d.container.as_deref()))
+        .collect();
+    assert_eq!(
+        got,
+        [("Cache", None), ("get", Some("Cache")), ("after", None)]
+    );
+    let sig = &v.classes[0];
+    assert_eq!(sig.name, "Cache");
+}

@@ -53,6 +53,10 @@ struct State {
 /// Functions, classes, definitions and imports.
 pub(crate) fn extract(root: Node<'_>, cx: &mut Cx<'_>) {
     let mut st = State::default();
+    if root.is_error() {
+        // The whole file is one error node.
+        recover(cx, root);
+    }
     for child in children(root) {
         statement(cx, &mut st, child, child, false);
     }
@@ -107,6 +111,7 @@ fn statement(cx: &mut Cx<'_>, st: &mut State, node: Node<'_>, outer: Node<'_>, e
         "enum_declaration" => enumeration(cx, node, outer, exported),
         "lexical_declaration" | "variable_declaration" => variables(cx, st, node, outer, exported),
         "ERROR" => {
+            recover(cx, node);
             for child in children(node) {
                 statement(cx, st, child, child, false);
             }
@@ -186,6 +191,106 @@ fn export_statement(cx: &mut Cx<'_>, st: &mut State, node: Node<'_>) {
             _ => {}
         }
     }
+}
+
+/// Declarations whose syntax the grammar could not follow. Error recovery can swallow
+/// whole declarations into an error node, or into a wrongly parsed neighbour, so the lines
+/// of the error node's span are read as a tolerant tagger such as ctags reads them: a
+/// line that starts with a declaring keyword (after `export`, `default`, `declare`,
+/// `abstract`, `async`) declares the name that follows, unless that name sits in a
+/// comment or a string.
+fn recover(cx: &mut Cx<'_>, error: Node<'_>) {
+    let mut root = error;
+    while let Some(p) = root.parent() {
+        root = p;
+    }
+    let span = error.byte_range();
+    let mut line_start = span.start;
+    while line_start < span.end {
+        let line_end = memchr::memchr(b'\n', &cx.src[line_start..span.end])
+            .map_or(span.end, |i| line_start + i);
+        if let Some((kind, from, to)) = declared_on_line(&cx.src[line_start..line_end]) {
+            let (from, to) = (line_start + from, line_start + to);
+            if let Some(name) = root.descendant_for_byte_range(from, to)
+                && name.byte_range() == (from..to)
+                && matches!(
+                    name.kind(),
+                    "identifier" | "type_identifier" | "property_identifier"
+                )
+                && !in_literal(name)
+                && !cx.out.definitions.iter().any(|d| {
+                    d.line == line(name) && d.column == name.start_position().column as u32
+                })
+            {
+                cx.define(name, kind, name, None);
+            }
+        }
+        line_start = line_end + 1;
+    }
+}
+
+/// The kind of what a line declares and its name's byte range in the line, when the line
+/// starts with a declaration.
+fn declared_on_line(line: &[u8]) -> Option<(DefKind, usize, usize)> {
+    let is_word = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'$';
+    let skip_space = |mut i: usize| {
+        while line.get(i).is_some_and(|c| c.is_ascii_whitespace()) {
+            i += 1;
+        }
+        i
+    };
+    let word_end = |i: usize| {
+        let mut j = i;
+        while line.get(j).copied().is_some_and(is_word) {
+            j += 1;
+        }
+        j
+    };
+    let mut i = skip_space(0);
+    loop {
+        let end = word_end(i);
+        let kind = match &line[i..end] {
+            b"export" | b"default" | b"declare" | b"abstract" | b"async" => {
+                i = skip_space(end);
+                continue;
+            }
+            b"function" => DefKind::Function,
+            b"class" => DefKind::Class,
+            b"interface" => DefKind::Interface,
+            b"type" => DefKind::Type,
+            b"enum" => DefKind::Enum,
+            b"namespace" | b"module" => DefKind::Module,
+            b"const" => DefKind::Const,
+            b"let" | b"var" => DefKind::Variable,
+            _ => return None,
+        };
+        let mut at = skip_space(end);
+        if kind == DefKind::Function && line.get(at) == Some(&b'*') {
+            at = skip_space(at + 1);
+        }
+        let name_end = word_end(at);
+        let starts_well = line
+            .get(at)
+            .is_some_and(|c| !c.is_ascii_digit() && is_word(*c));
+        // `type` and `module` are also common names (`type = 1`, `module.exports`).
+        let declares = starts_well && (at > end || kind == DefKind::Function);
+        return declares.then_some((kind, at, name_end));
+    }
+}
+
+/// Whether `node` lies in a comment or a string.
+fn in_literal(node: Node<'_>) -> bool {
+    let mut cur = Some(node);
+    while let Some(n) = cur {
+        if matches!(
+            n.kind(),
+            "comment" | "string" | "template_string" | "string_fragment"
+        ) {
+            return true;
+        }
+        cur = n.parent();
+    }
+    false
 }
 
 /// Definitions the module-level pass does not reach, as ctags finds them: functions and
