@@ -96,7 +96,7 @@ pub struct CodeIndex {
     /// Serialises refreshes (a second caller waits, then finds little to do).
     refreshing: Mutex<()>,
     skipped: Mutex<usize>,
-    warming: Mutex<Option<(usize, usize)>>,
+    warming: Warming,
     /// Paths a file-system watcher reported since the last refresh; `None` when no watcher
     /// runs. `rescan` asks for a full walk (events were lost).
     changes: Mutex<Option<Changes>>,
@@ -107,6 +107,72 @@ pub struct CodeIndex {
     /// Files the walks found hard-linked and left out, for answers.
     hard_linked: Mutex<std::collections::HashSet<String>>,
 }
+
+/// Whether the index is warming up (files done of total, `(0, 0)` while walking or
+/// loading the store), with a signal for queries waiting for it to end.
+#[derive(Default)]
+struct Warming {
+    progress: Mutex<Option<(usize, usize)>>,
+    ended: std::sync::Condvar,
+}
+
+impl Warming {
+    fn get(&self) -> Option<(usize, usize)> {
+        *self.progress.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn set(&self, progress: (usize, usize)) {
+        *self.progress.lock().unwrap_or_else(|p| p.into_inner()) = Some(progress);
+    }
+
+    /// Mark it as warming unless it already is (keeping the progress).
+    fn start(&self) {
+        self.progress
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get_or_insert((0, 0));
+    }
+
+    fn end(&self) {
+        *self.progress.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        self.ended.notify_all();
+    }
+
+    /// Wait up to `grace` for the warm-up to end; true when it has.
+    fn wait(&self, grace: std::time::Duration) -> bool {
+        let w = self.progress.lock().unwrap_or_else(|p| p.into_inner());
+        let (w, _) = self
+            .ended
+            .wait_timeout_while(w, grace, |w| w.is_some())
+            .unwrap_or_else(|p| p.into_inner());
+        w.is_none()
+    }
+}
+
+/// Marks the index as warming while it lives (when asked to), and clears the mark when
+/// it goes, however the refresh ends.
+struct WarmingMark<'a>(Option<&'a Warming>);
+
+impl<'a> WarmingMark<'a> {
+    fn new(warming: &'a Warming, mark: bool) -> WarmingMark<'a> {
+        if mark {
+            warming.start();
+        }
+        WarmingMark(mark.then_some(warming))
+    }
+}
+
+impl Drop for WarmingMark<'_> {
+    fn drop(&mut self) {
+        if let Some(w) = self.0 {
+            w.end();
+        }
+    }
+}
+
+/// How long a query waits for a warm-up under way before it answers `warming`: a small
+/// workspace is ready within it, and a large one never holds a query up for longer.
+const WARM_UP_GRACE: std::time::Duration = std::time::Duration::from_millis(200);
 
 /// What a watcher reported.
 #[derive(Default)]
@@ -128,7 +194,7 @@ impl CodeIndex {
             stamps: Mutex::new(HashMap::new()),
             refreshing: Mutex::new(()),
             skipped: Mutex::new(0),
-            warming: Mutex::new(None),
+            warming: Warming::default(),
             changes: Mutex::new(None),
             walked: std::sync::atomic::AtomicBool::new(false),
             trees: Mutex::new(HashMap::new()),
@@ -257,13 +323,31 @@ impl CodeIndex {
         self.index.write().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Bring the index up to date with the disk and the open buffers; `first` are indexed
-    /// before the rest when much has changed.
+    /// Bring the index up to date with the disk and the open buffers, for a query;
+    /// `first` are indexed before the rest when much has changed. While the index warms
+    /// up (a first walk, a store loading, many files parsing) a query does not wait for
+    /// it beyond [`WARM_UP_GRACE`]: the files asked about are indexed now and the answer,
+    /// from what is there, is marked `warming`.
     pub fn refresh(&self, root: &Root, ws: &Mutex<Workspace>, first: &[String]) -> IndexState {
-        self.refresh_with(root, ws, first, &mut |_| {})
+        if self.is_warming() && !self.warming.wait(WARM_UP_GRACE) {
+            return self.index_these(root, ws, first);
+        }
+        self.refresh_inner(root, ws, first, &mut |_| {}, false)
     }
 
-    /// [`CodeIndex::refresh`], reporting progress while files are parsed.
+    /// Mark the index as warming before a background warm-up starts, so that a query that
+    /// comes first does not take on the whole cold index itself.
+    pub fn begin_warm_up(&self) {
+        self.warming.start();
+    }
+
+    fn is_warming(&self) -> bool {
+        self.warming.get().is_some()
+    }
+
+    /// [`CodeIndex::refresh`] that always brings the index up to date, waiting for a
+    /// refresh under way (a warm-up, `code.reindex`, `ultra index`), reporting progress
+    /// while files are parsed.
     pub fn refresh_with(
         &self,
         root: &Root,
@@ -271,23 +355,35 @@ impl CodeIndex {
         first: &[String],
         on_progress: &mut dyn FnMut(Progress),
     ) -> IndexState {
-        // While a big (re)index is under way, do not wait for it: index the files asked
-        // about now and answer from what is there, marked `warming`.
+        self.refresh_inner(root, ws, first, on_progress, true)
+    }
+
+    fn refresh_inner(
+        &self,
+        root: &Root,
+        ws: &Mutex<Workspace>,
+        first: &[String],
+        on_progress: &mut dyn FnMut(Progress),
+        wait: bool,
+    ) -> IndexState {
+        // A query does not wait for a big (re)index under way: it indexes the files asked
+        // about now and answers from what is there, marked `warming`.
         let _one = match self.refreshing.try_lock() {
             Ok(g) => g,
             Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
             Err(std::sync::TryLockError::WouldBlock) => {
-                if self
-                    .warming
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .is_some()
-                {
+                if !wait && self.is_warming() {
                     return self.index_these(root, ws, first);
                 }
                 self.refreshing.lock().unwrap_or_else(|p| p.into_inner())
             }
         };
+        // Until the first walk is done, other queries answer `warming` (from whatever is
+        // loaded) instead of waiting; whatever happens here, the mark goes at the end.
+        let _warm = WarmingMark::new(
+            &self.warming,
+            !self.walked.load(std::sync::atomic::Ordering::SeqCst),
+        );
         let allow = |rel: &str| {
             root.lexical(rel)
                 .is_ok_and(|r| root.check_readable(&r, false).is_ok())
@@ -350,7 +446,7 @@ impl CodeIndex {
             let total = changed.len();
             let big = total > 200;
             if big {
-                *self.warming.lock().unwrap_or_else(|p| p.into_inner()) = Some((0, total));
+                self.warming.set((0, total));
             }
             let stamps_for: HashMap<String, Stamp> = changed
                 .iter()
@@ -370,19 +466,18 @@ impl CodeIndex {
                 },
                 &mut |p: Progress| {
                     if big {
-                        *self.warming.lock().unwrap_or_else(|p| p.into_inner()) =
-                            Some((p.done, p.total));
+                        self.warming.set((p.done, p.total));
                     }
                     on_progress(p);
                 },
             );
             self.apply(batch, &stamps_for);
             *self.skipped.lock().unwrap_or_else(|p| p.into_inner()) += progress.skipped;
-            *self.warming.lock().unwrap_or_else(|p| p.into_inner()) = None;
             refreshed += total;
         }
         refreshed += self.index_buffers(ws);
         self.walked.store(true, std::sync::atomic::Ordering::SeqCst);
+        self.warming.end();
         let idx = self.read();
         IndexState {
             state: "ready".into(),
@@ -638,7 +733,7 @@ impl CodeIndex {
 
     /// The state without refreshing.
     pub fn state(&self) -> IndexState {
-        let warming = *self.warming.lock().unwrap_or_else(|p| p.into_inner());
+        let warming = self.warming.get();
         let idx = self.read();
         IndexState {
             state: if warming.is_some() {

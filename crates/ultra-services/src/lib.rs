@@ -181,6 +181,7 @@ impl Services {
         events: ultra_core::events::EventBus,
     ) -> std::thread::JoinHandle<()> {
         let me = self.clone();
+        self.code.begin_warm_up();
         std::thread::spawn(move || {
             let start = std::time::Instant::now();
             let mut last = std::time::Instant::now();

@@ -717,7 +717,7 @@ fn python_imports_resolve_from_package_roots() {
     );
     assert_eq!(
         dependents(&mut c, &format!("{dj}/django/db/models/base.py")),
-        [models.clone()]
+        std::slice::from_ref(&models)
     );
     assert_eq!(
         dependents(&mut c, &format!("{dj}/django/__init__.py")),
@@ -745,4 +745,51 @@ fn python_imports_resolve_from_package_roots() {
                 format!("{dj}/tests/admin_views/models.py"),
             ]
     });
+}
+
+/// A query sent the moment a server with no index on disk is up never waits for the cold
+/// index: it answers at once, from what is indexed so far, marked `warming` (a miss says
+/// to retry); `code.reindex` is the call that waits, and answers `ready`.
+#[test]
+fn queries_never_wait_for_the_cold_index() {
+    let ws = Ws::new();
+    let body: String = (0..40)
+        .map(|i| {
+            format!("export function helper{i}(x: number): number {{\n  return x + {i};\n}}\n")
+        })
+        .collect();
+    for i in 0..2500 {
+        ws.write(
+            &format!("src/m{i:04}.ts"),
+            &format!("{body}export function last{i}(): void {{}}\n"),
+        );
+    }
+    let started = std::time::Instant::now();
+    let _server = ws.serve();
+    let mut c = ws.agent("bot");
+    let asked = std::time::Instant::now();
+    let r = c.call("code.findDefinition", json!({"symbol": "last2499"}));
+    let first_answer = asked.elapsed();
+    let state = match (&r.get("result"), &r.get("error")) {
+        (Some(res), _) => res["index"]["state"].clone(),
+        (_, Some(e)) => {
+            assert_eq!(e["data"]["code"], "SYMBOL_NOT_FOUND", "{e}");
+            e["data"]["details"]["index"]["state"].clone()
+        }
+        _ => panic!("{r}"),
+    };
+    let ready = c.ok("code.reindex", json!({}));
+    assert_eq!(ready["index"]["state"], "ready", "{ready}");
+    let cold = started.elapsed();
+    assert!(
+        cold.as_secs_f64() > 1.0,
+        "the cold index took only {cold:?}: too quick to tell"
+    );
+    assert!(
+        first_answer < cold / 4,
+        "the first query took {first_answer:?} of a {cold:?} cold index"
+    );
+    assert_eq!(state, "warming", "{r}");
+    let d = c.ok("code.findDefinition", json!({"symbol": "last2499"}));
+    assert_eq!(d["definitions"][0]["path"], "src/m2499.ts", "{d}");
 }
