@@ -332,3 +332,24 @@ fn declarations_survive_what_the_grammar_cannot_parse() {
     let sig = &v.classes[0];
     assert_eq!(sig.name, "Cache");
 }
+
+/// An interface's construct signature is its `new` method (as ctags has it).
+#[test]
+fn construct_signatures_are_new_methods() {
+    let f = ultra_index::index_file(
+        "e.d.ts",
+        b"export interface EmptyErrorCtor {\n    /** doc */\n    new (): EmptyError;\n}\n",
+    );
+    let got: Vec<(&str, Option<&str>, u32)> = f
+        .definitions
+        .iter()
+        .map(|d| (d.name.as_str(), d.container.as_deref(), d.line))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("EmptyErrorCtor", None, 1),
+            ("new", Some("EmptyErrorCtor"), 3)
+        ]
+    );
+}

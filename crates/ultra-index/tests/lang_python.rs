@@ -122,3 +122,33 @@ fn python_imports_and_exports() {
     assert!(!b.errors.is_empty());
     assert!(b.classes.iter().any(|c| c.name == "Survivor"));
 }
+
+/// Functions and classes inside functions are definitions, as ctags indexes them:
+/// closures, local handlers, classes in tests, at any depth, decorated or not.
+#[test]
+fn nested_functions_and_classes() {
+    let src = "def outer():\n    def inner(x):\n        def deepest():\n            pass\n        return x\n    @wraps(inner)\n    def wrapped():\n        pass\n    class Local:\n        def method(self):\n            def helper():\n                pass\n    return inner\n\nclass Top:\n    def m(self):\n        def handler(sender):\n            pass\n";
+    let f = ultra_index::index_file("t.py", src.as_bytes());
+    let got: Vec<(&str, Option<&str>, u32)> = f
+        .definitions
+        .iter()
+        .map(|d| (d.name.as_str(), d.container.as_deref(), d.line))
+        .collect();
+    for want in [
+        ("outer", None, 1),
+        ("inner", None, 2),
+        ("deepest", None, 3),
+        ("wrapped", None, 7),
+        ("Local", None, 9),
+        ("method", Some("Local"), 10),
+        ("helper", None, 11),
+        ("Top", None, 15),
+        ("m", Some("Top"), 16),
+        ("handler", None, 17),
+    ] {
+        assert!(got.contains(&want), "{want:?} in {got:?}");
+    }
+    assert_eq!(got.len(), 10, "{got:?}");
+    let inner = f.functions.iter().find(|x| x.name == "inner").unwrap();
+    assert!(!inner.is_exported);
+}

@@ -857,6 +857,14 @@ fn interface(cx: &mut Cx<'_>, node: Node<'_>, outer: Node<'_>, exported: bool) {
     }
     if let Some(body) = node.child_by_field_name("body") {
         for m in children(body) {
+            if m.kind() == "construct_signature" {
+                // `new (): T`, a method named `new` as ctags has it.
+                let mut c = m.walk();
+                if let Some(new) = m.children(&mut c).find(|k| k.kind() == "new") {
+                    cx.define(new, DefKind::Method, m, Some(&class_name));
+                }
+                continue;
+            }
             let Some(n) = m.child_by_field_name("name") else {
                 continue;
             };

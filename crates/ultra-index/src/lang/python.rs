@@ -33,8 +33,51 @@ pub(crate) static SPEC: Spec = Spec {
 pub(crate) fn extract(root: Node<'_>, cx: &mut Cx<'_>) {
     let all = dunder_all(cx, root);
     block(cx, root, all.as_ref());
+    nested(cx, root);
     imports(cx, root);
     cx.out.definitions.sort_by_key(|d| (d.line, d.column));
+}
+
+/// Functions and classes defined inside functions (closures, local handlers, test
+/// helpers), as ctags indexes them: not exported, no container. Those the module-level
+/// pass defined (its classes' methods too) are left as they are.
+fn nested(cx: &mut Cx<'_>, root: Node<'_>) {
+    let mut seen: HashSet<(u32, u32)> = cx
+        .out
+        .definitions
+        .iter()
+        .map(|d| (d.line, d.column))
+        .collect();
+    let nothing_public = HashSet::new();
+    let mut cursor = root.walk();
+    let mut descend = true;
+    loop {
+        if descend {
+            let node = cursor.node();
+            if matches!(node.kind(), "function_definition" | "class_definition")
+                && let Some(name) = node.child_by_field_name("name")
+                && !seen.contains(&(line(name), name.start_position().column as u32))
+            {
+                let whole = node
+                    .parent()
+                    .filter(|p| p.kind() == "decorated_definition")
+                    .unwrap_or(node);
+                definition(cx, whole, None, Some(&nothing_public));
+                seen.extend(cx.out.definitions.iter().map(|d| (d.line, d.column)));
+            }
+            if cursor.goto_first_child() {
+                continue;
+            }
+        }
+        if cursor.goto_next_sibling() {
+            descend = true;
+            continue;
+        }
+        if !cursor.goto_parent() {
+            break;
+        }
+        descend = false;
+    }
 }
 
 /// The names listed in a module-level `__all__ = [...]`, when there is one.
