@@ -305,11 +305,21 @@ fn client_name(
 fn to_tool_result(result: CommandResult, text: Option<String>) -> CallToolResult {
     use ultra_core::render;
     if result.success {
-        let data = result.data.unwrap_or(Value::Null);
+        let mut data = result.data.unwrap_or(Value::Null);
         let text = text.unwrap_or_else(|| match &data {
             Value::String(s) => s.clone(),
             other => serde_json::to_string(other).unwrap_or_default(),
         });
+        // A result's `text` rendering is sent once, as the content the model reads, not
+        // again in the structured copy (the output schema leaves it optional).
+        if let Some(obj) = data.as_object_mut()
+            && obj
+                .get("text")
+                .and_then(Value::as_str)
+                .is_some_and(|t| text.contains(t))
+        {
+            obj.remove("text");
+        }
         let mut out = CallToolResult::success(vec![ContentBlock::text(render::capped(text))]);
         if !result.warnings.is_empty() || result.feedback.is_some() {
             let extra = json!({ "warnings": result.warnings, "feedback": result.feedback });

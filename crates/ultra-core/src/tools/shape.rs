@@ -196,14 +196,19 @@ fn choices_to_enum(obj: &mut Map<String, Value>) {
     }
 }
 
-/// A result schema as MCP's `outputSchema`: structure only. Nulls stay (a result says
-/// `"nextCursor": null`), descriptions go (the tool's description explains the answer; the
+/// A result schema as MCP's `outputSchema`: structure only, `text` optional. Nulls stay
+/// (a result says `"nextCursor": null`), descriptions go (the tool's description explains the answer; the
 /// list is loaded into every prompt), and so do `$schema`, `title`, Rust's integer formats
 /// and `minimum: 0`.
 pub fn for_output(schema: &Value) -> Value {
     let mut s = schema.clone();
     if let Some(root) = s.as_object_mut() {
         root.remove("$schema");
+        // A result's `text` is the content an MCP client shows; the structured copy goes
+        // without it (see ultra-mcp's results), so it may be missing there.
+        if let Some(Value::Array(required)) = root.get_mut("required") {
+            required.retain(|r| r != "text");
+        }
     }
     structure_only(&mut s);
     s

@@ -2,6 +2,7 @@
 //! 003's position queries (`state.rs`); the index itself is a service
 //! ([`ultra_indexer::CodeIndex`]).
 
+pub mod page;
 pub mod state;
 pub mod tools;
 

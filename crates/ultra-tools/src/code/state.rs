@@ -14,6 +14,7 @@ use ultra_protocol::{CommandError, ErrorCode, Position, PositionEncoding, Range}
 use ultra_workspace::text::{to_char, to_pos};
 
 use super::IndexState;
+use super::page::{Pager, clip};
 use ultra_services::Services;
 use ultra_services::util::{file_uri, is_human};
 
@@ -442,6 +443,10 @@ pub struct DiagnosticsArgs {
     /// Only diagnostics of this severity, or of any of these (seed 000's filter; default:
     /// all).
     pub severity: Option<SeverityFilter>,
+    /// Most diagnostics in one answer (default 200; a page also ends at 32 KB).
+    pub limit: Option<usize>,
+    /// Where to continue: the `nextCursor` of the previous answer.
+    pub cursor: Option<usize>,
 }
 
 /// A diagnostic's severity (seed 003's `Diagnostic.severity`).
@@ -508,7 +513,14 @@ pub struct Diagnostic {
 #[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Diagnostics {
+    /// This page, by path and position.
     pub diagnostics: Vec<Diagnostic>,
+    /// Diagnostics in all pages.
+    pub total: usize,
+    /// Files with at least one.
+    pub files: usize,
+    /// Pass as `cursor` for the next page.
+    pub next_cursor: Option<usize>,
     pub index: IndexState,
 }
 
@@ -522,7 +534,7 @@ impl Command<Services> for GetDiagnostics {
         "state.getDiagnostics",
         "State: Get Diagnostics",
         "State",
-        "Problems in the workspace's code: syntax errors from the parser (severity error), with ranges; one file or all, optionally only those of a severity (error, warning, info, hint) or list of severities.",
+        "Problems in the workspace's code: syntax errors from the parser (severity error), with ranges; one file or all, optionally only those of a severity (error, warning, info, hint) or list of severities. Paged with `limit`/`cursor` (a page at most 32 KB); `total` counts them all.",
     )
     .touches(Touches::READ)
     .aliases(&["ultra.getDiagnostics"])
@@ -563,32 +575,52 @@ impl Command<Services> for GetDiagnostics {
         };
         let enc = cx.source.encoding();
         let root = cx.services.root_path().to_path_buf();
-        let mut diagnostics = Vec::new();
         // The parser's syntax errors are the only diagnostics, all of severity error.
         let wanted = a
             .severity
             .as_ref()
             .is_none_or(|f| f.admits(Severity::Error));
-        for f in files.iter().filter(|f| wanted && !f.errors.is_empty()) {
+        let files: Vec<_> = files
+            .into_iter()
+            .filter(|f| wanted && !f.errors.is_empty())
+            .collect();
+        let total: usize = files.iter().map(|f| f.errors.len()).sum();
+        let start = a.cursor.unwrap_or(0).min(total);
+        let mut page = Pager::new(a.limit.unwrap_or(200).clamp(1, 10_000));
+        let mut diagnostics = Vec::new();
+        let mut skip = start;
+        'files: for f in &files {
+            if skip >= f.errors.len() {
+                skip -= f.errors.len();
+                continue;
+            }
             let Some(rope) = rope_of(cx, &f.path) else {
                 continue;
             };
-            for e in &f.errors {
-                diagnostics.push(Diagnostic {
+            for e in f.errors.iter().skip(std::mem::take(&mut skip)) {
+                let d = Diagnostic {
                     path: f.path.clone(),
                     uri: file_uri(&root, &f.path),
                     range: Range::new(
                         pos(&rope, e.line, e.column, enc),
                         pos(&rope, e.end_line, e.end_column, enc),
                     ),
-                    message: e.message.clone(),
+                    message: clip(&e.message, None),
                     severity: Severity::Error,
                     source: "tree-sitter".into(),
-                });
+                };
+                if !page.admit(&d) {
+                    break 'files;
+                }
+                diagnostics.push(d);
             }
         }
+        let next_cursor = (start + diagnostics.len() < total).then_some(start + diagnostics.len());
         Ok(Diagnostics {
             diagnostics,
+            total,
+            files: files.len(),
+            next_cursor,
             index: state,
         })
     }

@@ -148,6 +148,8 @@ async def main(streams, auto_apply):
             assert text.startswith("src/db.ts:1-2 (of "), text
             assert "\n     1\t" in text, text
             assert result.structured_content["path"] == "src/db.ts", result
+            # The rendering is sent once: as the content, not again in the structured copy.
+            assert "text" not in result.structured_content, result.structured_content
             result = await session.call_tool("shell", {"script": "echo hi; echo err >&2; false"})
             assert result.content[0].text == "hi\n[stderr]\nerr\n[exit 1]\n", result.content[0].text
             assert result.structured_content["exitCode"] == 1, result

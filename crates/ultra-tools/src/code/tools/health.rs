@@ -157,7 +157,8 @@ pub struct GetTodosArgs {
     /// Only this kind: TODO, FIXME, HACK, XXX, BUG or NOTE (any case).
     #[serde(rename = "type")]
     pub kind: Option<String>,
-    /// Most TODOs returned (default 200); the summary always counts them all.
+    /// Most TODOs returned (default 200); the summary always
+    /// counts them all.
     pub limit: Option<usize>,
     /// Skip this many (from a previous answer's `nextCursor`).
     pub cursor: Option<usize>,
@@ -247,7 +248,17 @@ impl Command<Services> for GetTodos {
         let total = todos.len();
         let start = a.cursor.unwrap_or(0).min(total);
         let limit = a.limit.unwrap_or(200).clamp(1, 10_000);
-        let todos: Vec<TodoInfo> = todos.into_iter().skip(start).take(limit).collect();
+        let mut page = Pager::new(limit);
+        let todos: Vec<TodoInfo> = todos
+            .into_iter()
+            .skip(start)
+            .map(|mut t| {
+                t.todo.context = clip(&t.todo.context, None);
+                t.todo.text = clip(&t.todo.text, None);
+                t
+            })
+            .take_while(|t| page.admit(t))
+            .collect();
         let next_cursor = (start + todos.len() < total).then_some(start + todos.len());
         let mut text = format!("Found {total} TODO comments:\n");
         for (i, t) in todos.iter().enumerate() {
@@ -263,7 +274,7 @@ impl Command<Services> for GetTodos {
             );
         }
         if let Some(n) = next_cursor {
-            let _ = writeln!(text, "\n[{} more: pass cursor {n}]", total - n);
+            let _ = writeln!(text, "\n{}", more(total, n, page.full, "`path` or `type`"));
         }
         let _ = write!(text, "\nSummary:\n  Total: {total}\n  By type:\n");
         for (k, n) in &by_type {

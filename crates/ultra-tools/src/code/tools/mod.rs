@@ -17,6 +17,7 @@ use ultra_protocol::{CommandError, ErrorCode};
 use ultra_workspace::RelPath;
 
 use super::IndexState;
+use super::page::{Pager, clip, more};
 
 mod deps;
 mod health;
@@ -126,11 +127,16 @@ impl LineIndex {
         Some(self.text[start..end.max(start)].trim_end_matches('\r'))
     }
 
-    /// `radius` lines around 1-based `line`, as `N: text`.
-    fn context(&self, line: u32, radius: u32) -> Vec<String> {
+    /// `radius` lines around 1-based `line`, as `N: text`, long lines clipped (`line`
+    /// around character `column`).
+    fn context(&self, line: u32, radius: u32, column: Option<u32>) -> Vec<String> {
         let lo = line.saturating_sub(radius).max(1);
         (lo..=line + radius)
-            .filter_map(|n| self.line(n).map(|l| format!("{n}: {l}")))
+            .filter_map(|n| {
+                let at = if n == line { column } else { None };
+                self.line(n)
+                    .map(|l| format!("{n}: {}", clip(l, at.map(|c| c as usize))))
+            })
             .collect()
     }
 }

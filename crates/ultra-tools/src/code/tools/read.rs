@@ -339,24 +339,49 @@ pub struct GetStructureArgs {
 #[serde(rename_all = "camelCase")]
 pub struct Structure {
     pub path: String,
+    /// Directories in the whole tree (not only those shown).
     pub directories: usize,
+    /// Files in the whole tree (not only those shown).
     pub files: usize,
     /// The ASCII tree and its stats line.
     pub text: String,
-    /// The listing was cut at the entry limit.
+    /// Not every entry is shown: the tree was drawn to `shownDepth` (deeper directories
+    /// summarised by their counts) or cut at the answer's size.
     pub truncated: bool,
+    /// The deepest level drawn, when the tree goes deeper.
+    pub shown_depth: Option<u32>,
 }
 
 /// `get_structure`.
 pub struct GetStructure;
 
-/// Most entries one structure answer lists.
-const MAX_STRUCTURE: usize = 5000;
+/// Most entries one walk looks at; past it the counts are a lower bound.
+const MAX_STRUCTURE: usize = 200_000;
+
+/// Most bytes of tree drawn in one answer.
+const STRUCTURE_BYTES: usize = super::super::page::ANSWER_BYTES - 2048;
 
 const BINARY_EXT: [&str; 16] = [
     "png", "jpg", "jpeg", "gif", "ico", "pdf", "zip", "gz", "tar", "so", "dll", "exe", "bin",
     "woff", "woff2", "class",
 ];
+
+/// One entry of the tree, in walk order (depth first, by name).
+struct Entry {
+    depth: usize,
+    name: String,
+    is_dir: bool,
+    /// For a directory: files and directories below it.
+    files: usize,
+    dirs: usize,
+}
+
+impl Entry {
+    /// The bytes its line takes, about.
+    fn cost(&self) -> usize {
+        self.depth * 4 + self.name.len() + 12 + if self.is_dir { 24 } else { 0 }
+    }
+}
 
 impl Command<Services> for GetStructure {
     type Args = GetStructureArgs;
@@ -365,7 +390,7 @@ impl Command<Services> for GetStructure {
         "code.getStructure",
         "Code: Get Structure",
         "Code",
-        "The directory tree as ASCII with stats. Leaves out .gitignored paths, hidden files, node_modules, .git, dist, build, target, coverage and binary-looking files.",
+        "The directory tree as ASCII with stats. Leaves out .gitignored paths, hidden files, node_modules, .git, build output and binary-looking files. A big tree is drawn as deep as fits in 32 KB, deeper directories with their counts.",
     )
     .render(ultra_core::render::text)
     .touches(Touches::READ)
@@ -405,9 +430,10 @@ impl Command<Services> for GetStructure {
             .sort_by_file_name(|x, y| x.cmp(y))
             .max_depth(a.depth.map(|d| d as usize))
             .filter_entry(cx.services.index_exclude().walk_filter(root.path()));
-        // Collect (depth, name, is_dir), then draw.
-        let mut entries: Vec<(usize, String, bool)> = Vec::new();
-        let mut truncated = false;
+        let mut entries: Vec<Entry> = Vec::new();
+        // Directories open above the current entry, innermost last (indexes into entries).
+        let mut open: Vec<usize> = Vec::new();
+        let mut incomplete = false;
         for e in b.build().flatten() {
             if e.depth() == 0 {
                 continue;
@@ -426,48 +452,114 @@ impl Command<Services> for GetStructure {
                 continue;
             }
             if entries.len() >= MAX_STRUCTURE {
-                truncated = true;
+                incomplete = true;
                 break;
             }
-            entries.push((e.depth(), name, is_dir));
+            let depth = e.depth();
+            while open.last().is_some_and(|&i| entries[i].depth >= depth) {
+                open.pop();
+            }
+            for &i in &open {
+                if is_dir {
+                    entries[i].dirs += 1;
+                } else {
+                    entries[i].files += 1;
+                }
+            }
+            if is_dir {
+                open.push(entries.len());
+            }
+            entries.push(Entry {
+                depth,
+                name,
+                is_dir,
+                files: 0,
+                dirs: 0,
+            });
         }
         let (dirs, files) =
             entries.iter().fold(
                 (0, 0),
-                |(d, f), (_, _, is_dir)| {
-                    if *is_dir { (d + 1, f) } else { (d, f + 1) }
+                |(d, f), e| {
+                    if e.is_dir { (d + 1, f) } else { (d, f + 1) }
                 },
             );
+        // The deepest level whose entries, with all above them, fit in the answer.
+        let deepest = entries.iter().map(|e| e.depth).max().unwrap_or(0);
+        let mut by_depth = vec![0usize; deepest + 1];
+        for e in &entries {
+            by_depth[e.depth] += e.cost();
+        }
+        let mut shown = 0;
+        let mut bytes = 0;
+        for (d, cost) in by_depth.iter().enumerate().skip(1) {
+            if bytes + cost > STRUCTURE_BYTES {
+                break;
+            }
+            bytes += cost;
+            shown = d;
+        }
+        // Even the top level may not fit: then it is cut by bytes.
+        let shown = shown.max(1);
+        let visible: Vec<&Entry> = entries.iter().filter(|e| e.depth <= shown).collect();
         let title = if rel.as_str().is_empty() {
             "./".to_string()
         } else {
             format!("{}/", rel.as_str())
         };
         let mut text = format!("{title}\n");
-        for (i, (depth, name, is_dir)) in entries.iter().enumerate() {
+        let mut left_out = 0;
+        for (i, e) in visible.iter().enumerate() {
+            if text.len() + e.cost() > STRUCTURE_BYTES {
+                left_out = visible.len() - i;
+                break;
+            }
             // The prefix: for each ancestor level, whether more siblings follow.
             let mut prefix = String::new();
-            for level in 1..*depth {
-                let more = entries[i + 1..]
+            for level in 1..e.depth {
+                let more = visible[i + 1..]
                     .iter()
-                    .take_while(|(d, _, _)| *d >= level)
-                    .any(|(d, _, _)| *d == level);
+                    .take_while(|x| x.depth >= level)
+                    .any(|x| x.depth == level);
                 prefix.push_str(if more { "│   " } else { "    " });
             }
-            let last = !entries[i + 1..]
+            let last = !visible[i + 1..]
                 .iter()
-                .take_while(|(d, _, _)| *d >= *depth)
-                .any(|(d, _, _)| d == depth);
+                .take_while(|x| x.depth >= e.depth)
+                .any(|x| x.depth == e.depth);
             let branch = if last { "└── " } else { "├── " };
-            let icon = if *is_dir { "📁 " } else { "📄 " };
-            let slash = if *is_dir { "/" } else { "" };
-            let _ = writeln!(text, "{prefix}{branch}{icon}{name}{slash}");
+            let icon = if e.is_dir { "📁 " } else { "📄 " };
+            let slash = if e.is_dir { "/" } else { "" };
+            let _ = write!(text, "{prefix}{branch}{icon}{}{slash}", e.name);
+            if e.is_dir && e.depth == shown && e.files + e.dirs > 0 {
+                let _ = write!(text, " ({} files, {} directories)", e.files, e.dirs);
+            }
+            text.push('\n');
         }
-        let _ = writeln!(text, "\nStats: {dirs} directories, {files} files");
-        if truncated {
+        let at_least = if incomplete { "at least " } else { "" };
+        let _ = writeln!(
+            text,
+            "\nStats: {at_least}{dirs} directories, {at_least}{files} files"
+        );
+        let cut_depth = shown < deepest;
+        if left_out > 0 {
             let _ = writeln!(
                 text,
-                "(cut at {MAX_STRUCTURE} entries: ask for a subdirectory or a smaller depth)"
+                "[{left_out} more entries at the top level not shown: the answer is cut at {} KB; ask for a subdirectory (`path`)]",
+                STRUCTURE_BYTES / 1024
+            );
+        } else if cut_depth {
+            let _ = writeln!(
+                text,
+                "[drawn {shown} level{} deep to fit in {} KB; deeper directories show their counts: ask for a subdirectory (`path`) to see more]",
+                if shown == 1 { "" } else { "s" },
+                STRUCTURE_BYTES / 1024
+            );
+        }
+        if incomplete {
+            let _ = writeln!(
+                text,
+                "[the walk stopped at {MAX_STRUCTURE} entries: ask for a subdirectory]"
             );
         }
         Ok(Structure {
@@ -475,7 +567,8 @@ impl Command<Services> for GetStructure {
             directories: dirs,
             files,
             text,
-            truncated,
+            truncated: left_out > 0 || cut_depth || incomplete,
+            shown_depth: cut_depth.then_some(shown as u32),
         })
     }
 }

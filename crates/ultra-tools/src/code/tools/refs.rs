@@ -54,7 +54,7 @@ impl Command<Services> for FindReferences {
         "code.findReferences",
         "Code: Find References",
         "Code",
-        "Every occurrence of an identifier in code (not in comments or strings), definitions flagged, with context lines; `path` limits it to a directory or file. Paged with `limit`/`cursor`.",
+        "Every occurrence of an identifier in code (not in comments or strings), definitions flagged, with context lines; `path` limits it to a directory or file. Paged with `limit`/`cursor` (32 KB a page).",
     )
     .render(ultra_core::render::text)
     .touches(Touches::READ)
@@ -97,17 +97,22 @@ impl Command<Services> for FindReferences {
         let mut references = Vec::new();
         let mut texts: std::collections::HashMap<String, LineIndex> =
             std::collections::HashMap::new();
-        for (path, r) in all.into_iter().skip(start).take(limit) {
+        let mut page = Pager::new(limit);
+        for (path, r) in all.into_iter().skip(start) {
             let text = texts
                 .entry(path.clone())
                 .or_insert_with(|| LineIndex::new(text_at(cx, &path)));
-            references.push(ReferenceInfo {
-                context: text.context(r.line, radius),
+            let reference = ReferenceInfo {
+                context: text.context(r.line, radius, Some(r.column)),
                 path,
                 line: r.line,
                 column: r.column,
                 is_definition: r.is_definition,
-            });
+            };
+            if !page.admit(&reference) {
+                break;
+            }
+            references.push(reference);
         }
         let next = (start + references.len() < total).then_some(start + references.len());
         let mut text = format!("Symbol: {}\nTotal references: {total}\n", a.symbol);
@@ -119,7 +124,11 @@ impl Command<Services> for FindReferences {
             }
         }
         if let Some(n) = next {
-            let _ = writeln!(text, "\n[{} more: pass cursor {n}]", total - n);
+            let _ = writeln!(
+                text,
+                "\n{}",
+                more(total, n, page.full, "`path` or `contextLines: 0`")
+            );
         }
         Ok(References {
             symbol: a.symbol,
@@ -274,21 +283,26 @@ impl Command<Services> for FindDefinition {
         let mut definitions = Vec::new();
         // One read per file, however many definitions it has.
         let mut file: Option<(String, LineIndex)> = None;
-        for d in defs.into_iter().skip(start).take(limit) {
+        let mut page = Pager::new(limit);
+        for d in defs.into_iter().skip(start) {
             if file.as_ref().is_none_or(|(p, _)| *p != d.file.path) {
                 let text = text_at(cx, &d.file.path);
                 file = Some((d.file.path.clone(), LineIndex::new(text)));
             }
             let lines = file.as_ref().map(|(_, l)| l);
-            definitions.push(DefinitionInfo {
+            let info = DefinitionInfo {
                 path: d.file.path.clone(),
                 line: d.def().line,
                 kind: d.def().kind,
                 container: d.def().container.clone(),
                 context: lines
-                    .map(|l| l.context(d.def().line, 1))
+                    .map(|l| l.context(d.def().line, 1, Some(d.def().column)))
                     .unwrap_or_default(),
-            });
+            };
+            if !page.admit(&info) {
+                break;
+            }
+            definitions.push(info);
         }
         let next_cursor = (start + definitions.len() < total).then_some(start + definitions.len());
         let mut text = format!(
@@ -308,7 +322,11 @@ impl Command<Services> for FindDefinition {
             }
         }
         if let Some(n) = next_cursor {
-            let _ = writeln!(text, "\n[{} more: pass cursor {n}]", total - n);
+            let _ = writeln!(
+                text,
+                "\n{}",
+                more(total, n, page.full, "`Class.method` for a method")
+            );
         }
         Ok(Definitions {
             symbol: a.symbol,

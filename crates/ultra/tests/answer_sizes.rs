@@ -1,0 +1,168 @@
+//! Answers sized for a model's context, through the real server: on a workspace where a
+//! name is everywhere, a line is 100 KB of minified code, the tree is thousands of entries
+//! and every file has a TODO and a syntax error, each default answer stays within 32 KB,
+//! counts everything in its totals, pages through all of it with its cursor (nothing
+//! missed, nothing twice), and clips long lines around the match.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use common::{Conn, Ws};
+use serde_json::{Value, json};
+
+/// The default page size plus the fixed fields around the list.
+const MAX_ANSWER: usize = 34 * 1024;
+
+fn workspace() -> Ws {
+    let ws = Ws::new();
+    for i in 0..300 {
+        ws.write(
+            &format!("src/lib/m{i:03}.ts"),
+            &format!(
+                "// TODO: item {i}: a note long enough to take some room in an answer, as real ones do\nexport function clone(x: number): number {{\n  return clone(x - 1) + {i};\n}}\nlet = ;\n"
+            ),
+        );
+    }
+    let minified: String = (0..4000)
+        .map(|i| format!("var a{i}=clone(b{i});"))
+        .collect();
+    ws.write("web/min.js", &format!("{minified}\n"));
+    for a in 0..10 {
+        for b in 0..10 {
+            for c in 0..10 {
+                ws.write(&format!("deep/a{a}/b{b}/c{c}/notes.txt"), "x\n");
+            }
+        }
+    }
+    ws
+}
+
+fn size(v: &Value) -> usize {
+    serde_json::to_string(v).unwrap().len()
+}
+
+/// Every item of `key` over all pages, following `nextCursor`; each page within bounds.
+fn all_pages(c: &mut Conn, method: &str, args: Value, key: &str) -> Vec<Value> {
+    let mut items = Vec::new();
+    let mut args = args;
+    for _ in 0..1000 {
+        let r = c.ok(method, args.clone());
+        assert!(
+            size(&r) <= MAX_ANSWER,
+            "{method} page of {} bytes",
+            size(&r)
+        );
+        items.extend(r[key].as_array().unwrap().iter().cloned());
+        match r["nextCursor"].as_u64() {
+            Some(n) => {
+                assert_eq!(
+                    n as usize,
+                    items.len(),
+                    "{method}: cursor after {} items",
+                    items.len()
+                );
+                args["cursor"] = json!(n);
+            }
+            None => return items,
+        }
+    }
+    panic!("{method} never ended");
+}
+
+#[test]
+fn default_answers_fit_and_page_through_everything() {
+    let ws = workspace();
+    let _server = ws.serve();
+    let mut c = ws.agent("bot");
+    c.ok("code.reindex", json!({}));
+
+    // find_references: 300 files × 2, and 4000 in one minified line.
+    let r = c.ok("code.findReferences", json!({"symbol": "clone"}));
+    assert!(size(&r) <= MAX_ANSWER, "{} bytes", size(&r));
+    assert_eq!(r["totalReferences"], 4600);
+    assert!(r["nextCursor"].is_u64(), "{}", r["text"]);
+    assert!(r["text"].as_str().unwrap().contains("4600"));
+    let refs = all_pages(
+        &mut c,
+        "code.findReferences",
+        json!({"symbol": "clone", "limit": 10000}),
+        "references",
+    );
+    assert_eq!(refs.len(), 4600);
+    let distinct: BTreeSet<String> = refs
+        .iter()
+        .map(|r| format!("{}:{}:{}", r["path"], r["line"], r["column"]))
+        .collect();
+    assert_eq!(distinct.len(), 4600, "a reference came twice");
+    let minified: Vec<&Value> = refs.iter().filter(|r| r["path"] == "web/min.js").collect();
+    assert_eq!(minified.len(), 4000);
+    for r in minified.iter().step_by(499) {
+        let line = r["context"][0].as_str().unwrap();
+        assert!(line.chars().count() < 320, "{} chars", line.chars().count());
+        assert!(line.contains("clone"), "{line}");
+        assert!(line.contains("chars clipped"), "{line}");
+    }
+
+    // find_definition: 300 definitions.
+    let d = c.ok(
+        "code.findDefinition",
+        json!({"symbol": "clone", "limit": 1000}),
+    );
+    assert!(size(&d) <= MAX_ANSWER, "{} bytes", size(&d));
+    assert_eq!(d["total"], 300);
+    let defs = all_pages(
+        &mut c,
+        "code.findDefinition",
+        json!({"symbol": "clone", "limit": 1000}),
+        "definitions",
+    );
+    assert_eq!(defs.len(), 300);
+
+    // get_todos: one a file.
+    let t = c.ok("code.getTodos", json!({}));
+    assert!(size(&t) <= MAX_ANSWER, "{} bytes", size(&t));
+    assert_eq!(t["summary"]["total"], 300);
+    let todos = all_pages(&mut c, "code.getTodos", json!({"limit": 10000}), "todos");
+    assert_eq!(todos.len(), 300);
+
+    // getDiagnostics: every file has a syntax error.
+    let g = c.ok("state.getDiagnostics", json!({}));
+    assert!(size(&g) <= MAX_ANSWER, "{} bytes", size(&g));
+    let total = g["total"].as_u64().unwrap() as usize;
+    assert!(total >= 300, "{g}");
+    assert_eq!(g["files"], 300);
+    let diags = all_pages(
+        &mut c,
+        "state.getDiagnostics",
+        json!({"limit": 10000}),
+        "diagnostics",
+    );
+    assert_eq!(diags.len(), total);
+
+    // get_structure: 1,000 files in 1,110 directories, and the rest.
+    let s = c.ok("code.getStructure", json!({}));
+    assert!(size(&s) <= MAX_ANSWER, "{} bytes", size(&s));
+    assert_eq!(s["files"], 1301, "{}", s["text"]);
+    assert_eq!(s["directories"], 1114, "{}", s["text"]);
+    assert_eq!(s["truncated"], true);
+    let shown = s["shownDepth"].as_u64().unwrap();
+    assert!(shown >= 1, "{s}");
+    let text = s["text"].as_str().unwrap();
+    assert!(
+        text.contains("Stats: 1114 directories, 1301 files"),
+        "{text}"
+    );
+    assert!(
+        text.contains("files, "),
+        "collapsed directories show counts: {text}"
+    );
+    assert!(text.contains("ask for a subdirectory"), "{text}");
+    // A subdirectory that fits comes back whole.
+    let sub = c.ok("code.getStructure", json!({"path": "deep/a3"}));
+    assert_eq!(sub["truncated"], false, "{sub}");
+    assert_eq!(sub["files"], 100);
+    assert!(sub["text"].as_str().unwrap().contains("c9/"), "{sub}");
+}
