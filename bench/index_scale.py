@@ -635,7 +635,8 @@ class Bench:
     @staticmethod
     def definitions(c: Client, name: str) -> set:
         found, cursor = set(), None
-        for _ in range(100):
+        # Pages end at 32 KB (about 100 definitions): a name like `default` takes hundreds.
+        for _ in range(10000):
             params = {"symbol": name, "limit": 1000}
             if cursor is not None:
                 params["cursor"] = cursor

@@ -122,7 +122,12 @@ impl Warming {
     }
 
     fn set(&self, progress: (usize, usize)) {
-        *self.progress.lock().unwrap_or_else(|p| p.into_inner()) = Some(progress);
+        let mut p = self.progress.lock().unwrap_or_else(|p| p.into_inner());
+        let parsing_starts = p.is_some_and(|(_, total)| total == 0) && progress.1 > 0;
+        *p = Some(progress);
+        if parsing_starts {
+            self.ended.notify_all();
+        }
     }
 
     /// Mark it as warming unless it already is (keeping the progress).
@@ -138,9 +143,17 @@ impl Warming {
         self.ended.notify_all();
     }
 
-    /// Wait up to `grace` for the warm-up to end; true when it has.
+    /// Wait for the warm-up to end, but not for parsing: while the tree is walked and the
+    /// store loads (`(0, 0)`, up to `LOAD_WAIT`) the answer would say next to nothing, so
+    /// it waits; once files are being parsed it waits `grace` more at most. True when the
+    /// warm-up has ended.
     fn wait(&self, grace: std::time::Duration) -> bool {
+        const LOAD_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
         let w = self.progress.lock().unwrap_or_else(|p| p.into_inner());
+        let (w, _) = self
+            .ended
+            .wait_timeout_while(w, LOAD_WAIT, |w| w.is_some_and(|(_, total)| total == 0))
+            .unwrap_or_else(|p| p.into_inner());
         let (w, _) = self
             .ended
             .wait_timeout_while(w, grace, |w| w.is_some())
@@ -170,7 +183,7 @@ impl Drop for WarmingMark<'_> {
     }
 }
 
-/// How long a query waits for a warm-up under way before it answers `warming`: a small
+/// How long a query waits for files being parsed before it answers `warming`: a small
 /// workspace is ready within it, and a large one never holds a query up for longer.
 const WARM_UP_GRACE: std::time::Duration = std::time::Duration::from_millis(200);
 
@@ -325,9 +338,9 @@ impl CodeIndex {
 
     /// Bring the index up to date with the disk and the open buffers, for a query;
     /// `first` are indexed before the rest when much has changed. While the index warms
-    /// up (a first walk, a store loading, many files parsing) a query does not wait for
-    /// it beyond [`WARM_UP_GRACE`]: the files asked about are indexed now and the answer,
-    /// from what is there, is marked `warming`.
+    /// up, a query waits for the walk and the stored records (without them it could say
+    /// next to nothing) but not for parsing beyond [`WARM_UP_GRACE`]: the files asked
+    /// about are indexed now and the answer, from what is there, is marked `warming`.
     pub fn refresh(&self, root: &Root, ws: &Mutex<Workspace>, first: &[String]) -> IndexState {
         if self.is_warming() && !self.warming.wait(WARM_UP_GRACE) {
             return self.index_these(root, ws, first);

@@ -792,4 +792,13 @@ fn queries_never_wait_for_the_cold_index() {
     assert_eq!(state, "warming", "{r}");
     let d = c.ok("code.findDefinition", json!({"symbol": "last2499"}));
     assert_eq!(d["definitions"][0]["path"], "src/m2499.ts", "{d}");
+
+    // A restart on the stored index: the first query waits for the stored records (not
+    // for any parsing) and finds what they hold.
+    drop(c);
+    drop(_server);
+    let _server = ws.serve();
+    let mut c = ws.agent("bot");
+    let d = c.ok("code.findDefinition", json!({"symbol": "last1234"}));
+    assert_eq!(d["definitions"][0]["path"], "src/m1234.ts", "{d}");
 }

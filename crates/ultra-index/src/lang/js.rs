@@ -4,7 +4,7 @@ use std::collections::HashSet;
 
 use tree_sitter::Node;
 
-use super::{Cx, Spec, children, end_line, has_child, line, qualified, squish_str};
+use super::{Cx, Spec, children, each_node, end_line, has_child, line, qualified, squish_str};
 use crate::model::{Class, DefKind, Function, Method, Property};
 
 pub(crate) static SPEC: Spec = Spec {
@@ -60,8 +60,7 @@ pub(crate) fn extract(root: Node<'_>, cx: &mut Cx<'_>) {
     for child in children(root) {
         statement(cx, &mut st, child, child, false);
     }
-    nested(cx, &mut st, root);
-    imports(cx, root);
+    nested_and_imports(cx, &mut st, root);
     // Names exported after their declaration.
     for f in &mut cx.out.functions {
         if f.qualified == f.name && st.exported.contains(&f.name) {
@@ -293,13 +292,14 @@ fn in_literal(node: Node<'_>) -> bool {
     false
 }
 
-/// Definitions the module-level pass does not reach, as ctags finds them: functions and
+/// In one walk of the tree: every import (see [`import`]), and the definitions the
+/// module-level pass does not reach, as ctags finds them: functions and
 /// classes declared inside function bodies, blocks and IIFE/UMD wrappers; functions bound
 /// to variables there; functions assigned to properties (`x.y = function`,
 /// `X.prototype.m = function`); methods of object literals; TypeScript overload
 /// signatures and the functions of `declare namespace` blocks. A name already defined at
 /// its position is left as the module-level pass recorded it.
-fn nested(cx: &mut Cx<'_>, st: &mut State, root: Node<'_>) {
+fn nested_and_imports(cx: &mut Cx<'_>, st: &mut State, root: Node<'_>) {
     let mut seen: HashSet<(u32, u32)> = cx
         .out
         .definitions
@@ -309,11 +309,11 @@ fn nested(cx: &mut Cx<'_>, st: &mut State, root: Node<'_>) {
     let is_new = |seen: &mut HashSet<(u32, u32)>, n: Node<'_>| {
         seen.insert((line(n), n.start_position().column as u32))
     };
-    let mut cursor = root.walk();
-    let mut descend = true;
-    loop {
-        if descend {
-            let node = cursor.node();
+    each_node(root, |node| {
+        if !import(cx, node) {
+            return false;
+        }
+        {
             match node.kind() {
                 "function_declaration" | "generator_function_declaration" => {
                     if let Some(name) = node.child_by_field_name("name")
@@ -406,18 +406,8 @@ fn nested(cx: &mut Cx<'_>, st: &mut State, root: Node<'_>) {
                 _ => {}
             }
         }
-        if descend && cursor.goto_first_child() {
-            continue;
-        }
-        if cursor.goto_next_sibling() {
-            descend = true;
-            continue;
-        }
-        if !cursor.goto_parent() {
-            break;
-        }
-        descend = false;
-    }
+        true
+    });
 }
 
 /// A function stored in a property: a method of `owner` when there is one.
@@ -923,53 +913,54 @@ fn enumeration(cx: &mut Cx<'_>, node: Node<'_>, outer: Node<'_>, exported: bool)
     cx.class(name, outer, DefKind::Enum, c);
 }
 
-/// Every import: `import` statements, re-exports, `require('x')` and `import('x')`.
-fn imports(cx: &mut Cx<'_>, root: Node<'_>) {
-    let mut stack = vec![root];
-    while let Some(node) = stack.pop() {
-        match node.kind() {
-            "import_statement" => import_statement(cx, node),
-            "export_statement" => {
-                if let Some(src) = node.child_by_field_name("source") {
-                    let mut names = Vec::new();
-                    for c in children(node) {
-                        match c.kind() {
-                            "export_clause" => {
-                                for s in children(c) {
-                                    if let Some(n) = s.child_by_field_name("name") {
-                                        names.push(cx.text(n));
-                                    }
-                                }
+/// The import `node` makes, if any: an `import` statement, a re-export, a `require('x')`
+/// or `import('x')` call. Whether to look inside it for more.
+fn import(cx: &mut Cx<'_>, node: Node<'_>) -> bool {
+    match node.kind() {
+        "import_statement" => {
+            import_statement(cx, node);
+            false
+        }
+        "export_statement" => {
+            let Some(src) = node.child_by_field_name("source") else {
+                return true;
+            };
+            let mut names = Vec::new();
+            for c in children(node) {
+                match c.kind() {
+                    "export_clause" => {
+                        for s in children(c) {
+                            if let Some(n) = s.child_by_field_name("name") {
+                                names.push(cx.text(n));
                             }
-                            "namespace_export" => {
-                                names.extend(
-                                    children(c)
-                                        .into_iter()
-                                        .filter(|n| n.kind() != "comment")
-                                        .map(|n| unquote(&cx.text(n))),
-                                );
-                            }
-                            _ => {}
                         }
                     }
-                    if names.is_empty() && has_child(node, "*") {
-                        names.push("*".into());
+                    "namespace_export" => {
+                        names.extend(
+                            children(c)
+                                .into_iter()
+                                .filter(|n| n.kind() != "comment")
+                                .map(|n| unquote(&cx.text(n))),
+                        );
                     }
-                    let source = unquote(&cx.text(src));
-                    cx.import(node, source, names);
+                    _ => {}
                 }
             }
-            "call_expression" => {
-                if let Some(source) = call_import(cx, node) {
-                    let names = bound_names(cx, node);
-                    cx.import(node, source, names);
-                }
+            if names.is_empty() && has_child(node, "*") {
+                names.push("*".into());
             }
-            _ => {}
+            let source = unquote(&cx.text(src));
+            cx.import(node, source, names);
+            false
         }
-        let mut kids = children(node);
-        kids.reverse();
-        stack.extend(kids);
+        "call_expression" => {
+            if let Some(source) = call_import(cx, node) {
+                let names = bound_names(cx, node);
+                cx.import(node, source, names);
+            }
+            true
+        }
+        _ => true,
     }
 }
 

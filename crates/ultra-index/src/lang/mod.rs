@@ -375,6 +375,27 @@ pub(crate) fn end_line(node: Node<'_>) -> u32 {
     node.end_position().row as u32 + 1
 }
 
+/// Every node below `root` (and `root`), in source order, with one cursor (no allocation
+/// per node); `visit` returns whether to descend into the node's children.
+pub(crate) fn each_node<'t>(root: Node<'t>, mut visit: impl FnMut(Node<'t>) -> bool) {
+    let mut cursor = root.walk();
+    let mut descend = true;
+    loop {
+        if descend && visit(cursor.node()) && cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                descend = true;
+                break;
+            }
+            if !cursor.goto_parent() {
+                return;
+            }
+        }
+    }
+}
+
 /// The named children of `node`.
 pub(crate) fn children<'t>(node: Node<'t>) -> Vec<Node<'t>> {
     let mut c = node.walk();

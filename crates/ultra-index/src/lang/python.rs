@@ -4,7 +4,7 @@ use std::collections::HashSet;
 
 use tree_sitter::Node;
 
-use super::{Cx, Spec, children, end_line, has_child, line};
+use super::{Cx, Spec, children, each_node, end_line, has_child, line};
 use crate::model::{Class, DefKind, Function, Method, Property};
 
 pub(crate) static SPEC: Spec = Spec {
@@ -33,15 +33,15 @@ pub(crate) static SPEC: Spec = Spec {
 pub(crate) fn extract(root: Node<'_>, cx: &mut Cx<'_>) {
     let all = dunder_all(cx, root);
     block(cx, root, all.as_ref());
-    nested(cx, root);
-    imports(cx, root);
+    nested_and_imports(cx, root);
     cx.out.definitions.sort_by_key(|d| (d.line, d.column));
 }
 
-/// Functions and classes defined inside functions (closures, local handlers, test
+/// In one walk of the tree: every `import` and `from … import`, at any depth; and the
+/// functions and classes defined inside functions (closures, local handlers, test
 /// helpers), as ctags indexes them: not exported, no container. Those the module-level
 /// pass defined (its classes' methods too) are left as they are.
-fn nested(cx: &mut Cx<'_>, root: Node<'_>) {
+fn nested_and_imports(cx: &mut Cx<'_>, root: Node<'_>) {
     let mut seen: HashSet<(u32, u32)> = cx
         .out
         .definitions
@@ -49,13 +49,13 @@ fn nested(cx: &mut Cx<'_>, root: Node<'_>) {
         .map(|d| (d.line, d.column))
         .collect();
     let nothing_public = HashSet::new();
-    let mut cursor = root.walk();
-    let mut descend = true;
-    loop {
-        if descend {
-            let node = cursor.node();
-            if matches!(node.kind(), "function_definition" | "class_definition")
-                && let Some(name) = node.child_by_field_name("name")
+    each_node(root, |node| match node.kind() {
+        "import_statement" | "import_from_statement" | "future_import_statement" => {
+            import(cx, node);
+            false
+        }
+        "function_definition" | "class_definition" => {
+            if let Some(name) = node.child_by_field_name("name")
                 && !seen.contains(&(line(name), name.start_position().column as u32))
             {
                 let whole = node
@@ -65,19 +65,10 @@ fn nested(cx: &mut Cx<'_>, root: Node<'_>) {
                 definition(cx, whole, None, Some(&nothing_public));
                 seen.extend(cx.out.definitions.iter().map(|d| (d.line, d.column)));
             }
-            if cursor.goto_first_child() {
-                continue;
-            }
+            true
         }
-        if cursor.goto_next_sibling() {
-            descend = true;
-            continue;
-        }
-        if !cursor.goto_parent() {
-            break;
-        }
-        descend = false;
-    }
+        _ => true,
+    });
 }
 
 /// The names listed in a module-level `__all__ = [...]`, when there is one.
@@ -513,61 +504,53 @@ fn self_targets<'t>(cx: &Cx<'_>, node: Node<'t>, out: &mut Vec<Node<'t>>) {
     }
 }
 
-/// Every `import` and `from … import` in the file, at any depth.
-fn imports(cx: &mut Cx<'_>, root: Node<'_>) {
-    let mut stack = vec![root];
-    while let Some(node) = stack.pop() {
-        match node.kind() {
-            "import_statement" => {
-                for n in children(node) {
-                    match n.kind() {
-                        "dotted_name" => {
-                            let source = cx.text(n);
-                            let first = source.split('.').next().unwrap_or(&source).to_string();
-                            cx.import(node, source, vec![first]);
-                        }
-                        "aliased_import" => {
-                            let source = n
-                                .child_by_field_name("name")
-                                .map(|s| cx.text(s))
-                                .unwrap_or_default();
-                            let alias = n
-                                .child_by_field_name("alias")
-                                .map(|s| cx.text(s))
-                                .unwrap_or_default();
-                            cx.import(node, source, vec![alias]);
-                        }
-                        _ => {}
+/// One `import` or `from … import` statement.
+fn import(cx: &mut Cx<'_>, node: Node<'_>) {
+    match node.kind() {
+        "import_statement" => {
+            for n in children(node) {
+                match n.kind() {
+                    "dotted_name" => {
+                        let source = cx.text(n);
+                        let first = source.split('.').next().unwrap_or(&source).to_string();
+                        cx.import(node, source, vec![first]);
                     }
+                    "aliased_import" => {
+                        let source = n
+                            .child_by_field_name("name")
+                            .map(|s| cx.text(s))
+                            .unwrap_or_default();
+                        let alias = n
+                            .child_by_field_name("alias")
+                            .map(|s| cx.text(s))
+                            .unwrap_or_default();
+                        cx.import(node, source, vec![alias]);
+                    }
+                    _ => {}
                 }
-                continue;
             }
-            "import_from_statement" | "future_import_statement" => {
-                let module = node.child_by_field_name("module_name");
-                let source = module.map_or_else(|| "__future__".to_string(), |m| cx.compact(m));
-                let mut names = Vec::new();
-                for n in children(node) {
-                    if module.is_some_and(|m| m.id() == n.id()) {
-                        continue;
-                    }
-                    match n.kind() {
-                        "dotted_name" | "identifier" => names.push(cx.text(n)),
-                        "aliased_import" => {
-                            if let Some(a) = n.child_by_field_name("alias") {
-                                names.push(cx.text(a));
-                            }
-                        }
-                        "wildcard_import" => names.push("*".into()),
-                        _ => {}
-                    }
-                }
-                cx.import(node, source, names);
-                continue;
-            }
-            _ => {}
         }
-        let mut kids = children(node);
-        kids.reverse();
-        stack.extend(kids);
+        "import_from_statement" | "future_import_statement" => {
+            let module = node.child_by_field_name("module_name");
+            let source = module.map_or_else(|| "__future__".to_string(), |m| cx.compact(m));
+            let mut names = Vec::new();
+            for n in children(node) {
+                if module.is_some_and(|m| m.id() == n.id()) {
+                    continue;
+                }
+                match n.kind() {
+                    "dotted_name" | "identifier" => names.push(cx.text(n)),
+                    "aliased_import" => {
+                        if let Some(a) = n.child_by_field_name("alias") {
+                            names.push(cx.text(a));
+                        }
+                    }
+                    "wildcard_import" => names.push("*".into()),
+                    _ => {}
+                }
+            }
+            cx.import(node, source, names);
+        }
+        _ => {}
     }
 }

@@ -2,7 +2,7 @@
 
 use tree_sitter::Node;
 
-use super::{Cx, Spec, children, has_child, line, qualified};
+use super::{Cx, Spec, children, each_node, has_child, line, qualified};
 use crate::model::{Class, DefKind, Function, Method, Property};
 
 pub(crate) static SPEC: Spec = Spec {
@@ -46,6 +46,24 @@ const ITEMS: &[&str] = &[
     "extern_crate_declaration",
 ];
 
+/// Which node kind ids are [`ITEMS`], and the id of `block`, for the grammar (looked up
+/// once: comparing ids is much cheaper than comparing kind names at every node).
+fn kinds_of(grammar: &tree_sitter::Language) -> &'static (Vec<bool>, u16) {
+    static KINDS: std::sync::OnceLock<(Vec<bool>, u16)> = std::sync::OnceLock::new();
+    KINDS.get_or_init(|| {
+        let n = grammar.node_kind_count();
+        let is_item = (0..n)
+            .map(|id| {
+                grammar.node_kind_is_named(id as u16)
+                    && grammar
+                        .node_kind_for_id(id as u16)
+                        .is_some_and(|k| ITEMS.contains(&k))
+            })
+            .collect();
+        (is_item, grammar.id_for_node_kind("block", true))
+    })
+}
+
 /// Methods found in an `impl` block, merged into the type's [`Class`] at the end when the
 /// type is declared in the same file.
 struct Impl {
@@ -59,28 +77,21 @@ pub(crate) fn extract(root: Node<'_>, cx: &mut Cx<'_>) {
     let mut impls = Vec::new();
     let mut mods = Vec::new();
     items(root, cx, &mut impls, &mut mods);
-    // Items inside function bodies and other blocks, at any depth.
-    let mut cursor = root.walk();
-    let mut descend = true;
-    loop {
-        if descend {
-            let node = cursor.node();
-            if node.kind() == "block" && children(node).iter().any(|c| ITEMS.contains(&c.kind())) {
-                items(node, cx, &mut impls, &mut Vec::new());
-            }
-            if cursor.goto_first_child() {
-                continue;
-            }
+    // Items inside function bodies and other blocks, at any depth: a block is read as an
+    // item list when the walk meets its first item.
+    let kinds = kinds_of(&super::Lang::Rust.grammar());
+    let (is_item, block) = (&kinds.0, kinds.1);
+    let mut read_blocks: Vec<usize> = Vec::new();
+    each_node(root, |node| {
+        if is_item.get(usize::from(node.kind_id())) == Some(&true)
+            && let Some(parent) = node.parent().filter(|p| p.kind_id() == block)
+            && !read_blocks.contains(&parent.id())
+        {
+            read_blocks.push(parent.id());
+            items(parent, cx, &mut impls, &mut Vec::new());
         }
-        if cursor.goto_next_sibling() {
-            descend = true;
-            continue;
-        }
-        if !cursor.goto_parent() {
-            break;
-        }
-        descend = false;
-    }
+        true
+    });
     for imp in impls {
         let Some(class) = cx
             .out
