@@ -15,6 +15,9 @@ use crate::model::FileIndex;
 /// Bump when [`FileIndex`], an extractor or the encoding changes.
 pub const SCHEMA_VERSION: &str = "ultra-index-3";
 
+/// The redb page cache.
+const STORE_CACHE_BYTES: usize = 16 << 20;
+
 const META: TableDefinition<&str, &str> = TableDefinition::new("meta");
 const FILES: TableDefinition<&str, &[u8]> = TableDefinition::new("files");
 
@@ -72,7 +75,7 @@ impl Redb {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(db_err)?;
         }
-        let current = match Database::create(path) {
+        let current = match Self::create(path) {
             Ok(db) => Some(db).filter(|db| Self::version(db).as_deref() == Some(SCHEMA_VERSION)),
             // Another process (a running server) has it: use no store rather than take it.
             Err(e @ redb::DatabaseError::DatabaseAlreadyOpen) => return Err(db_err(e)),
@@ -83,7 +86,7 @@ impl Redb {
             Some(db) => db,
             None => {
                 let _ = std::fs::remove_file(path);
-                let db = Database::create(path).map_err(db_err)?;
+                let db = Self::create(path).map_err(db_err)?;
                 let txn = db.begin_write().map_err(db_err)?;
                 {
                     let mut meta = txn.open_table(META).map_err(db_err)?;
@@ -95,6 +98,15 @@ impl Redb {
             }
         };
         Ok(Redb { db })
+    }
+
+    /// The database at `path` with a small page cache. redb caches up to 1 GiB by default,
+    /// and the index is read whole once at start and then only written: a big cache would
+    /// keep a copy of the store in the server's memory for nothing.
+    fn create(path: &Path) -> Result<Database, redb::DatabaseError> {
+        redb::Builder::new()
+            .set_cache_size(STORE_CACHE_BYTES)
+            .create(path)
     }
 
     fn version(db: &Database) -> Option<String> {
