@@ -37,10 +37,14 @@ fn main() {
             size_of::<FileIndex>() + f.path.len() + f.hash.len(),
             1,
         );
-        add("names", strings(&f.names), f.names.len());
+        add(
+            "names",
+            f.names.heap_bytes() + size_of::<ultra_index::Names>(),
+            f.names.len(),
+        );
         add(
             "occurrences",
-            f.occurrences.len() * size_of::<ultra_index::Occurrence>(),
+            f.occurrences.heap_bytes(),
             f.occurrences.len(),
         );
         add(

@@ -5,14 +5,14 @@
 
 use crate::lang::Lang;
 use crate::model::{
-    Class, Complexity, DefKind, Definition, FileIndex, Function, Import, Method, Occurrence,
-    Property, SyntaxError, Todo,
+    Class, Complexity, DefKind, Definition, FileIndex, Function, Import, Method, Names,
+    Occurrences, Property, SyntaxError, Todo,
 };
 use crate::store::Stored;
 
 /// Encode a stored record: its disk stamp (`len`, `mtime_ns`) and the record.
 pub(crate) fn encode_parts(len: u64, mtime_ns: u128, r: &FileIndex) -> Vec<u8> {
-    let mut w = Vec::with_capacity(256 + r.occurrences.len() * 12 + r.names.len() * 12);
+    let mut w = Vec::with_capacity(256 + r.occurrences.heap_bytes() + r.names.heap_bytes());
     len.enc(&mut w);
     mtime_ns.enc(&mut w);
     r.enc(&mut w);
@@ -183,25 +183,53 @@ impl Dec for DefKind {
     }
 }
 
-/// Occurrences are most of a record: 12 bytes each, the definition flag in the column's
-/// top bit.
-impl Enc for Occurrence {
+/// Names as their count, their text run together, and where each ends.
+impl Enc for Names {
     fn enc(&self, w: &mut Vec<u8>) {
-        self.name.enc(w);
-        self.line.enc(w);
-        (self.column & 0x7fff_ffff | if self.is_definition { 0x8000_0000 } else { 0 }).enc(w);
+        (self.len() as u32).enc(w);
+        let mut text = String::new();
+        let mut ends = Vec::with_capacity(self.len());
+        for n in self.iter() {
+            text.push_str(n);
+            ends.push(text.len() as u32);
+        }
+        text.enc(w);
+        for e in ends {
+            e.enc(w);
+        }
     }
 }
 
-impl Dec for Occurrence {
+impl Dec for Names {
     fn dec(r: &mut Reader<'_>) -> Option<Self> {
-        let (name, line, col) = (u32::dec(r)?, u32::dec(r)?, u32::dec(r)?);
-        Some(Occurrence {
-            name,
-            line,
-            column: col & 0x7fff_ffff,
-            is_definition: col & 0x8000_0000 != 0,
-        })
+        let n = u32::dec(r)? as usize;
+        let text = String::dec(r)?;
+        let mut names = Vec::with_capacity(n.min(r.left() / 4));
+        let mut start = 0;
+        for _ in 0..n {
+            let end = u32::dec(r)? as usize;
+            names.push(text.get(start..end)?);
+            start = end;
+        }
+        (start == text.len()).then(|| names.into_iter().collect())
+    }
+}
+
+/// Occurrences are most of a record: stored packed as they are held (see [`Occurrences`]).
+impl Enc for Occurrences {
+    fn enc(&self, w: &mut Vec<u8>) {
+        (self.len() as u32).enc(w);
+        (self.as_bytes().len() as u32).enc(w);
+        w.extend_from_slice(self.as_bytes());
+    }
+}
+
+impl Dec for Occurrences {
+    fn dec(r: &mut Reader<'_>) -> Option<Self> {
+        let len = u32::dec(r)?;
+        let n = u32::dec(r)? as usize;
+        // Name indexes are checked where they are used (`Names::get`).
+        Occurrences::from_bytes(r.take(n)?.to_vec(), len, usize::MAX)
     }
 }
 

@@ -362,7 +362,7 @@ impl Index {
     pub fn files_with_name(&self, name: &str) -> Vec<Arc<FileIndex>> {
         self.files
             .values()
-            .filter(|f| f.names.binary_search_by(|n| n.as_str().cmp(name)).is_ok())
+            .filter(|f| f.names.find(name).is_some())
             .cloned()
             .collect()
     }

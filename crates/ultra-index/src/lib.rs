@@ -24,7 +24,7 @@ pub mod store;
 pub use index::{Graph, Index};
 pub use lang::Lang;
 pub use model::{
-    Class, Complexity, DefKind, Definition, FileIndex, Function, Import, Method, Occurrence,
-    Property, Reference, SyntaxError, Todo,
+    Class, Complexity, DefKind, Definition, FileIndex, Function, Import, Method, Names, Occurrence,
+    Occurrences, Property, Reference, SyntaxError, Todo,
 };
 pub use passes::index_file;

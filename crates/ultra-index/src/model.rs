@@ -27,10 +27,10 @@ pub struct FileIndex {
     /// The distinct identifiers in the file, sorted; [`Occurrence::name`] indexes it.
     /// (Not serialized: the store packs it separately.)
     #[serde(skip)]
-    pub names: Vec<String>,
-    /// Every identifier occurrence, in source order (compact: tens of millions fit).
+    pub names: Names,
+    /// Every identifier occurrence, in source order, packed (a workspace has millions).
     #[serde(skip)]
-    pub occurrences: Vec<Occurrence>,
+    pub occurrences: Occurrences,
     pub complexity: Complexity,
     pub todos: Vec<Todo>,
     pub errors: Vec<SyntaxError>,
@@ -135,7 +135,7 @@ pub struct Import {
     pub resolved: Option<String>,
 }
 
-/// One occurrence of an identifier, stored compactly.
+/// One occurrence of an identifier.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Occurrence {
@@ -146,14 +146,209 @@ pub struct Occurrence {
     pub is_definition: bool,
 }
 
+/// A file's distinct identifiers, sorted, in one allocation (a `Vec<String>` would cost a
+/// header and an allocation each, for over a million names in a large workspace).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Names {
+    text: Box<str>,
+    /// Where each name ends in `text`.
+    ends: Box<[u32]>,
+}
+
+impl Names {
+    /// Name `i`.
+    pub fn get(&self, i: usize) -> Option<&str> {
+        let end = *self.ends.get(i)? as usize;
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        self.text.get(start..end)
+    }
+
+    /// How many names.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// No names.
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// Where `name` is (the names are sorted).
+    pub fn find(&self, name: &str) -> Option<usize> {
+        let (mut lo, mut hi) = (0, self.len());
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            match self.get(mid).unwrap_or_default().cmp(name) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return Some(mid),
+            }
+        }
+        None
+    }
+
+    /// Every name, in order.
+    pub fn iter(&self) -> impl Iterator<Item = &str> + '_ {
+        (0..self.len()).filter_map(|i| self.get(i))
+    }
+
+    /// Heap bytes held.
+    pub fn heap_bytes(&self) -> usize {
+        self.text.len() + self.ends.len() * 4
+    }
+}
+
+impl<S: AsRef<str>> FromIterator<S> for Names {
+    /// From names in sorted order.
+    fn from_iter<I: IntoIterator<Item = S>>(names: I) -> Names {
+        let mut text = String::new();
+        let mut ends = Vec::new();
+        for n in names {
+            text.push_str(n.as_ref());
+            ends.push(text.len() as u32);
+        }
+        Names {
+            text: text.into_boxed_str(),
+            ends: ends.into_boxed_slice(),
+        }
+    }
+}
+
+/// A file's occurrences packed as varints (name index, line as a difference from the
+/// previous one, column shifted left by one with the definition flag below): about 4 bytes
+/// each where the struct takes 16.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Occurrences {
+    bytes: Box<[u8]>,
+    len: u32,
+}
+
+impl Occurrences {
+    /// How many.
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    /// None.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Every occurrence, in source order.
+    pub fn iter(&self) -> OccurrenceIter<'_> {
+        OccurrenceIter {
+            bytes: &self.bytes,
+            left: self.len,
+            line: 0,
+        }
+    }
+
+    /// The packed form (for the store).
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// From the packed form, checked: `None` unless `bytes` hold exactly `len`
+    /// occurrences, each naming one of `names` names.
+    pub fn from_bytes(bytes: Vec<u8>, len: u32, names: usize) -> Option<Occurrences> {
+        let o = Occurrences {
+            bytes: bytes.into_boxed_slice(),
+            len,
+        };
+        let mut it = o.iter();
+        for _ in 0..len {
+            if (it.next()?.name as usize) >= names {
+                return None;
+            }
+        }
+        it.bytes.is_empty().then_some(o)
+    }
+
+    /// Heap bytes held.
+    pub fn heap_bytes(&self) -> usize {
+        self.bytes.len()
+    }
+}
+
+impl FromIterator<Occurrence> for Occurrences {
+    fn from_iter<I: IntoIterator<Item = Occurrence>>(occurrences: I) -> Occurrences {
+        let mut bytes = Vec::new();
+        let (mut len, mut line) = (0u32, 0u32);
+        for o in occurrences {
+            put_varint(&mut bytes, u64::from(o.name));
+            // Source order makes lines ascend; a difference either way stays exact.
+            let delta = i64::from(o.line) - i64::from(line);
+            put_varint(&mut bytes, ((delta << 1) ^ (delta >> 63)) as u64);
+            put_varint(
+                &mut bytes,
+                u64::from(o.column) << 1 | u64::from(o.is_definition),
+            );
+            line = o.line;
+            len += 1;
+        }
+        Occurrences {
+            bytes: bytes.into_boxed_slice(),
+            len,
+        }
+    }
+}
+
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// The occurrences of an [`Occurrences`], decoded one at a time.
+pub struct OccurrenceIter<'a> {
+    bytes: &'a [u8],
+    left: u32,
+    line: u32,
+}
+
+impl OccurrenceIter<'_> {
+    fn varint(&mut self) -> Option<u64> {
+        let mut v = 0u64;
+        for shift in (0..64).step_by(7) {
+            let (&b, rest) = self.bytes.split_first()?;
+            self.bytes = rest;
+            v |= u64::from(b & 0x7f) << shift;
+            if b < 0x80 {
+                return Some(v);
+            }
+        }
+        None
+    }
+}
+
+impl Iterator for OccurrenceIter<'_> {
+    type Item = Occurrence;
+
+    fn next(&mut self) -> Option<Occurrence> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        let name = u32::try_from(self.varint()?).ok()?;
+        let zigzag = self.varint()?;
+        let delta = (zigzag >> 1) as i64 ^ -((zigzag & 1) as i64);
+        self.line = u32::try_from(i64::from(self.line) + delta).ok()?;
+        let col = self.varint()?;
+        Some(Occurrence {
+            name,
+            line: self.line,
+            column: u32::try_from(col >> 1).ok()?,
+            is_definition: col & 1 == 1,
+        })
+    }
+}
+
 impl FileIndex {
     /// The occurrences of `name` in this file.
     pub fn references_to<'a>(&'a self, name: &str) -> impl Iterator<Item = Reference> + 'a {
-        let id = self
-            .names
-            .binary_search_by(|n| n.as_str().cmp(name))
-            .ok()
-            .map(|i| i as u32);
+        let id = self.names.find(name).map(|i| i as u32);
         let name = name.to_string();
         self.occurrences
             .iter()
@@ -239,4 +434,72 @@ pub struct SyntaxError {
     pub end_line: u32,
     pub end_column: u32,
     pub message: String,
+}
+
+#[cfg(test)]
+mod packing_tests {
+    use super::*;
+
+    #[test]
+    fn occurrences_and_names_pack_and_come_back_unchanged() {
+        let mut seed = 0x1234_5678_9abc_def1u64;
+        let mut next = move |m: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % m
+        };
+        for _ in 0..200 {
+            let n = next(300) as usize;
+            let mut line = 1 + next(5) as u32;
+            let want: Vec<Occurrence> = (0..n)
+                .map(|_| {
+                    // Mostly ascending, sometimes back, sometimes huge.
+                    line = match next(10) {
+                        0 => line.saturating_sub(next(3) as u32),
+                        1 => u32::MAX - next(4) as u32,
+                        _ => line.saturating_add(next(3) as u32),
+                    };
+                    Occurrence {
+                        name: if next(20) == 0 {
+                            u32::MAX
+                        } else {
+                            next(400) as u32
+                        },
+                        line,
+                        column: if next(20) == 0 {
+                            u32::MAX
+                        } else {
+                            next(200) as u32
+                        },
+                        is_definition: next(4) == 0,
+                    }
+                })
+                .collect();
+            let packed: Occurrences = want.iter().copied().collect();
+            assert_eq!(packed.len(), n);
+            assert_eq!(packed.iter().collect::<Vec<_>>(), want);
+            let again =
+                Occurrences::from_bytes(packed.as_bytes().to_vec(), n as u32, usize::MAX).unwrap();
+            assert_eq!(again, packed);
+            // A byte short, or one more claimed than held, is refused.
+            if n > 0 {
+                let short = packed.as_bytes()[..packed.as_bytes().len() - 1].to_vec();
+                assert!(Occurrences::from_bytes(short, n as u32, usize::MAX).is_none());
+                assert!(
+                    Occurrences::from_bytes(packed.as_bytes().to_vec(), n as u32 + 1, usize::MAX)
+                        .is_none()
+                );
+            }
+        }
+        let mut words = vec!["", "a", "b", "clone", "é", "zz"];
+        words.sort();
+        let names: Names = words.iter().collect();
+        assert_eq!(names.iter().collect::<Vec<_>>(), words);
+        for (i, w) in words.iter().enumerate() {
+            assert_eq!(names.find(w), Some(i));
+        }
+        assert_eq!(names.find("c"), None);
+        assert_eq!(names.get(6), None);
+    }
 }

@@ -236,8 +236,8 @@ pub fn index_incremental(
             Generic::full(lang, &tree, content, &def_spots(&out))
         }
     };
-    out.names = generic.names.clone();
-    out.occurrences = generic.occurrences.clone();
+    out.names = generic.names.iter().collect();
+    out.occurrences = generic.occurrences.iter().copied().collect();
     out.todos = generic.todos.clone();
     out.errors = generic.errors.clone();
     out.complexity = generic.complexity();
@@ -340,8 +340,8 @@ fn def_spots(out: &FileIndex) -> DefSpots {
 
 fn finish(out: &mut FileIndex, generic: Generic) {
     out.complexity = generic.complexity();
-    out.names = generic.names;
-    out.occurrences = generic.occurrences;
+    out.names = generic.names.iter().collect();
+    out.occurrences = generic.occurrences.into_iter().collect();
     out.todos = generic.todos;
     out.errors = generic.errors;
 }
@@ -712,7 +712,10 @@ mod tests {
                                 .map(|o| {
                                     format!(
                                         "{} {}:{} {}",
-                                        r.names[o.name as usize], o.line, o.column, o.is_definition
+                                        r.names.get(o.name as usize).unwrap_or_default(),
+                                        o.line,
+                                        o.column,
+                                        o.is_definition
                                     )
                                 })
                                 .collect::<Vec<_>>()

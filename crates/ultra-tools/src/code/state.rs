@@ -110,9 +110,9 @@ fn ident_at(
         .iter()
         .filter(|o| o.line == line1)
         .find_map(|o| {
-            let name = &file.names[o.name as usize];
+            let name = file.names.get(o.name as usize)?;
             (o.column <= col && col <= o.column + name.len() as u32)
-                .then(|| (name.clone(), o.line, o.column))
+                .then(|| (name.to_string(), o.line, o.column))
         })
         .ok_or_else(|| {
             CommandError::new(
