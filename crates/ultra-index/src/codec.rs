@@ -233,6 +233,66 @@ impl Dec for Occurrences {
     }
 }
 
+/// A record as its fields in order (whether its details were dropped is not stored: a
+/// stored record has them all).
+impl Enc for FileIndex {
+    fn enc(&self, w: &mut Vec<u8>) {
+        let FileIndex {
+            path,
+            lang,
+            hash,
+            lines,
+            bytes,
+            functions,
+            classes,
+            definitions,
+            imports,
+            names,
+            occurrences,
+            complexity,
+            todos,
+            errors,
+            details_stored: _,
+        } = self;
+        path.enc(w);
+        lang.enc(w);
+        hash.enc(w);
+        lines.enc(w);
+        bytes.enc(w);
+        functions.enc(w);
+        classes.enc(w);
+        definitions.enc(w);
+        imports.enc(w);
+        names.enc(w);
+        occurrences.enc(w);
+        complexity.enc(w);
+        todos.enc(w);
+        errors.enc(w);
+    }
+}
+
+impl Dec for FileIndex {
+    fn dec(r: &mut Reader<'_>) -> Option<Self> {
+        Some(FileIndex {
+            path: Dec::dec(r)?,
+            lang: Dec::dec(r)?,
+            hash: Dec::dec(r)?,
+            lines: Dec::dec(r)?,
+            bytes: Dec::dec(r)?,
+            functions: Dec::dec(r)?,
+            classes: Dec::dec(r)?,
+            definitions: Dec::dec(r)?,
+            imports: Dec::dec(r)?,
+            names: Dec::dec(r)?,
+            occurrences: Dec::dec(r)?,
+            complexity: Dec::dec(r)?,
+            todos: Dec::dec(r)?,
+            errors: Dec::dec(r)?,
+            details_stored: false,
+        })
+    }
+}
+
 /// Structs as their fields in order (decoding evaluates the initialisers in that order).
 macro_rules! fields {
     ($($t:ident { $($f:ident),* })*) => {$(
@@ -250,10 +310,6 @@ macro_rules! fields {
 }
 
 fields! {
-    FileIndex {
-        path, lang, hash, lines, bytes, functions, classes, definitions, imports, names,
-        occurrences, complexity, todos, errors
-    }
     Function {
         name, qualified, params, is_async, is_exported, return_type, signature, doc,
         line_start, line_end

@@ -162,6 +162,17 @@ impl Index {
         true
     }
 
+    /// Leave `path`'s functions and classes to the store that now holds them, when the
+    /// record is still the one with content `hash` (see [`FileIndex::details_stored`]);
+    /// nothing a lookup by name uses changes.
+    pub fn drop_details(&mut self, path: &str, hash: &str) {
+        if let Some(f) = self.files.get_mut(path)
+            && f.hash == hash
+        {
+            Arc::make_mut(f).drop_details();
+        }
+    }
+
     /// Record a `go.mod` (its `module` line), for resolving Go imports.
     pub fn set_go_module(&mut self, gomod_path: &str, content: &str) {
         let dir = resolve::dir_of(gomod_path).to_string();

@@ -34,6 +34,10 @@ pub struct FileIndex {
     pub complexity: Complexity,
     pub todos: Vec<Todo>,
     pub errors: Vec<SyntaxError>,
+    /// Its `functions` and `classes` were left in the store, to keep a large workspace's
+    /// index small in memory: they are empty here, and the indexer loads them on demand.
+    #[serde(skip)]
+    pub details_stored: bool,
 }
 
 /// A function or method.
@@ -346,6 +350,13 @@ impl Iterator for OccurrenceIter<'_> {
 }
 
 impl FileIndex {
+    /// Leave out the details a store keeps (see [`FileIndex::details_stored`]).
+    pub fn drop_details(&mut self) {
+        self.functions = Vec::new();
+        self.classes = Vec::new();
+        self.details_stored = true;
+    }
+
     /// The occurrences of `name` in this file.
     pub fn references_to<'a>(&'a self, name: &str) -> impl Iterator<Item = Reference> + 'a {
         let id = self.names.find(name).map(|i| i as u32);

@@ -47,6 +47,9 @@ pub trait Store: Send + Sync {
     /// be reindexed).
     fn load(&self, sink: &mut dyn FnMut(Vec<Stored>)) -> Result<(), StoreError>;
 
+    /// One stored file, if there is one (and it decodes).
+    fn get(&self, path: &str) -> Result<Option<Stored>, StoreError>;
+
     /// [`Store::load`] into one list.
     fn load_all(&self) -> Result<Vec<Stored>, StoreError> {
         let mut all = Vec::new();
@@ -138,6 +141,15 @@ impl Store for Redb {
             },
             sink,
         )
+    }
+
+    fn get(&self, path: &str) -> Result<Option<Stored>, StoreError> {
+        let txn = self.db.begin_read().map_err(db_err)?;
+        let table = txn.open_table(FILES).map_err(db_err)?;
+        Ok(table
+            .get(path)
+            .map_err(db_err)?
+            .and_then(|v| codec::decode(v.value())))
     }
 
     fn save(
@@ -265,6 +277,15 @@ impl Store for Redis {
             },
             sink,
         )
+    }
+
+    fn get(&self, path: &str) -> Result<Option<Stored>, StoreError> {
+        let mut conn = self.conn()?;
+        let value: Option<Vec<u8>> = redis::cmd("GET")
+            .arg(format!("{}file:{path}", self.prefix))
+            .query(&mut *conn)
+            .map_err(db_err)?;
+        Ok(value.and_then(|v| codec::decode(&v)))
     }
 
     fn save(

@@ -9,6 +9,7 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::sync::{Mutex, RwLock};
 
 use schemars::JsonSchema;
@@ -602,7 +603,42 @@ impl CodeIndex {
         }
         let refs: Vec<(u64, u128, &ultra_index::FileIndex)> =
             stored.iter().map(|(l, m, r)| (*l, *m, &**r)).collect();
-        self.persist(&refs, &[]);
+        if self.persist(&refs, &[]) && !stored.is_empty() {
+            let saved: Vec<(String, String)> = stored
+                .iter()
+                .map(|(_, _, r)| (r.path.clone(), r.hash.clone()))
+                .collect();
+            drop(refs);
+            drop(stored);
+            let mut idx = self.write();
+            for (path, hash) in saved {
+                idx.drop_details(&path, &hash);
+            }
+        }
+    }
+
+    /// A record with its functions and classes, loaded from the store when the resident
+    /// record left them there; if the store no longer has this version, the file is indexed
+    /// again from the disk (and if that differs too, the record comes back as it is).
+    pub fn details(&self, file: &Arc<ultra_index::FileIndex>) -> Arc<ultra_index::FileIndex> {
+        if !file.details_stored {
+            return file.clone();
+        }
+        let stored = {
+            let slot = self.store.lock().unwrap_or_else(|p| p.into_inner());
+            match slot.as_ref() {
+                Some(Some(store)) => store.get(&file.path).ok().flatten(),
+                _ => None,
+            }
+        };
+        if let Some(s) = stored.filter(|s| s.record.hash == file.hash) {
+            return Arc::new(s.record);
+        }
+        std::fs::read(self.root.join(&file.path))
+            .ok()
+            .map(|content| index_file(&file.path, &content))
+            .filter(|r| r.hash == file.hash)
+            .map_or_else(|| file.clone(), Arc::new)
     }
 
     /// Open the configured store; a failure is remembered for answers and the index runs
@@ -638,7 +674,7 @@ impl CodeIndex {
             let loaded = s.load(&mut |batch| {
                 let mut idx = self.write();
                 let mut stamps = self.stamps.lock().unwrap_or_else(|p| p.into_inner());
-                for r in batch {
+                for mut r in batch {
                     stamps.insert(
                         r.record.path.clone(),
                         Stamp {
@@ -646,6 +682,8 @@ impl CodeIndex {
                             mtime_ns: r.mtime_ns,
                         },
                     );
+                    // The store keeps the details; queries that need them ask for them.
+                    r.record.drop_details();
                     idx.upsert(r.record);
                 }
             });
@@ -659,10 +697,15 @@ impl CodeIndex {
 
     /// Write changes through to the store, when there is one. A failure only costs a
     /// reparse at the next start.
-    fn persist(&self, upserts: &[(u64, u128, &ultra_index::FileIndex)], removes: &[String]) {
+    fn persist(
+        &self,
+        upserts: &[(u64, u128, &ultra_index::FileIndex)],
+        removes: &[String],
+    ) -> bool {
         let slot = self.store.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(Some(store)) = slot.as_ref() {
-            let _ = store.save(upserts, removes);
+        match slot.as_ref() {
+            Some(Some(store)) => store.save(upserts, removes).is_ok(),
+            _ => false,
         }
     }
 

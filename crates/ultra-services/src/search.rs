@@ -25,8 +25,9 @@ impl ultra_shell::run::fs::CodeSearch for Search {
             .into_iter()
             .map(|d| {
                 let def = d.def();
-                let detail = d
-                    .file
+                let detail = self
+                    .code
+                    .details(&d.file)
                     .functions
                     .iter()
                     .find(|f| {

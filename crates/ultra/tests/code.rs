@@ -802,3 +802,92 @@ fn queries_never_wait_for_the_cold_index() {
     let d = c.ok("code.findDefinition", json!({"symbol": "last1234"}));
     assert_eq!(d["definitions"][0]["path"], "src/m1234.ts", "{d}");
 }
+
+/// Functions and classes stay in the store rather than in memory: after a restart on the
+/// stored index, and after a change the server indexed and stored, every answer that
+/// needs them (get_function, get_class, hover, `grep code`) still has them whole; so does
+/// a file whose stored copy is gone (it is indexed again from the disk).
+#[test]
+fn details_left_in_the_store_come_back_when_asked() {
+    let ws = fixture();
+    // Index and store, then answer from a fresh process that loads the store.
+    data(&ws, "code.reindex", json!({}));
+    let check = |c: &mut common::Conn| {
+        let f = c.ok(
+            "code.getFunction",
+            json!({"path": "rs/src/lib.rs", "name": "add"}),
+        );
+        assert_eq!(f["params"], json!(["a: i32", "b: i32"]), "{f}");
+        assert!(f["code"].as_str().unwrap().contains("a + b"), "{f}");
+        let k = c.ok(
+            "code.getClass",
+            json!({"path": "py/app/models.py", "name": "User"}),
+        );
+        assert_eq!(k["doc"], "A user.", "{k}");
+        let h = c.ok(
+            "state.getHover",
+            json!({"path": "rs/src/net.rs", "position": {"line": 0, "character": 12}}),
+        );
+        assert!(
+            h["content"]
+                .as_str()
+                .unwrap()
+                .contains("pub fn add(a: i32, b: i32) -> i32"),
+            "{h}"
+        );
+    };
+    let server = ws.serve();
+    let mut c = ws.agent("bot");
+    c.ok("code.reindex", json!({}));
+    check(&mut c);
+    let out = c.ok("shell", json!({"script": "grep code add"}));
+    assert!(
+        out["stdout"]
+            .as_str()
+            .unwrap()
+            .contains("add(a: i32, b: i32)"),
+        "{out}"
+    );
+    // A change the watcher reports is indexed, stored, and its details dropped again.
+    ws.write(
+        "rs/src/lib.rs",
+        "mod net;\n/// Adds.\npub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n/// Subtracts.\npub fn sub(a: i32, b: i32) -> i32 {\n    a - b\n}\n",
+    );
+    common::wait_until("the watcher to report the edit", || {
+        c.call("code.findDefinition", json!({"symbol": "sub"}))
+            .get("result")
+            .is_some()
+    });
+    let f = c.ok(
+        "code.getFunction",
+        json!({"path": "rs/src/lib.rs", "name": "sub"}),
+    );
+    assert_eq!(f["doc"], "Subtracts.", "{f}");
+    check(&mut c);
+    drop(c);
+    drop(server);
+    // Without a store file the details come from the disk.
+    let state = ws.base().join("state");
+    for e in walk(&state) {
+        if e.extension().is_some_and(|x| x == "redb") {
+            std::fs::remove_file(&e).unwrap();
+        }
+    }
+    let _server = ws.serve();
+    let mut c = ws.agent("bot");
+    c.ok("code.reindex", json!({}));
+    check(&mut c);
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}

@@ -398,7 +398,8 @@ impl Command<Services> for GetHover {
             .iter()
             .find_map(|d| {
                 let def = d.def();
-                let f = d.file.functions.iter().find(|f| {
+                let file = code.details(&d.file);
+                let f = file.functions.iter().find(|f| {
                     f.name == def.name && f.line_start <= def.line && def.line <= f.line_end
                 });
                 if let Some(f) = f {
@@ -408,7 +409,7 @@ impl Command<Services> for GetHover {
                     }
                     return Some(s);
                 }
-                let c = d.file.classes.iter().find(|c| c.name == def.name)?;
+                let c = file.classes.iter().find(|c| c.name == def.name)?;
                 let mut s = format!("```{lang}\n{} {}\n```", c.kind, c.name);
                 if let Some(doc) = &c.doc {
                     s.push_str(&format!("\n\n{doc}"));

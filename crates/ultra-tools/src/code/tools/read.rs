@@ -177,7 +177,7 @@ impl Command<Services> for GetFunction {
     ) -> Result<FunctionInfo, CommandError> {
         let rel = resolve(cx, &a.path)?;
         let (code, state) = cx.services.code(&[rel.as_str().to_string()]);
-        let file = code.read().get(rel.as_str());
+        let file = code.read().get(rel.as_str()).map(|f| code.details(&f));
         let Some(file) = file.filter(|f| f.lang.is_some()) else {
             // Seed 001: a file that is not indexed is read whole.
             let text = text_of(cx, &rel).ok_or_else(|| not_indexed(&a.path))?;
@@ -295,6 +295,7 @@ impl Command<Services> for GetClass {
         let file = code
             .read()
             .get(rel.as_str())
+            .map(|f| code.details(&f))
             .ok_or_else(|| not_indexed(&a.path))?;
         let c = file
             .classes
