@@ -26,7 +26,8 @@ Cases (1-6 are repeated --runs times, the tools' order rotating; medians of the 
 
 Usage: python3 bench/index_scale.py [--runs 3] [--edits 50] [--markdown F] [--json F]
                                      [--ultra target/release/ultra] [--cases 1,2,...]
-Needs: cargo, npm, pip (first run only, for the corpus), ultra (release build),
+Needs: cargo, npm, pip (first run only, for the corpus), ultra (release build), the parse floor
+(`cargo build --release -p ultra-index --example parse_floor`; skipped when missing),
 universal-ctags (/usr/bin/ctags), ripgrep, GNU time (/usr/bin/time). Not part of CI.
 """
 
@@ -51,6 +52,8 @@ import types
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
+# `cargo build --release -p ultra-index --example parse_floor`
+PARSE_FLOOR = os.path.join(REPO, "target", "release", "examples", "parse_floor")
 WORK = os.path.join(HERE, "work")
 CORPUS = os.path.join(WORK, "index-scale")
 SCRATCH = os.path.join(WORK, "index-scale-crate")  # the scratch cargo project (not in CORPUS)
@@ -445,8 +448,8 @@ class Bench:
         rg_word = ["rg", "-w", "-n", "-c", "--no-config", "--no-require-git", "--max-filesize",
                    str(MAX_FILE_BYTES), *[x for e in EXTS for x in ("--type-add", f"ultra:*.{e}")],
                    "-t", "ultra", "spawn"]
-        order = ["ultra", "ctags", "rg"]
-        order = order[i % 3:] + order[:i % 3]
+        order = ["ultra", "ctags", "rg", "floor"]
+        order = order[i % 4:] + order[:i % 4]
         for tool in order:
             if tool == "ultra":
                 log(f"run {i + 1}: ultra index --cold")
@@ -463,6 +466,14 @@ class Bench:
                     n = sum(1 for l in f if not l.startswith(b"!_"))
                 os.unlink(tags)
                 self.add("ctags", wall=dt, rss=rss, tags=n)
+            elif tool == "floor":
+                if not os.access(PARSE_FLOOR, os.X_OK):
+                    continue
+                log(f"run {i + 1}: parse floor")
+                dt, rss, out = timed([PARSE_FLOOR, CORPUS, str(os.cpu_count() or 2)])
+                floor = json.loads(out)
+                self.add("parse floor", wall=dt, rss=rss, files=floor["files"], bytes=floor["bytes"],
+                         errors={k: v["files"] for k, v in floor["withErrors"].items()})
             else:
                 dt, rss, out = timed(rg_walk)
                 self.add("rg files", wall=dt, rss=rss, files=out.count(b"\n"))
@@ -722,9 +733,15 @@ def report(b: Bench, a, stats: dict, versions: dict) -> str:
               f"({s.get('dependencyEdges')} resolved to workspace files); its own timer: {secs(m('ultra cold', 'seconds'))}. "
               f"ctags wrote {R['ctags'][-1]['tags'] if 'ctags' in R else '–'} tags. "
               f"Peak RSS is the median of the runs' `/usr/bin/time -f %M`.", ""]
-    L += ["### Parse floor", "",
-          "<!-- PARSE FLOOR: to be added (tree-sitter parse only, same file list, same threads). -->",
-          "_Not measured yet: the time to parse the same files with tree-sitter and nothing else._", ""]
+    if "parse floor" in R and "ultra cold" in R:
+        fl, cold = m("parse floor", "wall"), m("ultra cold", "wall")
+        f = R["parse floor"][-1]
+        errs = ", ".join(f"{k} {v}" for k, v in sorted(f["errors"].items()))
+        L += ["### Parse floor", "",
+              f"`crates/ultra-index/examples/parse_floor` reads and parses the same {f['files']} files with "
+              f"tree-sitter on every core and does nothing else: **{secs(fl)}** "
+              f"({f['bytes'] / 1e6 / fl:.1f} MB/s). Ultra's cold index takes **{cold / fl:.2f}×** the floor; "
+              f"ctags takes {m('ctags', 'wall') / fl:.2f}× it. Files whose tree has a syntax error: {errs}.", ""]
     if "serving" in R:
         L += ["### 3. Serving on the warm store", "",
               "`ultra serve` started on the store the warm restart left; times from the process start.", "",
