@@ -93,6 +93,17 @@ pub struct Found {
     /// Hard links to the file: more than one may alias a file outside the workspace, which
     /// the layer above refuses to read (and so does not index).
     pub nlink: u64,
+    /// Its modification time in nanoseconds since the epoch, when the walk saw it (with
+    /// `len`, the stamp a restart compares, without a second `stat`).
+    pub mtime_ns: Option<u128>,
+}
+
+/// A file's modification time in nanoseconds since the epoch.
+pub fn mtime_ns(m: &std::fs::Metadata) -> Option<u128> {
+    m.modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map(|d| d.as_nanos())
 }
 
 /// Counts for progress and the final report.
@@ -155,15 +166,16 @@ pub fn walk_under(
         {
             continue;
         }
-        let (len, nlink) = entry.metadata().map_or((0, 1), |m| {
+        let (len, nlink, mtime_ns) = entry.metadata().map_or((0, 1, None), |m| {
             use std::os::unix::fs::MetadataExt;
-            (m.len(), m.nlink())
+            (m.len(), m.nlink(), mtime_ns(&m))
         });
         out.push(Found {
             path: rel,
             abs: entry.path().to_path_buf(),
             len,
             nlink,
+            mtime_ns,
         });
     }
     out

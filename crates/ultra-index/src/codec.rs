@@ -21,11 +21,21 @@ pub(crate) fn encode_parts(len: u64, mtime_ns: u128, r: &FileIndex) -> Vec<u8> {
 
 /// Decode what [`encode_parts`] wrote; `None` if it is malformed or has bytes left over.
 pub(crate) fn decode(bytes: &[u8]) -> Option<Stored> {
+    decode_as(bytes, true)
+}
+
+/// [`decode`] without the record's functions and classes, which are skipped unread (the
+/// record says [`FileIndex::details_stored`]): what loading a whole store needs.
+pub(crate) fn decode_slim(bytes: &[u8]) -> Option<Stored> {
+    decode_as(bytes, false)
+}
+
+fn decode_as(bytes: &[u8], details: bool) -> Option<Stored> {
     let mut r = Reader { b: bytes, at: 0 };
     let s = Stored {
         len: u64::dec(&mut r)?,
         mtime_ns: u128::dec(&mut r)?,
-        record: FileIndex::dec(&mut r)?,
+        record: file_index(&mut r, details)?,
     };
     (r.at == bytes.len()).then_some(s)
 }
@@ -229,7 +239,7 @@ impl Dec for Occurrences {
         let len = u32::dec(r)?;
         let n = u32::dec(r)? as usize;
         // Name indexes are checked where they are used (`Names::get`).
-        Occurrences::from_bytes(r.take(n)?.to_vec(), len, usize::MAX)
+        Occurrences::from_bytes(r.take(n)?.to_vec(), len)
     }
 }
 
@@ -259,8 +269,12 @@ impl Enc for FileIndex {
         hash.enc(w);
         lines.enc(w);
         bytes.enc(w);
-        functions.enc(w);
-        classes.enc(w);
+        // The details behind their length, so that a load can skip them.
+        let mut details = Vec::new();
+        functions.enc(&mut details);
+        classes.enc(&mut details);
+        (details.len() as u32).enc(w);
+        w.extend_from_slice(&details);
         definitions.enc(w);
         imports.enc(w);
         names.enc(w);
@@ -271,16 +285,36 @@ impl Enc for FileIndex {
     }
 }
 
-impl Dec for FileIndex {
-    fn dec(r: &mut Reader<'_>) -> Option<Self> {
+/// A record; with `details` false its functions and classes are skipped.
+fn file_index(r: &mut Reader<'_>, details: bool) -> Option<FileIndex> {
+    let (path, lang, hash, lines, bytes) = (
+        Dec::dec(r)?,
+        Dec::dec(r)?,
+        Dec::dec(r)?,
+        Dec::dec(r)?,
+        Dec::dec(r)?,
+    );
+    let n = u32::dec(r)? as usize;
+    let blob = r.take(n)?;
+    let (functions, classes) = if details {
+        let mut d = Reader { b: blob, at: 0 };
+        let parts = (Dec::dec(&mut d)?, Dec::dec(&mut d)?);
+        if d.at != blob.len() {
+            return None;
+        }
+        parts
+    } else {
+        (Vec::new(), Vec::new())
+    };
+    {
         Some(FileIndex {
-            path: Dec::dec(r)?,
-            lang: Dec::dec(r)?,
-            hash: Dec::dec(r)?,
-            lines: Dec::dec(r)?,
-            bytes: Dec::dec(r)?,
-            functions: Dec::dec(r)?,
-            classes: Dec::dec(r)?,
+            path,
+            lang,
+            hash,
+            lines,
+            bytes,
+            functions,
+            classes,
             definitions: Dec::dec(r)?,
             imports: Dec::dec(r)?,
             names: Dec::dec(r)?,
@@ -288,7 +322,7 @@ impl Dec for FileIndex {
             complexity: Dec::dec(r)?,
             todos: Dec::dec(r)?,
             errors: Dec::dec(r)?,
-            details_stored: false,
+            details_stored: !details,
         })
     }
 }
@@ -329,7 +363,7 @@ fields! {
 
 #[cfg(test)]
 mod tests {
-    use super::{decode, encode_parts};
+    use super::{decode, decode_slim, encode_parts};
     use crate::index_file;
 
     #[test]
@@ -343,6 +377,11 @@ mod tests {
         assert_eq!(back.record.occurrences, record.occurrences);
         assert_eq!(back.record.names, record.names);
         assert_eq!((back.len, back.mtime_ns), (7, 1 << 70));
+        let slim = decode_slim(&bytes).expect("decodes");
+        let mut want = record.clone();
+        want.drop_details();
+        assert_eq!(slim.record, want);
+        assert!(slim.record.details_stored && !record.functions.is_empty());
         // Every truncation, a trailing byte and flipped bytes are refused or decode to
         // something, never panic.
         for n in 0..bytes.len() {

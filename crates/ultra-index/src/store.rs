@@ -13,7 +13,7 @@ use crate::codec;
 use crate::model::FileIndex;
 
 /// Bump when [`FileIndex`], an extractor or the encoding changes.
-pub const SCHEMA_VERSION: &str = "ultra-index-4";
+pub const SCHEMA_VERSION: &str = "ultra-index-5";
 
 /// The redb page cache.
 const STORE_CACHE_BYTES: usize = 16 << 20;
@@ -43,8 +43,9 @@ fn db_err(e: impl std::fmt::Display) -> StoreError {
 /// Where records persist.
 pub trait Store: Send + Sync {
     /// Every stored file, in batches handed to `sink` on the calling thread while the rest
-    /// are still being read and decoded. Entries that do not decode are skipped (they will
-    /// be reindexed).
+    /// are still being read and decoded, without its functions and classes (they are
+    /// skipped unread; [`Store::get`] has them). Entries that do not decode are skipped
+    /// (they will be reindexed).
     fn load(&self, sink: &mut dyn FnMut(Vec<Stored>)) -> Result<(), StoreError>;
 
     /// One stored file, if there is one (and it decodes).
@@ -351,7 +352,7 @@ fn pipeline(
                     let next = raw_rx.lock().unwrap_or_else(|p| p.into_inner()).recv();
                     let Ok(chunk) = next else { break };
                     let decoded: Vec<Stored> =
-                        chunk.iter().filter_map(|b| codec::decode(b)).collect();
+                        chunk.iter().filter_map(|b| codec::decode_slim(b)).collect();
                     if out_tx.send(decoded).is_err() {
                         break;
                     }
@@ -385,7 +386,12 @@ mod tests {
         let s = Redb::open(&path).expect("reopen");
         let loaded = s.load_all().expect("load");
         assert_eq!(loaded.len(), 1);
-        assert_eq!(loaded[0].record, record);
+        // Loaded without its details; `get` has them.
+        let mut slim = record.clone();
+        slim.drop_details();
+        assert_eq!(loaded[0].record, slim);
+        assert_eq!(s.get("a.rs").expect("get").expect("stored").record, record);
+        assert!(s.get("b.rs").expect("get").is_none());
         assert_eq!(loaded[0].record.occurrences.len(), 1);
         assert_eq!((loaded[0].len, loaded[0].mtime_ns), (14, 7));
         s.save(&[], &["a.rs".to_string()]).expect("remove");

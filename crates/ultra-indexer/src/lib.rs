@@ -72,12 +72,20 @@ impl Stamp {
         let m = std::fs::metadata(path).ok()?;
         Some(Stamp {
             len: m.len(),
-            mtime_ns: m
-                .modified()
-                .ok()
-                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                .map_or(0, |d| d.as_nanos()),
+            mtime_ns: build::mtime_ns(&m).unwrap_or(0),
         })
+    }
+
+    /// What the walk saw of a file (it does not follow links, and only regular files are
+    /// found), or the file now.
+    fn of_found(f: &build::Found) -> Option<Stamp> {
+        match f.mtime_ns {
+            Some(mtime_ns) => Some(Stamp {
+                len: f.len,
+                mtime_ns,
+            }),
+            None => Stamp::of(&f.abs),
+        }
     }
 }
 
@@ -321,6 +329,7 @@ impl CodeIndex {
                     found.push(build::Found {
                         len: m.len(),
                         nlink: m.nlink(),
+                        mtime_ns: build::mtime_ns(&m),
                         path: p,
                         abs,
                     });
@@ -451,7 +460,7 @@ impl CodeIndex {
         {
             let stamps = self.stamps.lock().unwrap_or_else(|p| p.into_inner());
             for f in found {
-                let stamp = Stamp::of(&f.abs);
+                let stamp = Stamp::of_found(&f);
                 if stamp.is_none() || stamps.get(&f.path) != stamp.as_ref() {
                     changed.push(f);
                 }
@@ -476,7 +485,7 @@ impl CodeIndex {
             }
             let stamps_for: HashMap<String, Stamp> = changed
                 .iter()
-                .filter_map(|f| Some((f.path.clone(), Stamp::of(&f.abs)?)))
+                .filter_map(|f| Some((f.path.clone(), Stamp::of_found(f)?)))
                 .collect();
             let mut batch = Vec::new();
             let progress = build::index_files(
@@ -674,7 +683,7 @@ impl CodeIndex {
             let loaded = s.load(&mut |batch| {
                 let mut idx = self.write();
                 let mut stamps = self.stamps.lock().unwrap_or_else(|p| p.into_inner());
-                for mut r in batch {
+                for r in batch {
                     stamps.insert(
                         r.record.path.clone(),
                         Stamp {
@@ -682,8 +691,7 @@ impl CodeIndex {
                             mtime_ns: r.mtime_ns,
                         },
                     );
-                    // The store keeps the details; queries that need them ask for them.
-                    r.record.drop_details();
+                    // Loaded without details: queries that need them ask the store.
                     idx.upsert(r.record);
                 }
             });
