@@ -655,13 +655,8 @@ mod tests {
     #[test]
     fn the_cached_graph_follows_every_change() {
         use crate::model::Import;
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move |m: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % m
-        };
+        let mut rng = crate::test_rng::Rng(0x9e37_79b9_7f4a_7c15);
+        let mut next = move |m: u64| rng.below(m as usize) as u64;
         let record = |n: u64, imports: Vec<u64>, body: u64| FileIndex {
             path: format!("src/m{n}.ts"),
             lang: Some(Lang::TypeScript),
@@ -717,13 +712,8 @@ mod tests {
     #[test]
     fn similar_names_match_a_full_scan() {
         // A small alphabet makes near names common.
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move |m: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % m
-        };
+        let mut rng = crate::test_rng::Rng(0x2545_f491_4f6c_dd1d);
+        let mut next = move |m: u64| rng.below(m as usize) as u64;
         let alphabet: Vec<char> = "abcdeABCDE_1é".chars().collect();
         let word = |next: &mut dyn FnMut(u64) -> u64| -> String {
             let len = 1 + next(12) as usize;

@@ -28,3 +28,24 @@ pub use model::{
     Occurrences, Property, Reference, SyntaxError, Todo,
 };
 pub use passes::index_file;
+
+/// A small deterministic generator (xorshift64*) for the property tests, so a failure
+/// reproduces.
+#[cfg(test)]
+pub(crate) mod test_rng {
+    pub(crate) struct Rng(pub u64);
+
+    impl Rng {
+        pub(crate) fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        }
+
+        /// A number below `n`.
+        pub(crate) fn below(&mut self, n: usize) -> usize {
+            (self.next() % n.max(1) as u64) as usize
+        }
+    }
+}

@@ -450,13 +450,8 @@ mod packing_tests {
 
     #[test]
     fn occurrences_and_names_pack_and_come_back_unchanged() {
-        let mut seed = 0x1234_5678_9abc_def1u64;
-        let mut next = move |m: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % m
-        };
+        let mut rng = crate::test_rng::Rng(0x1234_5678_9abc_def1);
+        let mut next = move |m: u64| rng.below(m as usize) as u64;
         for _ in 0..200 {
             let n = next(300) as usize;
             let mut line = 1 + next(5) as u32;

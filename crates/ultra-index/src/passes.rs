@@ -563,21 +563,7 @@ mod tests {
         assert!(clean.errors.is_empty(), "{:?}", clean.errors);
     }
 
-    /// A small deterministic generator (xorshift64*), so a failure reproduces.
-    struct Rng(u64);
-
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-        }
-
-        fn below(&mut self, n: usize) -> usize {
-            (self.next() % n.max(1) as u64) as usize
-        }
-    }
+    use crate::test_rng::Rng;
 
     const SNIPPETS: &[&str] = &[
         "x",

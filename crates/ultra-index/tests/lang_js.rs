@@ -340,11 +340,7 @@ fn construct_signatures_are_new_methods() {
         "e.d.ts",
         b"export interface EmptyErrorCtor {\n    /** doc */\n    new (): EmptyError;\n}\n",
     );
-    let got: Vec<(&str, Option<&str>, u32)> = f
-        .definitions
-        .iter()
-        .map(|d| (d.name.as_str(), d.container.as_deref(), d.line))
-        .collect();
+    let got = lang_support::defs(&f);
     assert_eq!(
         got,
         [

@@ -129,11 +129,7 @@ fn python_imports_and_exports() {
 fn nested_functions_and_classes() {
     let src = "def outer():\n    def inner(x):\n        def deepest():\n            pass\n        return x\n    @wraps(inner)\n    def wrapped():\n        pass\n    class Local:\n        def method(self):\n            def helper():\n                pass\n    return inner\n\nclass Top:\n    def m(self):\n        def handler(sender):\n            pass\n";
     let f = ultra_index::index_file("t.py", src.as_bytes());
-    let got: Vec<(&str, Option<&str>, u32)> = f
-        .definitions
-        .iter()
-        .map(|d| (d.name.as_str(), d.container.as_deref(), d.line))
-        .collect();
+    let got = lang_support::defs(&f);
     for want in [
         ("outer", None, 1),
         ("inner", None, 2),

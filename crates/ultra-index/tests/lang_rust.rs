@@ -136,11 +136,7 @@ fn truncated_files_never_panic() {
 fn items_inside_function_bodies() {
     let src = "fn outer() {\n    fn helper() -> u8 { 1 }\n    struct Local { f: u8 }\n    impl Local {\n        fn get(&self) -> u8 { self.f }\n    }\n    let c = || {\n        fn in_closure() {}\n    };\n    use crate::net::Conn;\n}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn t() {\n        fn fixture() {}\n    }\n}\n";
     let f = ultra_index::index_file("src/lib.rs", src.as_bytes());
-    let got: Vec<(&str, Option<&str>, u32)> = f
-        .definitions
-        .iter()
-        .map(|d| (d.name.as_str(), d.container.as_deref(), d.line))
-        .collect();
+    let got = lang_support::defs(&f);
     for want in [
         ("outer", None, 1),
         ("helper", None, 2),

@@ -217,9 +217,7 @@ fn recover(cx: &mut Cx<'_>, error: Node<'_>) {
                     "identifier" | "type_identifier" | "property_identifier"
                 )
                 && !in_literal(name)
-                && !cx.out.definitions.iter().any(|d| {
-                    d.line == line(name) && d.column == name.start_position().column as u32
-                })
+                && !cx.is_defined_at(name)
             {
                 cx.define(name, kind, name, None);
             }
@@ -300,12 +298,7 @@ fn in_literal(node: Node<'_>) -> bool {
 /// signatures and the functions of `declare namespace` blocks. A name already defined at
 /// its position is left as the module-level pass recorded it.
 fn nested_and_imports(cx: &mut Cx<'_>, st: &mut State, root: Node<'_>) {
-    let mut seen: HashSet<(u32, u32)> = cx
-        .out
-        .definitions
-        .iter()
-        .map(|d| (d.line, d.column))
-        .collect();
+    let mut seen = cx.defined_spots();
     let is_new = |seen: &mut HashSet<(u32, u32)>, n: Node<'_>| {
         seen.insert((line(n), n.start_position().column as u32))
     };

@@ -196,6 +196,25 @@ impl<'a> Cx<'a> {
         }
     }
 
+    /// Where the definitions recorded so far have their names, as `(line, column)`: a
+    /// later pass skips what an earlier one defined.
+    pub fn defined_spots(&self) -> std::collections::HashSet<(u32, u32)> {
+        self.out
+            .definitions
+            .iter()
+            .map(|d| (d.line, d.column))
+            .collect()
+    }
+
+    /// Whether a definition's name is at `node`.
+    pub fn is_defined_at(&self, node: Node<'_>) -> bool {
+        let (l, c) = (line(node), node.start_position().column as u32);
+        self.out
+            .definitions
+            .iter()
+            .any(|d| d.line == l && d.column == c)
+    }
+
     /// A definition named by `node`'s `name` field, spanning `node`.
     pub fn define_named(&mut self, node: Node<'_>, kind: DefKind, container: Option<&str>) {
         if let Some(name) = node.child_by_field_name("name") {

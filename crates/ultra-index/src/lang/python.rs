@@ -42,12 +42,7 @@ pub(crate) fn extract(root: Node<'_>, cx: &mut Cx<'_>) {
 /// helpers), as ctags indexes them: not exported, no container. Those the module-level
 /// pass defined (its classes' methods too) are left as they are.
 fn nested_and_imports(cx: &mut Cx<'_>, root: Node<'_>) {
-    let mut seen: HashSet<(u32, u32)> = cx
-        .out
-        .definitions
-        .iter()
-        .map(|d| (d.line, d.column))
-        .collect();
+    let mut seen = cx.defined_spots();
     let nothing_public = HashSet::new();
     each_node(root, |node| match node.kind() {
         "import_statement" | "import_from_statement" | "future_import_statement" => {

@@ -287,3 +287,11 @@ fn sort_keys(v: serde_json::Value) -> serde_json::Value {
         v => v,
     }
 }
+
+/// A record's definitions as (name, container, line), for asserting what was found.
+pub fn defs(f: &FileIndex) -> Vec<(&str, Option<&str>, u32)> {
+    f.definitions
+        .iter()
+        .map(|d| (d.name.as_str(), d.container.as_deref(), d.line))
+        .collect()
+}
