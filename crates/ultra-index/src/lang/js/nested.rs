@@ -1,0 +1,271 @@
+//! Definitions below module level, as ctags finds them, and declarations in what the
+//! grammar could not parse.
+
+use super::imports::import;
+use super::*;
+
+/// Declarations whose syntax the grammar could not follow. Error recovery can swallow
+/// whole declarations into an error node, or into a wrongly parsed neighbour, so the lines
+/// of the error node's span are read as a tolerant tagger such as ctags reads them: a
+/// line that starts with a declaring keyword (after `export`, `default`, `declare`,
+/// `abstract`, `async`) declares the name that follows, unless that name sits in a
+/// comment or a string.
+pub(super) fn recover(cx: &mut Cx<'_>, error: Node<'_>) {
+    let mut root = error;
+    while let Some(p) = root.parent() {
+        root = p;
+    }
+    let span = error.byte_range();
+    let mut line_start = span.start;
+    while line_start < span.end {
+        let line_end = memchr::memchr(b'\n', &cx.src[line_start..span.end])
+            .map_or(span.end, |i| line_start + i);
+        if let Some((kind, from, to)) = declared_on_line(&cx.src[line_start..line_end]) {
+            let (from, to) = (line_start + from, line_start + to);
+            if let Some(name) = root.descendant_for_byte_range(from, to)
+                && name.byte_range() == (from..to)
+                && matches!(
+                    name.kind(),
+                    "identifier" | "type_identifier" | "property_identifier"
+                )
+                && !in_literal(name)
+                && !cx.is_defined_at(name)
+            {
+                cx.define(name, kind, name, None);
+            }
+        }
+        line_start = line_end + 1;
+    }
+}
+
+/// The kind of what a line declares and its name's byte range in the line, when the line
+/// starts with a declaration.
+fn declared_on_line(line: &[u8]) -> Option<(DefKind, usize, usize)> {
+    let is_word = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'$';
+    let skip_space = |mut i: usize| {
+        while line.get(i).is_some_and(|c| c.is_ascii_whitespace()) {
+            i += 1;
+        }
+        i
+    };
+    let word_end = |i: usize| {
+        let mut j = i;
+        while line.get(j).copied().is_some_and(is_word) {
+            j += 1;
+        }
+        j
+    };
+    let mut i = skip_space(0);
+    loop {
+        let end = word_end(i);
+        let kind = match &line[i..end] {
+            b"export" | b"default" | b"declare" | b"abstract" | b"async" => {
+                i = skip_space(end);
+                continue;
+            }
+            b"function" => DefKind::Function,
+            b"class" => DefKind::Class,
+            b"interface" => DefKind::Interface,
+            b"type" => DefKind::Type,
+            b"enum" => DefKind::Enum,
+            b"namespace" | b"module" => DefKind::Module,
+            b"const" => DefKind::Const,
+            b"let" | b"var" => DefKind::Variable,
+            _ => return None,
+        };
+        let mut at = skip_space(end);
+        if kind == DefKind::Function && line.get(at) == Some(&b'*') {
+            at = skip_space(at + 1);
+        }
+        let name_end = word_end(at);
+        let starts_well = line
+            .get(at)
+            .is_some_and(|c| !c.is_ascii_digit() && is_word(*c));
+        // `type` and `module` are also common names (`type = 1`, `module.exports`).
+        let declares = starts_well && (at > end || kind == DefKind::Function);
+        return declares.then_some((kind, at, name_end));
+    }
+}
+
+/// Whether `node` lies in a comment or a string.
+pub(super) fn in_literal(node: Node<'_>) -> bool {
+    let mut cur = Some(node);
+    while let Some(n) = cur {
+        if matches!(
+            n.kind(),
+            "comment" | "string" | "template_string" | "string_fragment"
+        ) {
+            return true;
+        }
+        cur = n.parent();
+    }
+    false
+}
+
+/// In one walk of the tree: every import (see [`import`]), and the definitions the
+/// module-level pass does not reach, as ctags finds them: functions and
+/// classes declared inside function bodies, blocks and IIFE/UMD wrappers; functions bound
+/// to variables there; functions assigned to properties (`x.y = function`,
+/// `X.prototype.m = function`); methods of object literals; TypeScript overload
+/// signatures and the functions of `declare namespace` blocks. A name already defined at
+/// its position is left as the module-level pass recorded it.
+pub(super) fn nested_and_imports(cx: &mut Cx<'_>, st: &mut State, root: Node<'_>) {
+    let mut seen = cx.defined_spots();
+    let is_new = |seen: &mut HashSet<(u32, u32)>, n: Node<'_>| {
+        seen.insert((line(n), n.start_position().column as u32))
+    };
+    each_node(root, |node| {
+        if !import(cx, node) {
+            return false;
+        }
+        {
+            match node.kind() {
+                "function_declaration" | "generator_function_declaration" => {
+                    if let Some(name) = node.child_by_field_name("name")
+                        && is_new(&mut seen, name)
+                    {
+                        function(cx, name, node, node, false);
+                    }
+                }
+                "function_signature" => {
+                    if let Some(name) = node.child_by_field_name("name")
+                        && is_new(&mut seen, name)
+                    {
+                        cx.define(name, DefKind::Function, node, None);
+                    }
+                }
+                "class_declaration" | "abstract_class_declaration" => {
+                    if let Some(name) = node.child_by_field_name("name")
+                        && is_new(&mut seen, name)
+                    {
+                        class(cx, st, Some(name), node, node, false);
+                        // Its members are defined now; keep them from being defined again.
+                        for d in &cx.out.definitions {
+                            seen.insert((d.line, d.column));
+                        }
+                    }
+                }
+                "method_signature" if node.parent().is_some_and(|p| p.kind() == "class_body") => {
+                    // An overload of a class method.
+                    if let Some(name) = node.child_by_field_name("name")
+                        && is_new(&mut seen, name)
+                    {
+                        let owner = enclosing_class(cx, node);
+                        cx.define(name, DefKind::Method, node, owner.as_deref());
+                    }
+                }
+                "variable_declarator" => {
+                    if let (Some(name), Some(value)) = (
+                        node.child_by_field_name("name"),
+                        node.child_by_field_name("value"),
+                    ) && name.kind() == "identifier"
+                        && is_function(value)
+                        && is_new(&mut seen, name)
+                    {
+                        let outer = node.parent().unwrap_or(node);
+                        function(cx, name, value, outer, false);
+                    }
+                }
+                "assignment_expression" => {
+                    if let (Some(left), Some(right)) = (
+                        node.child_by_field_name("left"),
+                        node.child_by_field_name("right"),
+                    ) && left.kind() == "member_expression"
+                        && is_function(right)
+                        && let Some(prop) = left.child_by_field_name("property")
+                        && prop.kind() == "property_identifier"
+                        && is_new(&mut seen, prop)
+                    {
+                        let owner = left
+                            .child_by_field_name("object")
+                            .map(|o| owner_name(cx, o))
+                            .filter(|o| !o.is_empty());
+                        let outer = match node.parent() {
+                            Some(p) if p.kind() == "expression_statement" => p,
+                            _ => node,
+                        };
+                        property_function(cx, prop, right, outer, owner.as_deref());
+                    }
+                }
+                "pair" => {
+                    if let (Some(key), Some(value)) = (
+                        node.child_by_field_name("key"),
+                        node.child_by_field_name("value"),
+                    ) && is_function(value)
+                        && matches!(key.kind(), "property_identifier" | "string")
+                        && let Some(owner) = object_owner(cx, node)
+                        && is_new(&mut seen, key)
+                    {
+                        property_function(cx, key, value, node, Some(&owner));
+                    }
+                }
+                "method_definition" if node.parent().is_some_and(|p| p.kind() == "object") => {
+                    if let Some(name) = node.child_by_field_name("name")
+                        && name.kind() == "property_identifier"
+                        && let Some(owner) = object_owner(cx, node)
+                        && is_new(&mut seen, name)
+                    {
+                        property_function(cx, name, node, node, Some(&owner));
+                    }
+                }
+                _ => {}
+            }
+        }
+        true
+    });
+}
+
+/// A function stored in a property: a method of `owner` when there is one.
+fn property_function(
+    cx: &mut Cx<'_>,
+    name: Node<'_>,
+    f: Node<'_>,
+    outer: Node<'_>,
+    owner: Option<&str>,
+) {
+    let text = unquote(&cx.text(name));
+    if text.is_empty() {
+        return;
+    }
+    let rec = make_function(cx, text, owner, f, outer, false);
+    cx.function(name, outer, owner, rec);
+    if name.kind() == "string"
+        && let Some(d) = cx.out.definitions.last_mut()
+    {
+        d.name = unquote(&d.name);
+    }
+}
+
+/// The owner a property assignment's object names: `X` for `X.prototype`, `a.b` for
+/// `a.b`, nothing for `this`.
+fn owner_name(cx: &Cx<'_>, object: Node<'_>) -> String {
+    let text = cx.compact(object);
+    let text = text.strip_suffix(".prototype").unwrap_or(&text);
+    if text == "this" || text.len() > 80 {
+        String::new()
+    } else {
+        text.to_string()
+    }
+}
+
+/// What an object literal holding `member` is called: the variable it initialises, or the
+/// property it is assigned to. (Anonymous objects, such as arguments and return values,
+/// name no owner, and their functions are not definitions.)
+fn object_owner(cx: &Cx<'_>, member: Node<'_>) -> Option<String> {
+    let object = member.parent()?;
+    let holder = object.parent()?;
+    let name = match holder.kind() {
+        "variable_declarator" => holder.child_by_field_name("name")?,
+        "assignment_expression" => holder.child_by_field_name("left")?,
+        "pair" => holder.child_by_field_name("key")?,
+        _ => return None,
+    };
+    let name = owner_name(cx, name);
+    (!name.is_empty() && !name.contains(['{', '[', '('])).then_some(name)
+}
+
+/// The name of the class whose body holds `member`.
+fn enclosing_class(cx: &Cx<'_>, member: Node<'_>) -> Option<String> {
+    let class = member.parent()?.parent()?;
+    class.child_by_field_name("name").map(|n| cx.text(n))
+}
