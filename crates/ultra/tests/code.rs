@@ -891,3 +891,36 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+/// `find_definition` narrows to a path: definitions elsewhere are left out, and a miss
+/// there says where it looked.
+#[test]
+fn find_definition_narrows_to_a_path() {
+    let ws = fixture();
+    let d = data(
+        &ws,
+        "code.findDefinition",
+        json!({"symbol": "Db", "path": "web"}),
+    );
+    assert_eq!(d["total"], 1, "{d}");
+    assert_eq!(d["definitions"][0]["path"], "web/src/db.ts");
+    let v = call(
+        &ws,
+        "code.findDefinition",
+        json!({"symbol": "Db", "path": "py"}),
+    );
+    assert_eq!(v["error"]["code"], "SYMBOL_NOT_FOUND", "{v}");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("not found under py"),
+        "{v}"
+    );
+    let v = call(
+        &ws,
+        "code.findDefinition",
+        json!({"symbol": "Db", "path": "../outside"}),
+    );
+    assert!(v["error"]["code"].is_string(), "{v}");
+}

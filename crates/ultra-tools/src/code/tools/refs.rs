@@ -147,11 +147,13 @@ impl Command<Services> for FindReferences {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct FindDefinitionArgs {
-    /// The name (a method may be given as `Class.method`).
+    /// The name (`Class.method` for a method).
     pub symbol: String,
-    /// Most definitions in one answer (default 50, at most 1,000).
+    /// Only files under this path.
+    pub path: Option<String>,
+    /// Most in one answer (default 50, at most 1,000).
     pub limit: Option<usize>,
-    /// Where to continue: the `nextCursor` of the previous answer.
+    /// The previous answer's `nextCursor`.
     pub cursor: Option<usize>,
 }
 
@@ -213,7 +215,7 @@ impl Command<Services> for FindDefinition {
         "code.findDefinition",
         "Code: Find Definition",
         "Code",
-        "Where a symbol is defined: every definition (overloads, re-declarations) with its type and context, by path and line, paged with `limit`/`cursor`. Not found: SYMBOL_NOT_FOUND with \"Did you mean?\" suggestions.",
+        "Where a symbol is defined: every definition (overloads, re-declarations) with type and context, by path and line, paged with `limit`/`cursor`; a miss is SYMBOL_NOT_FOUND with near names.",
     )
     .render(ultra_core::render::text)
     .touches(Touches::READ)
@@ -240,8 +242,12 @@ impl Command<Services> for FindDefinition {
         cx: &mut Cx<'_, Services>,
         a: FindDefinitionArgs,
     ) -> Result<Definitions, CommandError> {
+        let under = scope(cx, a.path.as_deref())?;
         let (code, state) = cx.services.code(&[]);
-        let (name, defs) = definitions_of(&code.read(), &a.symbol);
+        let (name, mut defs) = definitions_of(&code.read(), &a.symbol);
+        if !under.is_empty() {
+            defs.retain(|d| d.file.path == under || d.file.path.starts_with(&format!("{under}/")));
+        }
         if defs.is_empty() {
             let idx = code.read();
             let suggestions: Vec<serde_json::Value> = idx
@@ -262,7 +268,12 @@ impl Command<Services> for FindDefinition {
                     )
                 })
                 .collect();
-            let mut message = format!("Symbol '{}' not found.", a.symbol);
+            let mut message = match &a.path {
+                Some(p) if !under.is_empty() => {
+                    format!("Symbol '{}' not found under {p}.", a.symbol)
+                }
+                _ => format!("Symbol '{}' not found.", a.symbol),
+            };
             if !list.is_empty() {
                 message.push_str(&format!("\n\nDid you mean?\n{}", list.join("\n")));
             }
@@ -325,7 +336,7 @@ impl Command<Services> for FindDefinition {
             let _ = writeln!(
                 text,
                 "\n{}",
-                more(total, n, page.full, "`Class.method` for a method")
+                more(total, n, page.full, "`path` or `Class.method`")
             );
         }
         Ok(Definitions {
