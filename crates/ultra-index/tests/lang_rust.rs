@@ -157,3 +157,33 @@ fn items_inside_function_bodies() {
     let local = f.classes.iter().find(|c| c.name == "Local").unwrap();
     assert_eq!(local.methods.len(), 1);
 }
+
+/// Every kind of item is found in a body, however it starts (`pub`, `unsafe`, `async`,
+/// attributes), and in a constant's value; a body with none of their keywords is skipped
+/// unwalked without losing anything (`'static` and `.union` are not keywords there).
+#[test]
+fn every_item_kind_inside_bodies() {
+    let src = "fn host() {\n    const C: u8 = 1;\n    static S: u8 = 2;\n    type T = u8;\n    enum E { A }\n    trait Tr {}\n    union U { a: u8 }\n    mod m {}\n    macro_rules! mac { () => {} }\n    pub(crate) unsafe fn uf() {}\n    #[inline] async fn af() {}\n    let s: &'static str = \"x\";\n}\nconst K: u8 = { fn in_const() -> u8 { 1 } in_const() };\nfn plain(a: &'static str) -> usize { a.len() + x.union(y) }\n";
+    let f = ultra_index::index_file("src/lib.rs", src.as_bytes());
+    let got = lang_support::defs(&f);
+    for (name, line) in [
+        ("C", 2),
+        ("S", 3),
+        ("T", 4),
+        ("E", 5),
+        ("Tr", 6),
+        ("U", 7),
+        ("m", 8),
+        ("mac", 9),
+        ("uf", 10),
+        ("af", 11),
+        ("K", 14),
+        ("in_const", 14),
+        ("plain", 15),
+    ] {
+        assert!(
+            got.iter().any(|(n, _, l)| *n == name && *l == line),
+            "{name}:{line} in {got:?}"
+        );
+    }
+}

@@ -64,6 +64,63 @@ fn kinds_of(grammar: &tree_sitter::Language) -> &'static (Vec<bool>, u16) {
     })
 }
 
+/// The code that may hold items below module level, in source order: the bodies of the
+/// functions and the values of the constants and statics at module level, in inline
+/// modules, impls, traits and recovered regions.
+fn bodies<'t>(node: Node<'t>, out: &mut Vec<Node<'t>>) {
+    let mut cursor = node.walk();
+    for child in node.named_children(&mut cursor) {
+        match child.kind() {
+            "function_item" => out.extend(child.child_by_field_name("body")),
+            "const_item" | "static_item" => out.extend(child.child_by_field_name("value")),
+            "mod_item" | "impl_item" | "trait_item" | "foreign_mod_item" => {
+                if let Some(b) = child.child_by_field_name("body") {
+                    bodies(b, out);
+                }
+            }
+            "ERROR" => bodies(child, out),
+            _ => {}
+        }
+    }
+}
+
+/// Whether `text` has a keyword an item starts with (`fn`, `struct`, `impl`, `use`, …)
+/// as a word: if not, no item can be declared in it. (`'static` and `.union` are not.)
+fn may_declare_items(text: &[u8]) -> bool {
+    const WORDS: [&[u8]; 13] = [
+        b"fn",
+        b"struct",
+        b"enum",
+        b"union",
+        b"trait",
+        b"impl",
+        b"type",
+        b"const",
+        b"static",
+        b"mod",
+        b"use",
+        b"extern",
+        b"macro_rules",
+    ];
+    let is_ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80;
+    let mut i = 0;
+    while i < text.len() {
+        if !is_ident(text[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < text.len() && is_ident(text[i]) {
+            i += 1;
+        }
+        let before = start.checked_sub(1).map(|b| text[b]);
+        if WORDS.contains(&&text[start..i]) && !matches!(before, Some(b'\'' | b'.')) {
+            return true;
+        }
+    }
+    false
+}
+
 /// Methods found in an `impl` block, merged into the type's [`Class`] at the end when the
 /// type is declared in the same file.
 struct Impl {
@@ -78,20 +135,28 @@ pub(crate) fn extract(root: Node<'_>, cx: &mut Cx<'_>) {
     let mut mods = Vec::new();
     items(root, cx, &mut impls, &mut mods);
     // Items inside function bodies and other blocks, at any depth: a block is read as an
-    // item list when the walk meets its first item.
+    // item list when the walk meets its first item. Only bodies whose text has an item's
+    // keyword are walked: most have none, and a word scan costs a fraction of a walk.
     let kinds = kinds_of(&super::Lang::Rust.grammar());
     let (is_item, block) = (&kinds.0, kinds.1);
     let mut read_blocks: Vec<usize> = Vec::new();
-    each_node(root, |node| {
-        if is_item.get(usize::from(node.kind_id())) == Some(&true)
-            && let Some(parent) = node.parent().filter(|p| p.kind_id() == block)
-            && !read_blocks.contains(&parent.id())
-        {
-            read_blocks.push(parent.id());
-            items(parent, cx, &mut impls, &mut Vec::new());
+    let mut found = Vec::new();
+    bodies(root, &mut found);
+    for body in found {
+        if !may_declare_items(&cx.src[body.byte_range()]) {
+            continue;
         }
-        true
-    });
+        each_node(body, |node| {
+            if is_item.get(usize::from(node.kind_id())) == Some(&true)
+                && let Some(parent) = node.parent().filter(|p| p.kind_id() == block)
+                && !read_blocks.contains(&parent.id())
+            {
+                read_blocks.push(parent.id());
+                items(parent, cx, &mut impls, &mut Vec::new());
+            }
+            true
+        });
+    }
     for imp in impls {
         let Some(class) = cx
             .out
