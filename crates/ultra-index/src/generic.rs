@@ -433,6 +433,9 @@ struct Walk<'s> {
     errors: Vec<SyntaxError>,
     /// An error node starts above the rows and reaches into them.
     crossed: bool,
+    /// The tree has no error or missing node: no node needs asking (two calls into
+    /// tree-sitter a node, for most files).
+    clean: bool,
 }
 
 impl<'s> Walk<'s> {
@@ -459,6 +462,7 @@ impl<'s> Walk<'s> {
             todos: Vec::new(),
             errors: Vec::new(),
             crossed: false,
+            clean: false,
         }
     }
 
@@ -472,6 +476,7 @@ impl<'s> Walk<'s> {
     /// Pre-order with a single cursor (a cursor per node costs an allocation), skipping
     /// subtrees outside the bytes.
     fn walk(&mut self, root: Node<'_>) {
+        self.clean = !root.has_error();
         let mut cursor = root.walk();
         // Block depth at each tree level on the way down.
         let mut depths: Vec<u32> = vec![0];
@@ -486,7 +491,9 @@ impl<'s> Walk<'s> {
             }
             // Next sibling, or up until there is one.
             loop {
-                if cursor.goto_next_sibling() && cursor.node().start_byte() <= self.b1 {
+                if cursor.goto_next_sibling()
+                    && (self.b1 == usize::MAX || cursor.node().start_byte() <= self.b1)
+                {
                     break;
                 }
                 if !cursor.goto_parent() {
@@ -534,7 +541,7 @@ impl<'s> Walk<'s> {
             return None;
         }
         let start = node.start_position();
-        if node.is_error() || node.is_missing() {
+        if !self.clean && (node.is_error() || node.is_missing()) {
             if start.row < self.r0 {
                 self.crossed = true;
             } else if start.row <= self.r1 && self.errors.len() < MAX_ERRORS {
