@@ -462,6 +462,26 @@ fn redis_backend_shares_the_index() {
     let second = &out.json()[0]["data"];
     assert_eq!(second["index"]["refreshed"], 0, "{second}");
     assert_eq!(second["definitions"], first["definitions"]);
+    // Loaded from Redis without functions and classes, which it fetches when asked.
+    let out = ws.cli_with(
+        &[
+            "-c",
+            "code.getClass",
+            "-a",
+            r#"{"path": "py/app/models.py", "name": "User"}"#,
+            "--json",
+        ],
+        |c| {
+            c.env("XDG_STATE_HOME", other_state.path());
+        },
+    );
+    let class = &out.json()[0]["data"];
+    assert_eq!(class["doc"], "A user.", "{class}");
+    assert_eq!(
+        class["methods"].as_array().map(Vec::len),
+        Some(2),
+        "{class}"
+    );
     // A cold reindex empties the shared entries and writes them again.
     let r = data(&ws, "code.reindex", json!({"cold": true}));
     assert_eq!(r["parsed"], 13, "{r}");
