@@ -72,7 +72,14 @@ pub struct Index {
     python_tops: Mutex<Option<(u64, Arc<PythonTops>)>>,
 }
 
-type PythonTops = foldhash::HashMap<String, Vec<String>>;
+/// Where Python imports can start, derived from the paths (see [`Index::python_tops`]).
+#[derive(Default)]
+struct PythonTops {
+    /// Top-level package or module name → the directories it is importable from.
+    roots: foldhash::HashMap<String, Vec<String>>,
+    /// Names of the directories that hold an `__init__.py`.
+    packages: foldhash::HashSet<String>,
+}
 
 impl Index {
     /// An empty index.
@@ -395,16 +402,39 @@ impl Index {
         {
             return graph.clone();
         }
+        // Resolving is most of the work and reads only: files are shared out among the
+        // cores.
+        let files: Vec<&Arc<FileIndex>> = self.files.values().collect();
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let chunk = files.len().div_ceil(threads).max(1);
+        let resolved: Vec<Vec<BTreeSet<String>>> = std::thread::scope(|s| {
+            let workers: Vec<_> = files
+                .chunks(chunk)
+                .map(|part| {
+                    s.spawn(move || {
+                        part.iter()
+                            .map(|f| {
+                                let mut deps = BTreeSet::new();
+                                for imp in &f.imports {
+                                    for target in self.resolve(f, &imp.source, &imp.names) {
+                                        if target != f.path {
+                                            deps.insert(target);
+                                        }
+                                    }
+                                }
+                                deps
+                            })
+                            .collect()
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .map(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                .collect()
+        });
         let mut graph = Graph::default();
-        for f in self.files.values() {
-            let mut deps = BTreeSet::new();
-            for imp in &f.imports {
-                for target in self.resolve(f, &imp.source, &imp.names) {
-                    if target != f.path {
-                        deps.insert(target);
-                    }
-                }
-            }
+        for (f, deps) in files.iter().zip(resolved.into_iter().flatten()) {
             for d in &deps {
                 graph
                     .dependents
@@ -436,8 +466,13 @@ impl Index {
             return tops.clone();
         }
         let mut tops = PythonTops::default();
+        for init in self.by_name.get("__init__.py").into_iter().flatten() {
+            let package = resolve::dir_of(init);
+            tops.packages
+                .insert(package.rsplit('/').next().unwrap_or(package).to_string());
+        }
         let mut add = |top: &str, root: &str| {
-            let roots = tops.entry(top.to_string()).or_default();
+            let roots = tops.roots.entry(top.to_string()).or_default();
             if !roots.iter().any(|r| r == root) {
                 roots.push(root.to_string());
             }
@@ -464,7 +499,7 @@ impl Index {
                 }
             }
         }
-        for roots in tops.values_mut() {
+        for roots in tops.roots.values_mut() {
             roots.sort();
         }
         let tops = Arc::new(tops);
@@ -513,7 +548,15 @@ impl Files for Index {
     }
 
     fn python_roots(&self, top: &str) -> Vec<String> {
-        self.python_tops().get(top).cloned().unwrap_or_default()
+        self.python_tops()
+            .roots
+            .get(top)
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    fn may_name(&self, name: &str) -> bool {
+        self.by_name.contains_key(name) || self.python_tops().packages.contains(name)
     }
 
     fn go_modules(&self) -> Vec<(String, String)> {

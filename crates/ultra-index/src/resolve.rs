@@ -18,6 +18,10 @@ pub trait Files {
     /// The directories a top-level Python package or module `top` is importable from
     /// (besides the root, `src/` and the importer's own package root), sorted.
     fn python_roots(&self, top: &str) -> Vec<String>;
+    /// Whether some indexed file is called `name`, or is an `__init__.py` in a directory
+    /// called `name`: a cheap "certainly not" for imports of the standard library and
+    /// installed packages.
+    fn may_name(&self, name: &str) -> bool;
 }
 
 /// The directory part of a path ("" at the root).
@@ -77,17 +81,23 @@ fn js(files: &dyn Files, importer: &str, source: &str) -> Vec<String> {
     let Some(base) = join(dir_of(importer), source.trim_start_matches('/')) else {
         return Vec::new();
     };
-    let mut c = vec![base.clone()];
-    // ESM TypeScript writes `./a.js` for `a.ts`.
+    if files.exists(&base) {
+        return vec![base];
+    }
+    // ESM TypeScript writes `./a.js` for `a.ts`. Candidates are made one at a time: the
+    // first that exists is the answer.
     let stem = base
         .strip_suffix(".js")
         .or_else(|| base.strip_suffix(".mjs"))
         .or_else(|| base.strip_suffix(".jsx"))
-        .unwrap_or(&base)
-        .to_string();
-    c.extend(JS_EXT.iter().map(|e| format!("{stem}{e}")));
-    c.extend(JS_EXT.iter().map(|e| format!("{base}/index{e}")));
-    first(files, c)
+        .unwrap_or(&base);
+    JS_EXT
+        .iter()
+        .map(|e| format!("{stem}{e}"))
+        .chain(JS_EXT.iter().map(|e| format!("{base}/index{e}")))
+        .find(|c| files.exists(c))
+        .into_iter()
+        .collect()
 }
 
 fn python(files: &dyn Files, importer: &str, source: &str, names: &[String]) -> Vec<String> {
@@ -101,6 +111,12 @@ fn python(files: &dyn Files, importer: &str, source: &str, names: &[String]) -> 
         }
         vec![d]
     } else {
+        // Nothing in the workspace could be it (`import os`, `from typing import Any`).
+        let last = module_path.rsplit('/').next().unwrap_or("");
+        let could_be = |n: &str| files.may_name(&format!("{n}.py")) || files.may_name(n);
+        if !could_be(last) && !names.iter().any(|n| could_be(n)) {
+            return Vec::new();
+        }
         // Absolute: from the importer's own package root, the root, a `src/` layout, the
         // importer's top directory, then wherever a package of that name starts (nearest
         // the importer first).
@@ -344,6 +360,11 @@ mod tests {
         }
         fn go_modules(&self) -> Vec<(String, String)> {
             self.1.clone()
+        }
+        fn may_name(&self, name: &str) -> bool {
+            self.0.iter().any(|p| {
+                p.rsplit('/').next() == Some(name) || p.ends_with(&format!("/{name}/__init__.py"))
+            })
         }
         fn python_roots(&self, top: &str) -> Vec<String> {
             let mut roots: Vec<String> = self
