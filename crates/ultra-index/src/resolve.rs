@@ -191,10 +191,16 @@ fn rust_children_dir(path: &str) -> String {
 
 /// The crate root file (`lib.rs` or `main.rs`) above `path`.
 fn rust_crate_root(files: &dyn Files, path: &str) -> Option<String> {
-    let mut dir = dir_of(path).to_string();
+    let mut dir = dir_of(path);
+    let mut c = String::new();
     loop {
         for root in ["lib.rs", "main.rs"] {
-            let c = join(&dir, root).unwrap_or_default();
+            c.clear();
+            if !dir.is_empty() {
+                c.push_str(dir);
+                c.push('/');
+            }
+            c.push_str(root);
             if files.exists(&c) {
                 return Some(c);
             }
@@ -202,7 +208,7 @@ fn rust_crate_root(files: &dyn Files, path: &str) -> Option<String> {
         if dir.is_empty() {
             return None;
         }
-        dir = dir_of(&dir).to_string();
+        dir = dir_of(dir);
     }
 }
 
