@@ -306,25 +306,23 @@ fn file_index(r: &mut Reader<'_>, details: bool) -> Option<FileIndex> {
     } else {
         (Vec::new(), Vec::new())
     };
-    {
-        Some(FileIndex {
-            path,
-            lang,
-            hash,
-            lines,
-            bytes,
-            functions,
-            classes,
-            definitions: Dec::dec(r)?,
-            imports: Dec::dec(r)?,
-            names: Dec::dec(r)?,
-            occurrences: Dec::dec(r)?,
-            complexity: Dec::dec(r)?,
-            todos: Dec::dec(r)?,
-            errors: Dec::dec(r)?,
-            details_stored: !details,
-        })
-    }
+    Some(FileIndex {
+        path,
+        lang,
+        hash,
+        lines,
+        bytes,
+        functions,
+        classes,
+        definitions: Dec::dec(r)?,
+        imports: Dec::dec(r)?,
+        names: Dec::dec(r)?,
+        occurrences: Dec::dec(r)?,
+        complexity: Dec::dec(r)?,
+        todos: Dec::dec(r)?,
+        errors: Dec::dec(r)?,
+        details_stored: !details,
+    })
 }
 
 /// Structs as their fields in order (decoding evaluates the initialisers in that order).

@@ -480,14 +480,21 @@ impl Index {
         for init in self.by_name.get("__init__.py").into_iter().flatten() {
             let package = resolve::dir_of(init);
             let root = resolve::dir_of(package);
-            if !package.is_empty() && !self.files.contains_key(&join_path(root, "__init__.py")) {
+            if !package.is_empty()
+                && !self
+                    .files
+                    .contains_key(&resolve::join(root, "__init__.py").unwrap_or_default())
+            {
                 add(package.rsplit('/').next().unwrap_or(package), root);
             }
         }
         for marker in ["pyproject.toml", "setup.py"] {
             for project in self.by_name.get(marker).into_iter().flatten() {
                 let dir = resolve::dir_of(project);
-                for root in [dir.to_string(), join_path(dir, "src")] {
+                for root in [
+                    dir.to_string(),
+                    resolve::join(dir, "src").unwrap_or_default(),
+                ] {
                     for module in self.in_dir(&root) {
                         let name = module.rsplit('/').next().unwrap_or(&module);
                         if let Some(stem) = name.strip_suffix(".py")
@@ -505,14 +512,6 @@ impl Index {
         let tops = Arc::new(tops);
         *cached = Some((self.links, tops.clone()));
         tops
-    }
-}
-
-fn join_path(dir: &str, name: &str) -> String {
-    if dir.is_empty() {
-        name.to_string()
-    } else {
-        format!("{dir}/{name}")
     }
 }
 

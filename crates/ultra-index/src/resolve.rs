@@ -30,7 +30,7 @@ pub fn dir_of(path: &str) -> &str {
 }
 
 /// Join and normalise (`a/b` + `../c` → `a/c`); `None` when it climbs above the root.
-fn join(dir: &str, rel: &str) -> Option<String> {
+pub(crate) fn join(dir: &str, rel: &str) -> Option<String> {
     let mut parts: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
     for seg in rel.split('/') {
         match seg {

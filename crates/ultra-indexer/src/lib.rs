@@ -182,24 +182,22 @@ fn release_freed_memory() {
     }
 }
 
-/// Marks the index as warming while it lives (when asked to), and clears the mark when
-/// it goes, however the refresh ends.
-struct WarmingMark<'a>(Option<&'a Warming>);
+/// Marks the index as warming from the start of a refresh (when asked to) and clears
+/// whatever mark the refresh set when it goes, however the refresh ends.
+struct WarmingMark<'a>(&'a Warming);
 
 impl<'a> WarmingMark<'a> {
     fn new(warming: &'a Warming, mark: bool) -> WarmingMark<'a> {
         if mark {
             warming.start();
         }
-        WarmingMark(mark.then_some(warming))
+        WarmingMark(warming)
     }
 }
 
 impl Drop for WarmingMark<'_> {
     fn drop(&mut self) {
-        if let Some(w) = self.0 {
-            w.end();
-        }
+        self.0.end();
     }
 }
 
@@ -414,7 +412,7 @@ impl CodeIndex {
         };
         // Until the first walk is done, other queries answer `warming` (from whatever is
         // loaded) instead of waiting; whatever happens here, the mark goes at the end.
-        let _warm = WarmingMark::new(
+        let warm = WarmingMark::new(
             &self.warming,
             !self.walked.load(std::sync::atomic::Ordering::SeqCst),
         );
@@ -512,7 +510,7 @@ impl CodeIndex {
         }
         refreshed += self.index_buffers(ws);
         self.walked.store(true, std::sync::atomic::Ordering::SeqCst);
-        self.warming.end();
+        drop(warm);
         if refreshed > 200 || loaded {
             release_freed_memory();
         }
