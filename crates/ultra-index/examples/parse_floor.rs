@@ -1,6 +1,6 @@
 //! The parse floor: the files `ultra index` would index under a directory, read and parsed
-//! with tree-sitter on N threads and nothing else (no symbols, no store). A cold index
-//! cannot be faster than this; `bench/index_scale.py` prints the two side by side.
+//! with tree-sitter on N threads and nothing else (no symbols, no store), with the
+//! allocator `ultra` has. A cold index cannot be faster than this; `bench/index_scale.py` prints the two side by side.
 //!
 //! `cargo run --release -p ultra-index --example parse_floor -- DIR [THREADS]` prints one
 //! JSON line: seconds, files, bytes, and per language the files whose tree has an error
@@ -87,6 +87,8 @@ fn main() {
         serde_json::json!({
             "seconds": secs,
             "threads": threads,
+            // The same allocator as `ultra` (linking ultra-budget makes it the malloc).
+            "allocator": ultra_budget::allocator(),
             "files": files.len(),
             "bytes": bytes.load(Ordering::Relaxed),
             "withErrors": per_lang,

@@ -171,17 +171,6 @@ impl Warming {
     }
 }
 
-/// Hand memory freed by a big index back to the system. Parsing thousands of files leaves
-/// the allocator's arenas full of freed trees and buffers that glibc keeps (a server held
-/// over 100 MiB more than its index needs); it returns them only when asked.
-fn release_freed_memory() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: malloc_trim only releases free pages; it is safe to call at any time.
-    unsafe {
-        libc::malloc_trim(0);
-    }
-}
-
 /// Marks the index as warming from the start of a refresh (when asked to) and clears
 /// whatever mark the refresh set when it goes, however the refresh ends.
 struct WarmingMark<'a>(&'a Warming);
@@ -512,7 +501,7 @@ impl CodeIndex {
         self.walked.store(true, std::sync::atomic::Ordering::SeqCst);
         drop(warm);
         if refreshed > 200 || loaded {
-            release_freed_memory();
+            ultra_budget::release_freed_memory();
         }
         let idx = self.read();
         IndexState {
