@@ -16,6 +16,7 @@ mod generic;
 pub mod highlight;
 pub mod index;
 pub mod lang;
+mod lex;
 pub mod model;
 pub mod passes;
 pub mod resolve;

@@ -229,11 +229,11 @@ pub fn index_incremental(
             } else {
                 extract(lang, &tree, content, &mut out);
             }
-            generic.update(lang, &changed, &tree, &edit, content, &def_spots(&out))
+            generic.update(lang, &tree, &edit, content, &def_spots(&out))
         }
         None => {
             extract(lang, &tree, content, &mut out);
-            Generic::full(lang, &tree, content, &def_spots(&out))
+            Generic::editable(lang, &tree, content, &def_spots(&out))
         }
     };
     out.names = generic.names.iter().collect();
@@ -601,6 +601,16 @@ mod tests {
         "\"\"\"",
         "#include \"x.h\"\n",
         "import os\n",
+        // What moves the lexical scan's state at a row start: raw strings, interpolations,
+        // continued lines, brackets left open.
+        "r#\"",
+        "\"#",
+        "${",
+        "f\"{x}\n{",
+        "R\"d(",
+        ")d\"",
+        "\\\n",
+        "/re/",
     ];
 
     fn fixtures() -> Vec<(String, String)> {

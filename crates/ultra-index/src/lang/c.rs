@@ -6,30 +6,7 @@ use super::{Cx, Lang, Spec, children, end_line, has_child, line, qualified};
 use crate::model::{Class, DefKind, Function, Method, Property};
 
 pub(crate) static SPEC: Spec = Spec {
-    identifiers: &[
-        "identifier",
-        "field_identifier",
-        "type_identifier",
-        "namespace_identifier",
-    ],
     comments: &["comment"],
-    decisions: &[
-        "if_statement",
-        "for_statement",
-        "for_range_loop",
-        "while_statement",
-        "do_statement",
-        "case_statement",
-        "catch_clause",
-        "conditional_expression",
-        "&&",
-        "||",
-    ],
-    blocks: &[
-        "compound_statement",
-        "field_declaration_list",
-        "declaration_list",
-    ],
     opaque_bodies: &["function_definition"],
     items_in_bodies: &[],
 };

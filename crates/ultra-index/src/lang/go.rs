@@ -6,23 +6,7 @@ use super::{Cx, Spec, children, end_line, line, qualified};
 use crate::model::{Class, DefKind, Function, Method, Property};
 
 pub(crate) static SPEC: Spec = Spec {
-    identifiers: &[
-        "identifier",
-        "field_identifier",
-        "type_identifier",
-        "package_identifier",
-    ],
     comments: &["comment"],
-    decisions: &[
-        "if_statement",
-        "for_statement",
-        "expression_case",
-        "type_case",
-        "communication_case",
-        "&&",
-        "||",
-    ],
-    blocks: &["block"],
     opaque_bodies: &["function_declaration", "method_declaration"],
     items_in_bodies: &[],
 };

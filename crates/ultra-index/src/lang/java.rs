@@ -6,27 +6,7 @@ use super::{Cx, Spec, children, compact_str, end_line, has_child, line};
 use crate::model::{Class, DefKind, Definition, Function, Method, Property};
 
 pub(crate) static SPEC: Spec = Spec {
-    identifiers: &["identifier", "type_identifier"],
     comments: &["line_comment", "block_comment"],
-    decisions: &[
-        "if_statement",
-        "for_statement",
-        "enhanced_for_statement",
-        "while_statement",
-        "do_statement",
-        "switch_label",
-        "catch_clause",
-        "ternary_expression",
-        "&&",
-        "||",
-    ],
-    blocks: &[
-        "block",
-        "class_body",
-        "interface_body",
-        "enum_body",
-        "constructor_body",
-    ],
     opaque_bodies: &[
         "method_declaration",
         "constructor_declaration",

@@ -118,17 +118,11 @@ impl Lang {
     }
 }
 
-/// Node kinds, per language, for the passes that are the same everywhere.
+/// Node kinds, per language, that the extractors and the incremental reindex share.
+/// (Occurrences, complexity and TODOs are lexical: `lex.rs` and `lang/keywords.rs`.)
 pub(crate) struct Spec {
-    /// Leaves that are identifier occurrences.
-    pub identifiers: &'static [&'static str],
-    /// Comment nodes (their subtrees are skipped).
+    /// Comment nodes.
     pub comments: &'static [&'static str],
-    /// Nodes that add one to cyclomatic complexity (branches, loops, cases, catches, and
-    /// the `&&`, `||` tokens).
-    pub decisions: &'static [&'static str],
-    /// Block nodes; nesting depth counts them.
-    pub blocks: &'static [&'static str],
     /// Nodes whose `body` the extractor never looks into (what a function is does not
     /// depend on the statements in it): an edit inside one leaves the symbols as they
     /// were, lines shifted.

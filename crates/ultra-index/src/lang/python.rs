@@ -8,22 +8,7 @@ use super::{Cx, Spec, children, each_node, end_line, has_child, line};
 use crate::model::{Class, DefKind, Function, Method, Property};
 
 pub(crate) static SPEC: Spec = Spec {
-    identifiers: &["identifier"],
     comments: &["comment"],
-    decisions: &[
-        "if_statement",
-        "elif_clause",
-        "for_statement",
-        "while_statement",
-        "except_clause",
-        "conditional_expression",
-        "and",
-        "or",
-        "case_clause",
-        "for_in_clause",
-        "if_clause",
-    ],
-    blocks: &["block"],
     // Imports are found anywhere in the tree, so no body is opaque.
     opaque_bodies: &[],
     items_in_bodies: &[],

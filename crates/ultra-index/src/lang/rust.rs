@@ -6,24 +6,7 @@ use super::{Cx, Spec, children, each_node, has_child, line, qualified};
 use crate::model::{Class, DefKind, Function, Method, Property};
 
 pub(crate) static SPEC: Spec = Spec {
-    identifiers: &["identifier", "type_identifier", "field_identifier"],
     comments: &["line_comment", "block_comment"],
-    decisions: &[
-        "if_expression",
-        "for_expression",
-        "while_expression",
-        "loop_expression",
-        "match_arm",
-        "&&",
-        "||",
-        "?",
-    ],
-    blocks: &[
-        "block",
-        "declaration_list",
-        "field_declaration_list",
-        "match_block",
-    ],
     opaque_bodies: &["function_item"],
     items_in_bodies: ITEMS,
 };

@@ -16,34 +16,7 @@ use super::{Cx, Spec, children, each_node, end_line, has_child, line, qualified,
 use crate::model::{Class, DefKind, Function, Method, Property};
 
 pub(crate) static SPEC: Spec = Spec {
-    identifiers: &[
-        "identifier",
-        "property_identifier",
-        "private_property_identifier",
-        "type_identifier",
-        "shorthand_property_identifier",
-        "shorthand_property_identifier_pattern",
-    ],
     comments: &["comment"],
-    decisions: &[
-        "if_statement",
-        "for_statement",
-        "for_in_statement",
-        "while_statement",
-        "do_statement",
-        "switch_case",
-        "catch_clause",
-        "ternary_expression",
-        "&&",
-        "||",
-        "??",
-    ],
-    blocks: &[
-        "statement_block",
-        "class_body",
-        "object_type",
-        "interface_body",
-    ],
     // Imports are found anywhere in the tree, so no body is opaque.
     opaque_bodies: &[],
     items_in_bodies: &[],
