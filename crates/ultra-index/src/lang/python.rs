@@ -47,7 +47,27 @@ fn nested_and_imports(cx: &mut Cx<'_>, root: Node<'_>) {
             }
             true
         }
-        _ => true,
+        // Imports, functions and classes are statements: only what holds statements is
+        // looked into, never an expression (most of the tree).
+        kind => matches!(
+            kind,
+            "module"
+                | "block"
+                | "decorated_definition"
+                | "if_statement"
+                | "elif_clause"
+                | "else_clause"
+                | "for_statement"
+                | "while_statement"
+                | "try_statement"
+                | "except_clause"
+                | "except_group_clause"
+                | "finally_clause"
+                | "with_statement"
+                | "match_statement"
+                | "case_clause"
+                | "ERROR"
+        ),
     });
 }
 
