@@ -3,9 +3,10 @@
 //! definitions, imports, identifier occurrences, complexity, TODOs, syntax errors), kept
 //! per file and updated incrementally by content hash.
 //!
-//! `lang/` knows each language (one module per grammar family: node kinds for the generic
-//! passes, and its symbol and import extractor); `passes.rs` runs a parse and the passes
-//! that are the same for every language; `resolve.rs` maps imports to workspace files;
+//! `lang/` knows each language (one module per grammar family: its symbol and import
+//! extractor); `lex/` scans the bytes for what needs every token but no structure
+//! (identifiers, comments, complexity); `passes.rs` runs a parse and the passes that are the
+//! same for every language; `resolve.rs` maps imports to workspace files;
 //! `index.rs` holds the records with their lookups and the dependency graph; `build.rs`
 //! indexes a whole tree on every core; `store.rs` keeps records on disk (redb) so a restart
 //! loads instead of parsing.

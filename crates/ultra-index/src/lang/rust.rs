@@ -67,9 +67,10 @@ fn bodies<'t>(node: Node<'t>, out: &mut Vec<Node<'t>>) {
     }
 }
 
-/// Whether `text` has a keyword an item starts with (`fn`, `struct`, `impl`, `use`, …)
-/// as a word: if not, no item can be declared in it. (`'static` and `.union` are not.)
-fn may_declare_items(text: &[u8]) -> bool {
+/// Where in `text` a keyword an item starts with (`fn`, `struct`, `impl`, `use`, …) stands
+/// as a word, offset by `base`: an item can only be declared in a node that holds one.
+/// (`'static` and `.union` are not.)
+fn item_keywords(text: &[u8], base: usize) -> Vec<usize> {
     const WORDS: [&[u8]; 13] = [
         b"fn",
         b"struct",
@@ -86,6 +87,7 @@ fn may_declare_items(text: &[u8]) -> bool {
         b"macro_rules",
     ];
     let is_ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80;
+    let mut found = Vec::new();
     let mut i = 0;
     while i < text.len() {
         if !is_ident(text[i]) {
@@ -98,10 +100,10 @@ fn may_declare_items(text: &[u8]) -> bool {
         }
         let before = start.checked_sub(1).map(|b| text[b]);
         if WORDS.contains(&&text[start..i]) && !matches!(before, Some(b'\'' | b'.')) {
-            return true;
+            found.push(base + start);
         }
     }
-    false
+    found
 }
 
 /// Methods found in an `impl` block, merged into the type's [`Class`] at the end when the
@@ -118,18 +120,24 @@ pub(crate) fn extract(root: Node<'_>, cx: &mut Cx<'_>) {
     let mut mods = Vec::new();
     items(root, cx, &mut impls, &mut mods);
     // Items inside function bodies and other blocks, at any depth: a block is read as an
-    // item list when the walk meets its first item. Only bodies whose text has an item's
-    // keyword are walked: most have none, and a word scan costs a fraction of a walk.
+    // item list when the walk meets its first item. Only nodes whose text has an item's
+    // keyword are walked: most bodies have none, and a word scan costs a fraction of a walk.
     let kinds = kinds_of(&super::Lang::Rust.grammar());
     let (is_item, block) = (&kinds.0, kinds.1);
     let mut read_blocks: Vec<usize> = Vec::new();
     let mut found = Vec::new();
     bodies(root, &mut found);
     for body in found {
-        if !may_declare_items(&cx.src[body.byte_range()]) {
+        let marks = item_keywords(&cx.src[body.byte_range()], body.start_byte());
+        if marks.is_empty() {
             continue;
         }
         each_node(body, |node| {
+            // Only a node that holds an item's keyword can hold the item.
+            let at = marks.partition_point(|&m| m < node.start_byte());
+            if marks.get(at).is_none_or(|&m| m >= node.end_byte()) {
+                return false;
+            }
             if is_item.get(usize::from(node.kind_id())) == Some(&true)
                 && let Some(parent) = node.parent().filter(|p| p.kind_id() == block)
                 && !read_blocks.contains(&parent.id())
