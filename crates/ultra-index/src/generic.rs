@@ -403,6 +403,9 @@ impl<'s> Sink<'s> for Facts<'s, '_> {
 
     /// TODO, FIXME, HACK, XXX, BUG and NOTE markers, one per comment line.
     fn comment(&mut self, row: usize, from: usize, to: usize) {
+        if !has_marker(&self.src[from..to]) {
+            return;
+        }
         let text = String::from_utf8_lossy(&self.src[from..to]);
         let text = text.strip_suffix('\r').unwrap_or(&text);
         if let Some((kind, rest)) = marker(text) {
@@ -462,6 +465,15 @@ fn line_around(src: &[u8], at: usize) -> String {
 
 const MARKERS: [&str; 6] = ["TODO", "FIXME", "HACK", "XXX", "BUG", "NOTE"];
 
+/// Whether a marker's letters appear in `line` at all: most comment lines have none, and
+/// this one pass is cheaper than [`marker`]'s searches.
+fn has_marker(line: &[u8]) -> bool {
+    line.iter().enumerate().any(|(i, &b)| {
+        matches!(b, b'T' | b'F' | b'H' | b'X' | b'B' | b'N')
+            && MARKERS.iter().any(|m| line[i..].starts_with(m.as_bytes()))
+    })
+}
+
 /// The marker in a comment line and the text after it (`TODO(ana): x` → `TODO`, `x`).
 fn marker(line: &str) -> Option<(&'static str, String)> {
     let bytes = line.as_bytes();
@@ -515,5 +527,10 @@ mod tests {
         assert_eq!(marker("// TODOS are fine"), None);
         assert_eq!(marker("// a NOTEBOOK"), None);
         assert_eq!(marker("// see BUG: 12"), Some(("BUG", "12".into())));
+        // The quick check never hides a marker.
+        for line in ["// TODO: x", "# FIXME(a)", "/* HACK */", "XXX", "-- BUG: 1", "NOTE:"] {
+            assert!(super::has_marker(line.as_bytes()) && marker(line).is_some(), "{line}");
+        }
+        assert!(!super::has_marker(b"// an ordinary Comment about Things"));
     }
 }

@@ -409,6 +409,37 @@ pub(crate) fn each_node<'t>(root: Node<'t>, mut visit: impl FnMut(Node<'t>) -> b
     }
 }
 
+/// Node kinds by name, as a table by kind id: a walk over every node asks it instead of
+/// `Node::kind`, which measures and checks the kind's name at each call.
+pub(crate) struct KindSet(Vec<bool>);
+
+impl KindSet {
+    /// The set of `kinds` (named or anonymous) in `lang`'s grammar, built once per
+    /// language and `key`.
+    pub fn of(lang: Lang, key: &'static str, kinds: &[&str]) -> &'static KindSet {
+        type Sets = std::collections::HashMap<(Lang, &'static str), &'static KindSet>;
+        static SETS: std::sync::OnceLock<std::sync::Mutex<Sets>> = std::sync::OnceLock::new();
+        let mut sets = SETS
+            .get_or_init(Default::default)
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        sets.entry((lang, key)).or_insert_with(|| {
+            let g = lang.grammar();
+            let table = (0..g.node_kind_count() as u16)
+                .map(|id| g.node_kind_for_id(id).is_some_and(|k| kinds.contains(&k)))
+                .collect();
+            Box::leak(Box::new(KindSet(table)))
+        })
+    }
+
+    pub fn has(&self, node: Node<'_>) -> bool {
+        self.0
+            .get(usize::from(node.kind_id()))
+            .copied()
+            .unwrap_or(false)
+    }
+}
+
 /// The named children of `node`.
 pub(crate) fn children<'t>(node: Node<'t>) -> Vec<Node<'t>> {
     let mut c = node.walk();

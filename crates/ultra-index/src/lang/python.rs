@@ -4,7 +4,7 @@ use std::collections::HashSet;
 
 use tree_sitter::Node;
 
-use super::{Cx, Spec, children, each_node, end_line, has_child, line};
+use super::{Cx, KindSet, Lang, Spec, children, each_node, end_line, has_child, line};
 use crate::model::{Class, DefKind, Function, Method, Property};
 
 pub(crate) static SPEC: Spec = Spec {
@@ -29,45 +29,64 @@ pub(crate) fn extract(root: Node<'_>, cx: &mut Cx<'_>) {
 fn nested_and_imports(cx: &mut Cx<'_>, root: Node<'_>) {
     let mut seen = cx.defined_spots();
     let nothing_public = HashSet::new();
-    each_node(root, |node| match node.kind() {
-        "import_statement" | "import_from_statement" | "future_import_statement" => {
-            import(cx, node);
-            false
+    let wanted = KindSet::of(
+        Lang::Python,
+        "py-nested",
+        &[
+            "import_statement",
+            "import_from_statement",
+            "future_import_statement",
+            "function_definition",
+            "class_definition",
+        ],
+    );
+    // Imports, functions and classes are statements: only what holds statements is
+    // looked into, never an expression (most of the tree).
+    let holds_statements = KindSet::of(
+        Lang::Python,
+        "py-statements",
+        &[
+            "module",
+            "block",
+            "decorated_definition",
+            "if_statement",
+            "elif_clause",
+            "else_clause",
+            "for_statement",
+            "while_statement",
+            "try_statement",
+            "except_clause",
+            "except_group_clause",
+            "finally_clause",
+            "with_statement",
+            "match_statement",
+            "case_clause",
+            "ERROR",
+        ],
+    );
+    each_node(root, |node| {
+        if !wanted.has(node) {
+            return holds_statements.has(node);
         }
-        "function_definition" | "class_definition" => {
-            if let Some(name) = node.child_by_field_name("name")
-                && !seen.contains(&(line(name), name.start_position().column as u32))
-            {
-                let whole = node
-                    .parent()
-                    .filter(|p| p.kind() == "decorated_definition")
-                    .unwrap_or(node);
-                definition(cx, whole, None, Some(&nothing_public));
-                seen.extend(cx.out.definitions.iter().map(|d| (d.line, d.column)));
+        match node.kind() {
+            "function_definition" | "class_definition" => {
+                if let Some(name) = node.child_by_field_name("name")
+                    && !seen.contains(&(line(name), name.start_position().column as u32))
+                {
+                    let whole = node
+                        .parent()
+                        .filter(|p| p.kind() == "decorated_definition")
+                        .unwrap_or(node);
+                    definition(cx, whole, None, Some(&nothing_public));
+                    seen.extend(cx.out.definitions.iter().map(|d| (d.line, d.column)));
+                }
+                true
             }
-            true
+            _ => {
+                import(cx, node);
+                false
+            }
         }
-        // Imports, functions and classes are statements: only what holds statements is
-        // looked into, never an expression (most of the tree).
-        kind => matches!(
-            kind,
-            "module"
-                | "block"
-                | "decorated_definition"
-                | "if_statement"
-                | "elif_clause"
-                | "else_clause"
-                | "for_statement"
-                | "while_statement"
-                | "try_statement"
-                | "except_clause"
-                | "except_group_clause"
-                | "finally_clause"
-                | "with_statement"
-                | "match_statement"
-                | "case_clause"
-                | "ERROR"
-        ),
     });
 }
 

@@ -3,6 +3,7 @@
 
 use super::imports::import;
 use super::*;
+use crate::lang::KindSet;
 
 /// Declarations whose syntax the grammar could not follow. Error recovery can swallow
 /// whole declarations into an error node, or into a wrongly parsed neighbour, so the lines
@@ -114,7 +115,30 @@ pub(super) fn nested_and_imports(cx: &mut Cx<'_>, st: &mut State, root: Node<'_>
     let is_new = |seen: &mut HashSet<(u32, u32)>, n: Node<'_>| {
         seen.insert((line(n), n.start_position().column as u32))
     };
+    // What the match below and `import` look at; every other node is only walked through.
+    let wanted = KindSet::of(
+        cx.lang,
+        "js-nested",
+        &[
+            "import_statement",
+            "export_statement",
+            "call_expression",
+            "function_declaration",
+            "generator_function_declaration",
+            "function_signature",
+            "class_declaration",
+            "abstract_class_declaration",
+            "method_signature",
+            "variable_declarator",
+            "assignment_expression",
+            "pair",
+            "method_definition",
+        ],
+    );
     each_node(root, |node| {
+        if !wanted.has(node) {
+            return true;
+        }
         if !import(cx, node) {
             return false;
         }
