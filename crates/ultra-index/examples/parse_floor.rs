@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use ultra_index::Lang;
-use ultra_index::build::{Exclude, MAX_FILE_BYTES, walk};
+use ultra_index::build::{Exclude, MAX_FILE_BYTES, schedule, walk};
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -30,10 +30,13 @@ fn main() {
     let exclude: Vec<String> = ["/target/", "/build/", "/dist/", "/coverage/"]
         .map(String::from)
         .to_vec();
-    let files: Vec<_> = walk(root, &Exclude::new(root, &exclude), &|_| true)
+    let mut files: Vec<_> = walk(root, &Exclude::new(root, &exclude), &|_| true)
         .into_iter()
         .filter(|f| f.len <= MAX_FILE_BYTES && Lang::of_path(&f.path).is_some())
         .collect();
+    // In the order `ultra index` takes them (biggest first), so the floor is as well
+    // scheduled as the index.
+    schedule(&mut files, &[]);
     let started = Instant::now();
     let next = AtomicUsize::new(0);
     let bytes = AtomicUsize::new(0);

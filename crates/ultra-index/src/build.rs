@@ -203,6 +203,13 @@ pub fn root_gitignore(root: &Path) -> ignore::gitignore::Gitignore {
     gi
 }
 
+/// The order files are indexed in: `first` (files someone is waiting for), then the
+/// biggest first, so that the last to finish are small ones and no core sits idle at the
+/// end waiting for one big file.
+pub fn schedule(files: &mut [Found], first: &[String]) {
+    files.sort_by_key(|f| (!first.contains(&f.path), std::cmp::Reverse(f.len)));
+}
+
 /// Index `files` on `threads` threads, files in `first` before the rest; `on_record` gets
 /// each record on the calling thread as soon as it is made (with the file's content, for
 /// `go.mod`), `on_progress` after each.
@@ -213,9 +220,7 @@ pub fn index_files(
     on_record: &mut dyn FnMut(FileIndex, &[u8]),
     on_progress: &mut dyn FnMut(Progress),
 ) -> Progress {
-    if !first.is_empty() {
-        files.sort_by_key(|f| !first.contains(&f.path));
-    }
+    schedule(&mut files, first);
     let total = files.len();
     let next = AtomicUsize::new(0);
     let mut progress = Progress {

@@ -528,8 +528,18 @@ mod tests {
         assert_eq!(marker("// a NOTEBOOK"), None);
         assert_eq!(marker("// see BUG: 12"), Some(("BUG", "12".into())));
         // The quick check never hides a marker.
-        for line in ["// TODO: x", "# FIXME(a)", "/* HACK */", "XXX", "-- BUG: 1", "NOTE:"] {
-            assert!(super::has_marker(line.as_bytes()) && marker(line).is_some(), "{line}");
+        for line in [
+            "// TODO: x",
+            "# FIXME(a)",
+            "/* HACK */",
+            "XXX",
+            "-- BUG: 1",
+            "NOTE:",
+        ] {
+            assert!(
+                super::has_marker(line.as_bytes()) && marker(line).is_some(),
+                "{line}"
+            );
         }
         assert!(!super::has_marker(b"// an ordinary Comment about Things"));
     }

@@ -2,7 +2,7 @@
 
 use tree_sitter::Node;
 
-use super::{Cx, Lang, Spec, children, end_line, has_child, line, qualified};
+use super::{Cx, FieldExt, Lang, Spec, children, end_line, has_child, line, qualified};
 use crate::model::{Class, DefKind, Function, Method, Property};
 
 pub(crate) static SPEC: Spec = Spec {
@@ -76,7 +76,7 @@ fn decls<'t>(node: Node<'t>, cx: &mut Cx<'_>, st: &mut State<'t>) {
             }
             "namespace_definition" => {
                 cx.define_named(child, DefKind::Module, None);
-                if let Some(body) = child.child_by_field_name("body") {
+                if let Some(body) = child.by_field("body") {
                     decls(body, cx, st);
                 }
             }
@@ -115,7 +115,7 @@ fn doc(cx: &Cx<'_>, first: Node<'_>, then: Node<'_>) -> Option<String> {
 
 /// `#include "x.h"` → `x.h`; `#include <x.h>` → `<x.h>`.
 fn include(cx: &mut Cx<'_>, node: Node<'_>) {
-    let Some(path) = node.child_by_field_name("path") else {
+    let Some(path) = node.by_field("path") else {
         return;
     };
     let text = cx.text(path);
@@ -131,18 +131,18 @@ fn include(cx: &mut Cx<'_>, node: Node<'_>) {
 
 /// `#define NAME ...` → a `Const`, except an include guard's `#define`.
 fn macro_def(cx: &mut Cx<'_>, node: Node<'_>, parent: Node<'_>) {
-    let Some(name) = node.child_by_field_name("name") else {
+    let Some(name) = node.by_field("name") else {
         return;
     };
     let guard = node.kind() == "preproc_def"
-        && node.child_by_field_name("value").is_none()
+        && node.by_field("value").is_none()
         && parent.kind() == "preproc_ifdef"
         && cx.field(parent, "name") == Some(cx.text(name));
     if !guard {
         // The directive's node ends after its newline: end at its last part instead.
         let last = node
-            .child_by_field_name("value")
-            .or_else(|| node.child_by_field_name("parameters"))
+            .by_field("value")
+            .or_else(|| node.by_field("parameters"))
             .unwrap_or(name);
         cx.define(name, DefKind::Const, last, None);
     }
@@ -155,12 +155,12 @@ fn function_declarator<'t>(mut node: Node<'t>) -> Option<(Node<'t>, String)> {
         match node.kind() {
             "function_declarator" => {
                 // A parenthesized inner declarator is a function pointer, not a function.
-                let inner = node.child_by_field_name("declarator")?;
+                let inner = node.by_field("declarator")?;
                 return (inner.kind() != "parenthesized_declarator").then_some((node, ptr));
             }
             "pointer_declarator" => {
                 ptr.push('*');
-                node = node.child_by_field_name("declarator")?;
+                node = node.by_field("declarator")?;
             }
             "reference_declarator" => {
                 ptr.push_str(if has_child(node, "&&") { "&&" } else { "&" });
@@ -185,7 +185,7 @@ fn declared_name(node: Node<'_>) -> Option<Node<'_>> {
             | "pointer_declarator"
             | "array_declarator"
             | "function_declarator" => {
-                node = node.child_by_field_name("declarator")?;
+                node = node.by_field("declarator")?;
             }
             "reference_declarator" | "parenthesized_declarator" | "attributed_declarator" => {
                 node = children(node)
@@ -203,8 +203,8 @@ fn declared_name(node: Node<'_>) -> Option<Node<'_>> {
 fn function_name<'t>(cx: &Cx<'_>, node: Node<'t>) -> Option<(Node<'t>, Option<String>)> {
     match node.kind() {
         "qualified_identifier" => {
-            let scope = node.child_by_field_name("scope");
-            let name = node.child_by_field_name("name")?;
+            let scope = node.by_field("scope");
+            let name = node.by_field("name")?;
             let (leaf, inner) = function_name(cx, name)?;
             let class = inner.or_else(|| {
                 scope.map(|s| match s.kind() {
@@ -214,7 +214,7 @@ fn function_name<'t>(cx: &Cx<'_>, node: Node<'t>) -> Option<(Node<'t>, Option<St
             });
             Some((leaf, class))
         }
-        "template_function" => Some((node.child_by_field_name("name")?, None)),
+        "template_function" => Some((node.by_field("name")?, None)),
         _ => Some((node, None)),
     }
 }
@@ -238,19 +238,19 @@ fn function<'t>(
     exported: bool,
     st: &mut State<'t>,
 ) -> Option<(Option<String>, Method)> {
-    let (decl, ptr) = function_declarator(node.child_by_field_name("declarator")?)?;
-    let (name_node, scope) = function_name(cx, decl.child_by_field_name("declarator")?)?;
+    let (decl, ptr) = function_declarator(node.by_field("declarator")?)?;
+    let (name_node, scope) = function_name(cx, decl.by_field("declarator")?)?;
     let name = cx.squished(name_node);
     if name.is_empty() {
         return None;
     }
     let class = class.map(str::to_string).or(scope);
-    let params = params(cx, decl.child_by_field_name("parameters"));
+    let params = params(cx, decl.by_field("parameters"));
     let trailing = children(decl)
         .into_iter()
         .find(|c| c.kind() == "trailing_return_type")
         .and_then(|t| children(t).into_iter().next());
-    let return_type = match (trailing, node.child_by_field_name("type")) {
+    let return_type = match (trailing, node.by_field("type")) {
         (Some(t), _) => Some(cx.squished(t)),
         (None, Some(t)) => {
             let mut parts: Vec<String> = children(node)
@@ -268,7 +268,7 @@ fn function<'t>(
         }
         (None, None) => None,
     };
-    let body = node.child_by_field_name("body");
+    let body = node.by_field("body");
     // `template <...>` belongs to the item.
     let outer = node
         .parent()
@@ -314,7 +314,7 @@ fn function<'t>(
 /// A top-level `declaration`: prototypes, global variables, and any struct/enum it
 /// defines.
 fn declaration<'t>(cx: &mut Cx<'_>, node: Node<'t>, st: &mut State<'t>) {
-    if let Some(ty) = node.child_by_field_name("type")
+    if let Some(ty) = node.by_field("type")
         && matches!(
             ty.kind(),
             "struct_specifier" | "union_specifier" | "enum_specifier" | "class_specifier"
@@ -348,13 +348,13 @@ fn typedef<'t>(cx: &mut Cx<'_>, node: Node<'t>, st: &mut State<'t>) {
         .children_by_field_name("declarator", &mut c)
         .filter_map(declared_name)
         .collect();
-    if let Some(ty) = node.child_by_field_name("type")
+    if let Some(ty) = node.by_field("type")
         && matches!(
             ty.kind(),
             "struct_specifier" | "union_specifier" | "enum_specifier" | "class_specifier"
         )
     {
-        let anonymous = ty.child_by_field_name("name").is_none();
+        let anonymous = ty.by_field("name").is_none();
         class_like(cx, ty, names.first().copied().filter(|_| anonymous), st);
         if anonymous {
             // The typedef name already names the class.
@@ -377,15 +377,15 @@ fn class_like<'t>(
     typedef_name: Option<Node<'t>>,
     st: &mut State<'t>,
 ) {
-    let Some(body) = spec.child_by_field_name("body") else {
+    let Some(body) = spec.by_field("body") else {
         return;
     };
-    let Some(name_node) = spec.child_by_field_name("name").or(typedef_name) else {
+    let Some(name_node) = spec.by_field("name").or(typedef_name) else {
         return;
     };
     let name_node = match name_node.kind() {
-        "template_type" => name_node.child_by_field_name("name").unwrap_or(name_node),
-        "qualified_identifier" => name_node.child_by_field_name("name").unwrap_or(name_node),
+        "template_type" => name_node.by_field("name").unwrap_or(name_node),
+        "qualified_identifier" => name_node.by_field("name").unwrap_or(name_node),
         _ => name_node,
     };
     let name = cx.text(name_node);
@@ -429,7 +429,7 @@ fn class_like<'t>(
         let mut enumerators = Vec::new();
         for e in children(body) {
             if e.kind() == "enumerator"
-                && let Some(n) = e.child_by_field_name("name")
+                && let Some(n) = e.by_field("name")
             {
                 class.properties.push(Property {
                     name: cx.text(n),
@@ -515,12 +515,12 @@ fn members<'t>(
             }
             "field_declaration" => {
                 let is_method = cpp
-                    && m.child_by_field_name("declarator")
+                    && m.by_field("declarator")
                         .and_then(function_declarator)
                         .is_some();
                 if is_method {
                     if has_child(m, "virtual")
-                        && m.child_by_field_name("default_value")
+                        && m.by_field("default_value")
                             .is_some_and(|v| cx.text(v) == "0")
                     {
                         *is_abstract = true;
@@ -535,7 +535,7 @@ fn members<'t>(
                     c.kind() == "type_qualifier"
                         && matches!(cx.text(c).as_str(), "const" | "constexpr")
                 });
-                if let Some(ty) = m.child_by_field_name("type")
+                if let Some(ty) = m.by_field("type")
                     && matches!(
                         ty.kind(),
                         "struct_specifier"

@@ -2,7 +2,7 @@
 
 use tree_sitter::Node;
 
-use super::{Cx, Spec, children, end_line, line, qualified};
+use super::{Cx, FieldExt, Spec, children, end_line, line, qualified};
 use crate::model::{Class, DefKind, Function, Method, Property};
 
 pub(crate) static SPEC: Spec = Spec {
@@ -31,13 +31,13 @@ fn top_level(node: Node<'_>, cx: &mut Cx<'_>, methods: &mut Vec<(String, Method)
             }
             "method_declaration" => {
                 let recv = child
-                    .child_by_field_name("receiver")
+                    .by_field("receiver")
                     .and_then(|r| {
                         children(r)
                             .into_iter()
                             .find(|p| p.kind() == "parameter_declaration")
                     })
-                    .and_then(|p| p.child_by_field_name("type"))
+                    .and_then(|p| p.by_field("type"))
                     .map(|t| type_name(cx, t));
                 if let Some(recv) = recv
                     && let Some(m) = function(cx, child, Some(&recv))
@@ -86,10 +86,10 @@ fn type_name(cx: &Cx<'_>, node: Node<'_>) -> String {
             .next()
             .map_or_else(|| cx.squished(node), |t| type_name(cx, t)),
         "generic_type" => node
-            .child_by_field_name("type")
+            .by_field("type")
             .map_or_else(|| cx.squished(node), |t| type_name(cx, t)),
         "qualified_type" => node
-            .child_by_field_name("name")
+            .by_field("name")
             .map_or_else(|| cx.squished(node), |t| cx.text(t)),
         _ => cx.squished(node),
     }
@@ -113,7 +113,7 @@ fn params(cx: &Cx<'_>, list: Option<Node<'_>>) -> Vec<String> {
             .children_by_field_name("name", &mut c)
             .filter(|n| n.is_named())
             .collect();
-        let ty = p.child_by_field_name("type").map(|t| cx.squished(t));
+        let ty = p.by_field("type").map(|t| cx.squished(t));
         if names.len() > 1
             && let Some(ty) = &ty
         {
@@ -134,17 +134,17 @@ fn params(cx: &Cx<'_>, list: Option<Node<'_>>) -> Vec<String> {
 
 /// A function, or a method of `recv` (`Recv.name`); returns the class's method entry.
 fn function(cx: &mut Cx<'_>, node: Node<'_>, recv: Option<&str>) -> Option<Method> {
-    let name_node = node.child_by_field_name("name")?;
+    let name_node = node.by_field("name")?;
     let name = cx.text(name_node);
-    let params = params(cx, node.child_by_field_name("parameters"));
+    let params = params(cx, node.by_field("parameters"));
     let f = Function {
         qualified: qualified(recv, &name),
         name: name.clone(),
         params: params.clone(),
         is_async: false,
         is_exported: exported(&name),
-        return_type: node.child_by_field_name("result").map(|t| cx.squished(t)),
-        signature: cx.signature(node, node.child_by_field_name("body")),
+        return_type: node.by_field("result").map(|t| cx.squished(t)),
+        signature: cx.signature(node, node.by_field("body")),
         doc: cx.doc_above(node),
         line_start: line(node),
         line_end: end_line(node),
@@ -160,11 +160,11 @@ fn function(cx: &mut Cx<'_>, node: Node<'_>, recv: Option<&str>) -> Option<Metho
 
 /// `type X struct {...}`, `type X interface {...}`, and other named types.
 fn type_spec(cx: &mut Cx<'_>, spec: Node<'_>, decl: Node<'_>) {
-    let Some(name_node) = spec.child_by_field_name("name") else {
+    let Some(name_node) = spec.by_field("name") else {
         return;
     };
     let name = cx.text(name_node);
-    let ty = spec.child_by_field_name("type");
+    let ty = spec.by_field("type");
     let (kind, def_kind) = match ty.map(|t| t.kind()) {
         Some("struct_type") => ("struct", DefKind::Struct),
         Some("interface_type") => ("interface", DefKind::Interface),
@@ -201,7 +201,7 @@ fn type_spec(cx: &mut Cx<'_>, spec: Node<'_>, decl: Node<'_>) {
                     .collect();
                 if names.is_empty() {
                     // An embedded type.
-                    if let Some(t) = f.child_by_field_name("type") {
+                    if let Some(t) = f.by_field("type") {
                         class
                             .implements
                             .push(cx.squished(t).trim_start_matches('*').to_string());

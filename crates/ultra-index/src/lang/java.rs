@@ -2,7 +2,7 @@
 
 use tree_sitter::Node;
 
-use super::{Cx, Spec, children, compact_str, end_line, has_child, line};
+use super::{Cx, FieldExt, Spec, children, compact_str, end_line, has_child, line};
 use crate::model::{Class, DefKind, Definition, Function, Method, Property};
 
 pub(crate) static SPEC: Spec = Spec {
@@ -100,7 +100,7 @@ fn type_declaration(cx: &mut Cx<'_>, n: Node<'_>, container: Option<&str>, in_in
         "enum_declaration" => ("enum", DefKind::Enum),
         _ => return,
     };
-    let Some(name_node) = n.child_by_field_name("name") else {
+    let Some(name_node) = n.by_field("name") else {
         return;
     };
     let name = cx.text(name_node);
@@ -110,10 +110,10 @@ fn type_declaration(cx: &mut Cx<'_>, n: Node<'_>, container: Option<&str>, in_in
         is_exported: mods.iter().any(|m| m == "public") || in_interface,
         ..cx.class_at(&name, kind, n)
     };
-    if let Some(s) = n.child_by_field_name("superclass") {
+    if let Some(s) = n.by_field("superclass") {
         c.extends = children(s).first().map(|t| base_name(&cx.text(*t)));
     }
-    if let Some(i) = n.child_by_field_name("interfaces") {
+    if let Some(i) = n.by_field("interfaces") {
         c.implements = type_list(cx, i);
     }
     if let Some(e) = children(n)
@@ -126,10 +126,10 @@ fn type_declaration(cx: &mut Cx<'_>, n: Node<'_>, container: Option<&str>, in_in
     }
     // Record components are its fields.
     if n.kind() == "record_declaration"
-        && let Some(ps) = n.child_by_field_name("parameters")
+        && let Some(ps) = n.by_field("parameters")
     {
         for p in children(ps) {
-            if let Some(pn) = p.child_by_field_name("name") {
+            if let Some(pn) = p.by_field("name") {
                 c.properties.push(Property {
                     name: cx.text(pn),
                     is_static: false,
@@ -139,7 +139,7 @@ fn type_declaration(cx: &mut Cx<'_>, n: Node<'_>, container: Option<&str>, in_in
             }
         }
     }
-    if let Some(body) = n.child_by_field_name("body") {
+    if let Some(body) = n.by_field("body") {
         body_members(cx, body, &mut c, kind == "interface");
     }
     cx.define(name_node, def_kind, n, container);
@@ -156,7 +156,7 @@ fn body_members(cx: &mut Cx<'_>, body: Node<'_>, c: &mut Class, interface: bool)
                 method(cx, m, c, interface);
             }
             "annotation_type_element_declaration" => {
-                if let Some(n) = m.child_by_field_name("name") {
+                if let Some(n) = m.by_field("name") {
                     c.methods.push(Method {
                         name: cx.text(n),
                         ..Method::default()
@@ -173,7 +173,7 @@ fn body_members(cx: &mut Cx<'_>, body: Node<'_>, c: &mut Class, interface: bool)
                     if d.kind() != "variable_declarator" {
                         continue;
                     }
-                    let Some(n) = d.child_by_field_name("name") else {
+                    let Some(n) = d.by_field("name") else {
                         continue;
                     };
                     c.properties.push(Property {
@@ -190,7 +190,7 @@ fn body_members(cx: &mut Cx<'_>, body: Node<'_>, c: &mut Class, interface: bool)
                 }
             }
             "enum_constant" => {
-                if let Some(n) = m.child_by_field_name("name") {
+                if let Some(n) = m.by_field("name") {
                     c.properties.push(Property {
                         name: cx.text(n),
                         is_static: true,
@@ -211,12 +211,12 @@ fn body_members(cx: &mut Cx<'_>, body: Node<'_>, c: &mut Class, interface: bool)
 }
 
 fn method(cx: &mut Cx<'_>, m: Node<'_>, c: &mut Class, interface: bool) {
-    let Some(name_node) = m.child_by_field_name("name") else {
+    let Some(name_node) = m.by_field("name") else {
         return;
     };
     let name = cx.text(name_node);
     let mods = modifiers(cx, m);
-    let params = cx.params(m.child_by_field_name("parameters"));
+    let params = cx.params(m.by_field("parameters"));
     let is_static = mods.iter().any(|x| x == "static");
     c.methods.push(Method {
         name: name.clone(),
@@ -224,7 +224,7 @@ fn method(cx: &mut Cx<'_>, m: Node<'_>, c: &mut Class, interface: bool) {
         is_async: false,
         params: params.clone(),
     });
-    let body = m.child_by_field_name("body");
+    let body = m.by_field("body");
     if interface && body.is_none() {
         // An interface's abstract method: listed in the interface, not a function.
         cx.define(name_node, DefKind::Method, m, Some(&c.name));
@@ -237,7 +237,7 @@ fn method(cx: &mut Cx<'_>, m: Node<'_>, c: &mut Class, interface: bool) {
         params,
         is_async: false,
         is_exported: exported,
-        return_type: m.child_by_field_name("type").map(|t| cx.text(t)),
+        return_type: m.by_field("type").map(|t| cx.text(t)),
         signature: cx.signature(m, body).trim_end_matches(';').to_string(),
         doc: cx.doc_above(m),
         line_start: line(m),

@@ -4,7 +4,7 @@ use std::collections::HashSet;
 
 use tree_sitter::Node;
 
-use super::{Cx, KindSet, Lang, Spec, children, each_node, end_line, has_child, line};
+use super::{Cx, FieldExt, KindSet, Lang, Spec, children, each_node, end_line, has_child, line};
 use crate::model::{Class, DefKind, Function, Method, Property};
 
 pub(crate) static SPEC: Spec = Spec {
@@ -70,7 +70,7 @@ fn nested_and_imports(cx: &mut Cx<'_>, root: Node<'_>) {
         }
         match node.kind() {
             "function_definition" | "class_definition" => {
-                if let Some(name) = node.child_by_field_name("name")
+                if let Some(name) = node.by_field("name")
                     && !seen.contains(&(line(name), name.start_position().column as u32))
                 {
                     let whole = node
@@ -96,10 +96,7 @@ fn dunder_all(cx: &Cx<'_>, root: Node<'_>) -> Option<HashSet<String>> {
         let Some(a) = assignment_of(stmt) else {
             continue;
         };
-        let (Some(left), Some(right)) = (
-            a.child_by_field_name("left"),
-            a.child_by_field_name("right"),
-        ) else {
+        let (Some(left), Some(right)) = (a.by_field("left"), a.by_field("right")) else {
             continue;
         };
         if cx.text(left) == "__all__" && matches!(right.kind(), "list" | "tuple") {
@@ -169,10 +166,10 @@ fn is_const_name(name: &str) -> bool {
 
 /// `X = …` at module level: variables (constants when ALL_CAPS); `f = lambda …` is a function.
 fn module_assignment(cx: &mut Cx<'_>, a: Node<'_>, stmt: Node<'_>, all: Option<&HashSet<String>>) {
-    let Some(left) = a.child_by_field_name("left") else {
+    let Some(left) = a.by_field("left") else {
         return;
     };
-    let right = a.child_by_field_name("right");
+    let right = a.by_field("right");
     if left.kind() == "identifier"
         && let Some(r) = right.filter(|r| r.kind() == "lambda")
     {
@@ -183,7 +180,7 @@ fn module_assignment(cx: &mut Cx<'_>, a: Node<'_>, stmt: Node<'_>, all: Option<&
             is_async: false,
             is_exported: is_public(&name, all),
             return_type: None,
-            signature: cx.signature(stmt, r.child_by_field_name("body")),
+            signature: cx.signature(stmt, r.by_field("body")),
             doc: cx.doc_above(stmt),
             line_start: line(stmt),
             line_end: end_line(stmt),
@@ -241,7 +238,7 @@ fn definition(
                     .map_or_else(String::new, |e| decorator_name(&cx.text(e)))
             })
             .collect();
-        match node.child_by_field_name("definition") {
+        match node.by_field("definition") {
             Some(d) => (d, decorators),
             None => return,
         }
@@ -264,7 +261,7 @@ fn decorator_name(s: &str) -> String {
 }
 
 fn params(cx: &Cx<'_>, f: Node<'_>) -> Vec<String> {
-    cx.params(f.child_by_field_name("parameters"))
+    cx.params(f.by_field("parameters"))
 }
 
 fn function(
@@ -275,11 +272,11 @@ fn function(
     class: Option<&mut Class>,
     all: Option<&HashSet<String>>,
 ) {
-    let Some(name_node) = def.child_by_field_name("name") else {
+    let Some(name_node) = def.by_field("name") else {
         return;
     };
     let name = cx.text(name_node);
-    let body = def.child_by_field_name("body");
+    let body = def.by_field("body");
     let is_async = has_child(def, "async");
     let params = params(cx, def);
     let dunder = name.starts_with("__") && name.ends_with("__") && name.len() > 4;
@@ -295,7 +292,7 @@ fn function(
         params: params.clone(),
         is_async,
         is_exported: exported,
-        return_type: def.child_by_field_name("return_type").map(|r| cx.text(r)),
+        return_type: def.by_field("return_type").map(|r| cx.text(r)),
         signature: cx.signature(def, header_end(def).or(body)),
         doc: doc(cx, body, outer),
         line_start: line(outer),
@@ -378,17 +375,17 @@ fn class_definition(
     container: Option<&str>,
     all: Option<&HashSet<String>>,
 ) {
-    let Some(name_node) = def.child_by_field_name("name") else {
+    let Some(name_node) = def.by_field("name") else {
         return;
     };
     let name = cx.text(name_node);
     let mut bases = Vec::new();
     let mut is_abstract = false;
-    if let Some(args) = def.child_by_field_name("superclasses") {
+    if let Some(args) = def.by_field("superclasses") {
         for a in children(args) {
             match a.kind() {
                 "keyword_argument" => {
-                    if a.child_by_field_name("value")
+                    if a.by_field("value")
                         .is_some_and(|v| cx.text(v).ends_with("ABCMeta"))
                     {
                         is_abstract = true;
@@ -405,7 +402,7 @@ fn class_definition(
             }
         }
     }
-    let body = def.child_by_field_name("body");
+    let body = def.by_field("body");
     let exported = match container {
         Some(_) => !name.starts_with('_'),
         None => is_public(&name, all),
@@ -440,10 +437,10 @@ fn class_body(cx: &mut Cx<'_>, body: Node<'_>, c: &mut Class, all: Option<&HashS
                 let Some(a) = assignment_of(stmt) else {
                     continue;
                 };
-                let Some(left) = a.child_by_field_name("left") else {
+                let Some(left) = a.by_field("left") else {
                     continue;
                 };
-                let annotation = a.child_by_field_name("type").map(|t| cx.text(t));
+                let annotation = a.by_field("type").map(|t| cx.text(t));
                 // Annotated fields are instance fields (dataclasses), unless `ClassVar`.
                 let is_static = annotation.as_deref().is_none_or(|t| t.contains("ClassVar"));
                 let is_readonly = annotation.as_deref().is_some_and(|t| t.contains("Final"));
@@ -477,7 +474,7 @@ fn self_assignments(cx: &mut Cx<'_>, node: Node<'_>, c: &mut Class, class_name: 
         match n.kind() {
             "function_definition" | "class_definition" | "decorated_definition" | "lambda" => {}
             "assignment" => {
-                if let Some(left) = n.child_by_field_name("left") {
+                if let Some(left) = n.by_field("left") {
                     let mut attrs = Vec::new();
                     self_targets(cx, left, &mut attrs);
                     for attr in attrs {
@@ -486,7 +483,7 @@ fn self_assignments(cx: &mut Cx<'_>, node: Node<'_>, c: &mut Class, class_name: 
                             continue;
                         }
                         let is_readonly = n
-                            .child_by_field_name("type")
+                            .by_field("type")
                             .is_some_and(|t| cx.text(t).contains("Final"));
                         c.properties.push(Property {
                             name: text,
@@ -507,9 +504,9 @@ fn self_targets<'t>(cx: &Cx<'_>, node: Node<'t>, out: &mut Vec<Node<'t>>) {
     match node.kind() {
         "attribute" => {
             if node
-                .child_by_field_name("object")
+                .by_field("object")
                 .is_some_and(|o| cx.text(o) == "self")
-                && let Some(a) = node.child_by_field_name("attribute")
+                && let Some(a) = node.by_field("attribute")
             {
                 out.push(a);
             }
@@ -535,14 +532,8 @@ fn import(cx: &mut Cx<'_>, node: Node<'_>) {
                         cx.import(node, source, vec![first]);
                     }
                     "aliased_import" => {
-                        let source = n
-                            .child_by_field_name("name")
-                            .map(|s| cx.text(s))
-                            .unwrap_or_default();
-                        let alias = n
-                            .child_by_field_name("alias")
-                            .map(|s| cx.text(s))
-                            .unwrap_or_default();
+                        let source = n.by_field("name").map(|s| cx.text(s)).unwrap_or_default();
+                        let alias = n.by_field("alias").map(|s| cx.text(s)).unwrap_or_default();
                         cx.import(node, source, vec![alias]);
                     }
                     _ => {}
@@ -550,7 +541,7 @@ fn import(cx: &mut Cx<'_>, node: Node<'_>) {
             }
         }
         "import_from_statement" | "future_import_statement" => {
-            let module = node.child_by_field_name("module_name");
+            let module = node.by_field("module_name");
             let source = module.map_or_else(|| "__future__".to_string(), |m| cx.compact(m));
             let mut names = Vec::new();
             for n in children(node) {
@@ -560,7 +551,7 @@ fn import(cx: &mut Cx<'_>, node: Node<'_>) {
                 match n.kind() {
                     "dotted_name" | "identifier" => names.push(cx.text(n)),
                     "aliased_import" => {
-                        if let Some(a) = n.child_by_field_name("alias") {
+                        if let Some(a) = n.by_field("alias") {
                             names.push(cx.text(a));
                         }
                     }

@@ -2,7 +2,7 @@
 
 use tree_sitter::Node;
 
-use super::{Cx, Spec, children, each_node, has_child, line, qualified};
+use super::{Cx, FieldExt, Spec, children, each_node, has_child, line, qualified};
 use crate::model::{Class, DefKind, Function, Method, Property};
 
 pub(crate) static SPEC: Spec = Spec {
@@ -54,10 +54,10 @@ fn bodies<'t>(node: Node<'t>, out: &mut Vec<Node<'t>>) {
     let mut cursor = node.walk();
     for child in node.named_children(&mut cursor) {
         match child.kind() {
-            "function_item" => out.extend(child.child_by_field_name("body")),
-            "const_item" | "static_item" => out.extend(child.child_by_field_name("value")),
+            "function_item" => out.extend(child.by_field("body")),
+            "const_item" | "static_item" => out.extend(child.by_field("value")),
             "mod_item" | "impl_item" | "trait_item" | "foreign_mod_item" => {
-                if let Some(b) = child.child_by_field_name("body") {
+                if let Some(b) = child.by_field("body") {
                     bodies(b, out);
                 }
             }
@@ -186,7 +186,7 @@ fn items(node: Node<'_>, cx: &mut Cx<'_>, impls: &mut Vec<Impl>, mods: &mut Vec<
                 let Some(name) = cx.field(child, "name") else {
                     continue;
                 };
-                if let Some(body) = child.child_by_field_name("body") {
+                if let Some(body) = child.by_field("body") {
                     mods.push(name);
                     items(body, cx, impls, mods);
                     mods.pop();
@@ -197,12 +197,12 @@ fn items(node: Node<'_>, cx: &mut Cx<'_>, impls: &mut Vec<Impl>, mods: &mut Vec<
                 }
             }
             "foreign_mod_item" => {
-                if let Some(body) = child.child_by_field_name("body") {
+                if let Some(body) = child.by_field("body") {
                     items(body, cx, impls, mods);
                 }
             }
             "use_declaration" => {
-                if let Some(arg) = child.child_by_field_name("argument") {
+                if let Some(arg) = child.by_field("argument") {
                     let mut found = Vec::new();
                     use_tree(cx, arg, "", &mut found);
                     for (source, names) in found {
@@ -289,17 +289,17 @@ fn function(
     owner: Option<&str>,
     exported: bool,
 ) -> Option<Method> {
-    let name_node = node.child_by_field_name("name")?;
+    let name_node = node.by_field("name")?;
     let name = cx.text(name_node);
     let mut params = Vec::new();
     let mut has_self = false;
-    if let Some(list) = node.child_by_field_name("parameters") {
+    if let Some(list) = node.by_field("parameters") {
         for p in children(list) {
             match p.kind() {
                 "attribute_item" | "line_comment" | "block_comment" => continue,
                 "self_parameter" => has_self = true,
                 "parameter"
-                    if p.child_by_field_name("pattern")
+                    if p.by_field("pattern")
                         .is_some_and(|pat| pat.kind() == "self") =>
                 {
                     has_self = true;
@@ -318,11 +318,9 @@ fn function(
         params: params.clone(),
         is_async,
         is_exported: exported,
-        return_type: node
-            .child_by_field_name("return_type")
-            .map(|t| cx.squished(t)),
+        return_type: node.by_field("return_type").map(|t| cx.squished(t)),
         signature: cx
-            .signature(node, node.child_by_field_name("body"))
+            .signature(node, node.by_field("body"))
             .trim_end_matches([';', ' '])
             .to_string(),
         doc: doc(cx, node),
@@ -386,7 +384,7 @@ fn fields(cx: &Cx<'_>, body: Node<'_>) -> Vec<Property> {
 
 /// `struct` and `union` items.
 fn structure(cx: &mut Cx<'_>, node: Node<'_>) {
-    let Some(name_node) = node.child_by_field_name("name") else {
+    let Some(name_node) = node.by_field("name") else {
         return;
     };
     let name = cx.text(name_node);
@@ -396,7 +394,7 @@ fn structure(cx: &mut Cx<'_>, node: Node<'_>) {
         "struct"
     };
     let mut class = class_shell(cx, node, &name, kind);
-    if let Some(body) = node.child_by_field_name("body") {
+    if let Some(body) = node.by_field("body") {
         class.properties = fields(cx, body);
     }
     cx.class(name_node, node, DefKind::Struct, class);
@@ -404,16 +402,16 @@ fn structure(cx: &mut Cx<'_>, node: Node<'_>) {
 
 /// `enum` items: variants are static read-only properties and `Const` definitions.
 fn enumeration(cx: &mut Cx<'_>, node: Node<'_>) {
-    let Some(name_node) = node.child_by_field_name("name") else {
+    let Some(name_node) = node.by_field("name") else {
         return;
     };
     let name = cx.text(name_node);
     let mut class = class_shell(cx, node, &name, "enum");
     let mut variants = Vec::new();
-    if let Some(body) = node.child_by_field_name("body") {
+    if let Some(body) = node.by_field("body") {
         for v in children(body) {
             if v.kind() == "enum_variant"
-                && let Some(vn) = v.child_by_field_name("name")
+                && let Some(vn) = v.by_field("name")
             {
                 class.properties.push(Property {
                     name: cx.text(vn),
@@ -433,13 +431,13 @@ fn enumeration(cx: &mut Cx<'_>, node: Node<'_>) {
 /// `trait` items: abstract classes whose methods are its `fn`s; the first supertrait is
 /// `extends`, the rest `implements`.
 fn trait_item(cx: &mut Cx<'_>, node: Node<'_>) {
-    let Some(name_node) = node.child_by_field_name("name") else {
+    let Some(name_node) = node.by_field("name") else {
         return;
     };
     let name = cx.text(name_node);
     let mut class = class_shell(cx, node, &name, "trait");
     class.is_abstract = true;
-    if let Some(bounds) = node.child_by_field_name("bounds") {
+    if let Some(bounds) = node.by_field("bounds") {
         let mut supers = children(bounds)
             .into_iter()
             .filter(|b| !matches!(b.kind(), "lifetime" | "line_comment" | "block_comment"))
@@ -449,7 +447,7 @@ fn trait_item(cx: &mut Cx<'_>, node: Node<'_>) {
     }
     let exported = class.is_exported;
     cx.class(name_node, node, DefKind::Trait, class);
-    let Some(body) = node.child_by_field_name("body") else {
+    let Some(body) = node.by_field("body") else {
         return;
     };
     let mut methods = Vec::new();
@@ -490,10 +488,10 @@ fn members(
 fn type_name(cx: &Cx<'_>, node: Node<'_>) -> String {
     match node.kind() {
         "generic_type" | "reference_type" | "pointer_type" => node
-            .child_by_field_name("type")
+            .by_field("type")
             .map_or_else(|| cx.squished(node), |t| type_name(cx, t)),
         "scoped_type_identifier" => node
-            .child_by_field_name("name")
+            .by_field("name")
             .map_or_else(|| cx.squished(node), |t| cx.text(t)),
         _ => cx.squished(node),
     }
@@ -501,10 +499,10 @@ fn type_name(cx: &Cx<'_>, node: Node<'_>) -> String {
 
 /// `impl [Trait for] Type { ... }`: methods `Type.name`.
 fn impl_item(cx: &mut Cx<'_>, node: Node<'_>) -> Option<Impl> {
-    let ty = type_name(cx, node.child_by_field_name("type")?);
-    let trait_name = node.child_by_field_name("trait").map(|t| cx.squished(t));
+    let ty = type_name(cx, node.by_field("type")?);
+    let trait_name = node.by_field("trait").map(|t| cx.squished(t));
     let mut methods = Vec::new();
-    if let Some(body) = node.child_by_field_name("body") {
+    if let Some(body) = node.by_field("body") {
         members(cx, body, &ty, trait_name.is_some(), &mut methods);
     }
     Some(Impl {
@@ -526,7 +524,7 @@ fn use_tree(cx: &Cx<'_>, node: Node<'_>, prefix: &str, out: &mut Vec<(String, Ve
             out.push((path, vec![name]));
         }
         "use_as_clause" => {
-            let Some(path) = node.child_by_field_name("path") else {
+            let Some(path) = node.by_field("path") else {
                 return;
             };
             let p = cx.compact(path);
@@ -555,11 +553,11 @@ fn use_tree(cx: &Cx<'_>, node: Node<'_>, prefix: &str, out: &mut Vec<(String, Ve
             }
         }
         "scoped_use_list" => {
-            let p = match node.child_by_field_name("path") {
+            let p = match node.by_field("path") {
                 Some(path) => join(prefix, cx.compact(path)),
                 None => prefix.to_string(),
             };
-            if let Some(list) = node.child_by_field_name("list") {
+            if let Some(list) = node.by_field("list") {
                 use_tree(cx, list, &p, out);
             }
         }

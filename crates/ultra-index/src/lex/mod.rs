@@ -273,7 +273,12 @@ impl<'s> Scanner<'s> {
         let b = self.src[self.at];
         match b {
             b'\n' => {}
-            b' ' | b'\t' | b'\r' | 0x0c => self.at += 1,
+            b' ' | b'\t' | b'\r' | 0x0c => {
+                self.at += 1;
+                while self.at < self.src.len() && matches!(self.src[self.at], b' ' | b'\t') {
+                    self.at += 1;
+                }
+            }
             b'/' if self.syn.slash_comments && self.peek(1) == b'/' => self.line_comment(sink),
             b'/' if self.syn.slash_comments && self.peek(1) == b'*' => {
                 self.at += 2;
@@ -332,7 +337,9 @@ impl<'s> Scanner<'s> {
 
     /// A token that is not blank or a comment, starting with `b`.
     fn token(&mut self, b: u8, sink: &mut impl Sink<'s>) {
-        sink.code(self.row);
+        if self.fresh {
+            sink.code(self.row);
+        }
         if self.syn.python && self.fresh && self.logical {
             self.indent(sink);
         }

@@ -411,3 +411,128 @@ fn rows_inside_strings_are_code_and_comment_rows_are_not() {
     let src = "let s = \"a\n\nb\";\n// only a comment\n/* c\n d */\nlet t = 1;\n";
     assert_eq!(lexed(Lang::Rust, src).code_rows, vec![0, 1, 2, 6]);
 }
+
+/// Everything a scan reports, by row, with the state at each row start.
+#[derive(Default, Debug, PartialEq)]
+struct ByRow {
+    facts: Vec<(usize, String)>,
+    states: Vec<State>,
+}
+
+impl<'s> Sink<'s> for ByRow {
+    fn ident(&mut self, name: &'s str, row: usize, col: usize) {
+        self.facts.push((row, format!("ident {name}@{col}")));
+    }
+    fn comment(&mut self, row: usize, from: usize, to: usize) {
+        self.facts.push((row, format!("comment {from}..{to}")));
+    }
+    fn code(&mut self, row: usize) {
+        self.facts.push((row, "code".into()));
+    }
+    fn decision(&mut self, row: usize) {
+        self.facts.push((row, "decision".into()));
+    }
+    fn block(&mut self, row: usize, depth: u32) {
+        self.facts.push((row, format!("block {depth}")));
+    }
+    fn row_start(&mut self, _row: usize, state: &State) -> bool {
+        self.states.push(*state);
+        true
+    }
+}
+
+/// Any text, in any language: the scan never panics, and scanning from any row start in
+/// the state recorded there reports exactly what the whole scan reports from that row on.
+/// (This is what lets an edit be scanned from its row: a state that forgot something
+/// would make the two differ.)
+#[test]
+fn a_scan_resumed_at_any_row_agrees_with_the_whole_scan() {
+    const PIECES: &[&str] = &[
+        "x",
+        "if",
+        "for ",
+        "case",
+        "match",
+        "fn",
+        "impl",
+        " ",
+        "\t",
+        "\n",
+        "\n    ",
+        "{",
+        "}",
+        "(",
+        ")",
+        "[",
+        "]",
+        "\"",
+        "'",
+        "`",
+        "\"\"\"",
+        "'''",
+        "/",
+        "//",
+        "/*",
+        "*/",
+        "#",
+        "\\",
+        "${",
+        "f\"",
+        "r#\"",
+        "\"#",
+        "R\"d(",
+        ")d\"",
+        "&&",
+        "||",
+        "?",
+        "=>",
+        ".",
+        "'a",
+        "é",
+        "0x1e+5",
+        "1.5",
+        "#include <a.h>",
+        ":",
+        "= /re[/]x/g",
+        "TODO: x",
+    ];
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    };
+    for round in 0..6000 {
+        let lang = Lang::ALL[round % Lang::ALL.len()];
+        let text: String = (0..next(120)).map(|_| PIECES[next(PIECES.len())]).collect();
+        let src = text.as_bytes();
+        let mut whole = ByRow::default();
+        scan(lang, src, 0, 0, State::default(), &mut whole);
+        let starts: Vec<usize> = std::iter::once(0)
+            .chain(
+                src.iter()
+                    .enumerate()
+                    .filter(|(_, b)| **b == b'\n')
+                    .map(|(i, _)| i + 1),
+            )
+            .collect();
+        assert_eq!(whole.states.len() + 1, starts.len(), "{lang:?}: {text:?}");
+        for (row, &start) in starts.iter().enumerate().skip(1) {
+            let state = whole.states[row - 1];
+            if !state.resumable() {
+                continue;
+            }
+            let mut part = ByRow::default();
+            scan(lang, src, start, row, state, &mut part);
+            let expect: Vec<_> = whole.facts.iter().filter(|f| f.0 >= row).collect();
+            let got: Vec<_> = part.facts.iter().collect();
+            assert_eq!(got, expect, "{lang:?} from row {row}: {text:?}");
+            assert_eq!(
+                part.states[..],
+                whole.states[row..],
+                "{lang:?} from row {row}"
+            );
+        }
+    }
+}

@@ -11,7 +11,7 @@ pub(super) fn import(cx: &mut Cx<'_>, node: Node<'_>) -> bool {
             false
         }
         "export_statement" => {
-            let Some(src) = node.child_by_field_name("source") else {
+            let Some(src) = node.by_field("source") else {
                 return true;
             };
             let mut names = Vec::new();
@@ -19,7 +19,7 @@ pub(super) fn import(cx: &mut Cx<'_>, node: Node<'_>) -> bool {
                 match c.kind() {
                     "export_clause" => {
                         for s in children(c) {
-                            if let Some(n) = s.child_by_field_name("name") {
+                            if let Some(n) = s.by_field("name") {
                                 names.push(cx.text(n));
                             }
                         }
@@ -55,9 +55,7 @@ pub(super) fn import(cx: &mut Cx<'_>, node: Node<'_>) -> bool {
 
 pub(super) fn import_statement(cx: &mut Cx<'_>, node: Node<'_>) {
     let mut names = Vec::new();
-    let mut source = node
-        .child_by_field_name("source")
-        .map(|s| unquote(&cx.text(s)));
+    let mut source = node.by_field("source").map(|s| unquote(&cx.text(s)));
     for c in children(node) {
         match c.kind() {
             "import_clause" => {
@@ -74,9 +72,7 @@ pub(super) fn import_statement(cx: &mut Cx<'_>, node: Node<'_>) {
                         }
                         "named_imports" => {
                             for s in children(part) {
-                                if let Some(n) = s
-                                    .child_by_field_name("alias")
-                                    .or_else(|| s.child_by_field_name("name"))
+                                if let Some(n) = s.by_field("alias").or_else(|| s.by_field("name"))
                                 {
                                     names.push(cx.text(n));
                                 }
@@ -106,12 +102,12 @@ pub(super) fn import_statement(cx: &mut Cx<'_>, node: Node<'_>) {
 
 /// The module a `require('x')` or `import('x')` call names.
 fn call_import(cx: &Cx<'_>, call: Node<'_>) -> Option<String> {
-    let f = call.child_by_field_name("function")?;
+    let f = call.by_field("function")?;
     let is_import = f.kind() == "import" || (f.kind() == "identifier" && cx.text(f) == "require");
     if !is_import {
         return None;
     }
-    let args = call.child_by_field_name("arguments")?;
+    let args = call.by_field("arguments")?;
     let first = children(args).into_iter().find(|a| a.kind() != "comment")?;
     match first.kind() {
         "string" => Some(unquote(&cx.text(first))),
@@ -134,7 +130,7 @@ fn bound_names(cx: &Cx<'_>, call: Node<'_>) -> Vec<String> {
             "await_expression" | "parenthesized_expression" => cur = p,
             "variable_declarator" => {
                 let mut nodes = Vec::new();
-                if let Some(n) = p.child_by_field_name("name") {
+                if let Some(n) = p.by_field("name") {
                     pattern_names(n, &mut nodes);
                 }
                 return nodes.into_iter().map(|n| cx.text(n)).collect();

@@ -12,7 +12,9 @@ use std::collections::HashSet;
 
 use tree_sitter::Node;
 
-use super::{Cx, Spec, children, each_node, end_line, has_child, line, qualified, squish_str};
+use super::{
+    Cx, FieldExt, Spec, children, each_node, end_line, has_child, line, qualified, squish_str,
+};
 use crate::model::{Class, DefKind, Function, Method, Property};
 
 pub(crate) static SPEC: Spec = Spec {
@@ -74,17 +76,17 @@ fn statement(cx: &mut Cx<'_>, st: &mut State, node: Node<'_>, outer: Node<'_>, e
         // Overload signatures (`function_signature` outside `declare`) are left out: the
         // implementation that follows is the function.
         "function_declaration" | "generator_function_declaration" => {
-            if let Some(name) = node.child_by_field_name("name") {
+            if let Some(name) = node.by_field("name") {
                 function(cx, name, node, outer, exported);
             }
         }
         "class_declaration" | "abstract_class_declaration" | "class" => {
-            let name = node.child_by_field_name("name");
+            let name = node.by_field("name");
             class(cx, st, name, node, outer, exported);
         }
         "interface_declaration" => interface(cx, node, outer, exported),
         "type_alias_declaration" => {
-            if let Some(name) = node.child_by_field_name("name") {
+            if let Some(name) = node.by_field("name") {
                 cx.define(name, DefKind::Type, outer, None);
             }
         }
@@ -99,7 +101,7 @@ fn statement(cx: &mut Cx<'_>, st: &mut State, node: Node<'_>, outer: Node<'_>, e
         "ambient_declaration" => {
             for child in children(node) {
                 if child.kind() == "function_signature" {
-                    if let Some(name) = child.child_by_field_name("name") {
+                    if let Some(name) = child.by_field("name") {
                         function(cx, name, child, outer, exported);
                     }
                 } else {
@@ -108,12 +110,12 @@ fn statement(cx: &mut Cx<'_>, st: &mut State, node: Node<'_>, outer: Node<'_>, e
             }
         }
         "internal_module" | "module" => {
-            if let Some(name) = node.child_by_field_name("name")
+            if let Some(name) = node.by_field("name")
                 && name.kind() != "string"
             {
                 cx.define(name, DefKind::Module, outer, None);
             }
-            if let Some(body) = node.child_by_field_name("body") {
+            if let Some(body) = node.by_field("body") {
                 for child in children(body) {
                     statement(cx, st, child, child, false);
                 }
@@ -133,35 +135,35 @@ fn statement(cx: &mut Cx<'_>, st: &mut State, node: Node<'_>, outer: Node<'_>, e
 }
 
 fn export_statement(cx: &mut Cx<'_>, st: &mut State, node: Node<'_>) {
-    if node.child_by_field_name("source").is_some() {
+    if node.by_field("source").is_some() {
         // A re-export: an import, recorded by `imports`.
         return;
     }
     for child in children(node) {
         if child.kind() == "export_clause" {
             for spec in children(child) {
-                if let Some(name) = spec.child_by_field_name("name") {
+                if let Some(name) = spec.by_field("name") {
                     st.exported.insert(cx.text(name));
                 }
             }
         }
     }
-    if let Some(decl) = node.child_by_field_name("declaration") {
+    if let Some(decl) = node.by_field("declaration") {
         statement(cx, st, decl, node, true);
-    } else if let Some(value) = node.child_by_field_name("value") {
+    } else if let Some(value) = node.by_field("value") {
         // `export default …`
         match value.kind() {
             "identifier" => {
                 st.exported.insert(cx.text(value));
             }
             "class" | "class_declaration" | "abstract_class_declaration" => {
-                let name = value.child_by_field_name("name");
+                let name = value.by_field("name");
                 class(cx, st, name, value, node, true);
             }
             "function_expression"
             | "arrow_function"
             | "generator_function"
-            | "function_declaration" => match value.child_by_field_name("name") {
+            | "function_declaration" => match value.by_field("name") {
                 Some(name) => function(cx, name, value, node, true),
                 None => {
                     let f = make_function(cx, "default".into(), None, value, node, true);
@@ -175,10 +177,7 @@ fn export_statement(cx: &mut Cx<'_>, st: &mut State, node: Node<'_>) {
 
 /// `module.exports = …`, `module.exports.x = …`, `exports.x = …`.
 fn commonjs_export(cx: &mut Cx<'_>, st: &mut State, assign: Node<'_>, outer: Node<'_>) {
-    let (Some(left), Some(right)) = (
-        assign.child_by_field_name("left"),
-        assign.child_by_field_name("right"),
-    ) else {
+    let (Some(left), Some(right)) = (assign.by_field("left"), assign.by_field("right")) else {
         return;
     };
     let target = cx.text(left);
@@ -194,10 +193,9 @@ fn commonjs_export(cx: &mut Cx<'_>, st: &mut State, assign: Node<'_>, outer: Nod
                             st.exported.insert(cx.text(prop));
                         }
                         "pair" => {
-                            let (Some(key), Some(value)) = (
-                                prop.child_by_field_name("key"),
-                                prop.child_by_field_name("value"),
-                            ) else {
+                            let (Some(key), Some(value)) =
+                                (prop.by_field("key"), prop.by_field("value"))
+                            else {
                                 continue;
                             };
                             if value.kind() == "identifier" {
@@ -207,7 +205,7 @@ fn commonjs_export(cx: &mut Cx<'_>, st: &mut State, assign: Node<'_>, outer: Nod
                             }
                         }
                         "method_definition" => {
-                            if let Some(name) = prop.child_by_field_name("name") {
+                            if let Some(name) = prop.by_field("name") {
                                 function(cx, name, prop, prop, true);
                             }
                         }
@@ -216,12 +214,12 @@ fn commonjs_export(cx: &mut Cx<'_>, st: &mut State, assign: Node<'_>, outer: Nod
                 }
             }
             "class" => {
-                if let Some(name) = right.child_by_field_name("name") {
+                if let Some(name) = right.by_field("name") {
                     class(cx, st, Some(name), right, outer, true);
                 }
             }
             _ if is_function(right) => {
-                if let Some(name) = right.child_by_field_name("name") {
+                if let Some(name) = right.by_field("name") {
                     function(cx, name, right, outer, true);
                 }
             }
@@ -229,7 +227,7 @@ fn commonjs_export(cx: &mut Cx<'_>, st: &mut State, assign: Node<'_>, outer: Nod
         }
     } else if (target.starts_with("exports.") || target.starts_with("module.exports."))
         && left.kind() == "member_expression"
-        && let Some(prop) = left.child_by_field_name("property")
+        && let Some(prop) = left.by_field("property")
     {
         if right.kind() == "identifier" {
             st.exported.insert(cx.text(right));
@@ -251,7 +249,7 @@ fn is_function(node: Node<'_>) -> bool {
 /// `const`, `let` and `var` declarations: functions and classes named after the variable,
 /// else constants and variables.
 fn variables(cx: &mut Cx<'_>, st: &mut State, node: Node<'_>, outer: Node<'_>, exported: bool) {
-    let kind = match node.child_by_field_name("kind").map(|k| cx.text(k)) {
+    let kind = match node.by_field("kind").map(|k| cx.text(k)) {
         Some(k) if k == "const" => DefKind::Const,
         _ => DefKind::Variable,
     };
@@ -259,10 +257,10 @@ fn variables(cx: &mut Cx<'_>, st: &mut State, node: Node<'_>, outer: Node<'_>, e
         if decl.kind() != "variable_declarator" {
             continue;
         }
-        let Some(name) = decl.child_by_field_name("name") else {
+        let Some(name) = decl.by_field("name") else {
             continue;
         };
-        let value = decl.child_by_field_name("value");
+        let value = decl.by_field("value");
         match value {
             Some(v) if name.kind() == "identifier" && is_function(v) => {
                 function(cx, name, v, outer, exported);
@@ -286,12 +284,12 @@ fn pattern_names<'t>(node: Node<'t>, out: &mut Vec<Node<'t>>) {
     match node.kind() {
         "identifier" | "shorthand_property_identifier_pattern" => out.push(node),
         "pair_pattern" => {
-            if let Some(v) = node.child_by_field_name("value") {
+            if let Some(v) = node.by_field("value") {
                 pattern_names(v, out);
             }
         }
         "assignment_pattern" | "object_assignment_pattern" => {
-            if let Some(l) = node.child_by_field_name("left") {
+            if let Some(l) = node.by_field("left") {
                 pattern_names(l, out);
             }
         }
@@ -307,17 +305,14 @@ fn pattern_names<'t>(node: Node<'t>, out: &mut Vec<Node<'t>>) {
 /// A parameter list as written, one entry per parameter, whitespace collapsed (an arrow
 /// function's lone unparenthesized parameter too).
 fn params(cx: &Cx<'_>, f: Node<'_>) -> Vec<String> {
-    match (
-        f.child_by_field_name("parameters"),
-        f.child_by_field_name("parameter"),
-    ) {
+    match (f.by_field("parameters"), f.by_field("parameter")) {
         (None, Some(p)) => vec![cx.squished(p)],
         (list, _) => cx.params(list),
     }
 }
 
 fn return_type(cx: &Cx<'_>, f: Node<'_>) -> Option<String> {
-    f.child_by_field_name("return_type")
+    f.by_field("return_type")
         .map(|r| squish_str(cx.text(r).trim_start_matches(':').trim()))
 }
 
@@ -339,7 +334,7 @@ fn make_function(
         is_exported: exported,
         return_type: return_type(cx, f),
         signature: cx
-            .signature(outer, f.child_by_field_name("body"))
+            .signature(outer, f.by_field("body"))
             .trim_end_matches(';')
             .to_string(),
         doc: cx.doc_above(start),
@@ -396,9 +391,7 @@ fn class(
         for part in children(h) {
             match part.kind() {
                 "extends_clause" => {
-                    let first = part
-                        .child_by_field_name("value")
-                        .or_else(|| part.named_child(0));
+                    let first = part.by_field("value").or_else(|| part.named_child(0));
                     c.extends = first.map(|v| base_name(&cx.text(v)));
                 }
                 "implements_clause" => {
@@ -412,7 +405,7 @@ fn class(
             }
         }
     }
-    if let Some(body) = node.child_by_field_name("body") {
+    if let Some(body) = node.by_field("body") {
         for m in children(body) {
             member(cx, st, &mut c, m, exported);
         }
@@ -428,7 +421,7 @@ fn member(cx: &mut Cx<'_>, st: &mut State, c: &mut Class, m: Node<'_>, exported:
     let class_name = c.name.clone();
     match m.kind() {
         "method_definition" | "abstract_method_signature" => {
-            let Some(name) = m.child_by_field_name("name") else {
+            let Some(name) = m.by_field("name") else {
                 return;
             };
             let text = cx.text(name);
@@ -457,14 +450,11 @@ fn member(cx: &mut Cx<'_>, st: &mut State, c: &mut Class, m: Node<'_>, exported:
             c.methods.push(method);
         }
         "public_field_definition" | "field_definition" => {
-            let Some(name) = m
-                .child_by_field_name("name")
-                .or_else(|| m.child_by_field_name("property"))
-            else {
+            let Some(name) = m.by_field("name").or_else(|| m.by_field("property")) else {
                 return;
             };
             let text = cx.text(name);
-            match m.child_by_field_name("value") {
+            match m.by_field("value") {
                 Some(v) if is_function(v) => {
                     let private = text.starts_with('#')
                         || accessibility(cx, m).is_some_and(|a| a != "public");
@@ -505,7 +495,7 @@ fn accessibility(cx: &Cx<'_>, m: Node<'_>) -> Option<String> {
 
 /// TypeScript constructor parameters with `private`/`public`/`readonly` are properties.
 fn parameter_properties(cx: &mut Cx<'_>, c: &mut Class, ctor: Node<'_>) {
-    let Some(ps) = ctor.child_by_field_name("parameters") else {
+    let Some(ps) = ctor.by_field("parameters") else {
         return;
     };
     for p in children(ps) {
@@ -516,7 +506,7 @@ fn parameter_properties(cx: &mut Cx<'_>, c: &mut Class, ctor: Node<'_>) {
         if accessibility(cx, p).is_none() && !readonly {
             continue;
         }
-        let Some(pat) = p.child_by_field_name("pattern") else {
+        let Some(pat) = p.by_field("pattern") else {
             continue;
         };
         if pat.kind() != "identifier" {
@@ -533,7 +523,7 @@ fn parameter_properties(cx: &mut Cx<'_>, c: &mut Class, ctor: Node<'_>) {
 }
 
 fn interface(cx: &mut Cx<'_>, node: Node<'_>, outer: Node<'_>, exported: bool) {
-    let Some(name) = node.child_by_field_name("name") else {
+    let Some(name) = node.by_field("name") else {
         return;
     };
     let class_name = cx.text(name);
@@ -553,7 +543,7 @@ fn interface(cx: &mut Cx<'_>, node: Node<'_>, outer: Node<'_>, exported: bool) {
             c.implements.extend(it);
         }
     }
-    if let Some(body) = node.child_by_field_name("body") {
+    if let Some(body) = node.by_field("body") {
         for m in children(body) {
             if m.kind() == "construct_signature" {
                 // `new (): T`, a method named `new` as ctags has it.
@@ -563,7 +553,7 @@ fn interface(cx: &mut Cx<'_>, node: Node<'_>, outer: Node<'_>, exported: bool) {
                 }
                 continue;
             }
-            let Some(n) = m.child_by_field_name("name") else {
+            let Some(n) = m.by_field("name") else {
                 continue;
             };
             match m.kind() {
@@ -592,7 +582,7 @@ fn interface(cx: &mut Cx<'_>, node: Node<'_>, outer: Node<'_>, exported: bool) {
 }
 
 fn enumeration(cx: &mut Cx<'_>, node: Node<'_>, outer: Node<'_>, exported: bool) {
-    let Some(name) = node.child_by_field_name("name") else {
+    let Some(name) = node.by_field("name") else {
         return;
     };
     let class_name = cx.text(name);
@@ -600,11 +590,11 @@ fn enumeration(cx: &mut Cx<'_>, node: Node<'_>, outer: Node<'_>, exported: bool)
         is_exported: exported,
         ..cx.class_at(&class_name, "enum", outer)
     };
-    if let Some(body) = node.child_by_field_name("body") {
+    if let Some(body) = node.by_field("body") {
         for m in children(body) {
             let n = match m.kind() {
                 "property_identifier" => m,
-                "enum_assignment" => match m.child_by_field_name("name") {
+                "enum_assignment" => match m.by_field("name") {
                     Some(n) => n,
                     None => continue,
                 },

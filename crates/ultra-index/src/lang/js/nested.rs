@@ -3,7 +3,7 @@
 
 use super::imports::import;
 use super::*;
-use crate::lang::KindSet;
+use crate::lang::{FieldExt, KindSet};
 
 /// Declarations whose syntax the grammar could not follow. Error recovery can swallow
 /// whole declarations into an error node, or into a wrongly parsed neighbour, so the lines
@@ -135,9 +135,27 @@ pub(super) fn nested_and_imports(cx: &mut Cx<'_>, st: &mut State, root: Node<'_>
             "method_definition",
         ],
     );
+    // Nothing is defined or imported inside these: types (most of a `.d.ts`), literals.
+    let opaque = KindSet::of(
+        cx.lang,
+        "js-opaque",
+        &[
+            "type_annotation",
+            "type_arguments",
+            "type_parameters",
+            "object_type",
+            "interface_body",
+            "type_alias_declaration",
+            "enum_body",
+            "string",
+            "regex",
+            "number",
+            "comment",
+        ],
+    );
     each_node(root, |node| {
         if !wanted.has(node) {
-            return true;
+            return !opaque.has(node);
         }
         if !import(cx, node) {
             return false;
@@ -145,21 +163,21 @@ pub(super) fn nested_and_imports(cx: &mut Cx<'_>, st: &mut State, root: Node<'_>
         {
             match node.kind() {
                 "function_declaration" | "generator_function_declaration" => {
-                    if let Some(name) = node.child_by_field_name("name")
+                    if let Some(name) = node.by_field("name")
                         && is_new(&mut seen, name)
                     {
                         function(cx, name, node, node, false);
                     }
                 }
                 "function_signature" => {
-                    if let Some(name) = node.child_by_field_name("name")
+                    if let Some(name) = node.by_field("name")
                         && is_new(&mut seen, name)
                     {
                         cx.define(name, DefKind::Function, node, None);
                     }
                 }
                 "class_declaration" | "abstract_class_declaration" => {
-                    if let Some(name) = node.child_by_field_name("name")
+                    if let Some(name) = node.by_field("name")
                         && is_new(&mut seen, name)
                     {
                         class(cx, st, Some(name), node, node, false);
@@ -171,7 +189,7 @@ pub(super) fn nested_and_imports(cx: &mut Cx<'_>, st: &mut State, root: Node<'_>
                 }
                 "method_signature" if node.parent().is_some_and(|p| p.kind() == "class_body") => {
                     // An overload of a class method.
-                    if let Some(name) = node.child_by_field_name("name")
+                    if let Some(name) = node.by_field("name")
                         && is_new(&mut seen, name)
                     {
                         let owner = enclosing_class(cx, node);
@@ -179,10 +197,9 @@ pub(super) fn nested_and_imports(cx: &mut Cx<'_>, st: &mut State, root: Node<'_>
                     }
                 }
                 "variable_declarator" => {
-                    if let (Some(name), Some(value)) = (
-                        node.child_by_field_name("name"),
-                        node.child_by_field_name("value"),
-                    ) && name.kind() == "identifier"
+                    if let (Some(name), Some(value)) =
+                        (node.by_field("name"), node.by_field("value"))
+                        && name.kind() == "identifier"
                         && is_function(value)
                         && is_new(&mut seen, name)
                     {
@@ -191,17 +208,16 @@ pub(super) fn nested_and_imports(cx: &mut Cx<'_>, st: &mut State, root: Node<'_>
                     }
                 }
                 "assignment_expression" => {
-                    if let (Some(left), Some(right)) = (
-                        node.child_by_field_name("left"),
-                        node.child_by_field_name("right"),
-                    ) && left.kind() == "member_expression"
+                    if let (Some(left), Some(right)) =
+                        (node.by_field("left"), node.by_field("right"))
+                        && left.kind() == "member_expression"
                         && is_function(right)
-                        && let Some(prop) = left.child_by_field_name("property")
+                        && let Some(prop) = left.by_field("property")
                         && prop.kind() == "property_identifier"
                         && is_new(&mut seen, prop)
                     {
                         let owner = left
-                            .child_by_field_name("object")
+                            .by_field("object")
                             .map(|o| owner_name(cx, o))
                             .filter(|o| !o.is_empty());
                         let outer = match node.parent() {
@@ -212,10 +228,8 @@ pub(super) fn nested_and_imports(cx: &mut Cx<'_>, st: &mut State, root: Node<'_>
                     }
                 }
                 "pair" => {
-                    if let (Some(key), Some(value)) = (
-                        node.child_by_field_name("key"),
-                        node.child_by_field_name("value"),
-                    ) && is_function(value)
+                    if let (Some(key), Some(value)) = (node.by_field("key"), node.by_field("value"))
+                        && is_function(value)
                         && matches!(key.kind(), "property_identifier" | "string")
                         && let Some(owner) = object_owner(cx, node)
                         && is_new(&mut seen, key)
@@ -224,7 +238,7 @@ pub(super) fn nested_and_imports(cx: &mut Cx<'_>, st: &mut State, root: Node<'_>
                     }
                 }
                 "method_definition" if node.parent().is_some_and(|p| p.kind() == "object") => {
-                    if let Some(name) = node.child_by_field_name("name")
+                    if let Some(name) = node.by_field("name")
                         && name.kind() == "property_identifier"
                         && let Some(owner) = object_owner(cx, node)
                         && is_new(&mut seen, name)
@@ -279,9 +293,9 @@ fn object_owner(cx: &Cx<'_>, member: Node<'_>) -> Option<String> {
     let object = member.parent()?;
     let holder = object.parent()?;
     let name = match holder.kind() {
-        "variable_declarator" => holder.child_by_field_name("name")?,
-        "assignment_expression" => holder.child_by_field_name("left")?,
-        "pair" => holder.child_by_field_name("key")?,
+        "variable_declarator" => holder.by_field("name")?,
+        "assignment_expression" => holder.by_field("left")?,
+        "pair" => holder.by_field("key")?,
         _ => return None,
     };
     let name = owner_name(cx, name);
@@ -291,5 +305,5 @@ fn object_owner(cx: &Cx<'_>, member: Node<'_>) -> Option<String> {
 /// The name of the class whose body holds `member`.
 fn enclosing_class(cx: &Cx<'_>, member: Node<'_>) -> Option<String> {
     let class = member.parent()?.parent()?;
-    class.child_by_field_name("name").map(|n| cx.text(n))
+    class.by_field("name").map(|n| cx.text(n))
 }
