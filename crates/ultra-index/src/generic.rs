@@ -378,14 +378,21 @@ impl<'s, 'a> Facts<'s, 'a> {
                 self.distinct[d].to_string()
             })
             .collect();
+        // Both in source order: a merge flags the definitions, no lookup per occurrence.
+        let mut spots: Vec<(u32, u32)> = defs.iter().copied().collect();
+        spots.sort_unstable();
+        let mut next = spots.iter().peekable();
         let occurrences = self
             .occ
             .iter()
-            .map(|&(id, line, column)| Occurrence {
-                name: new_id[id as usize],
-                line,
-                column,
-                is_definition: defs.contains(&(line, column)),
+            .map(|&(id, line, column)| {
+                while next.next_if(|&&d| d < (line, column)).is_some() {}
+                Occurrence {
+                    name: new_id[id as usize],
+                    line,
+                    column,
+                    is_definition: next.peek() == Some(&&(line, column)),
+                }
             })
             .collect();
         (names, occurrences)

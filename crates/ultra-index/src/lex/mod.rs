@@ -525,7 +525,14 @@ impl<'s> Scanner<'s> {
         }
         self.at = end;
         let after_dot = std::mem::replace(&mut self.st.after_dot, false);
-        let kind = (self.syn.keyword)(w);
+        // No keyword is longer than 16 bytes, and only Python's and C's few (`None`,
+        // `NULL`) start with a capital: most names skip the table.
+        let kind = if w.len() > 16 || (w[0].is_ascii_uppercase() && !self.syn.python && !self.syn.c)
+        {
+            Kw::Ident
+        } else {
+            (self.syn.keyword)(w)
+        };
         let keyword = kind != Kw::Ident && !(after_dot && !(self.syn.rust && w == b"await"));
         if !keyword {
             self.st.regex_ok = false;
