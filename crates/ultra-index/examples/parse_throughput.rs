@@ -36,6 +36,8 @@ fn main() {
         slowest.push((all, parse, bytes.len(), found.path));
     }
     slowest.sort_by(|a, b| b.0.total_cmp(&a.0));
+    // Linking ultra-budget gives this the allocator `ultra` has.
+    println!("allocator: {}", ultra_budget::allocator());
     println!("slowest files (index s, parse s, bytes):");
     for (all, parse, n, path) in slowest.iter().take(10) {
         println!("  {all:.3} {parse:.3} {n} {path}");

@@ -50,18 +50,22 @@ fn kinds_of(grammar: &tree_sitter::Language) -> &'static (Vec<bool>, u16) {
 /// The code that may hold items below module level, in source order: the bodies of the
 /// functions and the values of the constants and statics at module level, in inline
 /// modules, impls, traits and recovered regions.
-fn bodies<'t>(node: Node<'t>, out: &mut Vec<Node<'t>>) {
+fn bodies<'t>(src: &[u8], node: Node<'t>, out: &mut Vec<Node<'t>>) {
     let mut cursor = node.walk();
     for child in node.named_children(&mut cursor) {
         match child.kind() {
             "function_item" => out.extend(child.by_field("body")),
-            "const_item" | "static_item" => out.extend(child.by_field("value")),
+            // Only a block can declare an item: most constants (windows-sys has tens of
+            // thousands) have none.
+            "const_item" | "static_item" if src[child.byte_range()].contains(&b'{') => {
+                out.extend(child.by_field("value"))
+            }
             "mod_item" | "impl_item" | "trait_item" | "foreign_mod_item" => {
                 if let Some(b) = child.by_field("body") {
-                    bodies(b, out);
+                    bodies(src, b, out);
                 }
             }
-            "ERROR" => bodies(child, out),
+            "ERROR" => bodies(src, child, out),
             _ => {}
         }
     }
@@ -126,7 +130,7 @@ pub(crate) fn extract(root: Node<'_>, cx: &mut Cx<'_>) {
     let (is_item, block) = (&kinds.0, kinds.1);
     let mut read_blocks: Vec<usize> = Vec::new();
     let mut found = Vec::new();
-    bodies(root, &mut found);
+    bodies(cx.src, root, &mut found);
     for body in found {
         let marks = item_keywords(&cx.src[body.byte_range()], body.start_byte());
         if marks.is_empty() {

@@ -215,7 +215,22 @@ struct Scanner<'s> {
 }
 
 fn ident_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
+    WORD[usize::from(b)]
+}
+
+/// Bytes that continue a word, as tables (a word is most of what the scan reads).
+const WORD: [bool; 256] = word_table(false);
+const WORD_JS: [bool; 256] = word_table(true);
+
+const fn word_table(dollar: bool) -> [bool; 256] {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80 || (dollar && c == b'$');
+        b += 1;
+    }
+    t
 }
 
 impl<'s> Scanner<'s> {
@@ -511,9 +526,12 @@ impl<'s> Scanner<'s> {
     fn word(&mut self, sink: &mut impl Sink<'s>) {
         let start = self.at;
         let mut end = start + 1;
-        while end < self.src.len()
-            && (ident_byte(self.src[end]) || (self.syn.dollar_idents && self.src[end] == b'$'))
-        {
+        let table = if self.syn.dollar_idents {
+            &WORD_JS
+        } else {
+            &WORD
+        };
+        while end < self.src.len() && table[usize::from(self.src[end])] {
             end += 1;
         }
         let w = &self.src[start..end];
