@@ -70,7 +70,14 @@ pub trait Store: Send + Sync {
 /// The embedded store: one redb file.
 pub struct Redb {
     db: Database,
+    /// Small saves committed since the last durable commit (see [`Redb::save`]).
+    lazy: std::sync::atomic::AtomicU32,
 }
+
+/// A save of at most this many records (an edit's reindex) is committed without waiting
+/// for the disk, and at most this many such saves in a row.
+const LAZY_RECORDS: usize = 8;
+const LAZY_SAVES: u32 = 64;
 
 impl Redb {
     /// Open (or create) the store at `path`; one of another schema version, or one that
@@ -101,7 +108,10 @@ impl Redb {
                 db
             }
         };
-        Ok(Redb { db })
+        Ok(Redb {
+            db,
+            lazy: std::sync::atomic::AtomicU32::new(0),
+        })
     }
 
     /// The database at `path` with a small page cache. redb caches up to 1 GiB by default,
@@ -118,6 +128,18 @@ impl Redb {
         let meta = txn.open_table(META).ok()?;
         let v = meta.get("schema").ok()??;
         Some(v.value().to_string())
+    }
+}
+
+impl Drop for Redb {
+    /// A clean shutdown makes the lazy saves durable (an empty durable commit persists
+    /// the non-durable ones before it).
+    fn drop(&mut self) {
+        if self.lazy.load(std::sync::atomic::Ordering::Relaxed) > 0
+            && let Ok(txn) = self.db.begin_write()
+        {
+            let _ = txn.commit();
+        }
     }
 }
 
@@ -161,7 +183,19 @@ impl Store for Redb {
         if upserts.is_empty() && removes.is_empty() {
             return Ok(());
         }
-        let txn = self.db.begin_write().map_err(db_err)?;
+        let mut txn = self.db.begin_write().map_err(db_err)?;
+        // An edit's reindex is on the path of the query that asked for it, and an fsync
+        // there cost 0.2–20 ms. The store is a cache of the files: a crash that loses the
+        // last few saves leaves an older consistent store whose stamps no longer match the
+        // disk, so those files are indexed again at the next start.
+        use std::sync::atomic::Ordering::Relaxed;
+        if upserts.len() + removes.len() <= LAZY_RECORDS && self.lazy.load(Relaxed) < LAZY_SAVES {
+            if txn.set_durability(redb::Durability::None).is_ok() {
+                self.lazy.fetch_add(1, Relaxed);
+            }
+        } else {
+            self.lazy.store(0, Relaxed);
+        }
         {
             let mut table = txn.open_table(FILES).map_err(db_err)?;
             for (len, mtime, record) in upserts {

@@ -944,3 +944,42 @@ fn find_definition_narrows_to_a_path() {
     );
     assert!(v["error"]["code"].is_string(), "{v}");
 }
+
+/// An edit's reindex is stored without waiting for the disk (it is on the path of the
+/// query that asked for it). A server killed right after loses nothing: the store it
+/// leaves is an older consistent one, and the restart indexes the file again.
+#[test]
+fn an_edit_stored_lazily_survives_a_kill() {
+    let ws = fixture();
+    let mut server = ws.serve();
+    let mut c = ws.agent("bot");
+    c.ok("code.reindex", json!({}));
+    let rel = walk(&ws.root)
+        .into_iter()
+        .find(|p| p.extension().is_some_and(|e| e == "rs"))
+        .expect("a Rust file in the fixture");
+    for i in 0..3 {
+        let mut text = std::fs::read_to_string(&rel).unwrap();
+        text.push_str(&format!("\npub fn survivor_probe_{i}() {{}}\n"));
+        std::fs::write(&rel, text).unwrap();
+        common::wait_until("the edit to be indexed", || {
+            c.call(
+                "code.findDefinition",
+                json!({"symbol": format!("survivor_probe_{i}")}),
+            )
+            .get("result")
+            .is_some()
+        });
+    }
+    drop(c);
+    server.kill9();
+    let _server = ws.serve();
+    let mut c = ws.agent("bot");
+    for i in 0..3 {
+        let d = c.ok(
+            "code.findDefinition",
+            json!({"symbol": format!("survivor_probe_{i}")}),
+        );
+        assert_eq!(d["definitions"].as_array().map(Vec::len), Some(1), "{d}");
+    }
+}
