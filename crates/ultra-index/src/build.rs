@@ -210,6 +210,29 @@ pub fn schedule(files: &mut [Found], first: &[String]) {
     files.sort_by_key(|f| (!first.contains(&f.path), std::cmp::Reverse(f.len)));
 }
 
+/// A file's record and, for `go.mod` (whose module path is read from it), its content;
+/// `None` when it is too big or cannot be read.
+fn index_one(f: &Found) -> Option<(FileIndex, Vec<u8>)> {
+    if f.len > MAX_FILE_BYTES {
+        return None;
+    }
+    let content = std::fs::read(&f.abs).ok()?;
+    let record = passes::index_file(&f.path, &content);
+    let keep = if f.path.ends_with("go.mod") {
+        content
+    } else {
+        Vec::new()
+    };
+    Some((record, keep))
+}
+
+/// The cores to index on, asked once (the standard library reads the cgroup files at
+/// each call, which an edit's reindex paid every time).
+pub fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
 /// Index `files` on `threads` threads, files in `first` before the rest; `on_record` gets
 /// each record on the calling thread as soon as it is made (with the file's content, for
 /// `go.mod`), `on_progress` after each.
@@ -227,30 +250,40 @@ pub fn index_files(
         total,
         ..Progress::default()
     };
+    let mut receive = |msg: Option<(FileIndex, Vec<u8>)>| {
+        progress.done += 1;
+        match msg {
+            Some((record, content)) => {
+                let name = record.path.rsplit('/').next().unwrap_or(&record.path);
+                if record.lang.is_none() && !is_marker(name) {
+                    progress.skipped += 1;
+                } else {
+                    progress.bytes += record.bytes;
+                }
+                on_record(record, &content);
+            }
+            None => progress.skipped += 1,
+        }
+        on_progress(progress);
+    };
+    // An edit's reindex (a file or two) runs here: a thread started and ended per query
+    // cost more than the file (and jemalloc hands each ended thread's cache back).
+    if threads <= 1 || files.len() <= 2 {
+        for f in &files {
+            receive(index_one(f));
+        }
+        return progress;
+    }
     let (tx, rx) = mpsc::sync_channel::<Option<(FileIndex, Vec<u8>)>>(256);
     std::thread::scope(|scope| {
-        for _ in 0..threads.max(1) {
+        for _ in 0..threads {
             let tx = tx.clone();
             let (files, next) = (&files, &next);
             scope.spawn(move || {
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(f) = files.get(i) else { return };
-                    let record = if f.len > MAX_FILE_BYTES {
-                        None
-                    } else {
-                        std::fs::read(&f.abs).ok().map(|content| {
-                            let record = passes::index_file(&f.path, &content);
-                            // Only go.mod needs its content on the other side.
-                            let keep = if f.path.ends_with("go.mod") {
-                                content
-                            } else {
-                                Vec::new()
-                            };
-                            (record, keep)
-                        })
-                    };
-                    if tx.send(record).is_err() {
+                    if tx.send(index_one(f)).is_err() {
                         return;
                     }
                 }
@@ -258,20 +291,7 @@ pub fn index_files(
         }
         drop(tx);
         for msg in rx {
-            progress.done += 1;
-            match msg {
-                Some((record, content)) => {
-                    let name = record.path.rsplit('/').next().unwrap_or(&record.path);
-                    if record.lang.is_none() && !is_marker(name) {
-                        progress.skipped += 1;
-                    } else {
-                        progress.bytes += record.bytes;
-                    }
-                    on_record(record, &content);
-                }
-                None => progress.skipped += 1,
-            }
-            on_progress(progress);
+            receive(msg);
         }
     });
     progress

@@ -405,7 +405,7 @@ impl Index {
         // Resolving is most of the work and reads only: files are shared out among the
         // cores.
         let files: Vec<&Arc<FileIndex>> = self.files.values().collect();
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let threads = crate::build::cores();
         let chunk = files.len().div_ceil(threads).max(1);
         let resolved: Vec<Vec<BTreeSet<String>>> = std::thread::scope(|s| {
             let workers: Vec<_> = files

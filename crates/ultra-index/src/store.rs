@@ -361,7 +361,7 @@ fn pipeline(
     sink: &mut dyn FnMut(Vec<Stored>),
 ) -> Result<(), StoreError> {
     use std::sync::{Mutex, mpsc};
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = crate::build::cores();
     let (raw_tx, raw_rx) = mpsc::sync_channel::<Vec<Vec<u8>>>(threads * 4);
     let raw_rx = Mutex::new(raw_rx);
     let (out_tx, out_rx) = mpsc::channel::<Vec<Stored>>();

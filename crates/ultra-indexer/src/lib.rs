@@ -464,7 +464,7 @@ impl CodeIndex {
             self.persist(&[], &gone);
         }
         if !changed.is_empty() {
-            let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+            let threads = ultra_index::build::cores();
             let total = changed.len();
             let big = total > 200;
             if big {
