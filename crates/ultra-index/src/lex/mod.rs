@@ -498,6 +498,7 @@ impl<'s> Scanner<'s> {
     }
 
     fn number(&mut self) {
+        let start = self.at;
         self.at += 1;
         while self.at < self.src.len() {
             let c = self.src[self.at];
@@ -507,10 +508,9 @@ impl<'s> Scanner<'s> {
                 // `1.5` (Rust's `x.0.1` reads the same: a number either way).
                 self.at += 1;
             } else if matches!(c, b'+' | b'-') && matches!(self.src[self.at - 1], b'e' | b'E') {
-                let hex = self.src[..self.at]
+                // An exponent's sign, unless the number is hex (`0x1e+5` is a sum).
+                let hex = self.src[start..self.at]
                     .iter()
-                    .rev()
-                    .take_while(|&&x| ident_byte(x) || x == b'.')
                     .any(|&x| x == b'x' || x == b'X');
                 if hex {
                     break;
