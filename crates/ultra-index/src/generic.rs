@@ -2,7 +2,7 @@
 //! when they name a definition), TODO-style comments, complexity (lines of code, block
 //! nesting, decisions) and syntax errors.
 //!
-//! All but the errors come from one lexical scan of the bytes (`lex.rs`), not from a walk
+//! All but the errors come from one lexical scan of the bytes (`lex/`), not from a walk
 //! of the tree: visiting every node costs a third of the parse, the scan a few percent.
 //! Errors are the tree's, found by descending only into subtrees that hold one.
 //!
@@ -157,18 +157,8 @@ impl Generic {
         todos.append(&mut f.todos);
         todos.append(&mut tail);
 
-        let splice = |old: &[RowFacts], new: &mut Vec<RowFacts>| {
-            let mut rows = Vec::with_capacity(total_rows);
-            rows.extend_from_slice(&old[..r0]);
-            rows.append(new);
-            rows.extend_from_slice(old.get(r1_old + 1..).unwrap_or_default());
-            rows
-        };
-        let rows = splice(&self.rows, &mut f.rows);
-        let mut states = Vec::with_capacity(total_rows);
-        states.extend_from_slice(&self.states[..r0]);
-        states.append(&mut f.states);
-        states.extend_from_slice(self.states.get(r1_old + 1..).unwrap_or_default());
+        let rows = splice(&self.rows, &mut f.rows, r0, r1_old, total_rows);
+        let states = splice(&self.states, &mut f.states, r0, r1_old, total_rows);
         if rows.len() != total_rows || states.len() != total_rows {
             return None;
         }
@@ -264,6 +254,16 @@ impl Generic {
         let decisions: u32 = self.rows.iter().map(|r| r.decisions).sum();
         Complexity::scored(loc, depth, 1 + decisions)
     }
+}
+
+/// `old`'s rows before `r0`, then `new` (the rescanned rows), then `old`'s rows after
+/// `r1_old`.
+fn splice<T: Copy>(old: &[T], new: &mut Vec<T>, r0: usize, r1_old: usize, rows: usize) -> Vec<T> {
+    let mut out = Vec::with_capacity(rows);
+    out.extend_from_slice(&old[..r0]);
+    out.append(new);
+    out.extend_from_slice(old.get(r1_old + 1..).unwrap_or_default());
+    out
 }
 
 /// Rows in `src`: one more than its newlines (a last row even when empty).

@@ -119,7 +119,7 @@ impl Lang {
 }
 
 /// Node kinds, per language, that the extractors and the incremental reindex share.
-/// (Occurrences, complexity and TODOs are lexical: `lex.rs` and `lang/keywords.rs`.)
+/// (Occurrences, complexity and TODOs are lexical: `lex/`.)
 pub(crate) struct Spec {
     /// Comment nodes.
     pub comments: &'static [&'static str],

@@ -2,7 +2,7 @@
 
 use tree_sitter::Node;
 
-use super::{Cx, FieldExt, Spec, children, each_node, has_child, line, qualified};
+use super::{Cx, FieldExt, KindSet, Lang, Spec, children, each_node, has_child, line, qualified};
 use crate::model::{Class, DefKind, Function, Method, Property};
 
 pub(crate) static SPEC: Spec = Spec {
@@ -28,24 +28,6 @@ const ITEMS: &[&str] = &[
     "use_declaration",
     "extern_crate_declaration",
 ];
-
-/// Which node kind ids are [`ITEMS`], and the id of `block`, for the grammar (looked up
-/// once: comparing ids is much cheaper than comparing kind names at every node).
-fn kinds_of(grammar: &tree_sitter::Language) -> &'static (Vec<bool>, u16) {
-    static KINDS: std::sync::OnceLock<(Vec<bool>, u16)> = std::sync::OnceLock::new();
-    KINDS.get_or_init(|| {
-        let n = grammar.node_kind_count();
-        let is_item = (0..n)
-            .map(|id| {
-                grammar.node_kind_is_named(id as u16)
-                    && grammar
-                        .node_kind_for_id(id as u16)
-                        .is_some_and(|k| ITEMS.contains(&k))
-            })
-            .collect();
-        (is_item, grammar.id_for_node_kind("block", true))
-    })
-}
 
 /// The code that may hold items below module level, in source order: the bodies of the
 /// functions and the values of the constants and statics at module level, in inline
@@ -126,8 +108,8 @@ pub(crate) fn extract(root: Node<'_>, cx: &mut Cx<'_>) {
     // Items inside function bodies and other blocks, at any depth: a block is read as an
     // item list when the walk meets its first item. Only nodes whose text has an item's
     // keyword are walked: most bodies have none, and a word scan costs a fraction of a walk.
-    let kinds = kinds_of(&super::Lang::Rust.grammar());
-    let (is_item, block) = (&kinds.0, kinds.1);
+    let is_item = KindSet::of(Lang::Rust, "rust-items", ITEMS);
+    let is_block = KindSet::of(Lang::Rust, "rust-block", &["block"]);
     let mut read_blocks: Vec<usize> = Vec::new();
     let mut found = Vec::new();
     bodies(cx.src, root, &mut found);
@@ -142,8 +124,8 @@ pub(crate) fn extract(root: Node<'_>, cx: &mut Cx<'_>) {
             if marks.get(at).is_none_or(|&m| m >= node.end_byte()) {
                 return false;
             }
-            if is_item.get(usize::from(node.kind_id())) == Some(&true)
-                && let Some(parent) = node.parent().filter(|p| p.kind_id() == block)
+            if is_item.has(node)
+                && let Some(parent) = node.parent().filter(|&p| is_block.has(p))
                 && !read_blocks.contains(&parent.id())
             {
                 read_blocks.push(parent.id());

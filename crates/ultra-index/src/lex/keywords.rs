@@ -1,4 +1,4 @@
-//! Each language's reserved words, for the lexical scan (`lex.rs`): a keyword is not an
+//! Each language's reserved words, for the lexical scan (`lex/`): a keyword is not an
 //! identifier occurrence (unless it follows a `.`, where it names a member), and some are
 //! decision points. The lists follow the grammars: what tree-sitter parses as a keyword
 //! or a built-in type node rather than an identifier.

@@ -245,7 +245,7 @@ impl<'s> Scanner<'s> {
                 Mode::Code => self.code(sink),
                 Mode::Comment(_) => self.block_comment(sink),
                 Mode::Str(q) => self.string(q),
-                Mode::CppRaw => self.cpp_raw(sink),
+                Mode::CppRaw => self.cpp_raw(),
             }
             if self.at < self.src.len() && self.src[self.at] == b'\n' && !self.newline(sink) {
                 return;

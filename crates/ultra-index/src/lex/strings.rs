@@ -99,7 +99,7 @@ impl<'s> Scanner<'s> {
         }
     }
 
-    pub(super) fn cpp_raw(&mut self, _sink: &mut impl Sink<'s>) {
+    pub(super) fn cpp_raw(&mut self) {
         while self.at < self.src.len() {
             match self.src[self.at] {
                 b'\n' => return,
