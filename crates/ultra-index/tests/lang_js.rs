@@ -260,6 +260,8 @@ fn nested_definitions_as_ctags_finds_them() {
         ("Inner", None, 40),
         ("go", Some("Inner"), 41),
         ("inBlock", None, 47),
+        // A shorthand method with no function or arrow in sight.
+        ("reset", Some("plain"), 51),
     ];
     for (name, container, line) in want {
         assert!(

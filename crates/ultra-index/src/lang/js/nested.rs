@@ -153,9 +153,17 @@ pub(super) fn nested_and_imports(cx: &mut Cx<'_>, st: &mut State, root: Node<'_>
             "comment",
         ],
     );
+    let is_class_body = KindSet::of(cx.lang, "js-class-body", &["class_body"]);
+    let marks = definition_marks(cx.src);
+    // Whether `node`'s text holds a mark: only then can a node below it define or import.
+    let marked = |node: Node<'_>| {
+        let at = marks.partition_point(|&m| m < node.start_byte());
+        marks.get(at).is_some_and(|&m| m < node.end_byte())
+    };
     each_node(root, |node| {
         if !wanted.has(node) {
-            return !opaque.has(node);
+            // A class body's overload signatures have no mark of their own.
+            return !opaque.has(node) && (marked(node) || is_class_body.has(node));
         }
         if !import(cx, node) {
             return false;
@@ -249,8 +257,51 @@ pub(super) fn nested_and_imports(cx: &mut Cx<'_>, st: &mut State, root: Node<'_>
                 _ => {}
             }
         }
-        true
+        marked(node)
     });
+}
+
+/// Where in `text` something the walk above looks for can start: the words `function`,
+/// `class`, `import`, `export` and `require`, an arrow `=>`, and a `{` after `=` or `:`
+/// (an object whose shorthand methods have a name to belong to). Every node the walk acts
+/// on holds one, except the members of a class body and of such an object, whose parent
+/// does; so a node without one is not walked into. Marks in comments and strings only
+/// cost a needless descent.
+fn definition_marks(text: &[u8]) -> Vec<usize> {
+    const WORDS: [&[u8]; 5] = [b"function", b"class", b"import", b"export", b"require"];
+    let is_ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'$' || c >= 0x80;
+    let mut found = Vec::new();
+    let mut i = 0;
+    while i < text.len() {
+        let c = text[i];
+        if is_ident(c) {
+            let start = i;
+            while i < text.len() && is_ident(text[i]) {
+                i += 1;
+            }
+            // A property (`x.class`) is not a keyword.
+            let after_dot = start > 0 && text[start - 1] == b'.';
+            if !after_dot && WORDS.contains(&&text[start..i]) {
+                found.push(start);
+            }
+            continue;
+        }
+        match c {
+            b'>' if i > 0 && text[i - 1] == b'=' => found.push(i - 1),
+            b'{' => {
+                let before = text[..i]
+                    .iter()
+                    .rposition(|b| !b.is_ascii_whitespace())
+                    .map(|j| text[j]);
+                if matches!(before, Some(b'=' | b':')) {
+                    found.push(i);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    found
 }
 
 /// A function stored in a property: a method of `owner` when there is one.
@@ -306,4 +357,22 @@ fn object_owner(cx: &Cx<'_>, member: Node<'_>) -> Option<String> {
 fn enclosing_class(cx: &Cx<'_>, member: Node<'_>) -> Option<String> {
     let class = member.parent()?.parent()?;
     class.by_field("name").map(|n| cx.text(n))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::definition_marks;
+
+    #[test]
+    fn marks_are_keywords_arrows_and_named_objects() {
+        let src = b"x.class = require('a'); const o = { a() {} }; if (y) { f(() => 1) } k: {}";
+        let at = |s: &str| {
+            let needle = s.as_bytes();
+            src.windows(needle.len()).position(|w| w == needle).unwrap()
+        };
+        assert_eq!(
+            definition_marks(src),
+            [at("require"), at("{ a("), at("=> 1"), at("k: {") + 3]
+        );
+    }
 }
