@@ -68,6 +68,11 @@ impl Generic {
 
     fn scan_all(lang: Lang, tree: &Tree, src: &[u8], defs: &DefSpots, keep: bool) -> Generic {
         let mut f = Facts::new(src, 0, State::default(), keep, None);
+        // Sized for the whole file at once: growing them was a tenth of the scan.
+        f.occ.reserve(src.len() / 8);
+        f.ids.reserve(src.len() / 128);
+        f.distinct.reserve(src.len() / 128);
+        f.rows.reserve(src.len() / 32);
         lex::scan(lang, src, 0, 0, State::default(), &mut f);
         let (names, occurrences) = f.occurrences(defs);
         Generic {

@@ -295,13 +295,18 @@ fn function(
             params.push(cx.squished(p));
         }
     }
-    let is_async = children(node)
-        .into_iter()
+    // Modifiers come before the name.
+    let mut cursor = node.walk();
+    let is_async = node
+        .children(&mut cursor)
+        .take_while(|c| c.start_byte() < name_node.start_byte())
         .any(|c| c.kind() == "function_modifiers" && has_child(c, "async"));
+    // Only a method's entry in its type needs the name and parameters a second time.
+    let method = owner.map(|_| (name.clone(), params.clone()));
     let f = Function {
         qualified: qualified(owner, &name),
-        name: name.clone(),
-        params: params.clone(),
+        name,
+        params,
         is_async,
         is_exported: exported,
         return_type: node.by_field("return_type").map(|t| cx.squished(t)),
@@ -314,6 +319,7 @@ fn function(
         line_end: super::end_line(node),
     };
     cx.function(name_node, node, owner, f);
+    let (name, params) = method?;
     Some(Method {
         name,
         is_static: !has_self,

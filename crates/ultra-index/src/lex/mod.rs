@@ -188,6 +188,8 @@ pub(crate) fn scan<'s>(
     let mut s = Scanner {
         syn: syntax(lang),
         src,
+        text: std::str::from_utf8(&src[at.min(src.len())..]).ok(),
+        base: at,
         at,
         row,
         line: at,
@@ -202,6 +204,10 @@ pub(crate) fn scan<'s>(
 struct Scanner<'s> {
     syn: Syntax,
     src: &'s [u8],
+    /// `src[base..]` as text when it is valid UTF-8 (nearly always): a name is then cut
+    /// from it instead of being validated again.
+    text: Option<&'s str>,
+    base: usize,
     at: usize,
     row: usize,
     /// Where the current row starts.
@@ -565,7 +571,11 @@ impl<'s> Scanner<'s> {
                 }
                 return;
             }
-            if let Ok(name) = std::str::from_utf8(w) {
+            let name = match self.text {
+                Some(text) => text.get(start - self.base..end - self.base),
+                None => std::str::from_utf8(w).ok(),
+            };
+            if let Some(name) = name {
                 sink.ident(name, self.row, start - self.line);
             }
             return;

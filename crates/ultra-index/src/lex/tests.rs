@@ -536,3 +536,31 @@ fn a_scan_resumed_at_any_row_agrees_with_the_whole_scan() {
         }
     }
 }
+
+/// Names are cut from the text when it is valid UTF-8 and validated one by one when it
+/// is not: both ways report the same valid names, and never an invalid one.
+#[test]
+fn names_in_text_that_is_not_utf8() {
+    let names = |src: &[u8]| {
+        let mut seen = Seen::default();
+        scan(Lang::Rust, src, 0, 0, State::default(), &mut seen);
+        seen.idents
+    };
+    let owned = |v: &[(&str, usize, usize)]| -> Vec<(String, usize, usize)> {
+        v.iter().map(|&(n, r, c)| (n.to_string(), r, c)).collect()
+    };
+    assert_eq!(
+        names(b"let a\xff = b;\nfoo \xe9t\xe9 bar"),
+        owned(&[("b", 0, 9), ("foo", 1, 0), ("bar", 1, 8)])
+    );
+    assert_eq!(
+        names("let a\u{ff} = b;\nfoo \u{e9}t bar".as_bytes()),
+        owned(&[
+            ("a\u{ff}", 0, 4),
+            ("b", 0, 10),
+            ("foo", 1, 0),
+            ("\u{e9}t", 1, 4),
+            ("bar", 1, 8)
+        ])
+    );
+}
