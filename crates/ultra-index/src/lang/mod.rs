@@ -416,6 +416,40 @@ pub(crate) fn each_node<'t>(root: Node<'t>, mut visit: impl FnMut(Node<'t>) -> b
     }
 }
 
+/// Where in `text` a word `pick` accepts starts, offset by `base`, leaving out words right
+/// after a byte in `not_after` (a property `x.class`, a lifetime `'static`). A node whose
+/// text holds no such word cannot hold what the word begins, so a walk need not enter it.
+pub(crate) fn word_marks(
+    text: &[u8],
+    base: usize,
+    not_after: &[u8],
+    pick: impl Fn(&[u8]) -> bool,
+) -> Vec<usize> {
+    let mut found = Vec::new();
+    let mut i = 0;
+    while i < text.len() {
+        if !crate::lex::ident_byte(text[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < text.len() && crate::lex::ident_byte(text[i]) {
+            i += 1;
+        }
+        let after = start.checked_sub(1).map(|b| text[b]);
+        if pick(&text[start..i]) && !after.is_some_and(|b| not_after.contains(&b)) {
+            found.push(base + start);
+        }
+    }
+    found
+}
+
+/// Whether a mark of `marks` (sorted) lies in `from..to`.
+pub(crate) fn marked_in(marks: &[usize], from: usize, to: usize) -> bool {
+    let at = marks.partition_point(|&m| m < from);
+    marks.get(at).is_some_and(|&m| m < to)
+}
+
 /// A child by field name, with the field's id looked up once per grammar and name:
 /// tree-sitter's own lookup compares the name with each of the grammar's field names at
 /// every call, which was a tenth of the extractors' time.

@@ -64,9 +64,14 @@ fn nested_and_imports(cx: &mut Cx<'_>, root: Node<'_>) {
             "ERROR",
         ],
     );
+    // Only a node whose text holds one of these words can hold what the walk looks for.
+    let marks = super::word_marks(cx.src, 0, b".", |w| {
+        matches!(w, b"def" | b"class" | b"import")
+    });
+    let marked = |from: usize, to: usize| super::marked_in(&marks, from, to);
     each_node(root, |node| {
         if !wanted.has(node) {
-            return holds_statements.has(node);
+            return holds_statements.has(node) && marked(node.start_byte(), node.end_byte());
         }
         match node.kind() {
             "function_definition" | "class_definition" => {
@@ -80,7 +85,8 @@ fn nested_and_imports(cx: &mut Cx<'_>, root: Node<'_>) {
                     definition(cx, whole, None, Some(&nothing_public));
                     seen.extend(cx.out.definitions.iter().map(|d| (d.line, d.column)));
                 }
-                true
+                // Past its own keyword.
+                marked(node.start_byte() + 1, node.end_byte())
             }
             _ => {
                 import(cx, node);

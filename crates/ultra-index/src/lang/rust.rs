@@ -57,39 +57,25 @@ fn bodies<'t>(src: &[u8], node: Node<'t>, out: &mut Vec<Node<'t>>) {
 /// as a word, offset by `base`: an item can only be declared in a node that holds one.
 /// (`'static` and `.union` are not.)
 fn item_keywords(text: &[u8], base: usize) -> Vec<usize> {
-    const WORDS: [&[u8]; 13] = [
-        b"fn",
-        b"struct",
-        b"enum",
-        b"union",
-        b"trait",
-        b"impl",
-        b"type",
-        b"const",
-        b"static",
-        b"mod",
-        b"use",
-        b"extern",
-        b"macro_rules",
-    ];
-    let is_ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80;
-    let mut found = Vec::new();
-    let mut i = 0;
-    while i < text.len() {
-        if !is_ident(text[i]) {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        while i < text.len() && is_ident(text[i]) {
-            i += 1;
-        }
-        let before = start.checked_sub(1).map(|b| text[b]);
-        if WORDS.contains(&&text[start..i]) && !matches!(before, Some(b'\'' | b'.')) {
-            found.push(base + start);
-        }
-    }
-    found
+    // A `match` on the word compiles to a switch on its length, then one comparison.
+    super::word_marks(text, base, b"'.", |w| {
+        matches!(
+            w,
+            b"fn"
+                | b"struct"
+                | b"enum"
+                | b"union"
+                | b"trait"
+                | b"impl"
+                | b"type"
+                | b"const"
+                | b"static"
+                | b"mod"
+                | b"use"
+                | b"extern"
+                | b"macro_rules"
+        )
+    })
 }
 
 /// Methods found in an `impl` block, merged into the type's [`Class`] at the end when the
@@ -120,8 +106,7 @@ pub(crate) fn extract(root: Node<'_>, cx: &mut Cx<'_>) {
         }
         each_node(body, |node| {
             // Only a node that holds an item's keyword can hold the item.
-            let at = marks.partition_point(|&m| m < node.start_byte());
-            if marks.get(at).is_none_or(|&m| m >= node.end_byte()) {
+            if !super::marked_in(&marks, node.start_byte(), node.end_byte()) {
                 return false;
             }
             if is_item.has(node)

@@ -220,7 +220,9 @@ struct Scanner<'s> {
     cpp_delim: Vec<u8>,
 }
 
-fn ident_byte(b: u8) -> bool {
+/// Whether `b` continues a word (`$` aside): ASCII letters, digits, `_`, and any byte of
+/// a multi-byte character.
+pub(crate) fn ident_byte(b: u8) -> bool {
     WORD[usize::from(b)]
 }
 

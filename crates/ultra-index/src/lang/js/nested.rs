@@ -156,10 +156,8 @@ pub(super) fn nested_and_imports(cx: &mut Cx<'_>, st: &mut State, root: Node<'_>
     let is_class_body = KindSet::of(cx.lang, "js-class-body", &["class_body"]);
     let marks = definition_marks(cx.src);
     // Whether `node`'s text holds a mark: only then can a node below it define or import.
-    let marked = |node: Node<'_>| {
-        let at = marks.partition_point(|&m| m < node.start_byte());
-        marks.get(at).is_some_and(|&m| m < node.end_byte())
-    };
+    let marked =
+        |node: Node<'_>| crate::lang::marked_in(&marks, node.start_byte(), node.end_byte());
     each_node(root, |node| {
         if !wanted.has(node) {
             // A class body's overload signatures have no mark of their own.
@@ -268,8 +266,7 @@ pub(super) fn nested_and_imports(cx: &mut Cx<'_>, st: &mut State, root: Node<'_>
 /// does; so a node without one is not walked into. Marks in comments and strings only
 /// cost a needless descent.
 fn definition_marks(text: &[u8]) -> Vec<usize> {
-    const WORDS: [&[u8]; 5] = [b"function", b"class", b"import", b"export", b"require"];
-    let is_ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'$' || c >= 0x80;
+    let is_ident = |c: u8| crate::lex::ident_byte(c) || c == b'$';
     let mut found = Vec::new();
     let mut i = 0;
     while i < text.len() {
@@ -281,7 +278,13 @@ fn definition_marks(text: &[u8]) -> Vec<usize> {
             }
             // A property (`x.class`) is not a keyword.
             let after_dot = start > 0 && text[start - 1] == b'.';
-            if !after_dot && WORDS.contains(&&text[start..i]) {
+            let word = &text[start..i];
+            if !after_dot
+                && matches!(
+                    word,
+                    b"function" | b"class" | b"import" | b"export" | b"require"
+                )
+            {
                 found.push(start);
             }
             continue;
