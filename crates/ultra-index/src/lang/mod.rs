@@ -395,23 +395,28 @@ pub(crate) fn end_line(node: Node<'_>) -> u32 {
     node.end_position().row as u32 + 1
 }
 
-/// Every node below `root` (and `root`), in source order, with one cursor (no allocation
-/// per node); `visit` returns whether to descend into the node's children.
-pub(crate) fn each_node<'t>(root: Node<'t>, mut visit: impl FnMut(Node<'t>) -> bool) {
+/// Every node below `root` (and `root`), in source order, with one cursor; `visit` gets
+/// the node and its ancestors up to `root` (its parent last) and returns whether to
+/// descend into the node's children.
+pub(crate) fn each_node<'t>(root: Node<'t>, mut visit: impl FnMut(Node<'t>, &[Node<'t>]) -> bool) {
     let mut cursor = root.walk();
-    let mut descend = true;
+    // The ancestors of the cursor's node below `root` and `root` itself: `Node::parent`
+    // descends from the tree's root at each call, which made asking it in a walk costly.
+    let mut ancestors: Vec<Node<'t>> = Vec::new();
     loop {
-        if descend && visit(cursor.node()) && cursor.goto_first_child() {
+        let node = cursor.node();
+        if visit(node, &ancestors) && cursor.goto_first_child() {
+            ancestors.push(node);
             continue;
         }
         loop {
             if cursor.goto_next_sibling() {
-                descend = true;
                 break;
             }
             if !cursor.goto_parent() {
                 return;
             }
+            ancestors.pop();
         }
     }
 }

@@ -69,7 +69,7 @@ fn nested_and_imports(cx: &mut Cx<'_>, root: Node<'_>) {
         matches!(w, b"def" | b"class" | b"import")
     });
     let marked = |from: usize, to: usize| super::marked_in(&marks, from, to);
-    each_node(root, |node| {
+    each_node(root, |node, ancestors| {
         if !wanted.has(node) {
             return holds_statements.has(node) && marked(node.start_byte(), node.end_byte());
         }
@@ -78,8 +78,9 @@ fn nested_and_imports(cx: &mut Cx<'_>, root: Node<'_>) {
                 if let Some(name) = node.by_field("name")
                     && !seen.contains(&(line(name), name.start_position().column as u32))
                 {
-                    let whole = node
-                        .parent()
+                    let whole = ancestors
+                        .last()
+                        .copied()
                         .filter(|p| p.kind() == "decorated_definition")
                         .unwrap_or(node);
                     definition(cx, whole, None, Some(&nothing_public));

@@ -104,13 +104,13 @@ pub(crate) fn extract(root: Node<'_>, cx: &mut Cx<'_>) {
         if marks.is_empty() {
             continue;
         }
-        each_node(body, |node| {
+        each_node(body, |node, ancestors| {
             // Only a node that holds an item's keyword can hold the item.
             if !super::marked_in(&marks, node.start_byte(), node.end_byte()) {
                 return false;
             }
             if is_item.has(node)
-                && let Some(parent) = node.parent().filter(|&p| is_block.has(p))
+                && let Some(&parent) = ancestors.last().filter(|&&p| is_block.has(p))
                 && !read_blocks.contains(&parent.id())
             {
                 read_blocks.push(parent.id());

@@ -158,7 +158,8 @@ pub(super) fn nested_and_imports(cx: &mut Cx<'_>, st: &mut State, root: Node<'_>
     // Whether `node`'s text holds a mark: only then can a node below it define or import.
     let marked =
         |node: Node<'_>| crate::lang::marked_in(&marks, node.start_byte(), node.end_byte());
-    each_node(root, |node| {
+    each_node(root, |node, ancestors| {
+        let parent = ancestors.last().copied();
         if !wanted.has(node) {
             // A class body's overload signatures have no mark of their own.
             return !opaque.has(node) && (marked(node) || is_class_body.has(node));
@@ -193,12 +194,12 @@ pub(super) fn nested_and_imports(cx: &mut Cx<'_>, st: &mut State, root: Node<'_>
                         }
                     }
                 }
-                "method_signature" if node.parent().is_some_and(|p| p.kind() == "class_body") => {
+                "method_signature" if parent.is_some_and(|p| p.kind() == "class_body") => {
                     // An overload of a class method.
                     if let Some(name) = node.by_field("name")
                         && is_new(&mut seen, name)
                     {
-                        let owner = enclosing_class(cx, node);
+                        let owner = enclosing_class(cx, ancestors);
                         cx.define(name, DefKind::Method, node, owner.as_deref());
                     }
                 }
@@ -209,7 +210,7 @@ pub(super) fn nested_and_imports(cx: &mut Cx<'_>, st: &mut State, root: Node<'_>
                         && is_function(value)
                         && is_new(&mut seen, name)
                     {
-                        let outer = node.parent().unwrap_or(node);
+                        let outer = parent.unwrap_or(node);
                         function(cx, name, value, outer, false);
                     }
                 }
@@ -226,7 +227,7 @@ pub(super) fn nested_and_imports(cx: &mut Cx<'_>, st: &mut State, root: Node<'_>
                             .by_field("object")
                             .map(|o| owner_name(cx, o))
                             .filter(|o| !o.is_empty());
-                        let outer = match node.parent() {
+                        let outer = match parent {
                             Some(p) if p.kind() == "expression_statement" => p,
                             _ => node,
                         };
@@ -237,16 +238,16 @@ pub(super) fn nested_and_imports(cx: &mut Cx<'_>, st: &mut State, root: Node<'_>
                     if let (Some(key), Some(value)) = (node.by_field("key"), node.by_field("value"))
                         && is_function(value)
                         && matches!(key.kind(), "property_identifier" | "string")
-                        && let Some(owner) = object_owner(cx, node)
+                        && let Some(owner) = object_owner(cx, ancestors)
                         && is_new(&mut seen, key)
                     {
                         property_function(cx, key, value, node, Some(&owner));
                     }
                 }
-                "method_definition" if node.parent().is_some_and(|p| p.kind() == "object") => {
+                "method_definition" if parent.is_some_and(|p| p.kind() == "object") => {
                     if let Some(name) = node.by_field("name")
                         && name.kind() == "property_identifier"
-                        && let Some(owner) = object_owner(cx, node)
+                        && let Some(owner) = object_owner(cx, ancestors)
                         && is_new(&mut seen, name)
                     {
                         property_function(cx, name, node, node, Some(&owner));
@@ -340,12 +341,13 @@ fn owner_name(cx: &Cx<'_>, object: Node<'_>) -> String {
     }
 }
 
-/// What an object literal holding `member` is called: the variable it initialises, or the
-/// property it is assigned to. (Anonymous objects, such as arguments and return values,
+/// What the object literal holding a member (whose `ancestors` are given, its parent
+/// last) is called: the variable it initialises, or the property it is assigned to. (Anonymous objects, such as arguments and return values,
 /// name no owner, and their functions are not definitions.)
-fn object_owner(cx: &Cx<'_>, member: Node<'_>) -> Option<String> {
-    let object = member.parent()?;
-    let holder = object.parent()?;
+fn object_owner(cx: &Cx<'_>, ancestors: &[Node<'_>]) -> Option<String> {
+    let [.., holder, _object] = ancestors else {
+        return None;
+    };
     let name = match holder.kind() {
         "variable_declarator" => holder.by_field("name")?,
         "assignment_expression" => holder.by_field("left")?,
@@ -356,9 +358,11 @@ fn object_owner(cx: &Cx<'_>, member: Node<'_>) -> Option<String> {
     (!name.is_empty() && !name.contains(['{', '[', '('])).then_some(name)
 }
 
-/// The name of the class whose body holds `member`.
-fn enclosing_class(cx: &Cx<'_>, member: Node<'_>) -> Option<String> {
-    let class = member.parent()?.parent()?;
+/// The name of the class whose body holds a member (whose `ancestors` are given).
+fn enclosing_class(cx: &Cx<'_>, ancestors: &[Node<'_>]) -> Option<String> {
+    let [.., class, _body] = ancestors else {
+        return None;
+    };
     class.by_field("name").map(|n| cx.text(n))
 }
 
