@@ -346,6 +346,18 @@ fn make_function(
 
 /// The first of the decorators that precede a class member, or the member.
 fn first_decorator(node: Node<'_>) -> Node<'_> {
+    // Only class members have decorators beside them; a sibling is found by a walk from
+    // the parent's first child, so asking for every function was quadratic in a module.
+    if !matches!(
+        node.kind(),
+        "method_definition"
+            | "method_signature"
+            | "abstract_method_signature"
+            | "public_field_definition"
+            | "field_definition"
+    ) {
+        return node;
+    }
     let mut first = node;
     let mut cur = node.prev_named_sibling();
     while let Some(p) = cur {
