@@ -65,19 +65,25 @@ pub trait Store: Send + Sync {
     ) -> Result<(), StoreError>;
     /// Drop every entry.
     fn clear(&self) -> Result<(), StoreError>;
+    /// Make every save so far survive a crash (a store that saves durably has nothing
+    /// to do).
+    fn sync(&self) -> Result<(), StoreError> {
+        Ok(())
+    }
 }
 
 /// The embedded store: one redb file.
 pub struct Redb {
     db: Database,
-    /// Small saves committed since the last durable commit (see [`Redb::save`]).
-    lazy: std::sync::atomic::AtomicU32,
+    /// Saves, and records in them, committed since the last durable commit (see
+    /// [`Redb::save`]).
+    lazy: std::sync::Mutex<(u32, usize)>,
 }
 
-/// A save of at most this many records (an edit's reindex) is committed without waiting
-/// for the disk, and at most this many such saves in a row.
-const LAZY_RECORDS: usize = 8;
+/// Saves are committed without waiting for the disk until this many saves or records
+/// have been committed so since the last durable commit.
 const LAZY_SAVES: u32 = 64;
+const LAZY_RECORDS: usize = 4096;
 
 impl Redb {
     /// Open (or create) the store at `path`; one of another schema version, or one that
@@ -110,7 +116,7 @@ impl Redb {
         };
         Ok(Redb {
             db,
-            lazy: std::sync::atomic::AtomicU32::new(0),
+            lazy: std::sync::Mutex::new((0, 0)),
         })
     }
 
@@ -135,15 +141,25 @@ impl Drop for Redb {
     /// A clean shutdown makes the lazy saves durable (an empty durable commit persists
     /// the non-durable ones before it).
     fn drop(&mut self) {
-        if self.lazy.load(std::sync::atomic::Ordering::Relaxed) > 0
-            && let Ok(txn) = self.db.begin_write()
-        {
-            let _ = txn.commit();
-        }
+        let _ = self.sync();
     }
 }
 
 impl Store for Redb {
+    /// An empty durable commit persists the non-durable ones before it.
+    fn sync(&self) -> Result<(), StoreError> {
+        let mut lazy = self.lazy.lock().unwrap_or_else(|p| p.into_inner());
+        if lazy.0 > 0 {
+            self.db
+                .begin_write()
+                .map_err(db_err)?
+                .commit()
+                .map_err(db_err)?;
+            *lazy = (0, 0);
+        }
+        Ok(())
+    }
+
     fn clear(&self) -> Result<(), StoreError> {
         let txn = self.db.begin_write().map_err(db_err)?;
         txn.delete_table(FILES).map_err(db_err)?;
@@ -185,16 +201,21 @@ impl Store for Redb {
         }
         let mut txn = self.db.begin_write().map_err(db_err)?;
         // An edit's reindex is on the path of the query that asked for it, and an fsync
-        // there cost 0.2–20 ms. The store is a cache of the files: a crash that loses the
-        // last few saves leaves an older consistent store whose stamps no longer match the
-        // disk, so those files are indexed again at the next start.
-        use std::sync::atomic::Ordering::Relaxed;
-        if upserts.len() + removes.len() <= LAZY_RECORDS && self.lazy.load(Relaxed) < LAZY_SAVES {
-            if txn.set_durability(redb::Durability::None).is_ok() {
-                self.lazy.fetch_add(1, Relaxed);
+        // there cost 0.2–20 ms; a cold index made 50 of them. The store is a cache of the
+        // files: a crash that loses the last saves leaves an older consistent store whose
+        // stamps no longer match the disk, so those files are indexed again at the next
+        // start.
+        {
+            let mut lazy = self.lazy.lock().unwrap_or_else(|p| p.into_inner());
+            let records = lazy.1 + upserts.len() + removes.len();
+            if lazy.0 < LAZY_SAVES
+                && records < LAZY_RECORDS
+                && txn.set_durability(redb::Durability::None).is_ok()
+            {
+                *lazy = (lazy.0 + 1, records);
+            } else {
+                *lazy = (0, 0);
             }
-        } else {
-            self.lazy.store(0, Relaxed);
         }
         {
             let mut table = txn.open_table(FILES).map_err(db_err)?;

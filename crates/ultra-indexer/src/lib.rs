@@ -494,6 +494,10 @@ impl CodeIndex {
                 },
             );
             self.apply(batch, &stamps_for);
+            if big {
+                // Its saves were committed lazily; a finished index is made durable.
+                self.sync_store();
+            }
             *self.skipped.lock().unwrap_or_else(|p| p.into_inner()) += progress.skipped;
             refreshed += total;
         }
@@ -692,6 +696,15 @@ impl CodeIndex {
 
     /// Write changes through to the store, when there is one. A failure only costs a
     /// reparse at the next start.
+    fn sync_store(&self) {
+        let slot = self.store.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(Some(store)) = slot.as_ref()
+            && let Err(e) = store.sync()
+        {
+            *self.store_error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e.to_string());
+        }
+    }
+
     fn persist(
         &self,
         upserts: &[(u64, u128, &ultra_index::FileIndex)],

@@ -983,3 +983,32 @@ fn an_edit_stored_lazily_survives_a_kill() {
         assert_eq!(d["definitions"].as_array().map(Vec::len), Some(1), "{d}");
     }
 }
+
+/// A big index is saved without waiting for the disk batch by batch, then made durable
+/// once it is complete: a server killed right after indexing leaves a whole store, and
+/// the next start parses nothing again.
+#[test]
+fn a_finished_index_survives_a_kill() {
+    let ws = Ws::new();
+    for i in 0..260 {
+        ws.write(
+            &format!("src/m{i}.rs"),
+            &format!("pub fn item_{i}() -> u32 {{\n    {i}\n}}\n"),
+        );
+    }
+    let mut server = ws.serve();
+    let mut c = ws.agent("bot");
+    c.ok("code.reindex", json!({}));
+    let d = c.ok("code.findDefinition", json!({"symbol": "item_259"}));
+    assert_eq!(d["definitions"].as_array().map(Vec::len), Some(1), "{d}");
+    drop(c);
+    server.kill9();
+    let out = ws.cli(&["index", "--json-summary"]);
+    assert_eq!(out.code(), 0, "{}", out.stderr());
+    let v: Value = serde_json::from_str(out.stdout().trim()).unwrap();
+    assert_eq!(
+        (v["files"].as_u64(), v["parsed"].as_u64()),
+        (Some(260), Some(0)),
+        "{v}"
+    );
+}
