@@ -1,9 +1,18 @@
-//! Temporary: every record as JSON lines, to diff two builds.
+//! Every record `index_file` makes under a directory, one JSON line per file (with its
+//! names and a digest of its occurrences, which the JSON leaves out): run it on two builds
+//! and compare the outputs to show a change to the extractors or the scan changed nothing.
+//! `cargo run --release -p ultra-index --example dump_records -- DIR [LANG...] > out.jsonl`
+
 use std::io::Write;
 use std::path::Path;
-fn main() {
-    let root = std::env::args().nth(1).unwrap();
-    let only: Vec<String> = std::env::args().skip(2).collect();
+
+fn main() -> std::io::Result<()> {
+    let mut args = std::env::args().skip(1);
+    let Some(root) = args.next() else {
+        eprintln!("usage: dump_records DIR [LANG...]");
+        std::process::exit(2);
+    };
+    let only: Vec<String> = args.collect();
     let root = Path::new(&root);
     let mut out = std::io::BufWriter::new(std::io::stdout());
     for found in ultra_index::build::walk(root, &ultra_index::build::Exclude::none(), &|_| true) {
@@ -20,18 +29,17 @@ fn main() {
             continue;
         }
         let r = ultra_index::index_file(&found.path, &bytes);
-        serde_json::to_writer(&mut out, &r).unwrap();
+        serde_json::to_writer(&mut out, &r)?;
         let names: Vec<&str> = r.names.iter().collect();
-        let mut d: u64 = 0;
+        let mut digest: u64 = 0;
         for o in r.occurrences.iter() {
-            d = d.wrapping_mul(1_000_003).wrapping_add(
-                o.name as u64 * 7919
-                    + o.line as u64 * 31
-                    + o.column as u64 * 2
-                    + o.is_definition as u64,
-            );
+            let one = u64::from(o.name) * 7919
+                + u64::from(o.line) * 31
+                + u64::from(o.column) * 2
+                + u64::from(o.is_definition);
+            digest = digest.wrapping_mul(1_000_003).wrapping_add(one);
         }
-        write!(out, " {} {} {}", names.join(","), r.occurrences.len(), d).unwrap();
-        writeln!(out).unwrap();
+        writeln!(out, " {} {} {digest}", names.join(","), r.occurrences.len())?;
     }
+    out.flush()
 }
