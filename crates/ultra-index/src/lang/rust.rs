@@ -29,27 +29,34 @@ const ITEMS: &[&str] = &[
     "extern_crate_declaration",
 ];
 
-/// The code that may hold items below module level, in source order: the bodies of the
-/// functions and the values of the constants and statics at module level, in inline
-/// modules, impls, traits and recovered regions.
+/// The code that may hold items below module level inside an `impl`, `trait` or module
+/// that [`items`] does not read as items: its functions' bodies and its constants' values.
 fn bodies<'t>(src: &[u8], node: Node<'t>, out: &mut Vec<Node<'t>>) {
     let mut cursor = node.walk();
     for child in node.named_children(&mut cursor) {
-        match child.kind() {
-            "function_item" => out.extend(child.by_field("body")),
-            // Only a block can declare an item: most constants (windows-sys has tens of
-            // thousands) have none.
-            "const_item" | "static_item" if src[child.byte_range()].contains(&b'{') => {
-                out.extend(child.by_field("value"))
-            }
-            "mod_item" | "impl_item" | "trait_item" | "foreign_mod_item" => {
-                if let Some(b) = child.by_field("body") {
-                    bodies(src, b, out);
-                }
-            }
-            "ERROR" => bodies(src, child, out),
-            _ => {}
+        body_of(src, child, out);
+        if matches!(
+            child.kind(),
+            "mod_item" | "impl_item" | "trait_item" | "foreign_mod_item"
+        ) && let Some(b) = child.by_field("body")
+        {
+            bodies(src, b, out);
+        } else if child.kind() == "ERROR" {
+            bodies(src, child, out);
         }
+    }
+}
+
+/// The body of a function, or the value of a constant or static that has a block (only a
+/// block can declare an item: most constants, and windows-sys has tens of thousands, have
+/// none).
+fn body_of<'t>(src: &[u8], item: Node<'t>, out: &mut Vec<Node<'t>>) {
+    match item.kind() {
+        "function_item" => out.extend(item.by_field("body")),
+        "const_item" | "static_item" if src[item.byte_range()].contains(&b'{') => {
+            out.extend(item.by_field("value"))
+        }
+        _ => {}
     }
 }
 
@@ -90,15 +97,15 @@ struct Impl {
 pub(crate) fn extract(root: Node<'_>, cx: &mut Cx<'_>) {
     let mut impls = Vec::new();
     let mut mods = Vec::new();
-    items(root, cx, &mut impls, &mut mods);
+    // The code that may hold items below module level, in source order.
+    let mut found = Vec::new();
+    items(root, cx, &mut impls, &mut mods, &mut found);
     // Items inside function bodies and other blocks, at any depth: a block is read as an
     // item list when the walk meets its first item. Only nodes whose text has an item's
     // keyword are walked: most bodies have none, and a word scan costs a fraction of a walk.
     let is_item = KindSet::of(Lang::Rust, "rust-items", ITEMS);
     let is_block = KindSet::of(Lang::Rust, "rust-block", &["block"]);
     let mut read_blocks: Vec<usize> = Vec::new();
-    let mut found = Vec::new();
-    bodies(cx.src, root, &mut found);
     for body in found {
         let marks = item_keywords(&cx.src[body.byte_range()], body.start_byte());
         if marks.is_empty() {
@@ -114,7 +121,8 @@ pub(crate) fn extract(root: Node<'_>, cx: &mut Cx<'_>) {
                 && !read_blocks.contains(&parent.id())
             {
                 read_blocks.push(parent.id());
-                items(parent, cx, &mut impls, &mut Vec::new());
+                // Its functions' bodies are walked on from here.
+                items(parent, cx, &mut impls, &mut Vec::new(), &mut Vec::new());
             }
             true
         });
@@ -137,9 +145,17 @@ pub(crate) fn extract(root: Node<'_>, cx: &mut Cx<'_>) {
     }
 }
 
-/// The items of a source file, inline module, or `extern` block.
-fn items(node: Node<'_>, cx: &mut Cx<'_>, impls: &mut Vec<Impl>, mods: &mut Vec<String>) {
+/// The items of a source file, inline module, or `extern` block; the code below them
+/// that may hold more items (functions' bodies, constants' blocks) goes to `found`.
+fn items<'t>(
+    node: Node<'t>,
+    cx: &mut Cx<'_>,
+    impls: &mut Vec<Impl>,
+    mods: &mut Vec<String>,
+    found: &mut Vec<Node<'t>>,
+) {
     for child in children(node) {
+        body_of(cx.src, child, found);
         match child.kind() {
             "function_item" | "function_signature_item" => {
                 let exported = has_child(child, "visibility_modifier");
@@ -147,19 +163,30 @@ fn items(node: Node<'_>, cx: &mut Cx<'_>, impls: &mut Vec<Impl>, mods: &mut Vec<
             }
             "struct_item" | "union_item" => structure(cx, child),
             "enum_item" => enumeration(cx, child),
-            "trait_item" => trait_item(cx, child),
-            "impl_item" => impls.extend(impl_item(cx, child)),
+            "trait_item" | "impl_item" => {
+                if let Some(body) = child.by_field("body") {
+                    bodies(cx.src, body, found);
+                }
+                if child.kind() == "trait_item" {
+                    trait_item(cx, child);
+                } else {
+                    impls.extend(impl_item(cx, child));
+                }
+            }
             "type_item" => cx.define_named(child, DefKind::Type, None),
             "const_item" | "static_item" => cx.define_named(child, DefKind::Const, None),
             "macro_definition" => cx.define_named(child, DefKind::Function, None),
             "mod_item" => {
                 cx.define_named(child, DefKind::Module, None);
                 let Some(name) = cx.field(child, "name") else {
+                    if let Some(body) = child.by_field("body") {
+                        bodies(cx.src, body, found);
+                    }
                     continue;
                 };
                 if let Some(body) = child.by_field("body") {
                     mods.push(name);
-                    items(body, cx, impls, mods);
+                    items(body, cx, impls, mods, found);
                     mods.pop();
                 } else {
                     let mut path = mods.clone();
@@ -169,7 +196,7 @@ fn items(node: Node<'_>, cx: &mut Cx<'_>, impls: &mut Vec<Impl>, mods: &mut Vec<
             }
             "foreign_mod_item" => {
                 if let Some(body) = child.by_field("body") {
-                    items(body, cx, impls, mods);
+                    items(body, cx, impls, mods, found);
                 }
             }
             "use_declaration" => {
@@ -188,7 +215,7 @@ fn items(node: Node<'_>, cx: &mut Cx<'_>, impls: &mut Vec<Impl>, mods: &mut Vec<
                 }
             }
             // Recovered items can sit inside an ERROR node.
-            "ERROR" => items(child, cx, impls, mods),
+            "ERROR" => items(child, cx, impls, mods, found),
             _ => {}
         }
     }
