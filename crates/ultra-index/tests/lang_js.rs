@@ -262,6 +262,8 @@ fn nested_definitions_as_ctags_finds_them() {
         ("inBlock", None, 47),
         // A shorthand method with no function or arrow in sight.
         ("reset", Some("plain"), 51),
+        // An arrow bound to a variable in a block with no other definition.
+        ("twice", None, 57),
     ];
     for (name, container, line) in want {
         assert!(

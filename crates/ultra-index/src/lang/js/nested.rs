@@ -261,11 +261,11 @@ pub(super) fn nested_and_imports(cx: &mut Cx<'_>, st: &mut State, root: Node<'_>
 }
 
 /// Where in `text` something the walk above looks for can start: the words `function`,
-/// `class`, `import`, `export` and `require`, an arrow `=>`, and a `{` after `=` or `:`
-/// (an object whose shorthand methods have a name to belong to). Every node the walk acts
-/// on holds one, except the members of a class body and of such an object, whose parent
-/// does; so a node without one is not walked into. Marks in comments and strings only
-/// cost a needless descent.
+/// `class`, `import`, `export` and `require`, an `=` or `:` before what may be an arrow
+/// function, and a `{` after `=` or `:` (an object whose shorthand methods have a name to
+/// belong to). Every node the walk acts on holds one, except the members of a class body
+/// and of such an object, whose parent does; so a node without one is not walked into.
+/// Marks in comments and strings only cost a needless descent.
 fn definition_marks(text: &[u8]) -> Vec<usize> {
     let is_ident = |c: u8| crate::lex::ident_byte(c) || c == b'$';
     let mut found = Vec::new();
@@ -291,7 +291,13 @@ fn definition_marks(text: &[u8]) -> Vec<usize> {
             continue;
         }
         match c {
-            b'>' if i > 0 && text[i - 1] == b'=' => found.push(i - 1),
+            // A value that may be an arrow function: `= (a) =>`, `: async x =>`, `= <T>(`,
+            // `= x =>` (an arrow elsewhere, such as a callback, defines nothing).
+            b'=' | b':' if !matches!(text.get(i + 1), Some(b'=' | b'>' | b':')) => {
+                if arrow_starts(text, i + 1) {
+                    found.push(i);
+                }
+            }
             b'{' => {
                 let before = text[..i]
                     .iter()
@@ -366,20 +372,54 @@ fn enclosing_class(cx: &Cx<'_>, ancestors: &[Node<'_>]) -> Option<String> {
     class.by_field("name").map(|n| cx.text(n))
 }
 
+/// Whether what follows `at` (after blanks) may start an arrow function: `(`, `<`,
+/// `async`, or a name and then `=>`.
+fn arrow_starts(text: &[u8], at: usize) -> bool {
+    let skip_blank = |mut i: usize| {
+        while text.get(i).is_some_and(u8::is_ascii_whitespace) {
+            i += 1;
+        }
+        i
+    };
+    let i = skip_blank(at);
+    match text.get(i) {
+        Some(b'(' | b'<') => true,
+        Some(&c) if crate::lex::ident_byte(c) || c == b'$' => {
+            let mut j = i;
+            while text
+                .get(j)
+                .is_some_and(|&c| crate::lex::ident_byte(c) || c == b'$')
+            {
+                j += 1;
+            }
+            &text[i..j] == b"async" || text[skip_blank(j)..].starts_with(b"=>")
+        }
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::definition_marks;
 
     #[test]
     fn marks_are_keywords_arrows_and_named_objects() {
-        let src = b"x.class = require('a'); const o = { a() {} }; if (y) { f(() => 1) } k: {}";
+        let src = b"x.class = require('a'); const o = { a() {} }; if (y) { f(() => 1) } k: {} \
+            g = x => x; h: async () => 0; i = (1 + 2);";
         let at = |s: &str| {
             let needle = s.as_bytes();
             src.windows(needle.len()).position(|w| w == needle).unwrap()
         };
         assert_eq!(
             definition_marks(src),
-            [at("require"), at("{ a("), at("=> 1"), at("k: {") + 3]
+            [
+                at("require"),
+                at("{ a("),
+                at("k: {") + 3,
+                at("= x =>"),
+                at(": async"),
+                at("= (1")
+            ]
         );
     }
 }
