@@ -13,10 +13,17 @@ use crate::store::Stored;
 /// Encode a stored record: its disk stamp (`len`, `mtime_ns`) and the record.
 pub(crate) fn encode_parts(len: u64, mtime_ns: u128, r: &FileIndex) -> Vec<u8> {
     let mut w = Vec::with_capacity(256 + r.occurrences.heap_bytes() + r.names.heap_bytes());
-    len.enc(&mut w);
-    mtime_ns.enc(&mut w);
-    r.enc(&mut w);
+    encode_into(&mut w, len, mtime_ns, r);
     w
+}
+
+/// [`encode_parts`] into `w` (cleared first): a save reuses one buffer for all its records
+/// rather than growing a new one for each.
+pub(crate) fn encode_into(w: &mut Vec<u8>, len: u64, mtime_ns: u128, r: &FileIndex) {
+    w.clear();
+    len.enc(w);
+    mtime_ns.enc(w);
+    r.enc(w);
 }
 
 /// Decode what [`encode_parts`] wrote; `None` if it is malformed or has bytes left over.

@@ -219,8 +219,9 @@ impl Store for Redb {
         }
         {
             let mut table = txn.open_table(FILES).map_err(db_err)?;
+            let mut bytes = Vec::new();
             for (len, mtime, record) in upserts {
-                let bytes = codec::encode_parts(*len, *mtime, record);
+                codec::encode_into(&mut bytes, *len, *mtime, record);
                 table
                     .insert(record.path.as_str(), bytes.as_slice())
                     .map_err(db_err)?;
