@@ -293,10 +293,11 @@ fn definition_marks(text: &[u8]) -> Vec<usize> {
         match c {
             // A value that may be an arrow function: `= (a) =>`, `: async x =>`, `= <T>(`,
             // `= x =>` (an arrow elsewhere, such as a callback, defines nothing).
-            b'=' | b':' if !matches!(text.get(i + 1), Some(b'=' | b'>' | b':')) => {
-                if arrow_starts(text, i + 1) {
-                    found.push(i);
-                }
+            b'=' | b':'
+                if !matches!(text.get(i + 1), Some(b'=' | b'>' | b':'))
+                    && arrow_starts(text, i + 1) =>
+            {
+                found.push(i)
             }
             b'{' => {
                 let before = text[..i]
