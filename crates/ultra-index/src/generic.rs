@@ -372,15 +372,16 @@ impl<'s, 'a> Facts<'s, 'a> {
 
     /// The distinct names sorted, and the occurrences referring to them.
     fn occurrences(&mut self, defs: &DefSpots) -> (Vec<String>, Vec<Occurrence>) {
-        let mut order: Vec<usize> = (0..self.distinct.len()).collect();
-        order.sort_unstable_by(|&a, &b| self.distinct[a].cmp(self.distinct[b]));
+        // Sorted as (name, id) pairs: comparing through an index table missed the cache.
+        let mut order: Vec<(&str, u32)> = self.distinct.iter().copied().zip(0u32..).collect();
+        order.sort_unstable();
         let mut new_id = vec![0u32; order.len()];
         let names = order
             .iter()
             .enumerate()
-            .map(|(i, &d)| {
-                new_id[d] = i as u32;
-                self.distinct[d].to_string()
+            .map(|(i, &(name, d))| {
+                new_id[d as usize] = i as u32;
+                name.to_string()
             })
             .collect();
         // Both in source order: a merge flags the definitions, no lookup per occurrence.

@@ -379,7 +379,7 @@ pub(crate) fn edit_between(old: &[u8], new: &[u8]) -> tree_sitter::InputEdit {
 }
 
 fn line_count(content: &[u8]) -> u32 {
-    let n = content.iter().filter(|&&b| b == b'\n').count();
+    let n = memchr::memchr_iter(b'\n', content).count();
     let last = usize::from(!content.is_empty() && !content.ends_with(b"\n"));
     (n + last) as u32
 }
