@@ -65,9 +65,7 @@ fn nested_and_imports(cx: &mut Cx<'_>, root: Node<'_>) {
         ],
     );
     // Only a node whose text holds one of these words can hold what the walk looks for.
-    let marks = super::word_marks(cx.src, 0, b".", |w| {
-        matches!(w, b"def" | b"class" | b"import")
-    });
+    let marks = super::few_word_marks(cx.src, b".", &[b"def", b"class", b"import"]);
     let marked = |from: usize, to: usize| super::marked_in(&marks, from, to);
     each_node(root, |node, ancestors| {
         if !wanted.has(node) {
