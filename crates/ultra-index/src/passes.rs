@@ -189,7 +189,7 @@ pub fn index_file(path: &str, content: &[u8]) -> FileIndex {
     };
     if let Some(tree) = parse(lang, content, None) {
         extract(lang, &tree, content, &mut out);
-        let generic = Generic::full(lang, &tree, content, &def_spots(&out));
+        let generic = Generic::full(lang, tree, content, &def_spots(&out));
         finish(&mut out, generic);
     }
     out
@@ -681,7 +681,12 @@ mod tests {
                     if let Some(next) = &next {
                         let lang = inc.lang.unwrap();
                         extract(lang, &next.tree, text.as_bytes(), &mut full);
-                        let g = Generic::full(lang, &next.tree, text.as_bytes(), &def_spots(&full));
+                        let g = Generic::full(
+                            lang,
+                            next.tree.clone(),
+                            text.as_bytes(),
+                            &def_spots(&full),
+                        );
                         finish(&mut full, g);
                     }
                     let fresh = index_file(path, text.as_bytes());
