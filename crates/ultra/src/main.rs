@@ -204,7 +204,6 @@ enum Sub {
 }
 
 fn main() -> ExitCode {
-    tune_allocator();
     use clap::{CommandFactory, FromArgMatches};
     let matches = Cli::command().get_matches();
     let cli = match Cli::from_arg_matches(&matches) {
@@ -291,22 +290,5 @@ fn main() -> ExitCode {
             let _ = Cli::command().print_help();
             ExitCode::from(2)
         }
-    }
-}
-
-/// glibc returns freed memory at the top of each thread's heap to the OS and asks for it
-/// again on the next request (an `mprotect` or `brk` pair per call under load). Keeping a
-/// few MiB around removes those syscalls from every command.
-fn tune_allocator() {
-    // SAFETY: mallopt only sets allocator parameters; called first thing in main, before
-    // any other thread exists.
-    unsafe {
-        libc::mallopt(libc::M_TRIM_THRESHOLD, 32 << 20);
-        libc::mallopt(libc::M_TOP_PAD, 4 << 20);
-        // Per-thread arenas grow with mprotect and ignore the pad above, so keep them few;
-        // but the indexer parses on every core and tree-sitter allocates constantly: with
-        // a single arena its threads queue on the arena lock (a cold index ran 2.2x
-        // slower). Four covers the cores here.
-        libc::mallopt(libc::M_ARENA_MAX, 4);
     }
 }
