@@ -3,6 +3,9 @@
 //! and compare the outputs to show a change to the extractors or the scan changed nothing.
 //! `cargo run --release -p ultra-index --example dump_records -- DIR [LANG...] > out.jsonl`
 
+#[path = "support/sources.rs"]
+mod sources;
+
 use std::io::Write;
 use std::path::Path;
 
@@ -15,20 +18,8 @@ fn main() -> std::io::Result<()> {
     let only: Vec<String> = args.collect();
     let root = Path::new(&root);
     let mut out = std::io::BufWriter::new(std::io::stdout());
-    for found in ultra_index::build::walk(root, &ultra_index::build::Exclude::none(), &|_| true) {
-        let Some(lang) = ultra_index::Lang::of_path(&found.path) else {
-            continue;
-        };
-        if !only.is_empty() && !only.iter().any(|l| l == lang.as_str()) {
-            continue;
-        }
-        let Ok(bytes) = std::fs::read(&found.abs) else {
-            continue;
-        };
-        if bytes.len() > ultra_index::passes::MAX_PARSE_BYTES {
-            continue;
-        }
-        let r = ultra_index::index_file(&found.path, &bytes);
+    for (path, bytes, _) in sources::sources(root, &only) {
+        let r = ultra_index::index_file(&path, &bytes);
         serde_json::to_writer(&mut out, &r)?;
         let names: Vec<&str> = r.names.iter().collect();
         let mut digest: u64 = 0;

@@ -3,6 +3,9 @@
 //! each is kept (a noisy machine slows passes, it never speeds them up).
 //! `cargo run --release -p ultra-index --example index_passes -- DIR [PASSES] [LANG...]`
 
+#[path = "support/sources.rs"]
+mod sources;
+
 use std::path::Path;
 use std::time::Instant;
 
@@ -14,22 +17,7 @@ fn main() {
     };
     let passes: usize = args.next().and_then(|p| p.parse().ok()).unwrap_or(3);
     let only: Vec<String> = args.collect();
-    let mut files = Vec::new();
-    let exclude = ultra_index::build::Exclude::none();
-    for found in ultra_index::build::walk(Path::new(&root), &exclude, &|_| true) {
-        let Some(lang) = ultra_index::Lang::of_path(&found.path) else {
-            continue;
-        };
-        if !only.is_empty() && !only.iter().any(|l| l == lang.as_str()) {
-            continue;
-        }
-        let Ok(bytes) = std::fs::read(&found.abs) else {
-            continue;
-        };
-        if bytes.len() <= ultra_index::passes::MAX_PARSE_BYTES {
-            files.push((found.path, bytes, lang));
-        }
-    }
+    let files: Vec<_> = sources::sources(Path::new(&root), &only).collect();
     let (mut index, mut parse) = (f64::MAX, f64::MAX);
     for _ in 0..passes.max(1) {
         let t = Instant::now();

@@ -2,6 +2,9 @@
 //! the whole of [`ultra_index::index_file`], per language, and the slowest files.
 //! `cargo run --release -p ultra-index --example parse_throughput DIR`
 
+#[path = "support/sources.rs"]
+mod sources;
+
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Instant;
@@ -12,28 +15,19 @@ fn main() {
     let mut slowest = Vec::new();
     // Per language: parse seconds, index seconds, bytes.
     let mut by_lang: BTreeMap<&str, (f64, f64, usize)> = BTreeMap::new();
-    for found in ultra_index::build::walk(root, &ultra_index::build::Exclude::none(), &|_| true) {
-        let Some(lang) = ultra_index::Lang::of_path(&found.path) else {
-            continue;
-        };
-        let Ok(bytes) = std::fs::read(&found.abs) else {
-            continue;
-        };
-        if bytes.len() > ultra_index::passes::MAX_PARSE_BYTES {
-            continue;
-        }
+    for (path, bytes, lang) in sources::sources(root, &[]) {
         let t = Instant::now();
         let tree = ultra_index::passes::parse(lang, &bytes, None);
         let parse = t.elapsed().as_secs_f64();
         drop(tree);
         let t = Instant::now();
-        std::hint::black_box(ultra_index::index_file(&found.path, &bytes));
+        std::hint::black_box(ultra_index::index_file(&path, &bytes));
         let all = t.elapsed().as_secs_f64();
         let e = by_lang.entry(lang.as_str()).or_default();
         e.0 += parse;
         e.1 += all;
         e.2 += bytes.len();
-        slowest.push((all, parse, bytes.len(), found.path));
+        slowest.push((all, parse, bytes.len(), path));
     }
     slowest.sort_by(|a, b| b.0.total_cmp(&a.0));
     // Linking ultra-budget gives this the allocator `ultra` has.
