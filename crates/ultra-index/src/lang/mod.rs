@@ -457,8 +457,8 @@ pub(crate) fn few_word_marks(text: &[u8], not_after: &[u8], words: &[&[u8]]) -> 
         for at in memchr::memmem::find_iter(text, w) {
             let before = at.checked_sub(1).map(|b| text[b]);
             let after = text.get(at + w.len()).copied();
-            let whole = !before.is_some_and(|b| crate::lex::ident_byte(b) || b == b'$')
-                && !after.is_some_and(|b| crate::lex::ident_byte(b) || b == b'$');
+            let whole = !before.is_some_and(crate::lex::ident_byte)
+                && !after.is_some_and(crate::lex::ident_byte);
             if whole && !before.is_some_and(|b| not_after.contains(&b)) {
                 found.push(at);
             }

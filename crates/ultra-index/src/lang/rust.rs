@@ -35,15 +35,20 @@ fn bodies<'t>(src: &[u8], node: Node<'t>, out: &mut Vec<Node<'t>>) {
     let mut cursor = node.walk();
     for child in node.named_children(&mut cursor) {
         body_of(src, child, out);
-        if matches!(
-            child.kind(),
-            "mod_item" | "impl_item" | "trait_item" | "foreign_mod_item"
-        ) && let Some(b) = child.by_field("body")
-        {
-            bodies(src, b, out);
-        } else if child.kind() == "ERROR" {
-            bodies(src, child, out);
+        match child.kind() {
+            "mod_item" | "impl_item" | "trait_item" | "foreign_mod_item" => {
+                bodies_under(src, child, out)
+            }
+            "ERROR" => bodies(src, child, out),
+            _ => {}
         }
+    }
+}
+
+/// [`bodies`] in `item`'s body, when it has one.
+fn bodies_under<'t>(src: &[u8], item: Node<'t>, out: &mut Vec<Node<'t>>) {
+    if let Some(body) = item.by_field("body") {
+        bodies(src, body, out);
     }
 }
 
@@ -163,15 +168,13 @@ fn items<'t>(
             }
             "struct_item" | "union_item" => structure(cx, child),
             "enum_item" => enumeration(cx, child),
-            "trait_item" | "impl_item" => {
-                if let Some(body) = child.by_field("body") {
-                    bodies(cx.src, body, found);
-                }
-                if child.kind() == "trait_item" {
-                    trait_item(cx, child);
-                } else {
-                    impls.extend(impl_item(cx, child));
-                }
+            "trait_item" => {
+                bodies_under(cx.src, child, found);
+                trait_item(cx, child);
+            }
+            "impl_item" => {
+                bodies_under(cx.src, child, found);
+                impls.extend(impl_item(cx, child));
             }
             "type_item" => cx.define_named(child, DefKind::Type, None),
             "const_item" | "static_item" => cx.define_named(child, DefKind::Const, None),
@@ -179,9 +182,7 @@ fn items<'t>(
             "mod_item" => {
                 cx.define_named(child, DefKind::Module, None);
                 let Some(name) = cx.field(child, "name") else {
-                    if let Some(body) = child.by_field("body") {
-                        bodies(cx.src, body, found);
-                    }
+                    bodies_under(cx.src, child, found);
                     continue;
                 };
                 if let Some(body) = child.by_field("body") {

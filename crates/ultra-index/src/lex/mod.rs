@@ -226,6 +226,11 @@ pub(crate) fn ident_byte(b: u8) -> bool {
     WORD[usize::from(b)]
 }
 
+/// [`ident_byte`] in JavaScript and TypeScript, where `$` continues a word too.
+pub(crate) fn ident_byte_js(b: u8) -> bool {
+    WORD_JS[usize::from(b)]
+}
+
 /// Bytes that continue a word, as tables (a word is most of what the scan reads).
 const WORD: [bool; 256] = word_table(false);
 const WORD_JS: [bool; 256] = word_table(true);

@@ -267,7 +267,7 @@ pub(super) fn nested_and_imports(cx: &mut Cx<'_>, st: &mut State, root: Node<'_>
 /// and of such an object, whose parent does; so a node without one is not walked into.
 /// Marks in comments and strings only cost a needless descent.
 fn definition_marks(text: &[u8]) -> Vec<usize> {
-    let is_ident = |c: u8| crate::lex::ident_byte(c) || c == b'$';
+    let is_ident = crate::lex::ident_byte_js;
     let mut found = Vec::new();
     let mut i = 0;
     while i < text.len() {
@@ -349,8 +349,9 @@ fn owner_name(cx: &Cx<'_>, object: Node<'_>) -> String {
 }
 
 /// What the object literal holding a member (whose `ancestors` are given, its parent
-/// last) is called: the variable it initialises, or the property it is assigned to. (Anonymous objects, such as arguments and return values,
-/// name no owner, and their functions are not definitions.)
+/// last) is called: the variable it initialises, or the property it is assigned to.
+/// (Anonymous objects, such as arguments and return values, name no owner, and their
+/// functions are not definitions.)
 fn object_owner(cx: &Cx<'_>, ancestors: &[Node<'_>]) -> Option<String> {
     let [.., holder, _object] = ancestors else {
         return None;
@@ -385,12 +386,9 @@ fn arrow_starts(text: &[u8], at: usize) -> bool {
     let i = skip_blank(at);
     match text.get(i) {
         Some(b'(' | b'<') => true,
-        Some(&c) if crate::lex::ident_byte(c) || c == b'$' => {
+        Some(&c) if crate::lex::ident_byte_js(c) => {
             let mut j = i;
-            while text
-                .get(j)
-                .is_some_and(|&c| crate::lex::ident_byte(c) || c == b'$')
-            {
+            while text.get(j).copied().is_some_and(crate::lex::ident_byte_js) {
                 j += 1;
             }
             &text[i..j] == b"async" || text[skip_blank(j)..].starts_with(b"=>")
