@@ -274,24 +274,40 @@ pub fn index_files(
         }
         return progress;
     }
-    let (tx, rx) = mpsc::sync_channel::<Option<(FileIndex, Vec<u8>)>>(256);
+    // Records go to the calling thread in batches: one per file woke it up once per file,
+    // and those wake-ups cost more than it takes to store a small file. Files someone is
+    // waiting for (`first`, scheduled at the front) are sent at once.
+    const BATCH: usize = 16;
+    let urgent = files.iter().take_while(|f| first.contains(&f.path)).count();
+    let (tx, rx) = mpsc::sync_channel::<Vec<Option<(FileIndex, Vec<u8>)>>>(256 / BATCH);
     std::thread::scope(|scope| {
         for _ in 0..threads {
             let tx = tx.clone();
             let (files, next) = (&files, &next);
             scope.spawn(move || {
+                let mut batch = Vec::with_capacity(BATCH);
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(f) = files.get(i) else { return };
-                    if tx.send(index_one(f)).is_err() {
+                    let Some(f) = files.get(i) else { break };
+                    batch.push(index_one(f));
+                    if (batch.len() >= BATCH || i < urgent)
+                        && tx
+                            .send(std::mem::replace(&mut batch, Vec::with_capacity(BATCH)))
+                            .is_err()
+                    {
                         return;
                     }
+                }
+                if !batch.is_empty() {
+                    let _ = tx.send(batch);
                 }
             });
         }
         drop(tx);
-        for msg in rx {
-            receive(msg);
+        for batch in rx {
+            for msg in batch {
+                receive(msg);
+            }
         }
     });
     progress

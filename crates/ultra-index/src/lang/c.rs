@@ -60,7 +60,7 @@ pub(crate) fn extract(root: Node<'_>, cx: &mut Cx<'_>) {
 /// preprocessor conditional.
 fn decls<'t>(node: Node<'t>, cx: &mut Cx<'_>, st: &mut State<'t>) {
     for child in children(node) {
-        match child.kind() {
+        match child.kind_name() {
             "preproc_include" => include(cx, child),
             "preproc_def" | "preproc_function_def" => macro_def(cx, child, node),
             "preproc_ifdef"
@@ -103,7 +103,7 @@ fn decls<'t>(node: Node<'t>, cx: &mut Cx<'_>, st: &mut State<'t>) {
 fn is_static(cx: &Cx<'_>, node: Node<'_>) -> bool {
     children(node)
         .into_iter()
-        .any(|c| c.kind() == "storage_class_specifier" && cx.text(c) == "static")
+        .any(|c| c.kind_name() == "storage_class_specifier" && cx.text(c) == "static")
 }
 
 /// The doc comment above `first`, else above `then` (a template or typedef around it, or
@@ -119,7 +119,7 @@ fn include(cx: &mut Cx<'_>, node: Node<'_>) {
         return;
     };
     let text = cx.text(path);
-    let source = if path.kind() == "string_literal" {
+    let source = if path.kind_name() == "string_literal" {
         text.trim_matches('"').to_string()
     } else {
         text.trim().to_string()
@@ -134,9 +134,9 @@ fn macro_def(cx: &mut Cx<'_>, node: Node<'_>, parent: Node<'_>) {
     let Some(name) = node.by_field("name") else {
         return;
     };
-    let guard = node.kind() == "preproc_def"
+    let guard = node.kind_name() == "preproc_def"
         && node.by_field("value").is_none()
-        && parent.kind() == "preproc_ifdef"
+        && parent.kind_name() == "preproc_ifdef"
         && cx.field(parent, "name") == Some(cx.text(name));
     if !guard {
         // The directive's node ends after its newline: end at its last part instead.
@@ -152,11 +152,11 @@ fn macro_def(cx: &mut Cx<'_>, node: Node<'_>, parent: Node<'_>) {
 fn function_declarator<'t>(mut node: Node<'t>) -> Option<(Node<'t>, String)> {
     let mut ptr = String::new();
     for _ in 0..32 {
-        match node.kind() {
+        match node.kind_name() {
             "function_declarator" => {
                 // A parenthesized inner declarator is a function pointer, not a function.
                 let inner = node.by_field("declarator")?;
-                return (inner.kind() != "parenthesized_declarator").then_some((node, ptr));
+                return (inner.kind_name() != "parenthesized_declarator").then_some((node, ptr));
             }
             "pointer_declarator" => {
                 ptr.push('*');
@@ -179,7 +179,7 @@ fn function_declarator<'t>(mut node: Node<'t>) -> Option<(Node<'t>, String)> {
 fn declared_name(node: Node<'_>) -> Option<Node<'_>> {
     let mut node = node;
     for _ in 0..32 {
-        match node.kind() {
+        match node.kind_name() {
             "identifier" | "field_identifier" | "type_identifier" => return Some(node),
             "init_declarator"
             | "pointer_declarator"
@@ -190,7 +190,7 @@ fn declared_name(node: Node<'_>) -> Option<Node<'_>> {
             "reference_declarator" | "parenthesized_declarator" | "attributed_declarator" => {
                 node = children(node)
                     .into_iter()
-                    .find(|c| c.kind() != "attribute_specifier")?;
+                    .find(|c| c.kind_name() != "attribute_specifier")?;
             }
             _ => return None,
         }
@@ -201,13 +201,13 @@ fn declared_name(node: Node<'_>) -> Option<Node<'_>> {
 /// A function's name node and its class, from the declarator's name: `f`, `Foo::f`,
 /// `Foo<T>::f`, `~Foo`, `operator+`.
 fn function_name<'t>(cx: &Cx<'_>, node: Node<'t>) -> Option<(Node<'t>, Option<String>)> {
-    match node.kind() {
+    match node.kind_name() {
         "qualified_identifier" => {
             let scope = node.by_field("scope");
             let name = node.by_field("name")?;
             let (leaf, inner) = function_name(cx, name)?;
             let class = inner.or_else(|| {
-                scope.map(|s| match s.kind() {
+                scope.map(|s| match s.kind_name() {
                     "template_type" => cx.field(s, "name").unwrap_or_else(|| cx.squished(s)),
                     _ => cx.squished(s),
                 })
@@ -248,14 +248,14 @@ fn function<'t>(
     let params = params(cx, decl.by_field("parameters"));
     let trailing = children(decl)
         .into_iter()
-        .find(|c| c.kind() == "trailing_return_type")
+        .find(|c| c.kind_name() == "trailing_return_type")
         .and_then(|t| children(t).into_iter().next());
     let return_type = match (trailing, node.by_field("type")) {
         (Some(t), _) => Some(cx.squished(t)),
         (None, Some(t)) => {
             let mut parts: Vec<String> = children(node)
                 .into_iter()
-                .filter(|c| c.kind() == "type_qualifier" && c.end_byte() <= t.start_byte())
+                .filter(|c| c.kind_name() == "type_qualifier" && c.end_byte() <= t.start_byte())
                 .map(|c| cx.text(c))
                 .collect();
             parts.push(cx.squished(t));
@@ -272,7 +272,7 @@ fn function<'t>(
     // `template <...>` belongs to the item.
     let outer = node
         .parent()
-        .filter(|p| p.kind() == "template_declaration")
+        .filter(|p| p.kind_name() == "template_declaration")
         .unwrap_or(node);
     let is_static = is_static(cx, node);
     let f = Function {
@@ -290,7 +290,7 @@ fn function<'t>(
         line_start: line(outer),
         line_end: end_line(node),
     };
-    if node.kind() == "function_definition" {
+    if node.kind_name() == "function_definition" {
         cx.function(name_node, node, class.as_deref(), f);
     } else {
         st.protos.push(Proto {
@@ -316,7 +316,7 @@ fn function<'t>(
 fn declaration<'t>(cx: &mut Cx<'_>, node: Node<'t>, st: &mut State<'t>) {
     if let Some(ty) = node.by_field("type")
         && matches!(
-            ty.kind(),
+            ty.kind_name(),
             "struct_specifier" | "union_specifier" | "enum_specifier" | "class_specifier"
         )
     {
@@ -350,7 +350,7 @@ fn typedef<'t>(cx: &mut Cx<'_>, node: Node<'t>, st: &mut State<'t>) {
         .collect();
     if let Some(ty) = node.by_field("type")
         && matches!(
-            ty.kind(),
+            ty.kind_name(),
             "struct_specifier" | "union_specifier" | "enum_specifier" | "class_specifier"
         )
     {
@@ -383,13 +383,13 @@ fn class_like<'t>(
     let Some(name_node) = spec.by_field("name").or(typedef_name) else {
         return;
     };
-    let name_node = match name_node.kind() {
+    let name_node = match name_node.kind_name() {
         "template_type" => name_node.by_field("name").unwrap_or(name_node),
         "qualified_identifier" => name_node.by_field("name").unwrap_or(name_node),
         _ => name_node,
     };
     let name = cx.text(name_node);
-    let (kind, def_kind) = match spec.kind() {
+    let (kind, def_kind) = match spec.kind_name() {
         "class_specifier" => ("class", DefKind::Class),
         "union_specifier" => ("union", DefKind::Struct),
         "enum_specifier" => ("enum", DefKind::Enum),
@@ -400,7 +400,7 @@ fn class_like<'t>(
         .parent()
         .filter(|p| {
             matches!(
-                p.kind(),
+                p.kind_name(),
                 "type_definition" | "template_declaration" | "declaration"
             )
         })
@@ -416,11 +416,11 @@ fn class_like<'t>(
     };
     if let Some(bases) = children(spec)
         .into_iter()
-        .find(|c| c.kind() == "base_class_clause")
+        .find(|c| c.kind_name() == "base_class_clause")
     {
         let mut names = children(bases)
             .into_iter()
-            .filter(|b| !matches!(b.kind(), "access_specifier" | "virtual" | "comment"))
+            .filter(|b| !matches!(b.kind_name(), "access_specifier" | "virtual" | "comment"))
             .map(|b| cx.squished(b));
         class.extends = names.next();
         class.implements = names.collect();
@@ -428,7 +428,7 @@ fn class_like<'t>(
     if kind == "enum" {
         let mut enumerators = Vec::new();
         for e in children(body) {
-            if e.kind() == "enumerator"
+            if e.kind_name() == "enumerator"
                 && let Some(n) = e.by_field("name")
             {
                 class.properties.push(Property {
@@ -484,7 +484,7 @@ fn members<'t>(
     st: &mut State<'t>,
 ) {
     for m in children(body) {
-        match m.kind() {
+        match m.kind_name() {
             "access_specifier" => *public = cx.text(m).trim_end_matches(':').trim() == "public",
             "function_definition" if cpp => {
                 if let Some((_, method)) = function(cx, m, Some(class), *public, st) {
@@ -532,12 +532,12 @@ fn members<'t>(
                 }
                 let is_static = is_static(cx, m);
                 let is_readonly = children(m).into_iter().any(|c| {
-                    c.kind() == "type_qualifier"
+                    c.kind_name() == "type_qualifier"
                         && matches!(cx.text(c).as_str(), "const" | "constexpr")
                 });
                 if let Some(ty) = m.by_field("type")
                     && matches!(
-                        ty.kind(),
+                        ty.kind_name(),
                         "struct_specifier"
                             | "union_specifier"
                             | "enum_specifier"

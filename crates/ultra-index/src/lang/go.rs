@@ -25,7 +25,7 @@ pub(crate) fn extract(root: Node<'_>, cx: &mut Cx<'_>) {
 
 fn top_level(node: Node<'_>, cx: &mut Cx<'_>, methods: &mut Vec<(String, Method)>) {
     for child in children(node) {
-        match child.kind() {
+        match child.kind_name() {
             "function_declaration" => {
                 function(cx, child, None);
             }
@@ -35,7 +35,7 @@ fn top_level(node: Node<'_>, cx: &mut Cx<'_>, methods: &mut Vec<(String, Method)
                     .and_then(|r| {
                         children(r)
                             .into_iter()
-                            .find(|p| p.kind() == "parameter_declaration")
+                            .find(|p| p.kind_name() == "parameter_declaration")
                     })
                     .and_then(|p| p.by_field("type"))
                     .map(|t| type_name(cx, t));
@@ -47,7 +47,7 @@ fn top_level(node: Node<'_>, cx: &mut Cx<'_>, methods: &mut Vec<(String, Method)
             }
             "type_declaration" => {
                 for spec in children(child) {
-                    match spec.kind() {
+                    match spec.kind_name() {
                         "type_spec" => type_spec(cx, spec, child),
                         "type_alias" => cx.define_named(spec, DefKind::Type, None),
                         _ => {}
@@ -71,7 +71,9 @@ fn exported(name: &str) -> bool {
 /// The comment block above a spec, or above its declaration when the spec is its first.
 fn doc(cx: &Cx<'_>, spec: Node<'_>, decl: Node<'_>) -> Option<String> {
     cx.doc_above(spec).or_else(|| {
-        let first = children(decl).into_iter().find(|c| c.kind() != "comment");
+        let first = children(decl)
+            .into_iter()
+            .find(|c| c.kind_name() != "comment");
         (first == Some(spec) || spec == decl)
             .then(|| cx.doc_above(decl))
             .flatten()
@@ -80,7 +82,7 @@ fn doc(cx: &Cx<'_>, spec: Node<'_>, decl: Node<'_>) -> Option<String> {
 
 /// The base name of a receiver or embedded type: `Store` for `*Store`, `List[T]`, `pkg.Store`.
 fn type_name(cx: &Cx<'_>, node: Node<'_>) -> String {
-    match node.kind() {
+    match node.kind_name() {
         "pointer_type" | "parenthesized_type" => children(node)
             .into_iter()
             .next()
@@ -103,7 +105,7 @@ fn params(cx: &Cx<'_>, list: Option<Node<'_>>) -> Vec<String> {
     };
     for p in children(list) {
         if !matches!(
-            p.kind(),
+            p.kind_name(),
             "parameter_declaration" | "variadic_parameter_declaration"
         ) {
             continue;
@@ -117,7 +119,7 @@ fn params(cx: &Cx<'_>, list: Option<Node<'_>>) -> Vec<String> {
         if names.len() > 1
             && let Some(ty) = &ty
         {
-            let dots = if p.kind() == "variadic_parameter_declaration" {
+            let dots = if p.kind_name() == "variadic_parameter_declaration" {
                 "..."
             } else {
                 ""
@@ -165,7 +167,7 @@ fn type_spec(cx: &mut Cx<'_>, spec: Node<'_>, decl: Node<'_>) {
     };
     let name = cx.text(name_node);
     let ty = spec.by_field("type");
-    let (kind, def_kind) = match ty.map(|t| t.kind()) {
+    let (kind, def_kind) = match ty.map(|t| t.kind_name()) {
         Some("struct_type") => ("struct", DefKind::Struct),
         Some("interface_type") => ("interface", DefKind::Interface),
         _ => {
@@ -188,9 +190,9 @@ fn type_spec(cx: &mut Cx<'_>, spec: Node<'_>, decl: Node<'_>) {
         if kind == "struct" {
             let list = children(ty)
                 .into_iter()
-                .find(|c| c.kind() == "field_declaration_list");
+                .find(|c| c.kind_name() == "field_declaration_list");
             for f in list.map(children).unwrap_or_default() {
-                if f.kind() != "field_declaration" {
+                if f.kind_name() != "field_declaration" {
                     continue;
                 }
                 let mut c = f.walk();
@@ -217,7 +219,7 @@ fn type_spec(cx: &mut Cx<'_>, spec: Node<'_>, decl: Node<'_>) {
             }
         } else {
             for m in children(ty) {
-                match m.kind() {
+                match m.kind_name() {
                     "method_elem" => abstract_methods.push(m),
                     "type_elem" => class.implements.push(cx.squished(m)),
                     _ => {}
@@ -238,17 +240,17 @@ fn type_spec(cx: &mut Cx<'_>, spec: Node<'_>, decl: Node<'_>) {
 /// `const` and `var` specs (grouped or not).
 fn values(cx: &mut Cx<'_>, decl: Node<'_>, spec_kind: &str, kind: DefKind) {
     for spec in children(decl) {
-        if spec.kind() == "var_spec_list" {
+        if spec.kind_name() == "var_spec_list" {
             values(cx, spec, spec_kind, kind);
             continue;
         }
-        if spec.kind() != spec_kind {
+        if spec.kind_name() != spec_kind {
             continue;
         }
         let mut c = spec.walk();
         let names: Vec<Node<'_>> = spec
             .children_by_field_name("name", &mut c)
-            .filter(|n| n.kind() == "identifier" && cx.text(*n) != "_")
+            .filter(|n| n.kind_name() == "identifier" && cx.text(*n) != "_")
             .collect();
         for n in names {
             cx.define(n, kind, spec, None);
@@ -259,7 +261,7 @@ fn values(cx: &mut Cx<'_>, decl: Node<'_>, spec_kind: &str, kind: DefKind) {
 /// Each import spec: the path without quotes, named by its alias or last element.
 fn imports(cx: &mut Cx<'_>, node: Node<'_>) {
     for child in children(node) {
-        match child.kind() {
+        match child.kind_name() {
             "import_spec_list" => imports(cx, child),
             "import_spec" => {
                 let Some(path) = cx.field(child, "path") else {

@@ -23,11 +23,11 @@ pub(crate) fn extract(root: Node<'_>, cx: &mut Cx<'_>) {
 
 fn top(cx: &mut Cx<'_>, node: Node<'_>) {
     for n in children(node) {
-        match n.kind() {
+        match n.kind_name() {
             "package_declaration" => {
                 if let Some(name) = children(n)
                     .into_iter()
-                    .find(|c| matches!(c.kind(), "scoped_identifier" | "identifier"))
+                    .find(|c| matches!(c.kind_name(), "scoped_identifier" | "identifier"))
                 {
                     cx.out.definitions.push(Definition {
                         name: cx.text(name),
@@ -50,7 +50,7 @@ fn top(cx: &mut Cx<'_>, node: Node<'_>) {
 fn import(cx: &mut Cx<'_>, n: Node<'_>) {
     let Some(path) = children(n)
         .into_iter()
-        .find(|c| matches!(c.kind(), "scoped_identifier" | "identifier"))
+        .find(|c| matches!(c.kind_name(), "scoped_identifier" | "identifier"))
     else {
         return;
     };
@@ -65,7 +65,10 @@ fn import(cx: &mut Cx<'_>, n: Node<'_>) {
 
 /// The modifier keywords and annotations of a declaration.
 fn modifiers(cx: &Cx<'_>, node: Node<'_>) -> Vec<String> {
-    let Some(m) = children(node).into_iter().find(|c| c.kind() == "modifiers") else {
+    let Some(m) = children(node)
+        .into_iter()
+        .find(|c| c.kind_name() == "modifiers")
+    else {
         return Vec::new();
     };
     let mut c = m.walk();
@@ -83,7 +86,7 @@ fn base_name(s: &str) -> String {
 fn type_list(cx: &Cx<'_>, node: Node<'_>) -> Vec<String> {
     let mut out = Vec::new();
     for c in children(node) {
-        if c.kind() == "type_list" {
+        if c.kind_name() == "type_list" {
             out.extend(children(c).iter().map(|t| base_name(&cx.text(*t))));
         }
     }
@@ -92,7 +95,7 @@ fn type_list(cx: &Cx<'_>, node: Node<'_>) -> Vec<String> {
 
 /// A class, interface, enum, record or annotation type; `container` is the enclosing type.
 fn type_declaration(cx: &mut Cx<'_>, n: Node<'_>, container: Option<&str>, in_interface: bool) {
-    let (kind, def_kind) = match n.kind() {
+    let (kind, def_kind) = match n.kind_name() {
         "class_declaration" | "record_declaration" => ("class", DefKind::Class),
         "interface_declaration" | "annotation_type_declaration" => {
             ("interface", DefKind::Interface)
@@ -118,14 +121,14 @@ fn type_declaration(cx: &mut Cx<'_>, n: Node<'_>, container: Option<&str>, in_in
     }
     if let Some(e) = children(n)
         .into_iter()
-        .find(|c| c.kind() == "extends_interfaces")
+        .find(|c| c.kind_name() == "extends_interfaces")
     {
         let mut bases = type_list(cx, e).into_iter();
         c.extends = bases.next();
         c.implements.extend(bases);
     }
     // Record components are its fields.
-    if n.kind() == "record_declaration"
+    if n.kind_name() == "record_declaration"
         && let Some(ps) = n.by_field("parameters")
     {
         for p in children(ps) {
@@ -149,7 +152,7 @@ fn type_declaration(cx: &mut Cx<'_>, n: Node<'_>, container: Option<&str>, in_in
 fn body_members(cx: &mut Cx<'_>, body: Node<'_>, c: &mut Class, interface: bool) {
     let class_name = c.name.clone();
     for m in children(body) {
-        match m.kind() {
+        match m.kind_name() {
             "method_declaration"
             | "constructor_declaration"
             | "compact_constructor_declaration" => {
@@ -166,11 +169,11 @@ fn body_members(cx: &mut Cx<'_>, body: Node<'_>, c: &mut Class, interface: bool)
             }
             "field_declaration" | "constant_declaration" => {
                 let mods = modifiers(cx, m);
-                let constant = m.kind() == "constant_declaration" || interface;
+                let constant = m.kind_name() == "constant_declaration" || interface;
                 let is_static = constant || mods.iter().any(|x| x == "static");
                 let is_readonly = constant || mods.iter().any(|x| x == "final");
                 for d in children(m) {
-                    if d.kind() != "variable_declarator" {
+                    if d.kind_name() != "variable_declarator" {
                         continue;
                     }
                     let Some(n) = d.by_field("name") else {

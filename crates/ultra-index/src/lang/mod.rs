@@ -162,7 +162,7 @@ impl<'a> Cx<'a> {
 
     /// Whether `node` is a comment in this language.
     pub fn is_comment(&self, node: Node<'_>) -> bool {
-        self.lang.spec().comments.contains(&node.kind())
+        self.lang.spec().comments.contains(&node.kind_name())
     }
 
     /// The entries of a parameter list (none without one), each as written with whitespace
@@ -478,24 +478,67 @@ pub(crate) fn marked_in(marks: &[usize], from: usize, to: usize) -> bool {
 /// tree-sitter's own lookup compares the name with each of the grammar's field names at
 /// every call, which was a tenth of the extractors' time.
 pub(crate) trait FieldExt<'t> {
+    /// The child in field `name` (`Node::child_by_field_name` without the lookup of
+    /// the name in the grammar at each call).
     fn by_field(&self, name: &'static str) -> Option<Node<'t>>;
+    /// The node's kind (`Node::kind` without measuring and validating the name at each
+    /// call).
+    fn kind_name(&self) -> &'t str;
 }
 
 impl<'t> FieldExt<'t> for Node<'t> {
     fn by_field(&self, name: &'static str) -> Option<Node<'t>> {
+        // A direct-mapped cache by (grammar, name): hashing the key into a map cost as
+        // much as the child lookup it serves. Field ids are never 0, so 0 is "no field".
+        type Slots = [(usize, usize, u16); 64];
         thread_local! {
-            static IDS: std::cell::RefCell<foldhash::HashMap<(usize, usize), Option<u16>>> =
-                std::cell::RefCell::default();
+            static IDS: std::cell::RefCell<Slots> = const { std::cell::RefCell::new([(0, 0, 0); 64]) };
         }
         let lang = self.language();
         let key = (lang.clone().into_raw() as usize, name.as_ptr() as usize);
+        let slot = ((key.1 >> 2) ^ (key.0 >> 4)) % 64;
         let id = IDS.with(|ids| {
-            *ids.borrow_mut()
-                .entry(key)
-                .or_insert_with(|| lang.field_id_for_name(name).map(|id| id.get()))
+            let mut ids = ids.borrow_mut();
+            let (l, n, id) = ids[slot];
+            if (l, n) == key {
+                return id;
+            }
+            let id = lang.field_id_for_name(name).map_or(0, |id| id.get());
+            ids[slot] = (key.0, key.1, id);
+            id
         });
-        self.child_by_field_id(id?)
+        self.child_by_field_id(std::num::NonZero::new(id)?.get())
     }
+
+    fn kind_name(&self) -> &'t str {
+        let grammar = self.language().clone().into_raw() as usize;
+        // ERROR's id (u16::MAX) lies past the grammar's kinds, and so does a grammar
+        // not in `Lang`: both get the slow path.
+        kind_names()
+            .iter()
+            .find(|(g, _)| *g == grammar)
+            .and_then(|(_, names)| names.get(usize::from(self.kind_id())))
+            .copied()
+            .unwrap_or_else(|| self.kind())
+    }
+}
+
+/// Per grammar (by address), its node kinds' names by kind id.
+fn kind_names() -> &'static [(usize, Vec<&'static str>)] {
+    static NAMES: std::sync::OnceLock<Vec<(usize, Vec<&'static str>)>> = std::sync::OnceLock::new();
+    NAMES.get_or_init(|| {
+        Lang::ALL
+            .iter()
+            .map(|lang| {
+                // Kept for the process's life, as its names are.
+                let g: &'static tree_sitter::Language = Box::leak(Box::new(lang.grammar()));
+                let names = (0..g.node_kind_count() as u16)
+                    .map(|id| g.node_kind_for_id(id).unwrap_or(""))
+                    .collect();
+                (g.clone().into_raw() as usize, names)
+            })
+            .collect()
+    })
 }
 
 /// Node kinds by name, as a table by kind id: a walk over every node asks it instead of
@@ -538,5 +581,33 @@ pub(crate) fn children<'t>(node: Node<'t>) -> Vec<Node<'t>> {
 /// Whether `node` has an (anonymous or named) child of kind `kind`.
 pub(crate) fn has_child(node: Node<'_>, kind: &str) -> bool {
     let mut c = node.walk();
-    node.children(&mut c).any(|n| n.kind() == kind)
+    node.children(&mut c).any(|n| n.kind_name() == kind)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{FieldExt, Lang, each_node};
+
+    /// `kind_name` is `Node::kind` for every node, ERROR and aliased nodes included, in
+    /// every grammar.
+    #[test]
+    fn kind_names_are_the_kinds() {
+        let src = b"fn f( { let x = 1; } struct S; def g(:\n  pass\nclass C { m() {} }\nint main() { return 0; }\n";
+        for lang in Lang::ALL {
+            let Some(tree) = crate::passes::parse(lang, src, None) else {
+                continue;
+            };
+            let mut seen = 0;
+            each_node(tree.root_node(), |node, _| {
+                assert_eq!(node.kind_name(), node.kind(), "{lang:?}");
+                seen += 1;
+                true
+            });
+            assert!(seen > 10, "{lang:?}: {seen} nodes");
+            assert!(
+                tree.root_node().has_error(),
+                "{lang:?}: no ERROR node tried"
+            );
+        }
+    }
 }

@@ -71,7 +71,7 @@ fn nested_and_imports(cx: &mut Cx<'_>, root: Node<'_>) {
         if !wanted.has(node) {
             return holds_statements.has(node) && marked(node.start_byte(), node.end_byte());
         }
-        match node.kind() {
+        match node.kind_name() {
             "function_definition" | "class_definition" => {
                 if let Some(name) = node.by_field("name")
                     && !seen.contains(&(line(name), name.start_position().column as u32))
@@ -79,7 +79,7 @@ fn nested_and_imports(cx: &mut Cx<'_>, root: Node<'_>) {
                     let whole = ancestors
                         .last()
                         .copied()
-                        .filter(|p| p.kind() == "decorated_definition")
+                        .filter(|p| p.kind_name() == "decorated_definition")
                         .unwrap_or(node);
                     definition(cx, whole, None, Some(&nothing_public));
                     seen.extend(cx.out.definitions.iter().map(|d| (d.line, d.column)));
@@ -104,11 +104,11 @@ fn dunder_all(cx: &Cx<'_>, root: Node<'_>) -> Option<HashSet<String>> {
         let (Some(left), Some(right)) = (a.by_field("left"), a.by_field("right")) else {
             continue;
         };
-        if cx.text(left) == "__all__" && matches!(right.kind(), "list" | "tuple") {
+        if cx.text(left) == "__all__" && matches!(right.kind_name(), "list" | "tuple") {
             return Some(
                 children(right)
                     .into_iter()
-                    .filter(|s| s.kind() == "string")
+                    .filter(|s| s.kind_name() == "string")
                     .map(|s| string_value(cx, s))
                     .collect(),
             );
@@ -118,16 +118,17 @@ fn dunder_all(cx: &Cx<'_>, root: Node<'_>) -> Option<HashSet<String>> {
 }
 
 fn assignment_of(stmt: Node<'_>) -> Option<Node<'_>> {
-    if stmt.kind() != "expression_statement" {
+    if stmt.kind_name() != "expression_statement" {
         return None;
     }
-    stmt.named_child(0).filter(|a| a.kind() == "assignment")
+    stmt.named_child(0)
+        .filter(|a| a.kind_name() == "assignment")
 }
 
 /// Module-level statements (and those nested in `if`, `try`, `with` at module level).
 fn block(cx: &mut Cx<'_>, node: Node<'_>, all: Option<&HashSet<String>>) {
     for stmt in children(node) {
-        match stmt.kind() {
+        match stmt.kind_name() {
             "function_definition" | "class_definition" | "decorated_definition" => {
                 definition(cx, stmt, None, all);
             }
@@ -149,7 +150,7 @@ fn block(cx: &mut Cx<'_>, node: Node<'_>, all: Option<&HashSet<String>>) {
 }
 
 fn first_identifier(node: Node<'_>) -> Option<Node<'_>> {
-    if node.kind() == "identifier" {
+    if node.kind_name() == "identifier" {
         return Some(node);
     }
     node.named_child(0).and_then(first_identifier)
@@ -175,8 +176,8 @@ fn module_assignment(cx: &mut Cx<'_>, a: Node<'_>, stmt: Node<'_>, all: Option<&
         return;
     };
     let right = a.by_field("right");
-    if left.kind() == "identifier"
-        && let Some(r) = right.filter(|r| r.kind() == "lambda")
+    if left.kind_name() == "identifier"
+        && let Some(r) = right.filter(|r| r.kind_name() == "lambda")
     {
         let name = cx.text(left);
         let f = Function {
@@ -205,14 +206,14 @@ fn module_assignment(cx: &mut Cx<'_>, a: Node<'_>, stmt: Node<'_>, all: Option<&
         cx.define(n, kind, stmt, None);
     }
     // `a = b = 1`
-    if let Some(r) = right.filter(|r| r.kind() == "assignment") {
+    if let Some(r) = right.filter(|r| r.kind_name() == "assignment") {
         module_assignment(cx, r, stmt, all);
     }
 }
 
 /// The identifiers an assignment target binds.
 fn targets<'t>(node: Node<'t>, out: &mut Vec<Node<'t>>) {
-    match node.kind() {
+    match node.kind_name() {
         "identifier" => out.push(node),
         "pattern_list"
         | "tuple_pattern"
@@ -234,10 +235,10 @@ fn definition(
     class: Option<&mut Class>,
     all: Option<&HashSet<String>>,
 ) {
-    let (def, decorators) = if node.kind() == "decorated_definition" {
+    let (def, decorators) = if node.kind_name() == "decorated_definition" {
         let decorators: Vec<String> = children(node)
             .into_iter()
-            .filter(|d| d.kind() == "decorator")
+            .filter(|d| d.kind_name() == "decorator")
             .map(|d| {
                 d.named_child(0)
                     .map_or_else(String::new, |e| decorator_name(&cx.text(e)))
@@ -250,7 +251,7 @@ fn definition(
     } else {
         (node, Vec::new())
     };
-    match def.kind() {
+    match def.kind_name() {
         "function_definition" => function(cx, def, node, &decorators, class, all),
         "class_definition" => {
             let container = class.map(|c| c.name.clone());
@@ -334,7 +335,7 @@ fn function(
 /// The `:` that ends a `def` header (comments may sit between it and the body).
 fn header_end(def: Node<'_>) -> Option<Node<'_>> {
     let mut c = def.walk();
-    def.children(&mut c).filter(|n| n.kind() == ":").last()
+    def.children(&mut c).filter(|n| n.kind_name() == ":").last()
 }
 
 /// The docstring of a `def` or `class` body, else the comment above the whole statement.
@@ -346,10 +347,10 @@ fn doc(cx: &Cx<'_>, body: Option<Node<'_>>, outer: Node<'_>) -> Option<String> {
 /// A body's docstring: its first statement, when that is a string.
 fn docstring(cx: &Cx<'_>, body: Node<'_>) -> Option<String> {
     let first = body.named_child(0)?;
-    if first.kind() != "expression_statement" {
+    if first.kind_name() != "expression_statement" {
         return None;
     }
-    let s = first.named_child(0).filter(|s| s.kind() == "string")?;
+    let s = first.named_child(0).filter(|s| s.kind_name() == "string")?;
     let text = string_value(cx, s);
     let lines: Vec<&str> = text.lines().map(str::trim).collect();
     let joined = lines.join("\n");
@@ -361,7 +362,7 @@ fn docstring(cx: &Cx<'_>, body: Node<'_>) -> Option<String> {
 fn string_value(cx: &Cx<'_>, s: Node<'_>) -> String {
     let parts: Vec<String> = children(s)
         .into_iter()
-        .filter(|c| c.kind() == "string_content")
+        .filter(|c| c.kind_name() == "string_content")
         .map(|c| cx.text(c))
         .collect();
     if !parts.is_empty() {
@@ -388,7 +389,7 @@ fn class_definition(
     let mut is_abstract = false;
     if let Some(args) = def.by_field("superclasses") {
         for a in children(args) {
-            match a.kind() {
+            match a.kind_name() {
                 "keyword_argument" => {
                     if a.by_field("value")
                         .is_some_and(|v| cx.text(v).ends_with("ABCMeta"))
@@ -434,7 +435,7 @@ fn class_definition(
 
 fn class_body(cx: &mut Cx<'_>, body: Node<'_>, c: &mut Class, all: Option<&HashSet<String>>) {
     for stmt in children(body) {
-        match stmt.kind() {
+        match stmt.kind_name() {
             "function_definition" | "class_definition" | "decorated_definition" => {
                 definition(cx, stmt, Some(&mut *c), all);
             }
@@ -476,7 +477,7 @@ fn class_body(cx: &mut Cx<'_>, body: Node<'_>, c: &mut Class, all: Option<&HashS
 /// `self.x = …` anywhere in `__init__` (not in nested functions or classes).
 fn self_assignments(cx: &mut Cx<'_>, node: Node<'_>, c: &mut Class, class_name: &str) {
     for n in children(node) {
-        match n.kind() {
+        match n.kind_name() {
             "function_definition" | "class_definition" | "decorated_definition" | "lambda" => {}
             "assignment" => {
                 if let Some(left) = n.by_field("left") {
@@ -506,7 +507,7 @@ fn self_assignments(cx: &mut Cx<'_>, node: Node<'_>, c: &mut Class, class_name: 
 }
 
 fn self_targets<'t>(cx: &Cx<'_>, node: Node<'t>, out: &mut Vec<Node<'t>>) {
-    match node.kind() {
+    match node.kind_name() {
         "attribute" => {
             if node
                 .by_field("object")
@@ -527,10 +528,10 @@ fn self_targets<'t>(cx: &Cx<'_>, node: Node<'t>, out: &mut Vec<Node<'t>>) {
 
 /// One `import` or `from … import` statement.
 fn import(cx: &mut Cx<'_>, node: Node<'_>) {
-    match node.kind() {
+    match node.kind_name() {
         "import_statement" => {
             for n in children(node) {
-                match n.kind() {
+                match n.kind_name() {
                     "dotted_name" => {
                         let source = cx.text(n);
                         let first = source.split('.').next().unwrap_or(&source).to_string();
@@ -553,7 +554,7 @@ fn import(cx: &mut Cx<'_>, node: Node<'_>) {
                 if module.is_some_and(|m| m.id() == n.id()) {
                     continue;
                 }
-                match n.kind() {
+                match n.kind_name() {
                     "dotted_name" | "identifier" => names.push(cx.text(n)),
                     "aliased_import" => {
                         if let Some(a) = n.by_field("alias") {

@@ -35,7 +35,7 @@ fn bodies<'t>(src: &[u8], node: Node<'t>, out: &mut Vec<Node<'t>>) {
     let mut cursor = node.walk();
     for child in node.named_children(&mut cursor) {
         body_of(src, child, out);
-        match child.kind() {
+        match child.kind_name() {
             "mod_item" | "impl_item" | "trait_item" | "foreign_mod_item" => {
                 bodies_under(src, child, out)
             }
@@ -56,7 +56,7 @@ fn bodies_under<'t>(src: &[u8], item: Node<'t>, out: &mut Vec<Node<'t>>) {
 /// block can declare an item: most constants, and windows-sys has tens of thousands, have
 /// none).
 fn body_of<'t>(src: &[u8], item: Node<'t>, out: &mut Vec<Node<'t>>) {
-    match item.kind() {
+    match item.kind_name() {
         "function_item" => out.extend(item.by_field("body")),
         "const_item" | "static_item" if src[item.byte_range()].contains(&b'{') => {
             out.extend(item.by_field("value"))
@@ -161,7 +161,7 @@ fn items<'t>(
 ) {
     for child in children(node) {
         body_of(cx.src, child, found);
-        match child.kind() {
+        match child.kind_name() {
             "function_item" | "function_signature_item" => {
                 let exported = has_child(child, "visibility_modifier");
                 function(cx, child, None, exported);
@@ -294,12 +294,12 @@ fn function(
     let mut has_self = false;
     if let Some(list) = node.by_field("parameters") {
         for p in children(list) {
-            match p.kind() {
+            match p.kind_name() {
                 "attribute_item" | "line_comment" | "block_comment" => continue,
                 "self_parameter" => has_self = true,
                 "parameter"
                     if p.by_field("pattern")
-                        .is_some_and(|pat| pat.kind() == "self") =>
+                        .is_some_and(|pat| pat.kind_name() == "self") =>
                 {
                     has_self = true;
                 }
@@ -313,7 +313,7 @@ fn function(
     let is_async = node
         .children(&mut cursor)
         .take_while(|c| c.start_byte() < name_node.start_byte())
-        .any(|c| c.kind() == "function_modifiers" && has_child(c, "async"));
+        .any(|c| c.kind_name() == "function_modifiers" && has_child(c, "async"));
     // Only a method's entry in its type needs the name and parameters a second time.
     let method = owner.map(|_| (name.clone(), params.clone()));
     let f = Function {
@@ -357,10 +357,10 @@ fn class_shell(cx: &Cx<'_>, node: Node<'_>, name: &str, kind: &str) -> Class {
 /// Fields of a `{ named }` or `( ordered )` field list.
 fn fields(cx: &Cx<'_>, body: Node<'_>) -> Vec<Property> {
     let mut out = Vec::new();
-    match body.kind() {
+    match body.kind_name() {
         "field_declaration_list" => {
             for f in children(body) {
-                if f.kind() == "field_declaration"
+                if f.kind_name() == "field_declaration"
                     && let Some(name) = cx.field(f, "name")
                 {
                     out.push(Property {
@@ -393,7 +393,7 @@ fn structure(cx: &mut Cx<'_>, node: Node<'_>) {
         return;
     };
     let name = cx.text(name_node);
-    let kind = if node.kind() == "union_item" {
+    let kind = if node.kind_name() == "union_item" {
         "union"
     } else {
         "struct"
@@ -415,7 +415,7 @@ fn enumeration(cx: &mut Cx<'_>, node: Node<'_>) {
     let mut variants = Vec::new();
     if let Some(body) = node.by_field("body") {
         for v in children(body) {
-            if v.kind() == "enum_variant"
+            if v.kind_name() == "enum_variant"
                 && let Some(vn) = v.by_field("name")
             {
                 class.properties.push(Property {
@@ -445,7 +445,7 @@ fn trait_item(cx: &mut Cx<'_>, node: Node<'_>) {
     if let Some(bounds) = node.by_field("bounds") {
         let mut supers = children(bounds)
             .into_iter()
-            .filter(|b| !matches!(b.kind(), "lifetime" | "line_comment" | "block_comment"))
+            .filter(|b| !matches!(b.kind_name(), "lifetime" | "line_comment" | "block_comment"))
             .map(|b| cx.squished(b));
         class.extends = supers.next();
         class.implements = supers.collect();
@@ -477,7 +477,7 @@ fn members(
     methods: &mut Vec<Method>,
 ) {
     for m in children(body) {
-        match m.kind() {
+        match m.kind_name() {
             "function_item" | "function_signature_item" => {
                 let exported = exported || has_child(m, "visibility_modifier");
                 methods.extend(function(cx, m, Some(owner), exported));
@@ -491,7 +491,7 @@ fn members(
 
 /// The name of the type an `impl` is for: `Foo` for `Foo<T>`, `a::Foo`, `&Foo`.
 fn type_name(cx: &Cx<'_>, node: Node<'_>) -> String {
-    match node.kind() {
+    match node.kind_name() {
         "generic_type" | "reference_type" | "pointer_type" => node
             .by_field("type")
             .map_or_else(|| cx.squished(node), |t| type_name(cx, t)),
@@ -521,7 +521,7 @@ fn impl_item(cx: &mut Cx<'_>, node: Node<'_>) -> Option<Impl> {
 fn use_tree(cx: &Cx<'_>, node: Node<'_>, prefix: &str, out: &mut Vec<(String, Vec<String>)>) {
     let join = |p: &str, s: String| if p.is_empty() { s } else { format!("{p}::{s}") };
     let last = |s: &str| s.rsplit("::").next().unwrap_or(s).to_string();
-    match node.kind() {
+    match node.kind_name() {
         "self" if !prefix.is_empty() => out.push((prefix.to_string(), vec![last(prefix)])),
         "identifier" | "scoped_identifier" | "crate" | "self" | "super" | "metavariable" => {
             let path = join(prefix, cx.compact(node));
@@ -544,7 +544,7 @@ fn use_tree(cx: &Cx<'_>, node: Node<'_>, prefix: &str, out: &mut Vec<(String, Ve
         "use_wildcard" => {
             let base = children(node)
                 .into_iter()
-                .find(|c| !matches!(c.kind(), "line_comment" | "block_comment"))
+                .find(|c| !matches!(c.kind_name(), "line_comment" | "block_comment"))
                 .map(|c| cx.compact(c));
             let path = match base {
                 Some(b) => join(prefix, format!("{b}::*")),

@@ -5,7 +5,7 @@ use super::*;
 /// The import `node` makes, if any: an `import` statement, a re-export, a `require('x')`
 /// or `import('x')` call. Whether to look inside it for more.
 pub(super) fn import(cx: &mut Cx<'_>, node: Node<'_>) -> bool {
-    match node.kind() {
+    match node.kind_name() {
         "import_statement" => {
             import_statement(cx, node);
             false
@@ -16,7 +16,7 @@ pub(super) fn import(cx: &mut Cx<'_>, node: Node<'_>) -> bool {
             };
             let mut names = Vec::new();
             for c in children(node) {
-                match c.kind() {
+                match c.kind_name() {
                     "export_clause" => {
                         for s in children(c) {
                             if let Some(n) = s.by_field("name") {
@@ -28,7 +28,7 @@ pub(super) fn import(cx: &mut Cx<'_>, node: Node<'_>) -> bool {
                         names.extend(
                             children(c)
                                 .into_iter()
-                                .filter(|n| n.kind() != "comment")
+                                .filter(|n| n.kind_name() != "comment")
                                 .map(|n| unquote(&cx.text(n))),
                         );
                     }
@@ -57,16 +57,16 @@ pub(super) fn import_statement(cx: &mut Cx<'_>, node: Node<'_>) {
     let mut names = Vec::new();
     let mut source = node.by_field("source").map(|s| unquote(&cx.text(s)));
     for c in children(node) {
-        match c.kind() {
+        match c.kind_name() {
             "import_clause" => {
                 for part in children(c) {
-                    match part.kind() {
+                    match part.kind_name() {
                         "identifier" => names.push(cx.text(part)),
                         "namespace_import" => {
                             names.extend(
                                 children(part)
                                     .into_iter()
-                                    .filter(|n| n.kind() == "identifier")
+                                    .filter(|n| n.kind_name() == "identifier")
                                     .map(|n| cx.text(n)),
                             );
                         }
@@ -85,7 +85,7 @@ pub(super) fn import_statement(cx: &mut Cx<'_>, node: Node<'_>) {
             // `import fs = require('fs')`
             "import_require_clause" => {
                 for part in children(c) {
-                    match part.kind() {
+                    match part.kind_name() {
                         "identifier" => names.push(cx.text(part)),
                         "string" => source = Some(unquote(&cx.text(part))),
                         _ => {}
@@ -103,18 +103,21 @@ pub(super) fn import_statement(cx: &mut Cx<'_>, node: Node<'_>) {
 /// The module a `require('x')` or `import('x')` call names.
 fn call_import(cx: &Cx<'_>, call: Node<'_>) -> Option<String> {
     let f = call.by_field("function")?;
-    let is_import = f.kind() == "import" || (f.kind() == "identifier" && cx.text(f) == "require");
+    let is_import =
+        f.kind_name() == "import" || (f.kind_name() == "identifier" && cx.text(f) == "require");
     if !is_import {
         return None;
     }
     let args = call.by_field("arguments")?;
-    let first = children(args).into_iter().find(|a| a.kind() != "comment")?;
-    match first.kind() {
+    let first = children(args)
+        .into_iter()
+        .find(|a| a.kind_name() != "comment")?;
+    match first.kind_name() {
         "string" => Some(unquote(&cx.text(first))),
         "template_string"
             if !children(first)
                 .iter()
-                .any(|c| c.kind() == "template_substitution") =>
+                .any(|c| c.kind_name() == "template_substitution") =>
         {
             Some(unquote(&cx.text(first)))
         }
@@ -126,7 +129,7 @@ fn call_import(cx: &Cx<'_>, call: Node<'_>) -> Option<String> {
 fn bound_names(cx: &Cx<'_>, call: Node<'_>) -> Vec<String> {
     let mut cur = call;
     while let Some(p) = cur.parent() {
-        match p.kind() {
+        match p.kind_name() {
             "await_expression" | "parenthesized_expression" => cur = p,
             "variable_declarator" => {
                 let mut nodes = Vec::new();

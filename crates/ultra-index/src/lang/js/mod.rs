@@ -71,7 +71,7 @@ pub(crate) fn extract(root: Node<'_>, cx: &mut Cx<'_>) {
 /// One statement at module (or namespace) level. `outer` is the node that spans the whole
 /// item (the `export` statement around a declaration), for lines, docs and signatures.
 fn statement(cx: &mut Cx<'_>, st: &mut State, node: Node<'_>, outer: Node<'_>, exported: bool) {
-    match node.kind() {
+    match node.kind_name() {
         "export_statement" => export_statement(cx, st, node),
         // Overload signatures (`function_signature` outside `declare`) are left out: the
         // implementation that follows is the function.
@@ -100,7 +100,7 @@ fn statement(cx: &mut Cx<'_>, st: &mut State, node: Node<'_>, outer: Node<'_>, e
         }
         "ambient_declaration" => {
             for child in children(node) {
-                if child.kind() == "function_signature" {
+                if child.kind_name() == "function_signature" {
                     if let Some(name) = child.by_field("name") {
                         function(cx, name, child, outer, exported);
                     }
@@ -111,7 +111,7 @@ fn statement(cx: &mut Cx<'_>, st: &mut State, node: Node<'_>, outer: Node<'_>, e
         }
         "internal_module" | "module" => {
             if let Some(name) = node.by_field("name")
-                && name.kind() != "string"
+                && name.kind_name() != "string"
             {
                 cx.define(name, DefKind::Module, outer, None);
             }
@@ -123,7 +123,7 @@ fn statement(cx: &mut Cx<'_>, st: &mut State, node: Node<'_>, outer: Node<'_>, e
         }
         "expression_statement" => {
             for child in children(node) {
-                match child.kind() {
+                match child.kind_name() {
                     "internal_module" => statement(cx, st, child, outer, exported),
                     "assignment_expression" => commonjs_export(cx, st, child, outer),
                     _ => {}
@@ -140,7 +140,7 @@ fn export_statement(cx: &mut Cx<'_>, st: &mut State, node: Node<'_>) {
         return;
     }
     for child in children(node) {
-        if child.kind() == "export_clause" {
+        if child.kind_name() == "export_clause" {
             for spec in children(child) {
                 if let Some(name) = spec.by_field("name") {
                     st.exported.insert(cx.text(name));
@@ -152,7 +152,7 @@ fn export_statement(cx: &mut Cx<'_>, st: &mut State, node: Node<'_>) {
         statement(cx, st, decl, node, true);
     } else if let Some(value) = node.by_field("value") {
         // `export default …`
-        match value.kind() {
+        match value.kind_name() {
             "identifier" => {
                 st.exported.insert(cx.text(value));
             }
@@ -182,13 +182,13 @@ fn commonjs_export(cx: &mut Cx<'_>, st: &mut State, assign: Node<'_>, outer: Nod
     };
     let target = cx.text(left);
     if target == "module.exports" {
-        match right.kind() {
+        match right.kind_name() {
             "identifier" => {
                 st.exported.insert(cx.text(right));
             }
             "object" => {
                 for prop in children(right) {
-                    match prop.kind() {
+                    match prop.kind_name() {
                         "shorthand_property_identifier" => {
                             st.exported.insert(cx.text(prop));
                         }
@@ -198,9 +198,10 @@ fn commonjs_export(cx: &mut Cx<'_>, st: &mut State, assign: Node<'_>, outer: Nod
                             else {
                                 continue;
                             };
-                            if value.kind() == "identifier" {
+                            if value.kind_name() == "identifier" {
                                 st.exported.insert(cx.text(value));
-                            } else if is_function(value) && key.kind() == "property_identifier" {
+                            } else if is_function(value) && key.kind_name() == "property_identifier"
+                            {
                                 function(cx, key, value, prop, true);
                             }
                         }
@@ -226,14 +227,14 @@ fn commonjs_export(cx: &mut Cx<'_>, st: &mut State, assign: Node<'_>, outer: Nod
             _ => {}
         }
     } else if (target.starts_with("exports.") || target.starts_with("module.exports."))
-        && left.kind() == "member_expression"
+        && left.kind_name() == "member_expression"
         && let Some(prop) = left.by_field("property")
     {
-        if right.kind() == "identifier" {
+        if right.kind_name() == "identifier" {
             st.exported.insert(cx.text(right));
         } else if is_function(right) {
             function(cx, prop, right, outer, true);
-        } else if right.kind() == "class" {
+        } else if right.kind_name() == "class" {
             class(cx, st, Some(prop), right, outer, true);
         }
     }
@@ -241,7 +242,7 @@ fn commonjs_export(cx: &mut Cx<'_>, st: &mut State, assign: Node<'_>, outer: Nod
 
 fn is_function(node: Node<'_>) -> bool {
     matches!(
-        node.kind(),
+        node.kind_name(),
         "arrow_function" | "function_expression" | "function" | "generator_function"
     )
 }
@@ -254,7 +255,7 @@ fn variables(cx: &mut Cx<'_>, st: &mut State, node: Node<'_>, outer: Node<'_>, e
         _ => DefKind::Variable,
     };
     for decl in children(node) {
-        if decl.kind() != "variable_declarator" {
+        if decl.kind_name() != "variable_declarator" {
             continue;
         }
         let Some(name) = decl.by_field("name") else {
@@ -262,10 +263,10 @@ fn variables(cx: &mut Cx<'_>, st: &mut State, node: Node<'_>, outer: Node<'_>, e
         };
         let value = decl.by_field("value");
         match value {
-            Some(v) if name.kind() == "identifier" && is_function(v) => {
+            Some(v) if name.kind_name() == "identifier" && is_function(v) => {
                 function(cx, name, v, outer, exported);
             }
-            Some(v) if name.kind() == "identifier" && v.kind() == "class" => {
+            Some(v) if name.kind_name() == "identifier" && v.kind_name() == "class" => {
                 class(cx, st, Some(name), v, outer, exported);
             }
             _ => {
@@ -281,7 +282,7 @@ fn variables(cx: &mut Cx<'_>, st: &mut State, node: Node<'_>, outer: Node<'_>, e
 
 /// The identifiers a binding pattern binds.
 fn pattern_names<'t>(node: Node<'t>, out: &mut Vec<Node<'t>>) {
-    match node.kind() {
+    match node.kind_name() {
         "identifier" | "shorthand_property_identifier_pattern" => out.push(node),
         "pair_pattern" => {
             if let Some(v) = node.by_field("value") {
@@ -349,7 +350,7 @@ fn first_decorator(node: Node<'_>) -> Node<'_> {
     // Only class members have decorators beside them; a sibling is found by a walk from
     // the parent's first child, so asking for every function was quadratic in a module.
     if !matches!(
-        node.kind(),
+        node.kind_name(),
         "method_definition"
             | "method_signature"
             | "abstract_method_signature"
@@ -361,7 +362,7 @@ fn first_decorator(node: Node<'_>) -> Node<'_> {
     let mut first = node;
     let mut cur = node.prev_named_sibling();
     while let Some(p) = cur {
-        if p.kind() != "decorator" {
+        if p.kind_name() != "decorator" {
             break;
         }
         first = p;
@@ -392,16 +393,16 @@ fn class(
 ) {
     let class_name = name.map_or_else(|| "default".to_string(), |n| cx.text(n));
     let mut c = Class {
-        is_abstract: node.kind() == "abstract_class_declaration",
+        is_abstract: node.kind_name() == "abstract_class_declaration",
         is_exported: exported,
         ..cx.class_at(&class_name, "class", outer)
     };
     for h in children(node) {
-        if h.kind() != "class_heritage" {
+        if h.kind_name() != "class_heritage" {
             continue;
         }
         for part in children(h) {
-            match part.kind() {
+            match part.kind_name() {
                 "extends_clause" => {
                     let first = part.by_field("value").or_else(|| part.named_child(0));
                     c.extends = first.map(|v| base_name(&cx.text(v)));
@@ -431,7 +432,7 @@ fn class(
 /// One member of a class body.
 fn member(cx: &mut Cx<'_>, st: &mut State, c: &mut Class, m: Node<'_>, exported: bool) {
     let class_name = c.name.clone();
-    match m.kind() {
+    match m.kind_name() {
         "method_definition" | "abstract_method_signature" => {
             let Some(name) = m.by_field("name") else {
                 return;
@@ -453,7 +454,7 @@ fn member(cx: &mut Cx<'_>, st: &mut State, c: &mut Class, m: Node<'_>, exported:
                 st.private.insert(format!("{class_name}.{text}"));
             }
             let rec = make_function(cx, text, Some(&class_name), m, m, is_exported);
-            if name.kind() == "computed_property_name" {
+            if name.kind_name() == "computed_property_name" {
                 // `[Symbol.iterator]()`: no name leaf to define.
                 cx.out.functions.push(rec);
             } else {
@@ -501,7 +502,7 @@ fn member(cx: &mut Cx<'_>, st: &mut State, c: &mut Class, m: Node<'_>, exported:
 fn accessibility(cx: &Cx<'_>, m: Node<'_>) -> Option<String> {
     children(m)
         .into_iter()
-        .find(|c| c.kind() == "accessibility_modifier")
+        .find(|c| c.kind_name() == "accessibility_modifier")
         .map(|a| cx.text(a))
 }
 
@@ -511,7 +512,7 @@ fn parameter_properties(cx: &mut Cx<'_>, c: &mut Class, ctor: Node<'_>) {
         return;
     };
     for p in children(ps) {
-        if !matches!(p.kind(), "required_parameter" | "optional_parameter") {
+        if !matches!(p.kind_name(), "required_parameter" | "optional_parameter") {
             continue;
         }
         let readonly = has_child(p, "readonly");
@@ -521,7 +522,7 @@ fn parameter_properties(cx: &mut Cx<'_>, c: &mut Class, ctor: Node<'_>) {
         let Some(pat) = p.by_field("pattern") else {
             continue;
         };
-        if pat.kind() != "identifier" {
+        if pat.kind_name() != "identifier" {
             continue;
         }
         c.properties.push(Property {
@@ -545,7 +546,7 @@ fn interface(cx: &mut Cx<'_>, node: Node<'_>, outer: Node<'_>, exported: bool) {
         ..cx.class_at(&class_name, "interface", outer)
     };
     for part in children(node) {
-        if part.kind() == "extends_type_clause" {
+        if part.kind_name() == "extends_type_clause" {
             let bases: Vec<String> = children(part)
                 .iter()
                 .map(|t| base_name(&cx.text(*t)))
@@ -557,10 +558,10 @@ fn interface(cx: &mut Cx<'_>, node: Node<'_>, outer: Node<'_>, exported: bool) {
     }
     if let Some(body) = node.by_field("body") {
         for m in children(body) {
-            if m.kind() == "construct_signature" {
+            if m.kind_name() == "construct_signature" {
                 // `new (): T`, a method named `new` as ctags has it.
                 let mut c = m.walk();
-                if let Some(new) = m.children(&mut c).find(|k| k.kind() == "new") {
+                if let Some(new) = m.children(&mut c).find(|k| k.kind_name() == "new") {
                     cx.define(new, DefKind::Method, m, Some(&class_name));
                 }
                 continue;
@@ -568,7 +569,7 @@ fn interface(cx: &mut Cx<'_>, node: Node<'_>, outer: Node<'_>, exported: bool) {
             let Some(n) = m.by_field("name") else {
                 continue;
             };
-            match m.kind() {
+            match m.kind_name() {
                 "property_signature" => {
                     c.properties.push(Property {
                         name: cx.text(n),
@@ -604,7 +605,7 @@ fn enumeration(cx: &mut Cx<'_>, node: Node<'_>, outer: Node<'_>, exported: bool)
     };
     if let Some(body) = node.by_field("body") {
         for m in children(body) {
-            let n = match m.kind() {
+            let n = match m.kind_name() {
                 "property_identifier" => m,
                 "enum_assignment" => match m.by_field("name") {
                     Some(n) => n,

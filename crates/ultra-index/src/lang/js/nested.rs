@@ -26,7 +26,7 @@ pub(super) fn recover(cx: &mut Cx<'_>, error: Node<'_>) {
             if let Some(name) = root.descendant_for_byte_range(from, to)
                 && name.byte_range() == (from..to)
                 && matches!(
-                    name.kind(),
+                    name.kind_name(),
                     "identifier" | "type_identifier" | "property_identifier"
                 )
                 && !in_literal(name)
@@ -93,7 +93,7 @@ pub(super) fn in_literal(node: Node<'_>) -> bool {
     let mut cur = Some(node);
     while let Some(n) = cur {
         if matches!(
-            n.kind(),
+            n.kind_name(),
             "comment" | "string" | "template_string" | "string_fragment"
         ) {
             return true;
@@ -168,7 +168,7 @@ pub(super) fn nested_and_imports(cx: &mut Cx<'_>, st: &mut State, root: Node<'_>
             return false;
         }
         {
-            match node.kind() {
+            match node.kind_name() {
                 "function_declaration" | "generator_function_declaration" => {
                     if let Some(name) = node.by_field("name")
                         && is_new(&mut seen, name)
@@ -194,7 +194,7 @@ pub(super) fn nested_and_imports(cx: &mut Cx<'_>, st: &mut State, root: Node<'_>
                         }
                     }
                 }
-                "method_signature" if parent.is_some_and(|p| p.kind() == "class_body") => {
+                "method_signature" if parent.is_some_and(|p| p.kind_name() == "class_body") => {
                     // An overload of a class method.
                     if let Some(name) = node.by_field("name")
                         && is_new(&mut seen, name)
@@ -206,7 +206,7 @@ pub(super) fn nested_and_imports(cx: &mut Cx<'_>, st: &mut State, root: Node<'_>
                 "variable_declarator" => {
                     if let (Some(name), Some(value)) =
                         (node.by_field("name"), node.by_field("value"))
-                        && name.kind() == "identifier"
+                        && name.kind_name() == "identifier"
                         && is_function(value)
                         && is_new(&mut seen, name)
                     {
@@ -217,10 +217,10 @@ pub(super) fn nested_and_imports(cx: &mut Cx<'_>, st: &mut State, root: Node<'_>
                 "assignment_expression" => {
                     if let (Some(left), Some(right)) =
                         (node.by_field("left"), node.by_field("right"))
-                        && left.kind() == "member_expression"
+                        && left.kind_name() == "member_expression"
                         && is_function(right)
                         && let Some(prop) = left.by_field("property")
-                        && prop.kind() == "property_identifier"
+                        && prop.kind_name() == "property_identifier"
                         && is_new(&mut seen, prop)
                     {
                         let owner = left
@@ -228,7 +228,7 @@ pub(super) fn nested_and_imports(cx: &mut Cx<'_>, st: &mut State, root: Node<'_>
                             .map(|o| owner_name(cx, o))
                             .filter(|o| !o.is_empty());
                         let outer = match parent {
-                            Some(p) if p.kind() == "expression_statement" => p,
+                            Some(p) if p.kind_name() == "expression_statement" => p,
                             _ => node,
                         };
                         property_function(cx, prop, right, outer, owner.as_deref());
@@ -237,16 +237,16 @@ pub(super) fn nested_and_imports(cx: &mut Cx<'_>, st: &mut State, root: Node<'_>
                 "pair" => {
                     if let (Some(key), Some(value)) = (node.by_field("key"), node.by_field("value"))
                         && is_function(value)
-                        && matches!(key.kind(), "property_identifier" | "string")
+                        && matches!(key.kind_name(), "property_identifier" | "string")
                         && let Some(owner) = object_owner(cx, ancestors)
                         && is_new(&mut seen, key)
                     {
                         property_function(cx, key, value, node, Some(&owner));
                     }
                 }
-                "method_definition" if parent.is_some_and(|p| p.kind() == "object") => {
+                "method_definition" if parent.is_some_and(|p| p.kind_name() == "object") => {
                     if let Some(name) = node.by_field("name")
-                        && name.kind() == "property_identifier"
+                        && name.kind_name() == "property_identifier"
                         && let Some(owner) = object_owner(cx, ancestors)
                         && is_new(&mut seen, name)
                     {
@@ -329,7 +329,7 @@ fn property_function(
     }
     let rec = make_function(cx, text, owner, f, outer, false);
     cx.function(name, outer, owner, rec);
-    if name.kind() == "string"
+    if name.kind_name() == "string"
         && let Some(d) = cx.out.definitions.last_mut()
     {
         d.name = unquote(&d.name);
@@ -356,7 +356,7 @@ fn object_owner(cx: &Cx<'_>, ancestors: &[Node<'_>]) -> Option<String> {
     let [.., holder, _object] = ancestors else {
         return None;
     };
-    let name = match holder.kind() {
+    let name = match holder.kind_name() {
         "variable_declarator" => holder.by_field("name")?,
         "assignment_expression" => holder.by_field("left")?,
         "pair" => holder.by_field("key")?,
