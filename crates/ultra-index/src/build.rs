@@ -145,40 +145,55 @@ pub fn walk_under(
     let mut b = ignore::WalkBuilder::new(&start);
     b.follow_links(false)
         .require_git(false)
-        .sort_by_file_name(|a, b| a.cmp(b))
+        .threads(cores())
         .filter_entry(exclude.walk_filter(root));
-    let mut out = Vec::new();
-    for entry in b.build().flatten() {
-        if !entry.file_type().is_some_and(|t| t.is_file()) {
-            continue;
-        }
-        let Some(rel) = entry
-            .path()
-            .strip_prefix(root)
-            .ok()
-            .and_then(|p| p.to_str())
-            .map(|p| p.replace('\\', "/"))
-        else {
-            continue;
-        };
-        let name = rel.rsplit('/').next().unwrap_or(&rel);
-        if (Lang::of_path(&rel).is_none() && !is_marker(name)) || exclude.file(&rel) || !allow(&rel)
-        {
-            continue;
-        }
-        let (len, nlink, mtime_ns) = entry.metadata().map_or((0, 1, None), |m| {
-            use std::os::unix::fs::MetadataExt;
-            (m.len(), m.nlink(), mtime_ns(&m))
-        });
-        out.push(Found {
-            path: rel,
-            abs: entry.path().to_path_buf(),
-            len,
-            nlink,
-            mtime_ns,
-        });
-    }
+    // On every core: a query that comes first waits for this walk.
+    let out = std::sync::Mutex::new(Vec::new());
+    b.build_parallel().run(|| {
+        Box::new(|entry| {
+            if let Some(found) = entry.ok().and_then(|e| found(root, &e, exclude, allow)) {
+                out.lock().unwrap_or_else(|p| p.into_inner()).push(found);
+            }
+            ignore::WalkState::Continue
+        })
+    });
+    let mut out = out.into_inner().unwrap_or_else(|p| p.into_inner());
+    // The order of a walk that sorts each directory by name: components compared in turn.
+    out.sort_unstable_by(|a, b| a.path.split('/').cmp(b.path.split('/')));
     out
+}
+
+/// `entry` as a file to index, when it is one.
+fn found(
+    root: &Path,
+    entry: &ignore::DirEntry,
+    exclude: &Exclude,
+    allow: &(dyn Fn(&str) -> bool + Sync),
+) -> Option<Found> {
+    if !entry.file_type().is_some_and(|t| t.is_file()) {
+        return None;
+    }
+    let rel = entry
+        .path()
+        .strip_prefix(root)
+        .ok()
+        .and_then(|p| p.to_str())
+        .map(|p| p.replace('\\', "/"))?;
+    let name = rel.rsplit('/').next().unwrap_or(&rel);
+    if (Lang::of_path(&rel).is_none() && !is_marker(name)) || exclude.file(&rel) || !allow(&rel) {
+        return None;
+    }
+    let (len, nlink, mtime_ns) = entry.metadata().map_or((0, 1, None), |m| {
+        use std::os::unix::fs::MetadataExt;
+        (m.len(), m.nlink(), mtime_ns(&m))
+    });
+    Some(Found {
+        path: rel,
+        abs: entry.path().to_path_buf(),
+        len,
+        nlink,
+        mtime_ns,
+    })
 }
 
 /// Files indexed for what they say about the code around them, not for code: `go.mod`
@@ -274,10 +289,12 @@ pub fn index_files(
         }
         return progress;
     }
-    // Records go to the calling thread in batches: one per file woke it up once per file,
-    // and those wake-ups cost more than it takes to store a small file. Files someone is
-    // waiting for (`first`, scheduled at the front) are sent at once.
+    // Records go to the calling thread in batches: sent one by one, each woke it up, and
+    // those wake-ups cost more than storing a small file. Files someone is waiting for
+    // (`first`, scheduled at the front) are sent at once.
+    // Progress is counted as records arrive: big files (scheduled first) go on their own.
     const BATCH: usize = 16;
+    const BATCH_BYTES: u64 = 256 << 10;
     let urgent = files.iter().take_while(|f| first.contains(&f.path)).count();
     let (tx, rx) = mpsc::sync_channel::<Vec<Option<(FileIndex, Vec<u8>)>>>(256 / BATCH);
     std::thread::scope(|scope| {
@@ -285,17 +302,21 @@ pub fn index_files(
             let tx = tx.clone();
             let (files, next) = (&files, &next);
             scope.spawn(move || {
-                let mut batch = Vec::with_capacity(BATCH);
+                let (mut batch, mut bytes) = (Vec::with_capacity(BATCH), 0);
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(f) = files.get(i) else { break };
                     batch.push(index_one(f));
-                    if (batch.len() >= BATCH || i < urgent)
+                    bytes += f.len;
+                    if (batch.len() >= BATCH || bytes >= BATCH_BYTES || i < urgent)
                         && tx
                             .send(std::mem::replace(&mut batch, Vec::with_capacity(BATCH)))
                             .is_err()
                     {
                         return;
+                    }
+                    if batch.is_empty() {
+                        bytes = 0;
                     }
                 }
                 if !batch.is_empty() {

@@ -86,10 +86,6 @@ pub fn run(
             return ExitCode::from(2);
         }
         let prompts = confirm || (!no_prompt && std::io::stdin().is_terminal());
-        let swept = exec.services().ws().root().sweep_temp_files(200_000);
-        if swept > 0 {
-            eprintln!("  removed {swept} temp file(s) left by an interrupted write");
-        }
         let _watch = match ultra_commands::watch::spawn(exec.clone()) {
             Ok(w) => Some(w),
             Err(e) => {
@@ -108,7 +104,8 @@ pub fn run(
                 None
             }
         };
-        let _warm = exec.services().warm_up(exec.events().clone());
+        let warm = exec.services().warm_up(exec.events().clone());
+        let _sweep = sweep_after(warm, exec.services().root_path().to_path_buf());
         eprintln!(
             "ultra {} serving {}",
             env!("CARGO_PKG_VERSION"),
@@ -255,6 +252,23 @@ async fn bind_ws(
 /// is shown with its arguments, and the person's y/n runs `ultra.confirm.approve` or
 /// `ultra.confirm.deny` as a `human` source. Registered as an approver before it returns,
 /// so an "ask" issued right after is not refused for want of one.
+/// Remove the temp files that interrupted writes left (a crash between a temp file's
+/// creation and its rename) once `warm_up` has built the index: the sweep walks the whole
+/// tree, and at start the cores and the disk are the index's (a query waits for its walk).
+fn sweep_after(warm_up: std::thread::JoinHandle<()>, root: PathBuf) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        let _ = warm_up.join();
+        // A root of its own: the workspace's lock is not held for the walk.
+        let Ok(root) = ultra_workspace::Root::open(&root, Default::default()) else {
+            return;
+        };
+        let swept = root.sweep_temp_files(200_000);
+        if swept > 0 {
+            eprintln!("  removed {swept} temp file(s) left by an interrupted write");
+        }
+    })
+}
+
 pub fn spawn_prompter(exec: Arc<Executor<Services>>) -> tokio::task::JoinHandle<()> {
     let mut rx = exec.events().subscribe();
     let guard = exec.attach_approver();

@@ -179,13 +179,13 @@ fn a_saved_batch_is_all_or_nothing_across_kill_9() {
             "round {round}: a half-written batch: {gens:?}"
         );
         outcomes[usize::from(all_new)] += 1;
-        for d in ["d0", "d1", "d2"] {
-            assert!(
-                temp_files(&ws.path(d)).is_empty(),
-                "round {round}: {:?}",
-                temp_files(&ws.path(d))
-            );
-        }
+        // The dead writer's temp files are swept once the restarted server has built its
+        // index.
+        common::wait_until("the temp files to be swept", || {
+            ["d0", "d1", "d2"]
+                .iter()
+                .all(|d| temp_files(&ws.path(d)).is_empty())
+        });
         if all_old {
             // Put the round's generation in place by hand so the next round builds on it.
             for name in &names {
