@@ -291,8 +291,8 @@ pub fn index_files(
     }
     // Records go to the calling thread in batches: sent one by one, each woke it up, and
     // those wake-ups cost more than storing a small file. Files someone is waiting for
-    // (`first`, scheduled at the front) are sent at once.
-    // Progress is counted as records arrive: big files (scheduled first) go on their own.
+    // (`first`, scheduled at the front) are sent at once, and big files (scheduled next)
+    // nearly so, since progress is counted as records arrive.
     const BATCH: usize = 16;
     const BATCH_BYTES: u64 = 256 << 10;
     let urgent = files.iter().take_while(|f| first.contains(&f.path)).count();
@@ -302,20 +302,16 @@ pub fn index_files(
             let tx = tx.clone();
             let (files, next) = (&files, &next);
             scope.spawn(move || {
-                let (mut batch, mut bytes) = (Vec::with_capacity(BATCH), 0);
+                let (mut batch, mut bytes) = (Vec::new(), 0);
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(f) = files.get(i) else { break };
                     batch.push(index_one(f));
                     bytes += f.len;
-                    if (batch.len() >= BATCH || bytes >= BATCH_BYTES || i < urgent)
-                        && tx
-                            .send(std::mem::replace(&mut batch, Vec::with_capacity(BATCH)))
-                            .is_err()
-                    {
-                        return;
-                    }
-                    if batch.is_empty() {
+                    if batch.len() >= BATCH || bytes >= BATCH_BYTES || i < urgent {
+                        if tx.send(std::mem::take(&mut batch)).is_err() {
+                            return;
+                        }
                         bytes = 0;
                     }
                 }

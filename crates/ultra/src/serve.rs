@@ -248,10 +248,6 @@ async fn bind_ws(
     }
 }
 
-/// Answer confirmations from this process's terminal: each `confirmation.requested` event
-/// is shown with its arguments, and the person's y/n runs `ultra.confirm.approve` or
-/// `ultra.confirm.deny` as a `human` source. Registered as an approver before it returns,
-/// so an "ask" issued right after is not refused for want of one.
 /// Remove the temp files that interrupted writes left (a crash between a temp file's
 /// creation and its rename) once `warm_up` has built the index: the sweep walks the whole
 /// tree, and at start the cores and the disk are the index's (a query waits for its walk).
@@ -269,6 +265,10 @@ fn sweep_after(warm_up: std::thread::JoinHandle<()>, root: PathBuf) -> std::thre
     })
 }
 
+/// Answer confirmations from this process's terminal: each `confirmation.requested` event
+/// is shown with its arguments, and the person's y/n runs `ultra.confirm.approve` or
+/// `ultra.confirm.deny` as a `human` source. Registered as an approver before it returns,
+/// so an "ask" issued right after is not refused for want of one.
 pub fn spawn_prompter(exec: Arc<Executor<Services>>) -> tokio::task::JoinHandle<()> {
     let mut rx = exec.events().subscribe();
     let guard = exec.attach_approver();

@@ -523,7 +523,7 @@ impl<'t> FieldExt<'t> for Node<'t> {
     }
 }
 
-/// Per grammar (by address), its node kinds' names by kind id.
+/// Per grammar (by address), in the order of [`Lang::ALL`], its node kinds' names by kind id.
 fn kind_names() -> &'static [(usize, Vec<&'static str>)] {
     static NAMES: std::sync::OnceLock<Vec<(usize, Vec<&'static str>)>> = std::sync::OnceLock::new();
     NAMES.get_or_init(|| {
@@ -556,9 +556,11 @@ impl KindSet {
             .lock()
             .unwrap_or_else(|p| p.into_inner());
         sets.entry((lang, key)).or_insert_with(|| {
-            let g = lang.grammar();
-            let table = (0..g.node_kind_count() as u16)
-                .map(|id| g.node_kind_for_id(id).is_some_and(|k| kinds.contains(&k)))
+            let at = Lang::ALL.iter().position(|l| *l == lang).unwrap_or(0);
+            let table = kind_names()[at]
+                .1
+                .iter()
+                .map(|k| kinds.contains(k))
                 .collect();
             Box::leak(Box::new(KindSet(table)))
         })
