@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 
+use crate::ignores::IgnoreRules;
 use crate::lang::Lang;
 use crate::model::FileIndex;
 use crate::passes;
@@ -134,6 +135,18 @@ pub fn walk_under(
     exclude: &Exclude,
     allow: &(dyn Fn(&str) -> bool + Sync),
 ) -> Vec<Found> {
+    walk_entering(root, dir, exclude, allow, &|_| {})
+}
+
+/// [`walk_under`] that calls `enter` with each directory it enters (relative to `root`,
+/// "" for the root), before it lists it: a watch set up there misses nothing.
+pub fn walk_entering(
+    root: &Path,
+    dir: &str,
+    exclude: &Exclude,
+    allow: &(dyn Fn(&str) -> bool + Sync),
+    enter: &(dyn Fn(&str) + Sync),
+) -> Vec<Found> {
     if exclude.dir(dir) {
         return Vec::new();
     }
@@ -151,7 +164,20 @@ pub fn walk_under(
     let out = std::sync::Mutex::new(Vec::new());
     b.build_parallel().run(|| {
         Box::new(|entry| {
-            if let Some(found) = entry.ok().and_then(|e| found(root, &e, exclude, allow)) {
+            let Ok(entry) = entry else {
+                return ignore::WalkState::Continue;
+            };
+            if entry.file_type().is_some_and(|t| t.is_dir()) {
+                // The walker lists a directory's entries only after this returns.
+                if let Some(rel) = entry
+                    .path()
+                    .strip_prefix(root)
+                    .ok()
+                    .and_then(|p| p.to_str())
+                {
+                    enter(rel);
+                }
+            } else if let Some(found) = found(root, &entry, exclude, allow) {
                 out.lock().unwrap_or_else(|p| p.into_inner()).push(found);
             }
             ignore::WalkState::Continue
@@ -203,19 +229,12 @@ pub fn is_marker(name: &str) -> bool {
 }
 
 /// Whether a single changed file would be indexed by a walk: a known language (or a
-/// [marker](is_marker)), not left out by `exclude`, and not ignored by the workspace's top-level
-/// `.gitignore` (`ignored`).
-pub fn indexable(rel: &str, ignored: &ignore::gitignore::Gitignore, exclude: &Exclude) -> bool {
+/// [marker](is_marker)), not left out by `exclude` nor by the ignore files above it.
+pub fn indexable(rel: &str, rules: &mut IgnoreRules, exclude: &Exclude) -> bool {
     let name = rel.rsplit('/').next().unwrap_or(rel);
     (Lang::of_path(rel).is_some() || is_marker(name))
         && !exclude.file(rel)
-        && !ignored.matched_path_or_any_parents(rel, false).is_ignore()
-}
-
-/// The workspace's top-level `.gitignore` as a matcher (empty when there is none).
-pub fn root_gitignore(root: &Path) -> ignore::gitignore::Gitignore {
-    let (gi, _) = ignore::gitignore::Gitignore::new(root.join(".gitignore"));
-    gi
+        && !rules.ignored(rel, false)
 }
 
 /// The order files are indexed in: `first` (files someone is waiting for), then the

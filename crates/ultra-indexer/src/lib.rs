@@ -19,6 +19,11 @@ use ultra_index::store::{Redb, Redis, Store};
 use ultra_index::{Index, index_file};
 use ultra_workspace::{Root, Workspace};
 
+mod watch;
+
+pub use watch::WatchHandle;
+use watch::Watched;
+
 /// How current an answer is (seed 001 answers carry it so an empty answer while warming
 /// is never mistaken for "nothing there").
 #[derive(Debug, Clone, Serialize, JsonSchema, PartialEq)]
@@ -106,9 +111,9 @@ pub struct CodeIndex {
     refreshing: Mutex<()>,
     skipped: Mutex<usize>,
     warming: Warming,
-    /// Paths a file-system watcher reported since the last refresh; `None` when no watcher
-    /// runs. `rescan` asks for a full walk (events were lost).
-    changes: Mutex<Option<Changes>>,
+    /// The file-system watcher and what it reported since the last refresh; `None` when
+    /// none runs.
+    watched: Mutex<Option<Watched>>,
     /// A full walk has been done: from then on a watcher's reports suffice.
     walked: std::sync::atomic::AtomicBool,
     /// Open buffers' last indexed text and tree, for incremental reparses.
@@ -194,13 +199,6 @@ impl Drop for WarmingMark<'_> {
 /// workspace is ready within it, and a large one never holds a query up for longer.
 const WARM_UP_GRACE: std::time::Duration = std::time::Duration::from_millis(200);
 
-/// What a watcher reported.
-#[derive(Default)]
-struct Changes {
-    paths: std::collections::HashSet<String>,
-    rescan: bool,
-}
-
 impl CodeIndex {
     /// An empty index of the workspace at `root`.
     pub fn new(root: PathBuf, store_at: StoreAt, exclude: build::Exclude) -> CodeIndex {
@@ -215,7 +213,7 @@ impl CodeIndex {
             refreshing: Mutex::new(()),
             skipped: Mutex::new(0),
             warming: Warming::default(),
-            changes: Mutex::new(None),
+            watched: Mutex::new(None),
             walked: std::sync::atomic::AtomicBool::new(false),
             trees: Mutex::new(HashMap::new()),
             hard_linked: Mutex::new(std::collections::HashSet::new()),
@@ -227,59 +225,44 @@ impl CodeIndex {
         &self.exclude
     }
 
-    /// Watch the workspace (recursively, inotify): from now on a refresh looks only at the
-    /// paths the watcher reported instead of walking the tree. Fails when the OS refuses
-    /// (e.g. the inotify watch limit); refreshes then keep walking.
-    pub fn watch(self: &std::sync::Arc<Self>) -> Result<notify::RecommendedWatcher, notify::Error> {
-        use notify::Watcher;
-        let me = std::sync::Arc::downgrade(self);
-        let root = self.root.clone();
-        *self.changes.lock().unwrap_or_else(|p| p.into_inner()) = Some(Changes {
-            rescan: true,
-            ..Changes::default()
-        });
-        let mut watcher =
-            notify::recommended_watcher(move |res: notify::Result<notify::Event>| {
-                let Some(me) = me.upgrade() else { return };
-                let mut slot = me.changes.lock().unwrap_or_else(|p| p.into_inner());
-                let Some(changes) = slot.as_mut() else { return };
-                match res {
-                    // Reads (ours too: answers read files for context) change nothing.
-                    Ok(ev) if matches!(ev.kind, notify::EventKind::Access(_)) => {}
-                    Ok(ev) => {
-                        if ev.need_rescan() {
-                            changes.rescan = true;
-                        }
-                        for p in ev.paths {
-                            if let Some(rel) = p.strip_prefix(&root).ok().and_then(|r| r.to_str())
-                                && !rel.is_empty()
-                                && changes.paths.len() < 100_000
-                            {
-                                changes.paths.insert(rel.to_string());
-                            } else if changes.paths.len() >= 100_000 {
-                                changes.rescan = true;
-                            }
-                        }
-                    }
-                    Err(_) => changes.rescan = true,
-                }
-            })?;
-        if let Err(e) = watcher.watch(&self.root, notify::RecursiveMode::Recursive) {
-            *self.changes.lock().unwrap_or_else(|p| p.into_inner()) = None;
-            return Err(e);
-        }
-        Ok(watcher)
+    /// Watch the workspace (inotify): from now on a refresh looks only at the paths the
+    /// watcher reported instead of walking the tree, and sees every write that finished
+    /// before it began. The next refresh walks the tree once, watching the directories it
+    /// enters. Fails when the OS refuses an inotify instance; refreshes then keep walking.
+    pub fn watch(self: &Arc<Self>) -> std::io::Result<WatchHandle> {
+        watch::start(self)
     }
 
-    /// The watcher's report since the last refresh, when it can stand in for a walk.
+    /// The watcher's report since the last refresh (events still queued included), when it
+    /// can stand in for a walk.
     fn take_changes(&self) -> Option<std::collections::HashSet<String>> {
-        let mut slot = self.changes.lock().unwrap_or_else(|p| p.into_inner());
-        let changes = slot.as_mut()?;
-        let report = std::mem::take(changes);
+        let mut slot = self.watched.lock().unwrap_or_else(|p| p.into_inner());
+        let w = slot.as_mut()?;
+        if !w.drain() {
+            *slot = None;
+            return None;
+        }
+        let report = std::mem::take(&mut w.changes);
         if report.rescan || !self.walked.load(std::sync::atomic::Ordering::SeqCst) {
             return None;
         }
         Some(report.paths)
+    }
+
+    /// The whole tree, watching the directories entered.
+    fn walk_all(&self, allow: &(dyn Fn(&str) -> bool + Sync)) -> Vec<build::Found> {
+        build::walk_entering(&self.root, "", &self.exclude, allow, &|d| self.watch_dir(d))
+    }
+
+    /// Watch the directory `rel` as a walk enters it (before it is listed). When the OS
+    /// refuses (the watch limit), watching ends and refreshes walk the tree again.
+    fn watch_dir(&self, rel: &str) {
+        let mut slot = self.watched.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(w) = slot.as_mut()
+            && w.add(&self.root, rel).is_err()
+        {
+            *slot = None;
+        }
     }
 
     /// The files to look at for reported `paths` (a directory stands for what is under
@@ -289,15 +272,18 @@ impl CodeIndex {
         paths: std::collections::HashSet<String>,
         allow: &(dyn Fn(&str) -> bool + Sync),
     ) -> (Vec<build::Found>, Vec<String>) {
-        let ignored = build::root_gitignore(&self.root);
+        // What a walk would leave out, read once for all the paths.
+        let mut rules = ultra_index::ignores::IgnoreRules::new(&self.root);
         let mut found = Vec::new();
         let mut gone = Vec::new();
         let idx = self.read();
         for p in paths {
             let abs = self.root.join(&p);
             match std::fs::symlink_metadata(&abs) {
-                Ok(m) if m.is_dir() => {
-                    let under = build::walk_under(&self.root, &p, &self.exclude, allow);
+                Ok(m) if m.is_dir() && !rules.ignored(&p, true) => {
+                    let under = build::walk_entering(&self.root, &p, &self.exclude, allow, &|d| {
+                        self.watch_dir(d)
+                    });
                     let seen: std::collections::HashSet<&str> =
                         under.iter().map(|f| f.path.as_str()).collect();
                     gone.extend(
@@ -309,7 +295,7 @@ impl CodeIndex {
                 }
                 Ok(m)
                     if m.is_file()
-                        && build::indexable(&p, &ignored, &self.exclude)
+                        && build::indexable(&p, &mut rules, &self.exclude)
                         && allow(&p) =>
                 {
                     use std::os::unix::fs::MetadataExt;
@@ -416,9 +402,7 @@ impl CodeIndex {
         let full_walk = changes.is_none();
         let mut loaded = false;
         let (found, gone) = std::thread::scope(|s| {
-            let walk = changes
-                .is_none()
-                .then(|| s.spawn(|| build::walk(&self.root, &self.exclude, &allow)));
+            let walk = changes.is_none().then(|| s.spawn(|| self.walk_all(&allow)));
             loaded = self.load_store();
             match (changes, walk) {
                 (Some(mut paths), _) => {
@@ -428,7 +412,7 @@ impl CodeIndex {
                 (None, walk) => {
                     let found = walk
                         .and_then(|w| w.join().ok())
-                        .unwrap_or_else(|| build::walk(&self.root, &self.exclude, &allow));
+                        .unwrap_or_else(|| self.walk_all(&allow));
                     let seen: std::collections::HashSet<&str> =
                         found.iter().map(|f| f.path.as_str()).collect();
                     let gone: Vec<String> = {

@@ -169,7 +169,7 @@ impl Services {
 
     /// Watch the workspace for the code index, so refreshes need not walk the tree; the
     /// watcher runs until the returned handle is dropped.
-    pub fn watch_index(&self) -> Result<notify::RecommendedWatcher, notify::Error> {
+    pub fn watch_index(&self) -> std::io::Result<ultra_indexer::WatchHandle> {
         self.code.watch()
     }
 
