@@ -136,20 +136,29 @@ impl Index {
 
     /// Add or replace a file's record; false when the content hash is unchanged.
     pub fn upsert(&mut self, record: FileIndex) -> bool {
-        if self.is_current(&record.path, &record.hash) {
-            return false;
+        // One lookup decides; a new file (every file of a load) needs no removal. Paths
+        // share long prefixes, so each lookup costs many string compares.
+        match self.files.get(&record.path) {
+            Some(old) if old.hash == record.hash => return false,
+            Some(old) => {
+                let links = self.links;
+                let same_imports = old.imports == record.imports;
+                self.remove(&record.path.clone());
+                self.links = if same_imports { links } else { links + 1 };
+            }
+            None => self.links += 1,
         }
-        let links = self.links;
-        let same_imports = self
-            .files
-            .get(&record.path)
-            .is_some_and(|old| old.imports == record.imports);
-        self.remove(&record.path.clone());
-        self.links = if same_imports { links } else { links + 1 };
         let name = record.path.rsplit('/').next().unwrap_or(&record.path);
-        let paths = self.by_name.entry(name.to_string()).or_default();
-        if let Err(at) = paths.binary_search(&record.path) {
-            paths.insert(at, record.path.clone());
+        match self.by_name.get_mut(name) {
+            Some(paths) => {
+                if let Err(at) = paths.binary_search(&record.path) {
+                    paths.insert(at, record.path.clone());
+                }
+            }
+            None => {
+                self.by_name
+                    .insert(name.to_string(), vec![record.path.clone()]);
+            }
         }
         let path: Arc<str> = Arc::from(record.path.as_str());
         for (i, d) in record.definitions.iter().enumerate() {
