@@ -6,10 +6,10 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 
-use crate::ignores::IgnoreRules;
 use crate::lang::Lang;
 use crate::model::FileIndex;
 use crate::passes;
+use ultra_ignore::IgnoreRules;
 
 /// Directories never indexed at any depth, whatever `.gitignore` says: installed
 /// dependencies and caches, never the workspace's own code.

@@ -8,14 +8,13 @@
 //! (identifiers, comments, complexity); `passes.rs` runs a parse and the passes that are the
 //! same for every language; `resolve.rs` maps imports to workspace files;
 //! `index.rs` holds the records with their lookups and the dependency graph; `build.rs`
-//! indexes a whole tree on every core (`ignores.rs` says what its walk leaves out); `store.rs` keeps records on disk (redb) so a restart
+//! indexes a whole tree on every core; `store.rs` keeps records on disk (redb) so a restart
 //! loads instead of parsing.
 
 pub mod build;
 mod codec;
 mod generic;
 pub mod highlight;
-pub mod ignores;
 pub mod index;
 pub mod lang;
 mod lex;

@@ -273,7 +273,7 @@ impl CodeIndex {
         allow: &(dyn Fn(&str) -> bool + Sync),
     ) -> (Vec<build::Found>, Vec<String>) {
         // What a walk would leave out, read once for all the paths.
-        let mut rules = ultra_index::ignores::IgnoreRules::new(&self.root);
+        let mut rules = ultra_ignore::IgnoreRules::new(&self.root);
         let mut found = Vec::new();
         let mut gone = Vec::new();
         let idx = self.read();

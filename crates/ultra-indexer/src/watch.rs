@@ -20,13 +20,12 @@ use std::sync::{Arc, Weak};
 
 use inotify::{EventMask, Inotify, WatchDescriptor, WatchMask};
 
+use ultra_ignore::IGNORE_FILES;
+
 use crate::CodeIndex;
 
 /// More reported paths than this and the next refresh walks the tree instead.
 const MAX_PATHS: usize = 100_000;
-
-/// Ignore files: a change to one may bring directories into the index or take them out.
-const IGNORE_FILES: [&str; 2] = [".gitignore", ".ignore"];
 
 /// What a watcher reported since the last refresh.
 #[derive(Default)]

@@ -2,7 +2,8 @@
 //! whenever a source file changes, and announces each run (`tests.started`,
 //! `tests.finished`). Changes that are not the project's sources do not count: build
 //! output, dependencies, caches, VCS internals, Ultra's own temp files and whatever the
-//! root `.gitignore` ignores (otherwise a run's own output would start the next run).
+//! ignore files above a path ignore, at the top or below (otherwise a run's own output
+//! would start the next run).
 //! Bursts are gathered (300 ms of quiet, at most 2 s) into one run. A watch ends when it is
 //! stopped, when the session that started it ends, or with the server; a run in progress
 //! is killed with its process group.
@@ -13,11 +14,11 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::json;
 use ultra_core::events::EventBus;
+use ultra_ignore::{IGNORE_FILES, IgnoreRules};
 use ultra_protocol::{CommandError, ErrorCode, Source};
 
 use crate::test_runner::{Runner, TestRun, run_once};
@@ -119,17 +120,15 @@ impl Watch {
 /// Which changed paths count, relative to the root.
 struct Filter {
     root: PathBuf,
-    ignore: Gitignore,
+    /// The ignore files above each path, as a walk reads them (a changed one is read again).
+    ignores: Mutex<IgnoreRules>,
 }
 
 impl Filter {
     fn new(root: &Path) -> Filter {
-        let mut b = GitignoreBuilder::new(root);
-        // A missing or unreadable .gitignore leaves only the fixed list.
-        let _ = b.add(root.join(".gitignore"));
         Filter {
             root: root.to_path_buf(),
-            ignore: b.build().unwrap_or_else(|_| Gitignore::empty()),
+            ignores: Mutex::new(IgnoreRules::new(root)),
         }
     }
 
@@ -150,11 +149,13 @@ impl Filter {
         if name.contains(".ultra-tmp.") || name.ends_with('~') || name.ends_with(".swp") {
             return None;
         }
-        if self
-            .ignore
-            .matched_path_or_any_parents(rel, false)
-            .is_ignore()
-        {
+        let mut ignores = self.ignores.lock().unwrap_or_else(|p| p.into_inner());
+        if IGNORE_FILES.contains(&name) {
+            *ignores = IgnoreRules::new(&self.root);
+        }
+        // Output a run writes into a directory ignored below the top (`pkg/.gitignore`
+        // saying `out/`) must not start another run.
+        if ignores.ignored(text, path.is_dir()) {
             return None;
         }
         Some(text.to_string())
@@ -427,5 +428,12 @@ mod tests {
             assert_eq!(rel(skipped), None, "{skipped}");
         }
         assert_eq!(f.relevant(Path::new("/elsewhere/a.rs")), None);
+        // An ignore file below the top counts too, and a new one is read when it appears.
+        std::fs::create_dir_all(root.join("pkg/gen")).expect("mkdir");
+        assert_eq!(rel("pkg/gen/a.rs").as_deref(), Some("pkg/gen/a.rs"));
+        std::fs::write(root.join("pkg/.gitignore"), "gen/\n").expect("write");
+        assert_eq!(rel("pkg/.gitignore").as_deref(), Some("pkg/.gitignore"));
+        assert_eq!(rel("pkg/gen/a.rs"), None);
+        assert_eq!(rel("pkg/src/a.rs").as_deref(), Some("pkg/src/a.rs"));
     }
 }

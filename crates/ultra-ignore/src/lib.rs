@@ -1,5 +1,6 @@
 //! Whether a walk would leave a path out by its ignore files, for a path reached without a
-//! walk (one a file-system watcher reported).
+//! walk (one a file-system watcher reported): the code index and the test watches judge
+//! reported paths with it.
 //!
 //! The walk (ripgrep's `ignore`) never enters an ignored directory and matches each path
 //! against the ignore files of every directory above it, the deepest first; a `.ignore`
@@ -12,6 +13,9 @@ use std::path::{Path, PathBuf};
 
 use ignore::Match;
 use ignore::gitignore::Gitignore;
+
+/// The names of the ignore files a walk reads: a change to one changes what is left out.
+pub const IGNORE_FILES: [&str; 2] = [".gitignore", ".ignore"];
 
 /// The ignore files of the directories asked about, read once each.
 pub struct IgnoreRules {
