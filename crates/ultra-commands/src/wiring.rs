@@ -14,7 +14,7 @@ use ultra_core::{Config, Executor, Registry};
 use ultra_workspace::WsError;
 
 use ultra_services::{Mode, Services, state_dir};
-use ultra_tools::{code, git, runner, shell, syntax_gate, terminal};
+use ultra_tools::{code, git, lsp, runner, shell, syntax_gate, terminal};
 
 use crate::{
     ai, audit, command_api, confirm, dialects, edit, file, keys, navigation, query, search,
@@ -43,6 +43,8 @@ pub fn register_all(r: &mut Registry<Services>) -> Result<(), RegistryError> {
     audit::register(r)?;
     code::tools::register(r)?;
     code::state::register(r)?;
+    code::diagnostics::register(r)?;
+    lsp::register(r)?;
     command_api::register(r)?;
     confirm::register(r)?;
     edit::register(r)?;

@@ -29,6 +29,16 @@ fn contains(actual: &Value, expected: &Value) -> bool {
 fn config() -> Config {
     let mut c = Config::default();
     c.audit.enabled = false;
+    // Examples answer the same on every machine: no language server found on PATH joins in.
+    for language in ["python", "typescript", "rust", "go", "c"] {
+        c.lsp.insert(
+            language.into(),
+            ultra_core::config::LspServerConfig {
+                enabled: Some(false),
+                ..Default::default()
+            },
+        );
+    }
     c
 }
 

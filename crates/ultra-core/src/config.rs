@@ -71,6 +71,28 @@ pub struct Config {
     /// Key bindings over the commands' defaults (VS Code's shape).
     #[serde(default)]
     pub keybindings: Vec<KeybindingConfig>,
+    /// Language servers by language (`python`, `typescript`, `rust`, `go`, `c`): what runs
+    /// instead of the default found on `PATH`, or `enabled: false`.
+    #[serde(default)]
+    pub lsp: std::collections::BTreeMap<String, LspServerConfig>,
+}
+
+/// `lsp.<language>`: the language server that serves it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct LspServerConfig {
+    /// The program (a path, or a name looked up on `PATH`).
+    #[serde(default)]
+    pub command: Option<String>,
+    /// Its arguments (default: the default server's, e.g. `--stdio`).
+    #[serde(default)]
+    pub args: Option<Vec<String>>,
+    /// Sent to the server as `initializationOptions`.
+    #[serde(default)]
+    pub initialization_options: Option<serde_json::Value>,
+    /// `false` turns the language's server off (default: on when one is found).
+    #[serde(default)]
+    pub enabled: Option<bool>,
 }
 
 /// One entry of `keybindings`: `{key, command, when?, args?}`; `command: "-id"` removes

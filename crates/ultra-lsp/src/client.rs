@@ -46,6 +46,8 @@ pub enum LspError {
         code: i64,
         message: String,
     },
+    #[error("no language server for {language}: {reason}")]
+    Unavailable { language: String, reason: String },
     #[error("talking to the language server failed: {0}")]
     Io(#[from] std::io::Error),
 }
@@ -337,6 +339,16 @@ impl Client {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .insert(id, tx);
+        // It may have died between the check above and the insert, after the reader
+        // failed every pending request: then nobody would answer this one.
+        if !self.alive() {
+            self.shared
+                .pending
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .remove(&id);
+            return Err(self.exited());
+        }
         self.shared
             .send(&json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }))?;
         match rx.recv_timeout(timeout) {

@@ -179,3 +179,23 @@ fn a_missing_server_is_a_clear_error() {
         .expect("no such server");
     assert!(e.to_string().contains("no-such-language-server-xyz"), "{e}");
 }
+
+#[test]
+fn a_server_that_exits_at_once_fails_fast() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = ServerSpec {
+        language: "python".into(),
+        command: "sh".into(),
+        args: vec!["-c".into(), "echo 'no such toolchain' >&2; exit 1".into()],
+        initialization_options: None,
+    };
+    for _ in 0..20 {
+        let start = std::time::Instant::now();
+        let e = Client::start(&spec, tmp.path()).err().expect("it exits");
+        assert!(start.elapsed() < Duration::from_secs(5), "{e}");
+        assert!(
+            matches!(e, LspError::Exited { .. } | LspError::Io(_)),
+            "{e}"
+        );
+    }
+}

@@ -74,6 +74,8 @@ pub struct Services {
     shell_sessions: Mutex<std::collections::HashMap<String, ultra_shell::run::Env>>,
     /// The code index (seed 001).
     code: Arc<ultra_indexer::CodeIndex>,
+    /// Language servers, started on first need (issue 22).
+    lsp: ultra_lsp::Servers,
     /// Terminals (seed 003).
     terminals: ultra_term::Terminals,
     /// `run_tests` watches running in the background.
@@ -111,6 +113,23 @@ fn store_at(root: &Path, cfg: &ultra_core::config::IndexConfig) -> ultra_indexer
     }
 }
 
+/// `lsp` of the configuration, as the language servers take it.
+fn lsp_config(config: &Config) -> std::collections::BTreeMap<String, ultra_lsp::ServerConfig> {
+    config
+        .lsp
+        .iter()
+        .map(|(language, c)| {
+            let c = ultra_lsp::ServerConfig {
+                command: c.command.clone(),
+                args: c.args.clone(),
+                initialization_options: c.initialization_options.clone(),
+                enabled: c.enabled,
+            };
+            (language.clone(), c)
+        })
+        .collect()
+}
+
 impl Services {
     /// Open the workspace at `root`.
     pub fn open(root: &Path, config: &Config, mode: Mode) -> Result<Services, WsError> {
@@ -131,6 +150,7 @@ impl Services {
                 store_at(ws.root().path(), &config.index),
                 ultra_index::build::Exclude::new(ws.root().path(), &config.index.exclude),
             )),
+            lsp: ultra_lsp::Servers::new(ws.root().path(), &lsp_config(config)),
             root: ws.root().path().to_path_buf(),
             workspace: Arc::new(Mutex::new(ws)),
             shell_root,
@@ -143,6 +163,11 @@ impl Services {
             config: config.clone(),
             mode,
         })
+    }
+
+    /// The workspace's language servers.
+    pub fn lsp(&self) -> &ultra_lsp::Servers {
+        &self.lsp
     }
 
     /// How this executor is used (one-shot, dry run).

@@ -1,7 +1,7 @@
 //! The agent tools as commands (seeds 001 and 004, and seed 003's terminals): reads,
 //! searches and analysis over the code index (`code`), the built-in shell and its promoted
 //! typed tools (`shell`, `promoted`), git over libgit2 (`git`), `run_command`, tests and
-//! builds (`runner`), terminals (`terminal`), and the syntax gate that keeps an agent's edit
+//! builds (`runner`), terminals (`terminal`), the language servers' status (`lsp`), and the syntax gate that keeps an agent's edit
 //! from adding parse errors (`syntax_gate`).
 //!
 //! Each command here declares its arguments, spec and handler over
@@ -11,6 +11,7 @@
 
 pub mod code;
 pub mod git;
+pub mod lsp;
 pub mod promoted;
 pub mod runner;
 pub mod shell;

@@ -61,7 +61,7 @@ Anthropic list; tokens at 4 bytes each):
   default    the seed tools, `shell` and the shell's typed tools: 33 tools, about 8k tokens
   read-only  of those, the ones that only read: 17 tools, about 3.4k tokens
   edit       of those, all but `shell`: 31 tools, about 7.5k tokens
-  full       every command an agent may run: 149 tools, about 24k tokens
+  full       every command an agent may run: 150 tools, about 24k tokens
 MCP's tools/list also carries each tool's title, hints and output schema, which clients
 do not show the model (default: about 52 KB).";
 

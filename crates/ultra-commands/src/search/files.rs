@@ -24,6 +24,8 @@ pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct FindArgs {
+    /// Text or (with `useRegex`) a regex; at most 1,000 characters.
+    #[schemars(length(max = 1000))]
     pub query: String,
     #[serde(default)]
     pub options: SearchOptions,
@@ -88,6 +90,8 @@ fn find(
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ReplaceArgs {
+    /// Text or (with `useRegex`) a regex; at most 1,000 characters.
+    #[schemars(length(max = 1000))]
     pub query: String,
     /// The new text; with `useRegex`, `$1` and `${name}` refer to the match's groups.
     pub replacement: String,

@@ -1,7 +1,9 @@
 //! Seed 001's read, search and analysis tools over the code index (`tools/`) and seed
-//! 003's position queries (`state.rs`); the index itself is a service
+//! 003's position queries (`state.rs`) and diagnostics (`diagnostics.rs`, with the language
+//! servers'); the index itself is a service
 //! ([`ultra_indexer::CodeIndex`]).
 
+pub mod diagnostics;
 pub mod page;
 pub mod state;
 pub mod tools;

@@ -1,7 +1,7 @@
 //! Seed 003's state queries over the code index: `state.getSymbols`,
-//! `state.goToDefinition`, `state.findReferences`, `state.getHover` and
-//! `state.getDiagnostics` (also `ultra.getDiagnostics`). Positions are 0-based and counted
-//! in the caller's position encoding, like every other seed 003 method.
+//! `state.goToDefinition`, `state.findReferences` and `state.getHover` (`diagnostics.rs` has
+//! `state.getDiagnostics`). Positions are 0-based and counted in the caller's position
+//! encoding, like every other seed 003 method.
 
 use ropey::Rope;
 use schemars::JsonSchema;
@@ -14,7 +14,6 @@ use ultra_protocol::{CommandError, ErrorCode, Position, PositionEncoding, Range}
 use ultra_workspace::text::{to_char, to_pos};
 
 use super::IndexState;
-use super::page::{Pager, clip};
 use ultra_services::Services;
 use ultra_services::util::{file_uri, is_human};
 
@@ -24,13 +23,12 @@ pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
     r.register(GoToDefinition)?;
     r.register(FindReferences)?;
     r.register(GetHover)?;
-    r.register(GetDiagnostics)?;
     Ok(())
 }
 
 const LIB_RS: &str = "/// Adds two numbers.\npub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n\npub struct Point {\n    x: i32,\n}\n\nimpl Point {\n    pub fn norm(&self) -> i32 {\n        add(self.x, 0)\n    }\n}\n";
 const BROKEN_PY: &str = "def ok():\n    pass\n\ndef broken(:\n    pass\n";
-const FIXTURE: &[(&str, &str)] = &[("src/lib.rs", LIB_RS), ("bad.py", BROKEN_PY)];
+pub(super) const FIXTURE: &[(&str, &str)] = &[("src/lib.rs", LIB_RS), ("bad.py", BROKEN_PY)];
 
 /// A seed 003 location.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -43,14 +41,14 @@ pub struct Location {
 }
 
 /// A file's text as a rope, for position conversion (the buffer when open).
-fn rope_of(cx: &Cx<'_, Services>, path: &str) -> Option<Rope> {
+pub(super) fn rope_of(cx: &Cx<'_, Services>, path: &str) -> Option<Rope> {
     let ws = cx.services.ws();
     let rel = ws.root().lexical(path).ok()?;
     ws.current_text(&rel).map(|t| Rope::from_str(&t))
 }
 
 /// A 1-based line and byte column as a position in `enc`.
-fn pos(rope: &Rope, line: u32, byte_col: u32, enc: PositionEncoding) -> Position {
+pub(super) fn pos(rope: &Rope, line: u32, byte_col: u32, enc: PositionEncoding) -> Position {
     let l = (line.saturating_sub(1) as usize).min(rope.len_lines().saturating_sub(1));
     let byte = (rope.line_to_byte(l) + byte_col as usize).min(rope.len_bytes());
     to_pos(rope, rope.byte_to_char(byte), enc)
@@ -72,7 +70,7 @@ fn lines_range(rope: &Rope, first: u32, last: u32, enc: PositionEncoding) -> Ran
 }
 
 /// Resolve a path argument and the file's record, refreshing the index first.
-fn file_record(
+pub(super) fn file_record(
     cx: &Cx<'_, Services>,
     path: &str,
 ) -> Result<(std::sync::Arc<FileIndex>, IndexState), CommandError> {
@@ -428,200 +426,6 @@ impl Command<Services> for GetHover {
             .unwrap_or_else(|| format!("`{name}`"));
         Ok(Hover {
             content,
-            index: state,
-        })
-    }
-}
-
-// ---------------------------------------------------------------- getDiagnostics
-
-/// Arguments of `state.getDiagnostics`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct DiagnosticsArgs {
-    /// One file (default: every indexed file).
-    pub path: Option<String>,
-    /// Only diagnostics of this severity, or of any of these (seed 000's filter; default:
-    /// all).
-    pub severity: Option<SeverityFilter>,
-    /// Most diagnostics in one answer (default 200; a page also ends at 32 KB).
-    pub limit: Option<usize>,
-    /// Where to continue: the `nextCursor` of the previous answer.
-    pub cursor: Option<usize>,
-}
-
-/// A diagnostic's severity (seed 003's `Diagnostic.severity`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    Error,
-    Warning,
-    Info,
-    Hint,
-}
-
-/// `severity`: one severity or a list of them.
-#[derive(Debug, JsonSchema)]
-#[serde(untagged)]
-pub enum SeverityFilter {
-    One(Severity),
-    Any(Vec<Severity>),
-}
-
-// By hand: an untagged enum's error ("did not match any variant") would not say what is.
-impl<'de> Deserialize<'de> for SeverityFilter {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let one = |v: serde_json::Value| {
-            serde_json::from_value::<Severity>(v.clone()).map_err(|_| {
-                serde::de::Error::custom(format!(
-                    "unknown severity {v}: expected error, warning, info or hint, or a list of them"
-                ))
-            })
-        };
-        match serde_json::Value::deserialize(d)? {
-            serde_json::Value::Array(items) => items
-                .into_iter()
-                .map(one)
-                .collect::<Result<_, _>>()
-                .map(SeverityFilter::Any),
-            other => one(other).map(SeverityFilter::One),
-        }
-    }
-}
-
-impl SeverityFilter {
-    fn admits(&self, s: Severity) -> bool {
-        match self {
-            SeverityFilter::One(one) => *one == s,
-            SeverityFilter::Any(any) => any.contains(&s),
-        }
-    }
-}
-
-/// A seed 003 diagnostic.
-#[derive(Debug, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct Diagnostic {
-    pub path: String,
-    pub uri: String,
-    pub range: Range,
-    pub message: String,
-    pub severity: Severity,
-    pub source: String,
-}
-
-/// Result of `state.getDiagnostics`.
-#[derive(Debug, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct Diagnostics {
-    /// This page, by path and position.
-    pub diagnostics: Vec<Diagnostic>,
-    /// Diagnostics in all pages.
-    pub total: usize,
-    /// Files with at least one.
-    pub files: usize,
-    /// Pass as `cursor` for the next page.
-    pub next_cursor: Option<usize>,
-    pub index: IndexState,
-}
-
-/// `state.getDiagnostics`.
-pub struct GetDiagnostics;
-
-impl Command<Services> for GetDiagnostics {
-    type Args = DiagnosticsArgs;
-    type Output = Diagnostics;
-    const SPEC: CommandSpec = CommandSpec::new(
-        "state.getDiagnostics",
-        "State: Get Diagnostics",
-        "State",
-        "Problems in the workspace's code: syntax errors from the parser (severity error), with ranges; one file or all, optionally only those of a severity (error, warning, info, hint) or list of severities. Paged with `limit`/`cursor` (a page at most 32 KB); `total` counts them all.",
-    )
-    .touches(Touches::READ)
-    .aliases(&["ultra.getDiagnostics"])
-    .read_only()
-    .examples(&[Example {
-        description: "A syntax error in Python",
-        args: r#"{"path": "bad.py"}"#,
-        files: FIXTURE,
-        expect: Some(r#"{"diagnostics": [{"path": "bad.py", "severity": "error", "source": "tree-sitter", "range": {"start": {"line": 3}}}]}"#),
-        ..Example::EMPTY
-    }, Example {
-        description: "Only warnings and hints: the parser reports errors only",
-        args: r#"{"path": "bad.py", "severity": ["warning", "hint"]}"#,
-        files: FIXTURE,
-        expect: Some(r#"{"diagnostics": []}"#),
-        ..Example::EMPTY
-    }]);
-    fn run(
-        &self,
-        cx: &mut Cx<'_, Services>,
-        a: DiagnosticsArgs,
-    ) -> Result<Diagnostics, CommandError> {
-        let (files, state) = match &a.path {
-            Some(p) => {
-                let (f, s) = file_record(cx, p)?;
-                (vec![f], s)
-            }
-            None => {
-                let (code, s) = cx.services.code(&[]);
-                let files: Vec<_> = code
-                    .read()
-                    .files()
-                    .filter(|f| !f.errors.is_empty())
-                    .cloned()
-                    .collect();
-                (files, s)
-            }
-        };
-        let enc = cx.source.encoding();
-        let root = cx.services.root_path().to_path_buf();
-        // The parser's syntax errors are the only diagnostics, all of severity error.
-        let wanted = a
-            .severity
-            .as_ref()
-            .is_none_or(|f| f.admits(Severity::Error));
-        let files: Vec<_> = files
-            .into_iter()
-            .filter(|f| wanted && !f.errors.is_empty())
-            .collect();
-        let total: usize = files.iter().map(|f| f.errors.len()).sum();
-        let start = a.cursor.unwrap_or(0).min(total);
-        let mut page = Pager::new(a.limit.unwrap_or(200).clamp(1, 10_000));
-        let mut diagnostics = Vec::new();
-        let mut skip = start;
-        'files: for f in &files {
-            if skip >= f.errors.len() {
-                skip -= f.errors.len();
-                continue;
-            }
-            let Some(rope) = rope_of(cx, &f.path) else {
-                continue;
-            };
-            for e in f.errors.iter().skip(std::mem::take(&mut skip)) {
-                let d = Diagnostic {
-                    path: f.path.clone(),
-                    uri: file_uri(&root, &f.path),
-                    range: Range::new(
-                        pos(&rope, e.line, e.column, enc),
-                        pos(&rope, e.end_line, e.end_column, enc),
-                    ),
-                    message: clip(&e.message, None),
-                    severity: Severity::Error,
-                    source: "tree-sitter".into(),
-                };
-                if !page.admit(&d) {
-                    break 'files;
-                }
-                diagnostics.push(d);
-            }
-        }
-        let next_cursor = (start + diagnostics.len() < total).then_some(start + diagnostics.len());
-        Ok(Diagnostics {
-            diagnostics,
-            total,
-            files: files.len(),
-            next_cursor,
             index: state,
         })
     }

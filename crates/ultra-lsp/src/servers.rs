@@ -1,0 +1,391 @@
+//! The language servers of one workspace: which one serves a file, started on first need,
+//! started again (with backoff) when one dies, documents kept in sync, and a status of each.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::client::{Client, LspError, Published, ServerSpec};
+
+/// One language's server as configured (`lsp.<language>` in `ultra.config.json`); what is
+/// not given comes from the default for the language.
+#[derive(Debug, Clone, Default)]
+pub struct ServerConfig {
+    pub command: Option<String>,
+    pub args: Option<Vec<String>>,
+    pub initialization_options: Option<Value>,
+    /// `Some(false)` turns the language's server off.
+    pub enabled: Option<bool>,
+}
+
+/// A default server: its program and arguments.
+type Program = (&'static str, &'static [&'static str]);
+
+/// The servers Ultra knows for each language, first found on `PATH` wins.
+const DEFAULTS: &[(&str, &[Program])] = &[
+    (
+        "python",
+        &[
+            ("pyright-langserver", &["--stdio"]),
+            ("basedpyright-langserver", &["--stdio"]),
+        ],
+    ),
+    (
+        "typescript",
+        &[("typescript-language-server", &["--stdio"])],
+    ),
+    ("rust", &[("rust-analyzer", &[])]),
+    ("go", &[("gopls", &[])]),
+    ("c", &[("clangd", &[])]),
+];
+
+/// The languages servers are configured by.
+pub const LANGUAGES: [&str; 5] = ["python", "typescript", "rust", "go", "c"];
+
+/// The server language and the document `languageId` of a file, by its extension.
+pub fn language_of(path: &str) -> Option<(&'static str, &'static str)> {
+    let ext = path.rsplit_once('.').map(|(_, e)| e)?;
+    Some(match ext {
+        "py" | "pyi" => ("python", "python"),
+        "ts" | "mts" | "cts" => ("typescript", "typescript"),
+        "tsx" => ("typescript", "typescriptreact"),
+        "js" | "mjs" | "cjs" => ("typescript", "javascript"),
+        "jsx" => ("typescript", "javascriptreact"),
+        "rs" => ("rust", "rust"),
+        "go" => ("go", "go"),
+        "c" | "h" => ("c", "c"),
+        "cc" | "cpp" | "cxx" | "hh" | "hpp" | "hxx" => ("c", "cpp"),
+        _ => return None,
+    })
+}
+
+/// Where `command` is: itself when it names a path, else the first match on `PATH`.
+fn find(command: &str) -> Option<PathBuf> {
+    if command.contains('/') {
+        let p = PathBuf::from(command);
+        return p.is_file().then_some(p);
+    }
+    std::env::var_os("PATH").and_then(|path| {
+        std::env::split_paths(&path)
+            .map(|d| d.join(command))
+            .find(|p| p.is_file())
+    })
+}
+
+/// How a language's server is doing, for `lsp.status` and answers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum State {
+    /// Turned off in the configuration.
+    Disabled,
+    /// No server configured, and none of the defaults is on `PATH`.
+    NotFound,
+    /// Found, not started yet (it starts on first need).
+    Idle,
+    Running,
+    /// It failed to start or died; the next start waits until the backoff has passed.
+    Failed,
+}
+
+impl State {
+    /// The wire name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            State::Disabled => "disabled",
+            State::NotFound => "not-found",
+            State::Idle => "idle",
+            State::Running => "running",
+            State::Failed => "failed",
+        }
+    }
+}
+
+/// One language's server as `lsp.status` shows it.
+#[derive(Debug, Clone)]
+pub struct Status {
+    pub language: String,
+    pub state: State,
+    /// The command that runs (or would run), with its arguments.
+    pub command: Option<Vec<String>>,
+    pub pid: Option<u32>,
+    /// The position encoding it chose.
+    pub encoding: Option<&'static str>,
+    /// How many times it was started again after dying.
+    pub restarts: u32,
+    /// Why it last failed (with its last stderr).
+    pub last_error: Option<String>,
+    /// Documents it has open.
+    pub open_documents: usize,
+}
+
+/// Backoff after a failed start or a death: doubles up to this.
+const MAX_BACKOFF: Duration = Duration::from_secs(60);
+const FIRST_BACKOFF: Duration = Duration::from_millis(500);
+
+#[derive(Default)]
+struct Slot {
+    client: Option<Arc<Client>>,
+    /// Open documents by path, with the hash of the text the server has.
+    open: HashMap<PathBuf, blake3::Hash>,
+    starts: u32,
+    failures: u32,
+    not_before: Option<Instant>,
+    last_error: Option<String>,
+}
+
+/// The language servers of the workspace at `root`.
+pub struct Servers {
+    root: PathBuf,
+    specs: BTreeMap<&'static str, Result<ServerSpec, State>>,
+    slots: Mutex<HashMap<&'static str, Slot>>,
+}
+
+impl Servers {
+    /// The servers for `root`: for each language its configured server, else the first
+    /// default on `PATH`. Nothing starts until it is needed.
+    pub fn new(root: &Path, config: &BTreeMap<String, ServerConfig>) -> Servers {
+        let mut specs = BTreeMap::new();
+        for (language, defaults) in DEFAULTS {
+            let cfg = config.get(*language).cloned().unwrap_or_default();
+            let spec = if cfg.enabled == Some(false) {
+                Err(State::Disabled)
+            } else if let Some(command) = &cfg.command {
+                Ok(ServerSpec {
+                    language: language.to_string(),
+                    command: command.clone(),
+                    args: cfg.args.clone().unwrap_or_default(),
+                    initialization_options: cfg.initialization_options.clone(),
+                })
+            } else {
+                defaults
+                    .iter()
+                    .find_map(|(cmd, args)| {
+                        find(cmd).map(|p| ServerSpec {
+                            language: language.to_string(),
+                            command: p.to_string_lossy().into(),
+                            args: cfg
+                                .args
+                                .clone()
+                                .unwrap_or_else(|| args.iter().map(|a| a.to_string()).collect()),
+                            initialization_options: cfg.initialization_options.clone(),
+                        })
+                    })
+                    .ok_or(State::NotFound)
+            };
+            specs.insert(*language, spec);
+        }
+        Servers {
+            root: root.to_path_buf(),
+            specs,
+            slots: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The running client for `language`, started now if need be. A server that died is
+    /// started again, unless it failed so recently that its backoff has not passed.
+    pub fn client(&self, language: &str) -> Result<Arc<Client>, LspError> {
+        let Some((&language, spec)) = self.specs.get_key_value(language) else {
+            return Err(LspError::Unavailable {
+                language: language.to_string(),
+                reason: "no language server is known for it".into(),
+            });
+        };
+        let spec = spec.as_ref().map_err(|state| LspError::Unavailable {
+            language: language.to_string(),
+            reason: match state {
+                State::Disabled => {
+                    "its language server is turned off (lsp.<language>.enabled)".into()
+                }
+                _ => format!(
+                    "no language server found on PATH ({}); configure lsp.{language}.command",
+                    DEFAULTS
+                        .iter()
+                        .find(|(l, _)| *l == language)
+                        .map(|(_, d)| d.iter().map(|(c, _)| *c).collect::<Vec<_>>().join(", "))
+                        .unwrap_or_default()
+                ),
+            },
+        })?;
+        let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
+        let slot = slots.entry(language).or_default();
+        if let Some(c) = slot.client.take() {
+            if c.alive() {
+                slot.client = Some(c.clone());
+                return Ok(c);
+            }
+            // Died: what it had open is gone with it.
+            slot.open.clear();
+            slot.failures += 1;
+            slot.last_error = Some(format!("it exited: {}", c.stderr_tail().trim()));
+            slot.not_before = Some(Instant::now() + backoff(slot.failures));
+        }
+        if let Some(t) = slot.not_before
+            && Instant::now() < t
+        {
+            return Err(LspError::Unavailable {
+                language: language.to_string(),
+                reason: format!(
+                    "its language server failed ({}); it is started again in {} ms",
+                    slot.last_error.as_deref().unwrap_or("no reason given"),
+                    (t - Instant::now()).as_millis()
+                ),
+            });
+        }
+        // Starting takes a moment; others asking for this language wait for it.
+        match Client::start(spec, &self.root) {
+            Ok(c) => {
+                let c = Arc::new(c);
+                slot.client = Some(c.clone());
+                slot.starts += 1;
+                slot.not_before = None;
+                Ok(c)
+            }
+            Err(e) => {
+                slot.failures += 1;
+                slot.last_error = Some(e.to_string());
+                slot.not_before = Some(Instant::now() + backoff(slot.failures));
+                Err(e)
+            }
+        }
+    }
+
+    /// Give the server of `path` (absolute) its current `text` (opening the document or
+    /// replacing its text when it changed) and wait, `wait` at most, for the diagnostics it
+    /// publishes for that text. `Ok(None)`: the server did not publish in time.
+    pub fn diagnostics(
+        &self,
+        path: &Path,
+        text: &str,
+        wait: Duration,
+    ) -> Result<(Arc<Client>, Option<Published>), LspError> {
+        let rel = path.to_string_lossy();
+        let Some((language, language_id)) = language_of(&rel) else {
+            return Err(LspError::Unavailable {
+                language: "unknown".into(),
+                reason: format!("no language server serves {rel}"),
+            });
+        };
+        let client = self.client(language)?;
+        let hash = blake3::hash(text.as_bytes());
+        let before = client.generation();
+        let version = {
+            let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
+            let slot = slots.entry(language).or_default();
+            match slot.open.get(path) {
+                Some(h) if *h == hash => None,
+                Some(_) => {
+                    slot.open.insert(path.to_path_buf(), hash);
+                    Some(client.change(path, text)?)
+                }
+                None => {
+                    slot.open.insert(path.to_path_buf(), hash);
+                    client.open(path, language_id, text)?;
+                    Some(1)
+                }
+            }
+        };
+        let published = match version {
+            // Unchanged since the server last saw it: what it published stands. If it has
+            // published nothing yet, an earlier question already waited: say so at once.
+            None => client.diagnostics(path),
+            Some(v) => client.wait_diagnostics(path, before, Some(v), wait),
+        };
+        Ok((client, published))
+    }
+
+    /// Every language's server.
+    pub fn status(&self) -> Vec<Status> {
+        let slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
+        self.specs
+            .iter()
+            .map(|(language, spec)| {
+                let slot = slots.get(language);
+                let client = slot.and_then(|s| s.client.as_ref());
+                let running = client.is_some_and(|c| c.alive());
+                let state = match spec {
+                    Err(s) => s.clone(),
+                    Ok(_) if running => State::Running,
+                    Ok(_) if slot.is_some_and(|s| s.failures > 0) => State::Failed,
+                    Ok(_) => State::Idle,
+                };
+                Status {
+                    language: language.to_string(),
+                    state,
+                    command: spec.as_ref().ok().map(|s| {
+                        std::iter::once(s.command.clone())
+                            .chain(s.args.iter().cloned())
+                            .collect()
+                    }),
+                    pid: client.filter(|_| running).map(|c| c.pid()),
+                    encoding: client.filter(|_| running).map(|c| c.encoding().name()),
+                    restarts: slot.map_or(0, |s| s.starts.saturating_sub(1)),
+                    last_error: slot.and_then(|s| s.last_error.clone()),
+                    open_documents: slot.map_or(0, |s| s.open.len()),
+                }
+            })
+            .collect()
+    }
+
+    /// Stop every server.
+    pub fn stop_all(&self) {
+        let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
+        slots.clear();
+    }
+}
+
+fn backoff(failures: u32) -> Duration {
+    FIRST_BACKOFF
+        .saturating_mul(1 << failures.saturating_sub(1).min(10))
+        .min(MAX_BACKOFF)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn languages_backoff_and_missing_servers() {
+        assert_eq!(language_of("a/b.py"), Some(("python", "python")));
+        assert_eq!(
+            language_of("x.tsx"),
+            Some(("typescript", "typescriptreact"))
+        );
+        assert_eq!(language_of("x.hpp"), Some(("c", "cpp")));
+        assert_eq!(language_of("README"), None);
+        assert_eq!(backoff(1), FIRST_BACKOFF);
+        assert_eq!(backoff(2), FIRST_BACKOFF * 2);
+        assert_eq!(backoff(30), MAX_BACKOFF);
+
+        let mut cfg = BTreeMap::new();
+        cfg.insert(
+            "python".to_string(),
+            ServerConfig {
+                command: Some("/nonexistent/ultra-no-such-server".into()),
+                ..ServerConfig::default()
+            },
+        );
+        cfg.insert(
+            "go".to_string(),
+            ServerConfig {
+                enabled: Some(false),
+                ..ServerConfig::default()
+            },
+        );
+        let s = Servers::new(Path::new("/tmp"), &cfg);
+        // Configured but missing: it fails to start, then waits out its backoff.
+        let e = s.client("python").err().expect("no such server");
+        assert!(e.to_string().contains("ultra-no-such-server"), "{e}");
+        let e = s.client("python").err().expect("backing off");
+        assert!(e.to_string().contains("started again in"), "{e}");
+        let e = s.client("go").err().expect("disabled");
+        assert!(e.to_string().contains("turned off"), "{e}");
+        let st = s.status();
+        let py = st.iter().find(|x| x.language == "python").expect("python");
+        assert_eq!(py.state, State::Failed);
+        assert!(py.last_error.is_some());
+        let go = st.iter().find(|x| x.language == "go").expect("go");
+        assert_eq!(go.state, State::Disabled);
+    }
+}

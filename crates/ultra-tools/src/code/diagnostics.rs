@@ -1,0 +1,357 @@
+//! `state.getDiagnostics` (also `ultra.getDiagnostics`): the parser's syntax errors and, for
+//! a file a language server serves, the server's own diagnostics (type errors, warnings,
+//! with their `code`), merged and paged. The answer says whether the server answered
+//! (`languageServer.state`: `ready`, `warming` while it starts or has not yet published,
+//! `unavailable` with the reason), so an empty list is never mistaken for a clean file.
+
+use std::time::Duration;
+
+use ropey::Rope;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use ultra_core::command::{CommandSpec, Example, Touches};
+use ultra_core::registry::RegistryError;
+use ultra_core::{Command, Cx, Registry};
+use ultra_protocol::{CommandError, PositionEncoding, Range};
+
+use super::IndexState;
+use super::page::{Pager, clip};
+use super::state::{FIXTURE, file_record, pos, rope_of};
+use ultra_services::Services;
+use ultra_services::util::file_uri;
+
+/// Register `state.getDiagnostics`.
+pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
+    r.register(GetDiagnostics)?;
+    Ok(())
+}
+
+/// How long a query waits for a language server's diagnostics (its start included) before
+/// it answers with the syntax errors and `warming`.
+const SERVER_WAIT: Duration = Duration::from_secs(5);
+
+// ---------------------------------------------------------------- getDiagnostics
+
+/// Arguments of `state.getDiagnostics`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct DiagnosticsArgs {
+    /// One file (default: every indexed file).
+    pub path: Option<String>,
+    /// Only diagnostics of this severity, or of any of these (seed 000's filter; default:
+    /// all).
+    pub severity: Option<SeverityFilter>,
+    /// Most diagnostics in one answer (default 200; a page also ends at 32 KB).
+    pub limit: Option<usize>,
+    /// Where to continue: the `nextCursor` of the previous answer.
+    pub cursor: Option<usize>,
+}
+
+/// A diagnostic's severity (seed 003's `Diagnostic.severity`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Error,
+    Warning,
+    Info,
+    Hint,
+}
+
+/// `severity`: one severity or a list of them.
+#[derive(Debug, JsonSchema)]
+#[serde(untagged)]
+pub enum SeverityFilter {
+    One(Severity),
+    Any(Vec<Severity>),
+}
+
+// By hand: an untagged enum's error ("did not match any variant") would not say what is.
+impl<'de> Deserialize<'de> for SeverityFilter {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let one = |v: serde_json::Value| {
+            serde_json::from_value::<Severity>(v.clone()).map_err(|_| {
+                serde::de::Error::custom(format!(
+                    "unknown severity {v}: expected error, warning, info or hint, or a list of them"
+                ))
+            })
+        };
+        match serde_json::Value::deserialize(d)? {
+            serde_json::Value::Array(items) => items
+                .into_iter()
+                .map(one)
+                .collect::<Result<_, _>>()
+                .map(SeverityFilter::Any),
+            other => one(other).map(SeverityFilter::One),
+        }
+    }
+}
+
+impl SeverityFilter {
+    fn admits(&self, s: Severity) -> bool {
+        match self {
+            SeverityFilter::One(one) => *one == s,
+            SeverityFilter::Any(any) => any.contains(&s),
+        }
+    }
+}
+
+/// A seed 003 diagnostic.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Diagnostic {
+    pub path: String,
+    pub uri: String,
+    pub range: Range,
+    pub message: String,
+    pub severity: Severity,
+    /// `tree-sitter` for syntax errors; otherwise the language server's own name for
+    /// itself (`Pyright`, `typescript`, ...).
+    pub source: String,
+    /// The server's code for it (`reportArgumentType`, `2322`), when it gave one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+}
+
+/// Whether a language server's diagnostics are in the answer.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerAnswer {
+    /// The language whose server it is (`python`, `typescript`, ...).
+    pub language: String,
+    /// `ready`: its diagnostics for the file's current text are included; `warming`: it
+    /// is starting or has not published yet (only the syntax errors are here: ask again);
+    /// `unavailable`: none runs (`reason` says why and what to do).
+    pub state: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// Result of `state.getDiagnostics`.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Diagnostics {
+    /// This page, by path and position.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Diagnostics in all pages.
+    pub total: usize,
+    /// Files with at least one.
+    pub files: usize,
+    /// Pass as `cursor` for the next page.
+    pub next_cursor: Option<usize>,
+    pub index: IndexState,
+    /// For one file a language server serves: whether its diagnostics are included.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub language_server: Option<ServerAnswer>,
+}
+
+/// `state.getDiagnostics`.
+pub struct GetDiagnostics;
+
+impl Command<Services> for GetDiagnostics {
+    type Args = DiagnosticsArgs;
+    type Output = Diagnostics;
+    const SPEC: CommandSpec = CommandSpec::new(
+        "state.getDiagnostics",
+        "State: Get Diagnostics",
+        "State",
+        "Problems in the workspace's code: syntax errors from the parser (severity error) and, for one `path` a language server serves (pyright, typescript-language-server, rust-analyzer, gopls, clangd: configured in `lsp`, or found on PATH), the server's type errors and warnings with their `code`; `languageServer.state` says whether they are in (`ready`), still coming (`warming`: ask again) or `unavailable` (and why). One file or all, optionally only those of a severity (error, warning, info, hint) or list of severities. Paged with `limit`/`cursor` (a page at most 32 KB); `total` counts them all.",
+    )
+    .touches(Touches::READ)
+    .aliases(&["ultra.getDiagnostics"])
+    .read_only()
+    .examples(&[Example {
+        description: "A syntax error in Python",
+        args: r#"{"path": "bad.py"}"#,
+        files: FIXTURE,
+        expect: Some(r#"{"diagnostics": [{"path": "bad.py", "severity": "error", "source": "tree-sitter", "range": {"start": {"line": 3}}}]}"#),
+        ..Example::EMPTY
+    }, Example {
+        description: "Only warnings and hints: the parser reports errors only",
+        args: r#"{"path": "bad.py", "severity": ["warning", "hint"]}"#,
+        files: FIXTURE,
+        expect: Some(r#"{"diagnostics": []}"#),
+        ..Example::EMPTY
+    }]);
+    fn run(
+        &self,
+        cx: &mut Cx<'_, Services>,
+        a: DiagnosticsArgs,
+    ) -> Result<Diagnostics, CommandError> {
+        let wanted = |s: Severity| a.severity.as_ref().is_none_or(|f| f.admits(s));
+        let limit = a.limit.unwrap_or(200).clamp(1, 10_000);
+        let Some(path) = &a.path else {
+            return all_files(cx, &a, limit);
+        };
+        let (f, index) = file_record(cx, path)?;
+        let enc = cx.source.encoding();
+        let uri = file_uri(cx.services.root_path(), &f.path);
+        let rope = rope_of(cx, &f.path).unwrap_or_default();
+        let mut all: Vec<Diagnostic> = f
+            .errors
+            .iter()
+            .map(|e| Diagnostic {
+                path: f.path.clone(),
+                uri: uri.clone(),
+                range: Range::new(
+                    pos(&rope, e.line, e.column, enc),
+                    pos(&rope, e.end_line, e.end_column, enc),
+                ),
+                message: clip(&e.message, None),
+                severity: Severity::Error,
+                source: "tree-sitter".into(),
+                code: None,
+            })
+            .collect();
+        let language_server = semantic(cx, &f.path, &uri, &rope, enc, &mut all);
+        all.retain(|d| wanted(d.severity));
+        all.sort_by(|x, y| {
+            (x.range.start.line, x.range.start.character)
+                .cmp(&(y.range.start.line, y.range.start.character))
+        });
+        let total = all.len();
+        let start = a.cursor.unwrap_or(0).min(total);
+        let mut page = Pager::new(limit);
+        let diagnostics: Vec<Diagnostic> = all
+            .into_iter()
+            .skip(start)
+            .take_while(|d| page.admit(d))
+            .collect();
+        let next_cursor = (start + diagnostics.len() < total).then_some(start + diagnostics.len());
+        Ok(Diagnostics {
+            diagnostics,
+            total,
+            files: usize::from(total > 0),
+            next_cursor,
+            index,
+            language_server,
+        })
+    }
+}
+
+/// The language server's diagnostics for `path` (its current text, the buffer's when open)
+/// added to `out`, and whether they came.
+fn semantic(
+    cx: &mut Cx<'_, Services>,
+    path: &str,
+    uri: &str,
+    rope: &Rope,
+    enc: PositionEncoding,
+    out: &mut Vec<Diagnostic>,
+) -> Option<ServerAnswer> {
+    let (language, _) = ultra_lsp::language_of(path)?;
+    let answer = |state: &str, reason: Option<String>| ServerAnswer {
+        language: language.to_string(),
+        state: state.into(),
+        reason,
+    };
+    let abs = cx.services.root_path().join(path);
+    let text = rope.to_string();
+    let (client, published) = match cx.services.lsp().diagnostics(&abs, &text, SERVER_WAIT) {
+        Ok(r) => r,
+        Err(e) => return Some(answer("unavailable", Some(e.to_string()))),
+    };
+    let Some(published) = published else {
+        return Some(answer(
+            "warming",
+            Some(format!(
+                "the language server has not published diagnostics for {path} within {} s; ask again",
+                SERVER_WAIT.as_secs()
+            )),
+        ));
+    };
+    let server_enc = client.encoding();
+    let at = |p: &serde_json::Value| {
+        let line = p["line"].as_u64().unwrap_or(0) as usize;
+        let line = line.min(rope.len_lines().saturating_sub(1));
+        let text = rope.line(line).to_string();
+        let col = u32::try_from(p["character"].as_u64().unwrap_or(0)).unwrap_or(u32::MAX);
+        let byte = server_enc.byte(&text, col);
+        pos(rope, line as u32 + 1, byte as u32, enc)
+    };
+    for d in &published.diagnostics {
+        let severity = match d["severity"].as_u64() {
+            Some(2) => Severity::Warning,
+            Some(3) => Severity::Info,
+            Some(4) => Severity::Hint,
+            _ => Severity::Error,
+        };
+        out.push(Diagnostic {
+            path: path.to_string(),
+            uri: uri.to_string(),
+            range: Range::new(at(&d["range"]["start"]), at(&d["range"]["end"])),
+            message: clip(d["message"].as_str().unwrap_or(""), None),
+            severity,
+            source: d["source"].as_str().unwrap_or(language).to_string(),
+            code: match &d["code"] {
+                serde_json::Value::String(s) => Some(s.clone()),
+                serde_json::Value::Number(n) => Some(n.to_string()),
+                _ => None,
+            },
+        });
+    }
+    Some(answer("ready", None))
+}
+
+/// Every indexed file's syntax errors, paged without building the pages before the cursor.
+fn all_files(
+    cx: &mut Cx<'_, Services>,
+    a: &DiagnosticsArgs,
+    limit: usize,
+) -> Result<Diagnostics, CommandError> {
+    let (code, index) = cx.services.code(&[]);
+    let files: Vec<_> = code
+        .read()
+        .files()
+        .filter(|f| !f.errors.is_empty())
+        .cloned()
+        .collect();
+    let enc = cx.source.encoding();
+    let root = cx.services.root_path().to_path_buf();
+    // The parser's syntax errors are all of severity error.
+    let wanted = a
+        .severity
+        .as_ref()
+        .is_none_or(|f| f.admits(Severity::Error));
+    let files: Vec<_> = files.into_iter().filter(|_| wanted).collect();
+    let total: usize = files.iter().map(|f| f.errors.len()).sum();
+    let start = a.cursor.unwrap_or(0).min(total);
+    let mut page = Pager::new(limit);
+    let mut diagnostics = Vec::new();
+    let mut skip = start;
+    'files: for f in &files {
+        if skip >= f.errors.len() {
+            skip -= f.errors.len();
+            continue;
+        }
+        let Some(rope) = rope_of(cx, &f.path) else {
+            continue;
+        };
+        for e in f.errors.iter().skip(std::mem::take(&mut skip)) {
+            let d = Diagnostic {
+                path: f.path.clone(),
+                uri: file_uri(&root, &f.path),
+                range: Range::new(
+                    pos(&rope, e.line, e.column, enc),
+                    pos(&rope, e.end_line, e.end_column, enc),
+                ),
+                message: clip(&e.message, None),
+                severity: Severity::Error,
+                source: "tree-sitter".into(),
+                code: None,
+            };
+            if !page.admit(&d) {
+                break 'files;
+            }
+            diagnostics.push(d);
+        }
+    }
+    let next_cursor = (start + diagnostics.len() < total).then_some(start + diagnostics.len());
+    Ok(Diagnostics {
+        diagnostics,
+        total,
+        files: files.len(),
+        next_cursor,
+        index,
+        language_server: None,
+    })
+}

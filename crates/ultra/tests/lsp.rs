@@ -1,0 +1,174 @@
+//! Language servers through the binary (issue 22): `state.getDiagnostics` on a file pyright
+//! serves carries pyright's type errors (with `code`) beside the parser's syntax errors,
+//! follows an agent's unsaved edit, says `unavailable` (and why) when no server runs, and
+//! `lsp.status` shows what runs; a server killed mid-session is started again.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::Ws;
+use serde_json::{Value, json};
+
+/// pyright-langserver from `crates/ultra-lsp/tests/servers` (installed from its lock file
+/// when absent).
+fn pyright() -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ultra-lsp/tests/servers");
+    common::npm_ci(&dir, "node_modules/.bin/pyright-langserver");
+    dir.join("node_modules/.bin/pyright-langserver")
+        .canonicalize()
+        .unwrap()
+}
+
+const APP: &str = "def f(n: int) -> int:\n    return n\n\nx: int = f(\"s\")\n";
+
+fn with_pyright() -> Ws {
+    let ws = Ws::new();
+    ws.write("app.py", APP);
+    ws.config(json!({
+        "lsp": {
+            "python": { "command": pyright().to_string_lossy(), "args": ["--stdio"] },
+            "typescript": { "enabled": false }
+        }
+    }));
+    ws
+}
+
+fn codes(d: &Value) -> Vec<String> {
+    d["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|x| x["code"].as_str().map(str::to_string))
+        .collect()
+}
+
+#[test]
+fn diagnostics_come_from_the_language_server_and_follow_edits() {
+    let ws = with_pyright();
+    let _server = ws.serve();
+    let mut c = ws.agent("bot");
+    let d = c.ok("state.getDiagnostics", json!({"path": "app.py"}));
+    assert_eq!(d["languageServer"]["state"], "ready", "{d}");
+    assert_eq!(codes(&d), ["reportArgumentType"], "{d}");
+    let diag = &d["diagnostics"][0];
+    assert_eq!(diag["severity"], "error", "{diag}");
+    assert_eq!(diag["source"], "Pyright", "{diag}");
+    assert_eq!(
+        diag["range"]["start"],
+        json!({"line": 3, "character": 11}),
+        "{diag}"
+    );
+
+    // The server sees the agent's unsaved edit, not the disk.
+    c.ok("ultra.openFile", json!({"path": "app.py"}));
+    c.ok(
+        "ultra.edit",
+        json!({"path": "app.py", "range": common::range(3, 11, 3, 14), "text": "1"}),
+    );
+    let d = c.ok("state.getDiagnostics", json!({"path": "app.py"}));
+    assert_eq!(d["languageServer"]["state"], "ready", "{d}");
+    assert_eq!(d["diagnostics"], json!([]), "{d}");
+
+    // A syntax error: the parser's diagnostic and the server's, merged in position order;
+    // the severity filter applies to both.
+    // (The syntax gate keeps an agent from writing it; another process does.)
+    ws.write("broken.py", "def broken(:\n    pass\n\ny: int = \"s\"\n");
+    let d = c.ok("state.getDiagnostics", json!({"path": "broken.py"}));
+    let sources: Vec<&str> = d["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["source"].as_str().unwrap())
+        .collect();
+    assert!(
+        sources.contains(&"tree-sitter") && sources.contains(&"Pyright"),
+        "{d}"
+    );
+    let d = c.ok(
+        "state.getDiagnostics",
+        json!({"path": "broken.py", "severity": ["warning", "hint"]}),
+    );
+    assert!(
+        d["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|x| x["severity"] == "warning" || x["severity"] == "hint"),
+        "{d}"
+    );
+
+    // lsp.status shows the running server.
+    let s = c.ok("lsp.status", json!({}));
+    let py = s["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["language"] == "python")
+        .unwrap()
+        .clone();
+    assert_eq!(py["state"], "running", "{s}");
+    assert_eq!(py["openDocuments"], 2, "{s}");
+    let ts = s["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["language"] == "typescript")
+        .unwrap();
+    assert_eq!(ts["state"], "disabled", "{s}");
+
+    // Killed mid-session: the next question starts it again (after its backoff).
+    let pid = py["pid"].as_i64().unwrap() as i32;
+    // SAFETY: kill(2) on the server's process group, which the test's server started.
+    unsafe {
+        libc::kill(-pid, libc::SIGKILL);
+    }
+    let python = |s: &Value| {
+        s["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["language"] == "python")
+            .unwrap()
+            .clone()
+    };
+    common::wait_until("the server to be started again and answer", || {
+        let d = c.ok("state.getDiagnostics", json!({"path": "app.py"}));
+        d["languageServer"]["state"] == "ready"
+            && python(&c.ok("lsp.status", json!({})))["restarts"] == 1
+    });
+    let s = c.ok("lsp.status", json!({}));
+    let py = python(&s);
+    let d = c.ok("state.getDiagnostics", json!({"path": "app.py"}));
+    assert_eq!(d["languageServer"]["state"], "ready", "{d}");
+    assert_eq!(
+        d["diagnostics"],
+        json!([]),
+        "the restarted server has the edited text: {d}"
+    );
+    assert_eq!(py["state"], "running", "{s}");
+    assert_eq!(py["restarts"], 1, "{s}");
+    assert_ne!(py["pid"].as_i64().unwrap() as i32, pid, "{s}");
+}
+
+#[test]
+fn no_server_is_unavailable_with_the_reason() {
+    let ws = Ws::new();
+    ws.write("app.py", APP);
+    ws.config(json!({"lsp": {"python": {"command": "/nonexistent/pyright-langserver"}}}));
+    let _server = ws.serve();
+    let mut c = ws.agent("bot");
+    let d = c.ok("state.getDiagnostics", json!({"path": "app.py"}));
+    assert_eq!(d["languageServer"]["state"], "unavailable", "{d}");
+    assert!(
+        d["languageServer"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("/nonexistent/pyright-langserver"),
+        "{d}"
+    );
+    // The syntax side still answers (nothing wrong with this file's syntax).
+    assert_eq!(d["diagnostics"], json!([]), "{d}");
+}
