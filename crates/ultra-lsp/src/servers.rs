@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -84,6 +84,8 @@ pub enum State {
     NotFound,
     /// Found, not started yet (it starts on first need).
     Idle,
+    /// Being started.
+    Starting,
     Running,
     /// It failed to start or died; the next start waits until the backoff has passed.
     Failed,
@@ -96,6 +98,7 @@ impl State {
             State::Disabled => "disabled",
             State::NotFound => "not-found",
             State::Idle => "idle",
+            State::Starting => "starting",
             State::Running => "running",
             State::Failed => "failed",
         }
@@ -129,6 +132,8 @@ struct Slot {
     client: Option<Arc<Client>>,
     /// Open documents by path, with the hash of the text the server has.
     open: HashMap<PathBuf, blake3::Hash>,
+    /// A caller is starting the server (outside the lock).
+    starting: bool,
     starts: u32,
     failures: u32,
     not_before: Option<Instant>,
@@ -140,6 +145,8 @@ pub struct Servers {
     root: PathBuf,
     specs: BTreeMap<&'static str, Result<ServerSpec, State>>,
     slots: Mutex<HashMap<&'static str, Slot>>,
+    /// Signalled when a start ends, for callers waiting on it.
+    started: Condvar,
 }
 
 impl Servers {
@@ -180,6 +187,7 @@ impl Servers {
             root: root.to_path_buf(),
             specs,
             slots: Mutex::new(HashMap::new()),
+            started: Condvar::new(),
         }
     }
 
@@ -209,32 +217,48 @@ impl Servers {
             },
         })?;
         let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
-        let slot = slots.entry(language).or_default();
-        if let Some(c) = slot.client.take() {
-            if c.alive() {
-                slot.client = Some(c.clone());
-                return Ok(c);
+        loop {
+            let slot = slots.entry(language).or_default();
+            if let Some(c) = slot.client.take() {
+                if c.alive() {
+                    slot.client = Some(c.clone());
+                    return Ok(c);
+                }
+                // Died: what it had open is gone with it.
+                slot.open.clear();
+                slot.failures += 1;
+                slot.last_error = Some(format!("it exited: {}", c.stderr_tail().trim()));
+                slot.not_before = Some(Instant::now() + backoff(slot.failures));
             }
-            // Died: what it had open is gone with it.
-            slot.open.clear();
-            slot.failures += 1;
-            slot.last_error = Some(format!("it exited: {}", c.stderr_tail().trim()));
-            slot.not_before = Some(Instant::now() + backoff(slot.failures));
+            // Another caller is starting it: wait for that start.
+            if slot.starting {
+                slots = self.started.wait(slots).unwrap_or_else(|p| p.into_inner());
+                continue;
+            }
+            if let Some(t) = slot.not_before
+                && Instant::now() < t
+            {
+                return Err(LspError::Unavailable {
+                    language: language.to_string(),
+                    reason: format!(
+                        "its language server failed ({}); it is started again in {} ms",
+                        slot.last_error.as_deref().unwrap_or("no reason given"),
+                        (t - Instant::now()).as_millis()
+                    ),
+                });
+            }
+            slot.starting = true;
+            break;
         }
-        if let Some(t) = slot.not_before
-            && Instant::now() < t
-        {
-            return Err(LspError::Unavailable {
-                language: language.to_string(),
-                reason: format!(
-                    "its language server failed ({}); it is started again in {} ms",
-                    slot.last_error.as_deref().unwrap_or("no reason given"),
-                    (t - Instant::now()).as_millis()
-                ),
-            });
-        }
-        // Starting takes a moment; others asking for this language wait for it.
-        match Client::start(spec, &self.root) {
+        // Starting takes a moment (up to a minute for `initialize`): other languages, and
+        // the status, do not wait for it.
+        drop(slots);
+        let started = Client::start(spec, &self.root);
+        let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
+        let slot = slots.entry(language).or_default();
+        slot.starting = false;
+        self.started.notify_all();
+        match started {
             Ok(c) => {
                 let c = Arc::new(c);
                 slot.client = Some(c.clone());
@@ -307,6 +331,7 @@ impl Servers {
                 let state = match spec {
                     Err(s) => s.clone(),
                     Ok(_) if running => State::Running,
+                    Ok(_) if slot.is_some_and(|s| s.starting) => State::Starting,
                     Ok(_) if slot.is_some_and(|s| s.failures > 0) => State::Failed,
                     Ok(_) => State::Idle,
                 };
@@ -387,5 +412,43 @@ mod tests {
         assert!(py.last_error.is_some());
         let go = st.iter().find(|x| x.language == "go").expect("go");
         assert_eq!(go.state, State::Disabled);
+    }
+
+    #[test]
+    fn a_slow_start_holds_up_nobody_else() {
+        let mut cfg = BTreeMap::new();
+        cfg.insert(
+            "python".to_string(),
+            ServerConfig {
+                command: Some("sh".into()),
+                args: Some(vec!["-c".into(), "sleep 2".into()]),
+                ..ServerConfig::default()
+            },
+        );
+        let s = Arc::new(Servers::new(Path::new("/tmp"), &cfg));
+        let starting = {
+            let s = s.clone();
+            std::thread::spawn(move || s.client("python").err().map(|e| e.to_string()))
+        };
+        let t = Instant::now();
+        while !s
+            .status()
+            .iter()
+            .any(|x| x.language == "python" && x.state == State::Starting)
+        {
+            assert!(t.elapsed() < Duration::from_secs(1), "{:?}", s.status());
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        // While it starts: the status and other languages answer at once.
+        let t = Instant::now();
+        let _ = s.status();
+        let _ = s.client("go");
+        assert!(
+            t.elapsed() < Duration::from_millis(500),
+            "{:?}",
+            t.elapsed()
+        );
+        let e = starting.join().expect("the start returns");
+        assert!(e.is_some_and(|e| e.contains("exited")));
     }
 }

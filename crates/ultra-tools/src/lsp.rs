@@ -24,7 +24,7 @@ pub struct StatusArgs {}
 #[serde(rename_all = "camelCase")]
 pub struct ServerStatus {
     pub language: String,
-    /// `running`; `idle` (found, starts on first need); `failed` (see `lastError`; it is
+    /// `running`; `starting`; `idle` (found, starts on first need); `failed` (see `lastError`; it is
     /// started again after a backoff); `not-found` (none configured or on PATH);
     /// `disabled` (`lsp.<language>.enabled: false`).
     pub state: String,
@@ -60,7 +60,7 @@ impl Command<Services> for LspStatus {
         "lsp.status",
         "Language Servers: Status",
         "Code",
-        "The workspace's language servers by language (python, typescript, rust, go, c): running (with pid and position encoding), idle (starts on first need), failed (with the error; started again after a backoff), not-found (configure lsp.<language>.command) or disabled.",
+        "The workspace's language servers by language (python, typescript, rust, go, c): running (with pid and position encoding), starting, idle (starts on first need), failed (with the error; started again after a backoff), not-found (configure lsp.<language>.command) or disabled.",
     )
     .touches(Touches::READ)
     .read_only()
