@@ -216,6 +216,46 @@ pub fn run(root: &Path, opts: Options, command_indices: Vec<usize>) -> ExitCode 
     }
 }
 
+/// One call from the command line (source `cli`), through the workspace's running server
+/// when there is one, else in this process: its result, printed by the caller.
+pub fn call(
+    root: &Path,
+    socket: Option<PathBuf>,
+    id: &str,
+    args: Value,
+) -> Result<CommandResult, String> {
+    let config = Config::load(root).map_err(|e| e.to_string())?;
+    let explicit = socket.is_some();
+    let socket = socket.unwrap_or_else(|| ultra_ipc::resolve_socket_path(root, &config.ipc));
+    let caller = Caller {
+        source: Some(SourceKind::Cli),
+        agent_id: None,
+        session_id: None,
+    };
+    match Client::connect(&socket) {
+        Ok(mut client) => Ok(client
+            .execute(id, args, &caller)
+            .unwrap_or_else(|e| CommandResult::err(e.command_error()))),
+        // A socket asked for by name must answer; the workspace's own may not be there.
+        Err(e) if e.is_not_running() && !explicit => {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .map_err(|e| format!("cannot start: {e}"))?;
+            runtime.block_on(async {
+                let mode = ultra_commands::Mode {
+                    one_shot: true,
+                    dry_run: false,
+                };
+                let exec =
+                    ultra_commands::build_with(root, config, mode).map_err(|e| e.to_string())?;
+                Ok(exec.execute(id, args, Source::new(SourceKind::Cli)).await)
+            })
+        }
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 fn source_of(kind: SourceKind, opts: &Options, encoding: Option<PositionEncoding>) -> Source {
     let mut source = Source::new(kind);
     source.agent_id = opts.agent.clone();

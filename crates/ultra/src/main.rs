@@ -10,6 +10,7 @@ mod approve;
 mod cli;
 mod edit;
 mod index;
+mod lsp;
 mod mcp;
 mod root;
 mod serve;
@@ -110,6 +111,20 @@ struct Cli {
     sub: Option<Sub>,
 }
 
+/// `ultra lsp ...`.
+#[derive(Debug, Subcommand)]
+enum LspAction {
+    /// Each language's server: state, pid, position encoding, command, last error.
+    Status {
+        /// Print the `lsp.status` result as JSON.
+        #[arg(long)]
+        json: bool,
+        /// The server's socket (default: the workspace's).
+        #[arg(short = 's', long, value_name = "PATH")]
+        socket: Option<PathBuf>,
+    },
+}
+
 #[derive(Debug, Subcommand)]
 enum Sub {
     /// Serve the workspace on its Unix socket until interrupted.
@@ -147,6 +162,12 @@ enum Sub {
         /// Print the summary as JSON.
         #[arg(long = "json-summary")]
         json: bool,
+    },
+    /// Language servers: `ultra lsp status` shows each language's server (running, idle,
+    /// failed with its error, not found, disabled), from the running server if there is one.
+    Lsp {
+        #[command(subcommand)]
+        action: LspAction,
     },
     /// Serve the workspace's tools over MCP on stdin/stdout (for an MCP client that starts
     /// Ultra as its server).
@@ -255,6 +276,9 @@ fn main() -> ExitCode {
         }) => serve::run(&root, socket, no_prompt, confirm, auto_apply),
         Some(Sub::Sh { script }) => sh::run(&root, &script),
         Some(Sub::Index { cold, json }) => index::run(&root, cold, json),
+        Some(Sub::Lsp {
+            action: LspAction::Status { json, socket },
+        }) => lsp::status(&root, socket, json),
         Some(Sub::Pending) => approve::list(&root),
         Some(Sub::Approve { id }) => approve::answer(&root, &id, true),
         Some(Sub::Deny { id }) => approve::answer(&root, &id, false),

@@ -118,6 +118,24 @@ fn diagnostics_come_from_the_language_server_and_follow_edits() {
         .find(|x| x["language"] == "typescript")
         .unwrap();
     assert_eq!(ts["state"], "disabled", "{s}");
+    // The same from the command line, through the running server.
+    let sock = ws.base().join("s/ultra.sock");
+    let sock = sock.to_str().unwrap();
+    let out = ws.cli(&["lsp", "status", "--socket", sock]);
+    assert_eq!(out.code(), 0, "{}", out.stderr());
+    let line = out
+        .stdout()
+        .lines()
+        .find(|l| l.starts_with("python"))
+        .map(str::to_string)
+        .unwrap_or_default();
+    assert!(
+        line.contains("running")
+            && line.contains(&py["pid"].to_string())
+            && line.contains("utf-16"),
+        "{}",
+        out.stdout()
+    );
 
     // Killed mid-session: the next question starts it again (after its backoff).
     let pid = py["pid"].as_i64().unwrap() as i32;
@@ -171,4 +189,18 @@ fn no_server_is_unavailable_with_the_reason() {
     );
     // The syntax side still answers (nothing wrong with this file's syntax).
     assert_eq!(d["diagnostics"], json!([]), "{d}");
+    let sock = ws.base().join("s/ultra.sock");
+    let sock = sock.to_str().unwrap();
+    let out = ws.cli(&["lsp", "status", "--socket", sock]);
+    assert!(
+        out.stdout().contains("failed") && out.stdout().contains("last error"),
+        "{}",
+        out.stdout()
+    );
+    let j: Value = serde_json::from_str(
+        &ws.cli(&["lsp", "status", "--json", "--socket", sock])
+            .stdout(),
+    )
+    .unwrap();
+    assert_eq!(j["success"], true, "{j}");
 }
