@@ -82,6 +82,10 @@ const STDERR_TAIL: usize = 8 << 10;
 
 type Reply = Result<Value, (i64, String)>;
 
+/// Called with a document's URI and what the server just published for it, on the thread
+/// that reads the server (it must not block).
+pub type OnPublish = Arc<dyn Fn(&str, &Published) + Send + Sync>;
+
 /// State shared with the thread reading the server's output.
 struct Shared {
     stdin: Mutex<ChildStdin>,
@@ -92,6 +96,7 @@ struct Shared {
     stderr: Mutex<Vec<u8>>,
     root_uri: String,
     root_name: String,
+    on_publish: Option<OnPublish>,
 }
 
 impl Shared {
@@ -139,21 +144,24 @@ impl Shared {
         let Some(uri) = params["uri"].as_str() else {
             return;
         };
-        let mut p = self.published.lock().unwrap_or_else(|p| p.into_inner());
-        p.0 += 1;
-        let generation = p.0;
-        p.1.insert(
-            uri.to_string(),
-            Published {
+        let published = {
+            let mut p = self.published.lock().unwrap_or_else(|p| p.into_inner());
+            p.0 += 1;
+            let published = Published {
                 version: params["version"].as_i64(),
                 diagnostics: params["diagnostics"]
                     .as_array()
                     .cloned()
                     .unwrap_or_default(),
-                generation,
-            },
-        );
-        self.news.notify_all();
+                generation: p.0,
+            };
+            p.1.insert(uri.to_string(), published.clone());
+            self.news.notify_all();
+            published
+        };
+        if let Some(f) = &self.on_publish {
+            f(uri, &published);
+        }
     }
 
     fn exited(&self) {
@@ -188,6 +196,15 @@ impl Client {
     /// Start the server described by `spec` in `root` (its working directory and only
     /// workspace folder) and initialize it.
     pub fn start(spec: &ServerSpec, root: &Path) -> Result<Client, LspError> {
+        Client::start_with(spec, root, None)
+    }
+
+    /// [`Client::start`], calling `on_publish` whenever the server publishes diagnostics.
+    pub fn start_with(
+        spec: &ServerSpec,
+        root: &Path,
+        on_publish: Option<OnPublish>,
+    ) -> Result<Client, LspError> {
         let mut cmd = Command::new(&spec.command);
         cmd.args(&spec.args)
             .current_dir(root)
@@ -222,6 +239,7 @@ impl Client {
                 .and_then(|n| n.to_str())
                 .unwrap_or("workspace")
                 .to_string(),
+            on_publish,
         });
         let s = shared.clone();
         std::thread::Builder::new()

@@ -13,6 +13,6 @@ pub mod framing;
 mod servers;
 pub mod uri;
 
-pub use client::{Client, LspError, Published, ServerSpec};
+pub use client::{Client, LspError, OnPublish, Published, ServerSpec};
 pub use encoding::PositionEncoding;
-pub use servers::{LANGUAGES, ServerConfig, Servers, State, Status, language_of};
+pub use servers::{LANGUAGES, PublishHook, ServerConfig, Servers, State, Status, language_of};

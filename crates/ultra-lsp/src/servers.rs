@@ -147,7 +147,12 @@ pub struct Servers {
     slots: Mutex<HashMap<&'static str, Slot>>,
     /// Signalled when a start ends, for callers waiting on it.
     started: Condvar,
+    /// Told of every publication, with the language (see [`Servers::on_publish`]).
+    on_publish: Mutex<Option<PublishHook>>,
 }
+
+/// What [`Servers::on_publish`] calls: the language, the document's path, what was published.
+pub type PublishHook = Arc<dyn Fn(&str, &Path, &Published) + Send + Sync>;
 
 impl Servers {
     /// The servers for `root`: for each language its configured server, else the first
@@ -188,6 +193,7 @@ impl Servers {
             specs,
             slots: Mutex::new(HashMap::new()),
             started: Condvar::new(),
+            on_publish: Mutex::new(None),
         }
     }
 
@@ -253,7 +259,20 @@ impl Servers {
         // Starting takes a moment (up to a minute for `initialize`): other languages, and
         // the status, do not wait for it.
         drop(slots);
-        let started = Client::start(spec, &self.root);
+        let hook = self
+            .on_publish
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+            .map(|f| {
+                let on: crate::client::OnPublish = Arc::new(move |uri: &str, p: &Published| {
+                    if let Some(path) = crate::uri::to_path(uri) {
+                        f(language, &path, p);
+                    }
+                });
+                on
+            });
+        let started = Client::start_with(spec, &self.root, hook);
         let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
         let slot = slots.entry(language).or_default();
         slot.starting = false;
@@ -317,6 +336,13 @@ impl Servers {
             Some(v) => client.wait_diagnostics(path, before, Some(v), wait),
         };
         Ok((client, published))
+    }
+
+    /// Call `f` whenever a server started from now on publishes diagnostics (for
+    /// `diagnostics.changed` events). It runs on the thread that reads the server and must
+    /// not block.
+    pub fn on_publish(&self, f: PublishHook) {
+        *self.on_publish.lock().unwrap_or_else(|p| p.into_inner()) = Some(f);
     }
 
     /// Every language's server.

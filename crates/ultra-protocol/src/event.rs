@@ -25,6 +25,9 @@ pub mod names {
     pub const INDEX_PROGRESS: &str = "index.progress";
     /// The code index caught up with the workspace: `{files, skipped, seconds}`.
     pub const INDEX_READY: &str = "index.ready";
+    /// A language server published new diagnostics for a file:
+    /// `{path, uri, language, errors, warnings, total}`.
+    pub const DIAGNOSTICS_CHANGED: &str = "diagnostics.changed";
 }
 
 /// One pushed event.

@@ -170,6 +170,37 @@ impl Services {
         &self.lsp
     }
 
+    /// Announce what language servers publish on `events` (`diagnostics.changed`), for
+    /// servers started from now on (`ultra serve` and `ultra mcp` call it at start).
+    pub fn announce_diagnostics(&self, events: ultra_core::events::EventBus) {
+        let root = self.root.clone();
+        self.lsp
+            .on_publish(Arc::new(move |language, path, published| {
+                let Some(rel) = path.strip_prefix(&root).ok().and_then(|p| p.to_str()) else {
+                    return;
+                };
+                let count = |sev: u64| {
+                    published
+                        .diagnostics
+                        .iter()
+                        .filter(|d| d["severity"].as_u64().unwrap_or(1) == sev)
+                        .count()
+                };
+                events.emit(
+                    ultra_protocol::event::names::DIAGNOSTICS_CHANGED,
+                    serde_json::json!({
+                        "path": rel,
+                        "uri": util::file_uri(&root, rel),
+                        "language": language,
+                        "errors": count(1),
+                        "warnings": count(2),
+                        "total": published.diagnostics.len(),
+                    }),
+                    None,
+                );
+            }));
+    }
+
     /// How this executor is used (one-shot, dry run).
     pub fn mode(&self) -> Mode {
         self.mode

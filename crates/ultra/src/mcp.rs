@@ -43,6 +43,7 @@ pub fn run(root: &std::path::Path, profile: Option<&str>, auto_apply: bool) -> E
         // every code query would walk the tree).
         let _watch = ultra_commands::watch::spawn(exec.clone()).ok();
         let _index_watch = exec.services().watch_index().ok();
+        exec.services().announce_diagnostics(exec.events().clone());
         let _warm = exec.services().warm_up(exec.events().clone());
         let server = McpServer::new(exec, &profile);
         eprintln!(

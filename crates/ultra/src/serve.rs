@@ -104,6 +104,7 @@ pub fn run(
                 None
             }
         };
+        exec.services().announce_diagnostics(exec.events().clone());
         let warm = exec.services().warm_up(exec.events().clone());
         let _sweep = sweep_after(warm, exec.services().root_path().to_path_buf());
         eprintln!(

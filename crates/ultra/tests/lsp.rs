@@ -49,10 +49,20 @@ fn codes(d: &Value) -> Vec<String> {
 fn diagnostics_come_from_the_language_server_and_follow_edits() {
     let ws = with_pyright();
     let _server = ws.serve();
+    let mut sub = ws.agent("watcher");
+    sub.ok("subscribe", json!({"events": ["diagnostics.*"]}));
     let mut c = ws.agent("bot");
     let d = c.ok("state.getDiagnostics", json!({"path": "app.py"}));
     assert_eq!(d["languageServer"]["state"], "ready", "{d}");
     assert_eq!(codes(&d), ["reportArgumentType"], "{d}");
+    // Subscribers hear of it.
+    let ev = sub.wait_event(|e| {
+        e["method"] == "diagnostics.changed" && e["params"]["data"]["path"] == "app.py"
+    });
+    let data = &ev["params"]["data"];
+    assert_eq!(data["language"], "python", "{ev}");
+    assert_eq!(data["errors"], 1, "{ev}");
+    assert!(data["uri"].as_str().unwrap().ends_with("/app.py"), "{ev}");
     let diag = &d["diagnostics"][0];
     assert_eq!(diag["severity"], "error", "{diag}");
     assert_eq!(diag["source"], "Pyright", "{diag}");
