@@ -29,6 +29,10 @@ const MIN_GAP: u64 = 512;
 pub(super) struct GrepMatcher {
     regex: RegexMatcher,
     required: Option<Finder<'static>>,
+    /// The pattern is that literal and nothing else (`grep -F word`): `memmem` finds every
+    /// match by itself. The regex engine is quadratic in a long literal's length (a
+    /// 60,000-byte `-F` pattern took 23 s on one 60 KB line).
+    whole: bool,
     /// How the filter fares, shared by the threads of a `grep -r`.
     stats: Arc<Stats>,
 }
@@ -46,21 +50,42 @@ impl GrepMatcher {
         GrepMatcher {
             regex,
             required: None,
+            whole: false,
             stats: Arc::default(),
         }
     }
 
     /// `regex`, compiled from `pattern` (in the `regex` crate's syntax, case-sensitive),
     /// with a filter on the longest literal every match of it holds.
-    pub(super) fn with_literal(regex: RegexMatcher, pattern: &str) -> GrepMatcher {
-        let required = required_literal(pattern)
-            .filter(|l| l.len() >= MIN_LITERAL)
+    /// `whole`: the pattern's matches are exactly its literal (no `-w`, `-x` or `-i`
+    /// around it), so `memmem` may stand in for the regex.
+    pub(super) fn with_literal(regex: RegexMatcher, pattern: &str, whole: bool) -> GrepMatcher {
+        let whole = whole.then(|| whole_literal(pattern)).flatten();
+        let required = whole
+            .clone()
+            .or_else(|| required_literal(pattern).filter(|l| l.len() >= MIN_LITERAL))
             .map(|l| Finder::new(&l).into_owned());
         GrepMatcher {
             regex,
+            whole: whole.is_some() && required.is_some(),
             required,
             stats: Arc::default(),
         }
+    }
+}
+
+/// The pattern's bytes when it is one non-empty literal and nothing else.
+fn whole_literal(pattern: &str) -> Option<Vec<u8>> {
+    let hir = regex_syntax::ParserBuilder::new()
+        .utf8(false)
+        .build()
+        .parse(pattern)
+        .ok()?;
+    match hir.kind() {
+        HirKind::Literal(lit) if !lit.0.is_empty() && !lit.0.contains(&b'\n') => {
+            Some(lit.0.to_vec())
+        }
+        _ => None,
     }
 }
 
@@ -109,6 +134,13 @@ impl Matcher for GrepMatcher {
     type Error = NoError;
 
     fn find_at(&self, haystack: &[u8], at: usize) -> Result<Option<Match>, NoError> {
+        if let Some(f) = self.required.as_ref().filter(|_| self.whole) {
+            let n = f.needle().len();
+            return Ok(haystack
+                .get(at..)
+                .and_then(|h| f.find(h))
+                .map(|i| Match::new(at + i, at + i + n)));
+        }
         self.regex.find_at(haystack, at)
     }
 
@@ -134,10 +166,16 @@ impl Matcher for GrepMatcher {
     }
 
     fn is_match_at(&self, haystack: &[u8], at: usize) -> Result<bool, NoError> {
+        if self.whole {
+            return Ok(self.find_at(haystack, at)?.is_some());
+        }
         self.regex.is_match_at(haystack, at)
     }
 
     fn shortest_match_at(&self, haystack: &[u8], at: usize) -> Result<Option<usize>, NoError> {
+        if self.whole {
+            return Ok(self.find_at(haystack, at)?.map(|m| m.end()));
+        }
         self.regex.shortest_match_at(haystack, at)
     }
 
@@ -150,6 +188,10 @@ impl Matcher for GrepMatcher {
     }
 
     fn find_candidate_line(&self, haystack: &[u8]) -> Result<Option<LineMatchKind>, NoError> {
+        if let Some(f) = self.required.as_ref().filter(|_| self.whole) {
+            // The literal is the whole match: a line holding it matches.
+            return Ok(f.find(haystack).map(LineMatchKind::Confirmed));
+        }
         let Some(finder) = self
             .required
             .as_ref()
@@ -216,20 +258,45 @@ mod tests {
             text.extend_from_slice(format!("GET /item/{i} 200\n").as_bytes());
         }
         let p = "GET /(x|item)/(12|34)5 200$";
-        let common = GrepMatcher::with_literal(regex(p), p);
+        let common = GrepMatcher::with_literal(regex(p), p, true);
         assert_eq!(lines(&common, &text), 2);
         assert!(
             common.stats.retired.load(Relaxed),
             "`GET /` is on every line"
         );
         let p = "item/1999[0-9]";
-        let sparse = GrepMatcher::with_literal(regex(p), p);
+        let sparse = GrepMatcher::with_literal(regex(p), p, true);
         assert_eq!(lines(&sparse, &text), 10);
         assert!(!sparse.stats.retired.load(Relaxed), "item/1999 is rare");
     }
 
     fn lit(p: &str) -> Option<String> {
         required_literal(p).map(|l| String::from_utf8(l).unwrap_or_default())
+    }
+
+    #[test]
+    fn a_whole_literal_is_found_by_memmem_alone() {
+        assert!(whole_literal("abc").is_some());
+        assert!(whole_literal("a.c").is_none());
+        assert!(whole_literal("abc|abd").is_none());
+        let long = "x".repeat(60_000);
+        let regex = grep_regex::RegexMatcherBuilder::new()
+            .line_terminator(Some(b'\n'))
+            .build(&long)
+            .unwrap();
+        let m = GrepMatcher::with_literal(regex, &long, true);
+        assert!(m.whole);
+        let mut text = long.clone().into_bytes();
+        text.extend_from_slice(b"\nshort x line\n");
+        let start = std::time::Instant::now();
+        assert_eq!(lines(&m, &text), 1);
+        assert_eq!(m.find_at(&text, 0).unwrap(), Some(Match::new(0, 60_000)));
+        assert_eq!(m.find_at(&text, 1).unwrap(), None);
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(2),
+            "{:?}",
+            start.elapsed()
+        );
     }
 
     #[test]

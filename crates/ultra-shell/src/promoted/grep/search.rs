@@ -35,12 +35,19 @@ pub(super) fn matcher(a: &GrepArgs, patterns: &[String]) -> Result<GrepMatcher, 
         // make the searcher take its slow path, line by line.
         .multi_line(true)
         .dot_matches_new_line(false);
+    // A match is the pattern's text itself: no case folding, word or line condition.
+    let plain_match = !a.ignore_case && !a.word && !a.line;
     match a.syntax {
         Syntax::Fixed => {
             b.fixed_strings(true);
-            b.build_literals(patterns)
-                .map(GrepMatcher::plain)
-                .map_err(|e| e.to_string())
+            let regex = b.build_literals(patterns).map_err(|e| e.to_string())?;
+            Ok(match patterns {
+                // One string, matched as it is: found by `memmem` alone.
+                [one] if plain_match => {
+                    GrepMatcher::with_literal(regex, &regex_syntax::escape(one), true)
+                }
+                _ => GrepMatcher::plain(regex),
+            })
         }
         Syntax::Basic | Syntax::Extended => {
             let flavor = if a.syntax == Syntax::Basic {
@@ -54,7 +61,7 @@ pub(super) fn matcher(a: &GrepArgs, patterns: &[String]) -> Result<GrepMatcher, 
                 .collect::<Result<Vec<_>, _>>()?;
             let regex = b.build_many(&translated).map_err(|e| posix_re::short(&e))?;
             Ok(match translated.as_slice() {
-                [one] if !a.ignore_case => GrepMatcher::with_literal(regex, one),
+                [one] if !a.ignore_case => GrepMatcher::with_literal(regex, one, plain_match),
                 _ => GrepMatcher::plain(regex),
             })
         }
