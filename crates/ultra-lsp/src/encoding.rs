@@ -1,8 +1,6 @@
 //! Position encodings: the unit a server counts columns in (LSP 3.17 `positionEncoding`),
 //! converted to and from byte offsets within a line in one place.
 
-use serde_json::Value;
-
 /// The unit of a column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PositionEncoding {
@@ -68,11 +66,6 @@ impl PositionEncoding {
             units = next;
         }
         line.len()
-    }
-
-    /// The JSON name, for answers.
-    pub fn to_json(self) -> Value {
-        Value::String(self.name().into())
     }
 }
 

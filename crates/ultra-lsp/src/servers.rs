@@ -42,9 +42,6 @@ const DEFAULTS: &[(&str, &[Program])] = &[
     ("c", &[("clangd", &[])]),
 ];
 
-/// The languages servers are configured by.
-pub const LANGUAGES: [&str; 5] = ["python", "typescript", "rust", "go", "c"];
-
 /// The server language and the document `languageId` of a file, by its extension.
 pub fn language_of(path: &str) -> Option<(&'static str, &'static str)> {
     let ext = path.rsplit_once('.').map(|(_, e)| e)?;
@@ -303,11 +300,11 @@ impl Servers {
         text: &str,
         wait: Duration,
     ) -> Result<(Arc<Client>, Option<Published>), LspError> {
-        let rel = path.to_string_lossy();
-        let Some((language, language_id)) = language_of(&rel) else {
+        let name = path.to_string_lossy();
+        let Some((language, language_id)) = language_of(&name) else {
             return Err(LspError::Unavailable {
                 language: "unknown".into(),
-                reason: format!("no language server serves {rel}"),
+                reason: format!("no language server serves {name}"),
             });
         };
         let client = self.client(language)?;
@@ -377,12 +374,6 @@ impl Servers {
                 }
             })
             .collect()
-    }
-
-    /// Stop every server.
-    pub fn stop_all(&self) {
-        let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
-        slots.clear();
     }
 }
 

@@ -112,6 +112,30 @@ pub struct Diagnostic {
     pub code: Option<String>,
 }
 
+impl Diagnostic {
+    /// The parser's syntax error `e` in `path`, its range in `enc`.
+    fn syntax(
+        path: &str,
+        uri: &str,
+        e: &ultra_index::SyntaxError,
+        rope: &Rope,
+        enc: PositionEncoding,
+    ) -> Diagnostic {
+        Diagnostic {
+            path: path.to_string(),
+            uri: uri.to_string(),
+            range: Range::new(
+                pos(rope, e.line, e.column, enc),
+                pos(rope, e.end_line, e.end_column, enc),
+            ),
+            message: clip(&e.message, None),
+            severity: Severity::Error,
+            source: "tree-sitter".into(),
+            code: None,
+        }
+    }
+}
+
 /// Whether a language server's diagnostics are in the answer.
 #[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -189,18 +213,7 @@ impl Command<Services> for GetDiagnostics {
         let mut all: Vec<Diagnostic> = f
             .errors
             .iter()
-            .map(|e| Diagnostic {
-                path: f.path.clone(),
-                uri: uri.clone(),
-                range: Range::new(
-                    pos(&rope, e.line, e.column, enc),
-                    pos(&rope, e.end_line, e.end_column, enc),
-                ),
-                message: clip(&e.message, None),
-                severity: Severity::Error,
-                source: "tree-sitter".into(),
-                code: None,
-            })
+            .map(|e| Diagnostic::syntax(&f.path, &uri, e, &rope, enc))
             .collect();
         let language_server = semantic(cx, &f.path, &uri, &rope, enc, &mut all);
         all.retain(|d| wanted(d.severity));
@@ -327,18 +340,7 @@ fn all_files(
             continue;
         };
         for e in f.errors.iter().skip(std::mem::take(&mut skip)) {
-            let d = Diagnostic {
-                path: f.path.clone(),
-                uri: file_uri(&root, &f.path),
-                range: Range::new(
-                    pos(&rope, e.line, e.column, enc),
-                    pos(&rope, e.end_line, e.end_column, enc),
-                ),
-                message: clip(&e.message, None),
-                severity: Severity::Error,
-                source: "tree-sitter".into(),
-                code: None,
-            };
+            let d = Diagnostic::syntax(&f.path, &file_uri(&root, &f.path), e, &rope, enc);
             if !page.admit(&d) {
                 break 'files;
             }
