@@ -14,7 +14,7 @@ use ultra_core::{Config, Executor, Registry};
 use ultra_workspace::WsError;
 
 use ultra_services::{Mode, Services, state_dir};
-use ultra_tools::{code, git, lsp, runner, shell, syntax_gate, terminal};
+use ultra_tools::{code, diagnostics_gate, git, lsp, runner, shell, syntax_gate, terminal};
 
 use crate::{
     ai, audit, command_api, confirm, dialects, edit, file, keys, navigation, query, search,
@@ -114,6 +114,29 @@ pub fn build_with(
         })
     })?;
     let services = Services::open(root, &config, mode)?;
+    // The diagnostics gate asks the language servers, which live in the services.
+    for v in config
+        .validators
+        .iter()
+        .filter(|v| v.enabled && v.builtin.as_deref() == Some(diagnostics_gate::BUILTIN))
+    {
+        let gate = diagnostics_gate::DiagnosticsGate {
+            id: v.id.clone(),
+            lsp: services.lsp().clone(),
+            root: services.root_path().to_path_buf(),
+            wait: v.timeout_ms.map_or(
+                diagnostics_gate::DEFAULT_WAIT,
+                std::time::Duration::from_millis,
+            ),
+        };
+        validators.register(Arc::new(gate)).map_err(|message| {
+            BuildError::Config(ConfigError::Invalid {
+                path: ultra_core::config::CONFIG_FILE.into(),
+                key: "validators".into(),
+                message,
+            })
+        })?;
+    }
     let mut registry = Registry::new();
     register_all(&mut registry)?;
     for (alias, target) in &config.commands.aliases {

@@ -254,8 +254,10 @@ fn yes() -> bool {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ValidatorConfig {
     pub id: String,
-    /// The built-in kind: `patterns`, or `syntax` (the gate on new parse errors, on by
-    /// default; give it with `enabled: false` to turn it off).
+    /// The built-in kind: `patterns`, `syntax` (the gate on new parse errors, on by
+    /// default; give it with `enabled: false` to turn it off) or `diagnostics` (the gate on
+    /// new errors by the language server's judgement, off unless given; `timeoutMs` bounds
+    /// its wait, default 8000).
     #[serde(default)]
     pub builtin: Option<String>,
     /// A plugin: the program and its arguments, run in the workspace root.
@@ -546,11 +548,12 @@ impl Config {
                         .map_err(invalid)?;
                     out.register(Arc::new(p)).map_err(invalid)?;
                 }
-                // The syntax gate needs the parsers: the commands layer adds it.
-                (Some("syntax"), None) => {}
+                // The syntax and diagnostics gates need the parsers and the language
+                // servers: the commands layer adds them.
+                (Some("syntax" | "diagnostics"), None) => {}
                 (Some(other), None) => {
                     return Err(invalid(format!(
-                        "unknown builtin validator `{other}`; available: patterns, syntax"
+                        "unknown builtin validator `{other}`; available: patterns, syntax, diagnostics"
                     )));
                 }
                 (None, Some(argv)) => {
@@ -576,7 +579,7 @@ impl Config {
                 }
                 _ => {
                     return Err(invalid(
-                        "give either `builtin` (patterns, syntax) or `command` / `module` (a plugin program)"
+                        "give either `builtin` (patterns, syntax, diagnostics) or `command` / `module` (a plugin program)"
                             .into(),
                     ));
                 }

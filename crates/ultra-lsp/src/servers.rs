@@ -124,11 +124,14 @@ pub struct Status {
 const MAX_BACKOFF: Duration = Duration::from_secs(60);
 const FIRST_BACKOFF: Duration = Duration::from_millis(500);
 
+/// Publications for one document this close together are one burst: the last counts.
+const SETTLE: Duration = Duration::from_millis(150);
+
 #[derive(Default)]
 struct Slot {
     client: Option<Arc<Client>>,
-    /// Open documents by path, with the hash of the text the server has.
-    open: HashMap<PathBuf, blake3::Hash>,
+    /// Open documents by path: the hash of the text the server has, and its version.
+    open: HashMap<PathBuf, (blake3::Hash, i64)>,
     /// A caller is starting the server (outside the lock).
     starting: bool,
     starts: u32,
@@ -314,25 +317,62 @@ impl Servers {
             let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
             let slot = slots.entry(language).or_default();
             match slot.open.get(path) {
-                Some(h) if *h == hash => None,
+                Some((h, v)) if *h == hash => Err(*v),
                 Some(_) => {
-                    slot.open.insert(path.to_path_buf(), hash);
-                    Some(client.change(path, text)?)
+                    let v = client.change(path, text)?;
+                    slot.open.insert(path.to_path_buf(), (hash, v));
+                    Ok(v)
                 }
                 None => {
-                    slot.open.insert(path.to_path_buf(), hash);
                     client.open(path, language_id, text)?;
-                    Some(1)
+                    slot.open.insert(path.to_path_buf(), (hash, 1));
+                    Ok(1)
                 }
             }
         };
         let published = match version {
-            // Unchanged since the server last saw it: what it published stands. If it has
-            // published nothing yet, an earlier question already waited: say so at once.
-            None => client.diagnostics(path),
-            Some(v) => client.wait_diagnostics(path, before, Some(v), wait),
+            // Unchanged since the server was given it: what it published for that version
+            // stands, or is awaited (a server that gives no versions: its last word).
+            Err(v) => client.wait_diagnostics(path, 0, Some(v), wait),
+            Ok(v) => {
+                let deadline = Instant::now() + wait;
+                let mut got = client.wait_diagnostics(path, before, Some(v), wait);
+                // Settled: some servers publish in parts (tsserver's syntax, then its
+                // semantic diagnostics); take the last of a burst.
+                while let Some(p) = &got {
+                    let left = deadline.saturating_duration_since(Instant::now());
+                    match client.wait_diagnostics(path, p.generation, Some(v), SETTLE.min(left)) {
+                        Some(later) => got = Some(later),
+                        None => break,
+                    }
+                }
+                got
+            }
         };
         Ok((client, published))
+    }
+
+    /// Give the server of `path` its current `text` without waiting for anything (after
+    /// a refused edit was shown to it, say). Nothing happens when no server runs for it or
+    /// it already has this text.
+    pub fn sync(&self, path: &Path, text: &str) {
+        let Some((language, _)) = language_of(&path.to_string_lossy()) else {
+            return;
+        };
+        let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
+        let Some(slot) = slots.get_mut(language) else {
+            return;
+        };
+        let Some(client) = slot.client.clone() else {
+            return;
+        };
+        let hash = blake3::hash(text.as_bytes());
+        if let Some(open) = slot.open.get_mut(path)
+            && open.0 != hash
+            && let Ok(v) = client.change(path, text)
+        {
+            *open = (hash, v);
+        }
     }
 
     /// Call `f` whenever a server started from now on publishes diagnostics (for

@@ -75,7 +75,7 @@ pub struct Services {
     /// The code index (seed 001).
     code: Arc<ultra_indexer::CodeIndex>,
     /// Language servers, started on first need (issue 22).
-    lsp: ultra_lsp::Servers,
+    lsp: Arc<ultra_lsp::Servers>,
     /// Terminals (seed 003).
     terminals: ultra_term::Terminals,
     /// `run_tests` watches running in the background.
@@ -150,7 +150,10 @@ impl Services {
                 store_at(ws.root().path(), &config.index),
                 ultra_index::build::Exclude::new(ws.root().path(), &config.index.exclude),
             )),
-            lsp: ultra_lsp::Servers::new(ws.root().path(), &lsp_config(config)),
+            lsp: Arc::new(ultra_lsp::Servers::new(
+                ws.root().path(),
+                &lsp_config(config),
+            )),
             root: ws.root().path().to_path_buf(),
             workspace: Arc::new(Mutex::new(ws)),
             shell_root,
@@ -166,7 +169,7 @@ impl Services {
     }
 
     /// The workspace's language servers.
-    pub fn lsp(&self) -> &ultra_lsp::Servers {
+    pub fn lsp(&self) -> &Arc<ultra_lsp::Servers> {
         &self.lsp
     }
 

@@ -21,7 +21,7 @@ pub struct SyntaxGate;
 pub const ID: &str = "syntax";
 
 /// Lines (1-based) of `old` that survive unchanged into `new`, mapped to their new numbers.
-fn line_map(old: &str, new: &str) -> std::collections::HashMap<u32, u32> {
+pub(crate) fn line_map(old: &str, new: &str) -> std::collections::HashMap<u32, u32> {
     let diff = similar::TextDiff::from_lines(old, new);
     let mut map = std::collections::HashMap::new();
     for op in diff.ops() {
@@ -44,7 +44,7 @@ fn errors(path: &str, text: &str) -> Vec<SyntaxError> {
 }
 
 /// The lines around `line` (1-based) of `text`, numbered.
-fn around(text: &str, line: u32) -> String {
+pub(crate) fn around(text: &str, line: u32) -> String {
     let line = line as usize;
     text.lines()
         .enumerate()

@@ -214,3 +214,105 @@ fn no_server_is_unavailable_with_the_reason() {
     .unwrap();
     assert_eq!(j["success"], true, "{j}");
 }
+
+fn messages(list: &Value) -> Vec<String> {
+    list.as_array()
+        .unwrap()
+        .iter()
+        .map(|d| format!("{}:{}", d["range"]["start"]["line"], d["code"]))
+        .collect()
+}
+
+#[test]
+fn an_agents_edit_says_what_it_broke_and_what_it_fixed() {
+    let ws = with_pyright();
+    ws.write("lib.py", "def twice(n: int) -> int:\n    return 2 * n\n");
+    let _server = ws.serve();
+    let mut c = ws.agent("bot");
+    // The error on line 4 is already there: an edit above it (which moves it down) and
+    // one that adds a second error report only the second.
+    let e = c.ok(
+        "ultra.applyEdits",
+        json!({"files": [{"path": "app.py", "edits": [
+            {"startLine": 1, "endLine": 0, "text": "import os\n"},
+            {"old": "    return n\n", "new": "    return n\n\nz: str = f(2)\n"}
+        ]}]}),
+    );
+    assert_eq!(e["languageServers"][0]["state"], "ready", "{e}");
+    assert_eq!(
+        messages(&e["newDiagnostics"]),
+        ["4:\"reportAssignmentType\""],
+        "{e}"
+    );
+    assert_eq!(e["fixedDiagnostics"], json!([]), "{e}");
+    // Fixing both: each is reported fixed, nothing new.
+    let e = c.ok(
+        "ultra.applyEdits",
+        json!({"files": [{"path": "app.py", "edits": [
+            {"old": "z: str = f(2)", "new": "z: int = f(2)"},
+            {"old": "x: int = f(\"s\")", "new": "x: int = f(1)"}
+        ]}]}),
+    );
+    assert_eq!(e["newDiagnostics"], json!([]), "{e}");
+    let mut fixed = messages(&e["fixedDiagnostics"]);
+    fixed.sort();
+    assert_eq!(
+        fixed,
+        ["4:\"reportAssignmentType\"", "6:\"reportArgumentType\""],
+        "{e}"
+    );
+    // A new file's problems are all new; a file nothing diagnoses gets no report.
+    let e = c.ok(
+        "fs.writeFile",
+        json!({"path": "use.py", "content": "from lib import twice\n\ntwice(\"x\")\n"}),
+    );
+    assert_eq!(
+        messages(&e["newDiagnostics"]),
+        ["2:\"reportArgumentType\""],
+        "{e}"
+    );
+    let e = c.ok(
+        "fs.writeFile",
+        json!({"path": "notes.txt", "content": "x\n"}),
+    );
+    assert!(e.get("newDiagnostics").is_none(), "{e}");
+}
+
+#[test]
+fn the_diagnostics_gate_refuses_an_edit_that_adds_a_type_error() {
+    let ws = with_pyright();
+    ws.write("ok.py", "def f(n: int) -> int:\n    return n\n");
+    let mut cfg: Value = serde_json::from_str(&ws.read("ultra.config.json")).unwrap();
+    cfg["validators"] = json!([{"id": "types", "builtin": "diagnostics", "timeoutMs": 60000}]);
+    ws.config(cfg);
+    let _server = ws.serve();
+    let mut c = ws.agent("bot");
+    let e = c.err_code(
+        "ultra.applyEdits",
+        json!({"files": [{"path": "ok.py", "edits": [{"old": "return n", "new": "return str(n)"}]}], "save": true}),
+        "CONTENT_VALIDATION_FAILED",
+    );
+    let text = e.to_string();
+    assert!(
+        text.contains("reportReturnType") && text.contains("Not applied"),
+        "{e}"
+    );
+    assert_eq!(
+        ws.read("ok.py"),
+        "def f(n: int) -> int:\n    return n\n",
+        "nothing changed"
+    );
+    // The server is given back the file's text: its diagnostics are of what is there.
+    let d = c.ok("state.getDiagnostics", json!({"path": "ok.py"}));
+    assert_eq!(d["diagnostics"], json!([]), "{d}");
+    // A clean edit passes; so does one to a file with errors it does not add to.
+    c.ok(
+        "ultra.applyEdits",
+        json!({"files": [{"path": "ok.py", "edits": [{"old": "return n", "new": "return n + 1"}]}], "save": true}),
+    );
+    c.ok(
+        "ultra.applyEdits",
+        json!({"files": [{"path": "app.py", "edits": [{"startLine": 1, "endLine": 0, "text": "# top\n"}]}], "save": true}),
+    );
+    assert!(ws.read("app.py").starts_with("# top\n"));
+}

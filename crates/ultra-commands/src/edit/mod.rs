@@ -18,8 +18,9 @@ use ultra_workspace::history::Filter;
 use ultra_workspace::workspace::{EditOp, FileEdits, Prepared, TxnOutcome};
 use ultra_workspace::{RelPath, Workspace};
 
-use ultra_services::Services;
 use ultra_services::util::{emit_changed, emit_notices, is_human, target};
+use ultra_services::{Services, WsGuard};
+use ultra_tools::code::after_edit::{Baseline, EditDiagnostics};
 
 /// Register the edit commands.
 pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
@@ -82,6 +83,19 @@ pub(crate) fn apply(
     Ok(outcome)
 }
 
+/// [`apply`], then what the edit did to its files' problems (for an agent: see
+/// `after_edit`), judged once the workspace lock `ws` is released.
+pub(crate) fn apply_reported(
+    cx: &mut Cx<'_, Services>,
+    mut ws: WsGuard<'_>,
+    files: Vec<FileEdits>,
+    finish: Finish,
+) -> Result<(TxnOutcome, EditDiagnostics), CommandError> {
+    let base = Baseline::take(cx, &ws, files.iter().map(|f| &f.path));
+    let outcome = apply(cx, &mut ws, files, finish)?;
+    Ok((outcome, base.report(cx, ws)))
+}
+
 /// Run the content validators over each file's text after a prepared batch.
 fn check_content(
     cx: &mut Cx<'_, Services>,
@@ -122,6 +136,18 @@ pub struct Edited {
     /// The changed lines after the edit, 1-based.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub changed_lines: Option<(usize, usize)>,
+    /// For an agent's edit of code: what it did to the file's problems.
+    #[serde(flatten)]
+    pub diagnostics: EditDiagnostics,
+}
+
+/// The one file of `outcome` as a single-file edit's answer, with `diagnostics`.
+pub(crate) fn single_reported(
+    (outcome, diagnostics): (TxnOutcome, EditDiagnostics),
+) -> Result<Edited, CommandError> {
+    let mut edited = single(outcome)?;
+    edited.diagnostics = diagnostics;
+    Ok(edited)
 }
 
 pub(crate) fn single(outcome: TxnOutcome) -> Result<Edited, CommandError> {
@@ -137,6 +163,7 @@ pub(crate) fn single(outcome: TxnOutcome) -> Result<Edited, CommandError> {
         replaced: f.replaced,
         match_level: f.match_levels.first().map(|l| l.to_string()),
         changed_lines: f.changed_lines,
+        diagnostics: EditDiagnostics::default(),
     })
 }
 
@@ -191,7 +218,7 @@ impl Command<Services> for Edit {
 
     fn run(&self, cx: &mut Cx<'_, Services>, args: EditArgs) -> Result<Edited, CommandError> {
         let services = cx.services;
-        let mut ws = services.ws();
+        let ws = services.ws();
         let path = target(cx, &ws, args.path.as_deref(), true)?;
         let file = FileEdits {
             path,
@@ -203,7 +230,7 @@ impl Command<Services> for Edit {
                 encoding: cx.source.encoding(),
             }],
         };
-        single(apply(cx, &mut ws, vec![file], Finish::Commit)?)
+        single_reported(apply_reported(cx, ws, vec![file], Finish::Commit)?)
     }
 }
 
@@ -284,7 +311,7 @@ impl Command<Services> for InsertText {
         } else {
             Finish::Commit
         };
-        single(apply(cx, &mut ws, vec![file], finish)?)
+        single_reported(apply_reported(cx, ws, vec![file], finish)?)
     }
 }
 
@@ -484,9 +511,19 @@ pub struct ApplyEditsArgs {
 /// `ultra.applyEdits`.
 pub struct ApplyEdits;
 
+/// Result of `ultra.applyEdits`: the transaction and, for an agent's edit of code, what it
+/// did to the files' problems.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct BatchApplied {
+    #[serde(flatten)]
+    pub outcome: TxnOutcome,
+    #[serde(flatten)]
+    pub diagnostics: EditDiagnostics,
+}
+
 impl Command<Services> for ApplyEdits {
     type Args = ApplyEditsArgs;
-    type Output = TxnOutcome;
+    type Output = BatchApplied;
 
     const SPEC: CommandSpec = CommandSpec::new(
         "ultra.applyEdits",
@@ -524,7 +561,7 @@ impl Command<Services> for ApplyEdits {
         &self,
         cx: &mut Cx<'_, Services>,
         args: ApplyEditsArgs,
-    ) -> Result<TxnOutcome, CommandError> {
+    ) -> Result<BatchApplied, CommandError> {
         if args.files.is_empty() {
             return Err(
                 CommandError::new(ErrorCode::InvalidArguments, "`files` is empty")
@@ -533,7 +570,7 @@ impl Command<Services> for ApplyEdits {
         }
         let (human, encoding) = (is_human(cx), cx.source.encoding());
         let services = cx.services;
-        let mut ws = services.ws();
+        let ws = services.ws();
         let files = args
             .files
             .into_iter()
@@ -544,7 +581,11 @@ impl Command<Services> for ApplyEdits {
         } else {
             Finish::Commit
         };
-        apply(cx, &mut ws, files, finish)
+        let (outcome, diagnostics) = apply_reported(cx, ws, files, finish)?;
+        Ok(BatchApplied {
+            outcome,
+            diagnostics,
+        })
     }
 }
 

@@ -7,7 +7,7 @@ use ultra_core::{Command, Cx};
 use ultra_protocol::{CommandError, ErrorCode};
 use ultra_workspace::workspace::{EditOp, FileEdits};
 
-use super::{Edited, Finish, HELLO, apply, single};
+use super::{Edited, Finish, HELLO, apply_reported, single_reported};
 use ultra_services::Services;
 use ultra_services::util::target;
 
@@ -134,7 +134,7 @@ impl Command<Services> for ReplaceText {
             expected_hash: args.expected_hash,
             edits,
         };
-        let mut edited = single(apply(cx, &mut ws, vec![file], Finish::Commit)?)?;
+        let mut edited = single_reported(apply_reported(cx, ws, vec![file], Finish::Commit)?)?;
         edited.replaced = n;
         Ok(Replaced { edited, count: n })
     }

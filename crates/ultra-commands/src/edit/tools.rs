@@ -56,6 +56,9 @@ pub struct LinesEdited {
     pub hash: Option<String>,
     /// A sentence for the model, with the diff.
     pub output: String,
+    /// For an agent's edit of code: what it did to the file's problems.
+    #[serde(flatten)]
+    pub diagnostics: ultra_tools::code::after_edit::EditDiagnostics,
 }
 
 /// `code.editLines`.
@@ -208,6 +211,7 @@ impl Command<Services> for EditLines {
         };
         // Committed, then saved: a save refused (the disk moved on) leaves the edit in
         // the buffer, undoable, as an edit followed by `ultra.save` would.
+        let base = ultra_tools::code::after_edit::Baseline::take(cx, &ws, [&rel]);
         let outcome = apply(cx, &mut ws, vec![file], Finish::Commit)?;
         ultra_services::util::save_in(cx, &mut ws, &rel, false)?;
         let f = outcome.files.into_iter().next().ok_or_else(|| {
@@ -224,6 +228,7 @@ impl Command<Services> for EditLines {
         } else {
             format!("lines {}-{}", a.start, a.end)
         };
+        let diagnostics = base.report(cx, ws);
         Ok(LinesEdited {
             path: f.path.clone(),
             txn_id: outcome.txn_id,
@@ -243,6 +248,7 @@ impl Command<Services> for EditLines {
                     f.path, outcome.txn_id
                 )
             },
+            diagnostics,
         })
     }
 }

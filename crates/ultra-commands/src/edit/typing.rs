@@ -11,7 +11,7 @@ use ultra_protocol::CommandError;
 use ultra_workspace::buffer::Buffer;
 use ultra_workspace::workspace::{EditOp, FileEdits};
 
-use crate::edit::{Edited, Finish, apply, single};
+use crate::edit::{Edited, Finish, apply_reported, single_reported};
 use ultra_services::Services;
 use ultra_services::util::target;
 
@@ -242,6 +242,7 @@ impl Command<Services> for Typing {
                     replaced: 0,
                     match_level: None,
                     changed_lines: None,
+                    diagnostics: Default::default(),
                 });
             }
             (path, ops)
@@ -252,6 +253,6 @@ impl Command<Services> for Typing {
             expected_hash: None,
             edits: ops,
         };
-        single(apply(cx, &mut ws, vec![file], Finish::Commit)?)
+        single_reported(apply_reported(cx, ws, vec![file], Finish::Commit)?)
     }
 }

@@ -18,7 +18,7 @@ use ultra_workspace::buffer::Selection;
 use ultra_workspace::text;
 use ultra_workspace::workspace::{EditOp, FileEdits};
 
-use crate::edit::{Edited, Finish, apply, single};
+use crate::edit::{Edited, Finish, apply_reported, single_reported};
 use crate::navigation::{Cursors, cursors, with_buffer};
 use crate::query::NoArgs;
 use ultra_services::Services;
@@ -240,7 +240,7 @@ fn edit_one(
     op: EditOp,
 ) -> Result<Done<Edited>, CommandError> {
     let services = cx.services;
-    let mut ws = services.ws();
+    let ws = services.ws();
     let path = target(cx, &ws, Some(path), true)?;
     let file = FileEdits {
         path,
@@ -248,8 +248,7 @@ fn edit_one(
         expected_hash,
         edits: vec![op],
     };
-    let outcome = apply(cx, &mut ws, vec![file], Finish::Commit)?;
-    single(outcome).map(Done::ok)
+    single_reported(apply_reported(cx, ws, vec![file], Finish::Commit)?).map(Done::ok)
 }
 
 /// Arguments of `editor.setContent`.

@@ -363,6 +363,9 @@ pub struct Created {
     pub hash: String,
     pub bytes: u64,
     pub created: bool,
+    /// For an agent's file of code: its problems (all new, or against what it replaced).
+    #[serde(flatten)]
+    pub diagnostics: ultra_tools::code::after_edit::EditDiagnostics,
 }
 
 /// `ultra.createFile`.
@@ -407,6 +410,7 @@ impl Command<Services> for CreateFile {
         if exists && args.expected_hash.is_some() {
             ws.check_expected(&rel, None, args.expected_hash.as_deref())?;
         }
+        let base = ultra_tools::code::after_edit::Baseline::take(cx, &ws, [&rel]);
         let content = args.content.clone();
         cx.check_content(rel.as_str(), &|| content.clone(), &|| {
             if exists { ws.current_text(&rel) } else { None }
@@ -438,6 +442,7 @@ impl Command<Services> for CreateFile {
             hash: saved.hash,
             bytes: saved.bytes,
             created: !exists,
+            diagnostics: base.report(cx, ws),
         })
     }
 }

@@ -109,6 +109,9 @@ pub struct Replaced {
     pub files: Vec<String>,
     /// The transaction, for `ultra.undo {txnId}`: every file is undone together.
     pub txn_id: Option<u64>,
+    /// For an agent's replacement in code: what it did to the files' problems.
+    #[serde(flatten)]
+    pub diagnostics: ultra_tools::code::after_edit::EditDiagnostics,
 }
 
 /// `search.findAndReplace`.
@@ -200,15 +203,18 @@ impl Command<Services> for FindAndReplace {
                 count: 0,
                 files: Vec::new(),
                 txn_id: None,
+                diagnostics: Default::default(),
             });
         }
         let services = cx.services;
-        let outcome = crate::edit::apply(cx, &mut services.ws(), batch, crate::edit::Finish::Save)?;
+        let (outcome, diagnostics) =
+            crate::edit::apply_reported(cx, services.ws(), batch, crate::edit::Finish::Save)?;
         let files = outcome.files.iter().map(|f| f.path.clone()).collect();
         Ok(Replaced {
             count,
             files,
             txn_id: Some(outcome.txn_id),
+            diagnostics,
         })
     }
 }

@@ -114,7 +114,7 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     /// The parser's syntax error `e` in `path`, its range in `enc`.
-    fn syntax(
+    pub(crate) fn syntax(
         path: &str,
         uri: &str,
         e: &ultra_index::SyntaxError,
@@ -183,6 +183,8 @@ impl Command<Services> for GetDiagnostics {
     .touches(Touches::READ)
     .aliases(&["ultra.getDiagnostics"])
     .read_only()
+    // It may wait seconds for a language server: off the runtime's worker threads.
+    .long()
     .examples(&[Example {
         description: "A syntax error in Python",
         args: r#"{"path": "bad.py"}"#,
@@ -272,7 +274,25 @@ fn semantic(
             )),
         ));
     };
-    let server_enc = client.encoding();
+    out.extend(from_server(
+        &published,
+        client.encoding(),
+        (path, uri, language),
+        rope,
+        enc,
+    ));
+    Some(answer("ready", None))
+}
+
+/// What a server published for the file `(path, uri, language)` whose text is `rope`,
+/// as diagnostics with ranges in `enc` (the server's are in `server_enc`).
+pub(crate) fn from_server(
+    published: &ultra_lsp::Published,
+    server_enc: ultra_lsp::PositionEncoding,
+    (path, uri, language): (&str, &str, &str),
+    rope: &Rope,
+    enc: PositionEncoding,
+) -> Vec<Diagnostic> {
     let at = |p: &serde_json::Value| {
         let line = p["line"].as_u64().unwrap_or(0) as usize;
         let line = line.min(rope.len_lines().saturating_sub(1));
@@ -281,28 +301,28 @@ fn semantic(
         let byte = server_enc.byte(&text, col);
         pos(rope, line as u32 + 1, byte as u32, enc)
     };
-    for d in &published.diagnostics {
-        let severity = match d["severity"].as_u64() {
-            Some(2) => Severity::Warning,
-            Some(3) => Severity::Info,
-            Some(4) => Severity::Hint,
-            _ => Severity::Error,
-        };
-        out.push(Diagnostic {
+    published
+        .diagnostics
+        .iter()
+        .map(|d| Diagnostic {
             path: path.to_string(),
             uri: uri.to_string(),
             range: Range::new(at(&d["range"]["start"]), at(&d["range"]["end"])),
             message: clip(d["message"].as_str().unwrap_or(""), None),
-            severity,
+            severity: match d["severity"].as_u64() {
+                Some(2) => Severity::Warning,
+                Some(3) => Severity::Info,
+                Some(4) => Severity::Hint,
+                _ => Severity::Error,
+            },
             source: d["source"].as_str().unwrap_or(language).to_string(),
             code: match &d["code"] {
                 serde_json::Value::String(s) => Some(s.clone()),
                 serde_json::Value::Number(n) => Some(n.to_string()),
                 _ => None,
             },
-        });
-    }
-    Some(answer("ready", None))
+        })
+        .collect()
 }
 
 /// Every indexed file's syntax errors, paged without building the pages before the cursor.

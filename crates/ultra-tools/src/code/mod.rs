@@ -3,6 +3,7 @@
 //! servers'); the index itself is a service
 //! ([`ultra_indexer::CodeIndex`]).
 
+pub mod after_edit;
 pub mod diagnostics;
 pub mod page;
 pub mod state;

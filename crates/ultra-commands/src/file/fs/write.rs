@@ -39,6 +39,9 @@ pub struct Written {
     pub version: Option<u64>,
     /// Whether the file was created.
     pub created: bool,
+    /// For an agent's write of code: what it did to the file's problems.
+    #[serde(flatten)]
+    pub diagnostics: ultra_tools::code::after_edit::EditDiagnostics,
 }
 
 /// `fs.writeFile`.
@@ -98,6 +101,7 @@ impl Command<Services> for WriteFile {
         }
         ws.check_expected(&rel, args.expected_version, args.expected_hash.as_deref())?;
         let exists = ws.root().exists(&rel);
+        let base = ultra_tools::code::after_edit::Baseline::take(cx, &ws, [&rel]);
         cx.check_content(rel.as_str(), &|| lossy(&bytes), &|| {
             if exists { ws.current_text(&rel) } else { None }
         })?;
@@ -122,6 +126,7 @@ impl Command<Services> for WriteFile {
             bytes: saved.bytes,
             version: open.then_some(saved.version),
             created: !exists,
+            diagnostics: base.report(cx, ws),
         })
     }
 }

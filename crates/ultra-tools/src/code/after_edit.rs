@@ -1,0 +1,309 @@
+//! What an agent's edit did to the problems of the files it wrote (issue 22): the
+//! diagnostics it introduced (`newDiagnostics`) and those it cleared (`fixedDiagnostics`),
+//! from the parser and, where one serves the file, the language server once it settled on
+//! the new text (a bounded wait, outside the workspace lock). A person's edits are not held
+//! up for it.
+//!
+//! "Introduced" is judged against the text before the edit: a diagnostic that was already
+//! there on a line the edit did not touch (found where that line moved), or on a line it
+//! changed with the same message, is neither new nor fixed.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use ropey::Rope;
+use schemars::JsonSchema;
+use serde::Serialize;
+use ultra_core::Cx;
+use ultra_protocol::PositionEncoding;
+use ultra_services::util::{file_uri, is_human};
+use ultra_services::{Services, WsGuard};
+use ultra_workspace::{RelPath, Workspace};
+
+use super::diagnostics::{Diagnostic, ServerAnswer, from_server};
+
+/// How long an edit's answer waits, at most, for the language servers of its files (their
+/// start included) before it answers with `warming`.
+pub const EDIT_WAIT: Duration = Duration::from_secs(4);
+
+/// At most this many new (and as many fixed) diagnostics are listed; the rest are counted.
+const LISTED: usize = 20;
+
+/// Files larger than this are not diagnosed after an edit (parsing and shipping them to a
+/// server would cost more than the answer is worth).
+const MAX_BYTES: usize = 2 << 20;
+
+/// What an edit's answer says about problems; every field is absent when none of its
+/// files is code.
+#[derive(Debug, Default, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EditDiagnostics {
+    /// Problems the edit introduced (syntax errors, and the language server's type errors
+    /// and warnings once it settled on the new text). `[]`: none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub new_diagnostics: Option<Vec<Diagnostic>>,
+    /// Problems the edit cleared.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fixed_diagnostics: Option<Vec<Diagnostic>>,
+    /// How many more there were than listed, and where to see them all.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diagnostics_note: Option<String>,
+    /// Each language server asked: `ready` (its diagnostics are compared), `warming` (it
+    /// did not settle in time: only syntax errors are compared; ask
+    /// `state.getDiagnostics` later) or `unavailable` (and why).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub language_servers: Vec<ServerAnswer>,
+}
+
+/// The files an agent's write is about to change, as they were, taken under the
+/// workspace lock before the change.
+pub struct Baseline {
+    files: Vec<(RelPath, String)>,
+}
+
+/// Whether anything diagnoses `path`: the parser or a language server.
+fn is_code(path: &str) -> bool {
+    ultra_index::Lang::of_path(path).is_some() || ultra_lsp::language_of(path).is_some()
+}
+
+impl Baseline {
+    /// What `paths` hold now (the empty text for one that does not exist yet). Empty for a
+    /// person's edit, and for files nothing diagnoses.
+    pub fn take<'p>(
+        cx: &Cx<'_, Services>,
+        ws: &Workspace,
+        paths: impl IntoIterator<Item = &'p RelPath>,
+    ) -> Baseline {
+        if is_human(cx) {
+            return Baseline { files: Vec::new() };
+        }
+        let files = paths
+            .into_iter()
+            .filter(|p| is_code(p.as_str()))
+            .filter_map(|p| {
+                let text = ws.current_text(p).unwrap_or_default();
+                (text.len() <= MAX_BYTES).then(|| (p.clone(), text))
+            })
+            .collect();
+        Baseline { files }
+    }
+
+    /// Compare with what the files hold now: read under `ws`, which is released before
+    /// any language server is waited for.
+    pub fn report(self, cx: &Cx<'_, Services>, ws: WsGuard<'_>) -> EditDiagnostics {
+        if self.files.is_empty() {
+            return EditDiagnostics::default();
+        }
+        let changed: Vec<(RelPath, String, String)> = self
+            .files
+            .into_iter()
+            .filter_map(|(p, before)| {
+                let after = ws.current_text(&p).unwrap_or_default();
+                (after != before && after.len() <= MAX_BYTES).then_some((p, before, after))
+            })
+            .collect();
+        drop(ws);
+        let enc = cx.source.encoding();
+        let deadline = Instant::now() + EDIT_WAIT;
+        let mut new = Vec::new();
+        let mut fixed = Vec::new();
+        let mut servers: Vec<ServerAnswer> = Vec::new();
+        for (path, before, after) in &changed {
+            let (n, f, answer) = compare(
+                cx.services.lsp(),
+                cx.services.root_path(),
+                path.as_str(),
+                (before, after),
+                enc,
+                deadline,
+            );
+            new.extend(n);
+            fixed.extend(f);
+            if let Some(a) = answer {
+                // One entry a language; a file it failed for outranks one it answered.
+                match servers.iter_mut().find(|s| s.language == a.language) {
+                    Some(s) if s.state == "ready" => *s = a,
+                    Some(_) => {}
+                    None => servers.push(a),
+                }
+            }
+        }
+        let more = (
+            new.len().saturating_sub(LISTED),
+            fixed.len().saturating_sub(LISTED),
+        );
+        new.truncate(LISTED);
+        fixed.truncate(LISTED);
+        EditDiagnostics {
+            new_diagnostics: Some(new),
+            fixed_diagnostics: Some(fixed),
+            diagnostics_note: (more != (0, 0)).then(|| {
+                format!(
+                    "{} more new and {} more fixed not listed: state.getDiagnostics {{path}} lists them all",
+                    more.0, more.1
+                )
+            }),
+            language_servers: servers,
+        }
+    }
+}
+
+/// The diagnostics `after` has and `before` had not (new) and the other way round (fixed),
+/// for `path` (relative to `root`), and how its language server answered, if one serves
+/// it; the server is waited for until `deadline`.
+pub(crate) fn compare(
+    lsp: &ultra_lsp::Servers,
+    root: &std::path::Path,
+    path: &str,
+    (before, after): (&str, &str),
+    enc: PositionEncoding,
+    deadline: Instant,
+) -> (Vec<Diagnostic>, Vec<Diagnostic>, Option<ServerAnswer>) {
+    let uri = file_uri(root, path);
+    let (rope_before, rope_after) = (Rope::from_str(before), Rope::from_str(after));
+    let syntax = |text: &str, rope: &Rope| -> Vec<Diagnostic> {
+        if ultra_index::Lang::of_path(path).is_none() {
+            return Vec::new();
+        }
+        ultra_index::index_file(path, text.as_bytes())
+            .errors
+            .iter()
+            .map(|e| Diagnostic::syntax(path, &uri, e, rope, enc))
+            .collect()
+    };
+    let mut old = syntax(before, &rope_before);
+    let mut now = syntax(after, &rope_after);
+    let answer = ultra_lsp::language_of(path).map(|(language, _)| {
+        let abs = root.join(path);
+        let answer = |state: &str, reason: Option<String>| ServerAnswer {
+            language: language.to_string(),
+            state: state.into(),
+            reason,
+        };
+        let left = || deadline.saturating_duration_since(Instant::now());
+        let seen = lsp
+            .diagnostics(&abs, before, left())
+            .and_then(|(_, b)| Ok((b, lsp.diagnostics(&abs, after, left())?)));
+        match seen {
+            Err(e) => answer("unavailable", Some(e.to_string())),
+            Ok((Some(b), (client, Some(a)))) => {
+                let who = (path, uri.as_str(), language);
+                old.extend(from_server(&b, client.encoding(), who, &rope_before, enc));
+                now.extend(from_server(&a, client.encoding(), who, &rope_after, enc));
+                answer("ready", None)
+            }
+            Ok(_) => answer(
+                "warming",
+                Some(format!(
+                    "the language server did not settle in time: only syntax errors were compared; state.getDiagnostics {{\"path\": \"{path}\"}} has its answer later"
+                )),
+            ),
+        }
+    });
+    let (new, fixed) = diff(old, now, &crate::syntax_gate::line_map(before, after));
+    (new, fixed, answer)
+}
+
+/// Split `before` and `after` into what only `after` has (new) and what only `before` had
+/// (fixed). Two diagnostics are the same problem when they agree in source, code, severity
+/// and message and either the first sits on a line the edit kept, moved to where the
+/// second is (`map`: 1-based old line to new), or both sit on lines the edit changed.
+fn diff(
+    before: Vec<Diagnostic>,
+    after: Vec<Diagnostic>,
+    map: &HashMap<u32, u32>,
+) -> (Vec<Diagnostic>, Vec<Diagnostic>) {
+    let key = |d: &Diagnostic| {
+        (
+            d.source.clone(),
+            d.code.clone(),
+            d.severity,
+            d.message.clone(),
+        )
+    };
+    let kept: std::collections::HashSet<u32> = map.values().copied().collect();
+    let mut old: Vec<Option<Diagnostic>> = before.into_iter().map(Some).collect();
+    let mut new = Vec::new();
+    let mut unmatched = Vec::new();
+    // First the problems on kept lines, where they moved to.
+    for d in after {
+        let line = d.range.start.line + 1;
+        let k = key(&d);
+        let hit = old.iter().position(|o| {
+            o.as_ref()
+                .is_some_and(|o| key(o) == k && map.get(&(o.range.start.line + 1)) == Some(&line))
+        });
+        match hit {
+            Some(i) => old[i] = None,
+            None => unmatched.push(d),
+        }
+    }
+    // Then those on changed lines, matched by what they say.
+    for d in unmatched {
+        let on_changed = !kept.contains(&(d.range.start.line + 1));
+        let k = key(&d);
+        let hit = on_changed
+            .then(|| {
+                old.iter().position(|o| {
+                    o.as_ref().is_some_and(|o| {
+                        key(o) == k && !map.contains_key(&(o.range.start.line + 1))
+                    })
+                })
+            })
+            .flatten();
+        match hit {
+            Some(i) => old[i] = None,
+            None => new.push(d),
+        }
+    }
+    (new, old.into_iter().flatten().collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use ultra_protocol::{Position, Range};
+
+    use super::super::diagnostics::Severity;
+    use super::*;
+
+    fn d(line: u32, message: &str) -> Diagnostic {
+        Diagnostic {
+            path: "a.py".into(),
+            uri: "file:///a.py".into(),
+            range: Range::new(Position::new(line, 0), Position::new(line, 1)),
+            message: message.into(),
+            severity: Severity::Error,
+            source: "Pyright".into(),
+            code: None,
+        }
+    }
+
+    fn lines(v: &[Diagnostic]) -> Vec<(u32, &str)> {
+        v.iter()
+            .map(|d| (d.range.start.line, d.message.as_str()))
+            .collect()
+    }
+
+    #[test]
+    fn problems_are_followed_where_their_lines_move() {
+        let before = "a\nb\nc\nd\n";
+        // Two lines inserted at the top; `c` changed.
+        let after = "x\ny\na\nb\nC\nd\n";
+        let map = crate::syntax_gate::line_map(before, after);
+        let (new, fixed) = diff(
+            vec![d(0, "on a"), d(2, "on c"), d(3, "on d"), d(1, "gone")],
+            vec![
+                d(2, "on a"),
+                d(4, "on c"),
+                d(5, "on d"),
+                d(0, "fresh"),
+                d(3, "on a"),
+            ],
+            &map,
+        );
+        // `on a` at new line 3 (old 1, kept) is the old one; a second `on a` on the kept
+        // line `b` is new; `on c` moved with its changed line; `gone` is fixed.
+        assert_eq!(lines(&new), [(0, "fresh"), (3, "on a")]);
+        assert_eq!(lines(&fixed), [(1, "gone")]);
+    }
+}
