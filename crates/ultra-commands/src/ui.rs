@@ -337,7 +337,7 @@ impl Command<Services> for Batch {
         "ui.batch",
         "UI: Apply Batch",
         "UI",
-        "Apply a UICP batch (seed 002) to the web UI's windows: window.create/update/close, dom.set/replace/append (HTML sanitised), component.render/update/destroy (table, list, form, code, diff, markdown), state.set/get/watch/unwatch, api.call (uicp://intent), txn.cancel. One invalid operation refuses the whole batch (JSON pointer, issues, hint); a repeated idempotencyKey applies once. In pages: data-state-scope/data-state-key bind inputs to state; data-command on a button or form sends a batch ({{value}}, {{form.NAME}}, {{windowId}}, {{componentId}}).",
+        "Apply a UICP batch (seed 002) to the web UI's windows: window.create/update/close, dom.set/replace/append (HTML sanitised), component.render/update/destroy (table, list, form, code, diff, markdown), state.set/get/watch/unwatch, api.call (uicp://intent), txn.cancel. One invalid operation refuses the whole batch (JSON pointer, issues, hint); a repeated idempotencyKey applies once. In pages: data-state-scope/data-state-key bind inputs to state; data-command on a button or form sends a batch ({{value}}, {{form.NAME}}, ...).",
     )
     .touches(Touches::WRITE.and(Touches::NETWORK))
     .tool_name("ui_batch")

@@ -69,6 +69,7 @@ fn describe<S>(command: &dyn crate::command::DynCommand<S>) -> CommandInfo {
             .map(|e| ExampleInfo {
                 description: e.description.into(),
                 args: serde_json::from_str(e.args).unwrap_or(Value::Null),
+                error: e.error.map(Into::into),
             })
             .collect(),
         keybinding: spec.keybinding.map(Into::into),

@@ -120,7 +120,21 @@ pub struct CodeIndex {
     trees: Mutex<HashMap<String, ultra_index::passes::Incremental>>,
     /// Files the walks found hard-linked and left out, for answers.
     hard_linked: Mutex<std::collections::HashSet<String>>,
+    /// Told which files changed on disk, after the first walk (see [`CodeIndex::on_change`]).
+    on_change: Mutex<Option<OnChange>>,
 }
+
+/// How a file changed on disk, for [`CodeIndex::on_change`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Change {
+    Created,
+    Changed,
+    Deleted,
+}
+
+/// What [`CodeIndex::on_change`] calls: the workspace-relative paths a refresh found
+/// changed, and how.
+pub type OnChange = std::sync::Arc<dyn Fn(&[(String, Change)]) + Send + Sync>;
 
 /// Whether the index is warming up (files done of total, `(0, 0)` while walking or
 /// loading the store), with a signal for queries waiting for it to end.
@@ -217,7 +231,15 @@ impl CodeIndex {
             walked: std::sync::atomic::AtomicBool::new(false),
             trees: Mutex::new(HashMap::new()),
             hard_linked: Mutex::new(std::collections::HashSet::new()),
+            on_change: Mutex::new(None),
         }
+    }
+
+    /// Call `f` with the files each refresh finds created, changed or deleted on disk
+    /// (after the first walk, which finds everything): for language servers, which must
+    /// hear of changes they did not make.
+    pub fn on_change(&self, f: OnChange) {
+        *self.on_change.lock().unwrap_or_else(|p| p.into_inner()) = Some(f);
     }
 
     /// What the configuration leaves out of the index (`index.exclude`).
@@ -437,6 +459,7 @@ impl CodeIndex {
                 }
             }
         }
+        self.tell_changes(&changed, &gone);
         let mut refreshed = gone.len();
         if !gone.is_empty() {
             let mut idx = self.write();
@@ -501,6 +524,40 @@ impl CodeIndex {
             store_error: self.store_error(),
             skipped_hard_links: self.hard_links(),
         }
+    }
+
+    /// Tell the [`CodeIndex::on_change`] hook about a refresh's changes, unless this is
+    /// the first walk.
+    fn tell_changes(&self, changed: &[build::Found], gone: &[String]) {
+        if !self.walked.load(std::sync::atomic::Ordering::SeqCst)
+            || (changed.is_empty() && gone.is_empty())
+        {
+            return;
+        }
+        let Some(f) = self
+            .on_change
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+        else {
+            return;
+        };
+        let changes: Vec<(String, Change)> = {
+            let idx = self.read();
+            changed
+                .iter()
+                .map(|c| {
+                    let how = if idx.get(&c.path).is_some() {
+                        Change::Changed
+                    } else {
+                        Change::Created
+                    };
+                    (c.path.clone(), how)
+                })
+                .chain(gone.iter().map(|g| (g.clone(), Change::Deleted)))
+                .collect()
+        };
+        f(&changes);
     }
 
     /// How many files the walks left out as hard-linked.

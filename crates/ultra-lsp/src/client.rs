@@ -48,6 +48,9 @@ pub enum LspError {
     },
     #[error("no language server for {language}: {reason}")]
     Unavailable { language: String, reason: String },
+    /// Another caller is starting it, and the wait for that ran out.
+    #[error("the {language} language server is still starting")]
+    Starting { language: String },
     #[error("talking to the language server failed: {0}")]
     Io(#[from] std::io::Error),
 }
@@ -66,7 +69,7 @@ fn humantime(d: &Duration) -> String {
 }
 
 /// Diagnostics a server published for one document.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Published {
     /// The document version they are for, when the server says.
     pub version: Option<i64>,
@@ -75,6 +78,8 @@ pub struct Published {
     /// The client-wide count of publications when this one arrived: a caller waiting for
     /// news compares it with what it saw before.
     pub generation: u64,
+    /// When it arrived.
+    pub at: Instant,
 }
 
 /// The server's stderr kept for error messages: its last this many bytes.
@@ -154,6 +159,7 @@ impl Shared {
                     .cloned()
                     .unwrap_or_default(),
                 generation: p.0,
+                at: Instant::now(),
             };
             p.1.insert(uri.to_string(), published.clone());
             self.news.notify_all();
@@ -441,12 +447,19 @@ impl Client {
         Ok(version)
     }
 
-    /// Close a document.
+    /// Close a document. What the server published for it is forgotten: it was for
+    /// versions the next opening starts counting again.
     pub fn close(&self, path: &Path) -> Result<(), LspError> {
         let uri = uri::from_path(path);
         self.versions
             .lock()
             .unwrap_or_else(|p| p.into_inner())
+            .remove(&uri);
+        self.shared
+            .published
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .1
             .remove(&uri);
         self.notify(
             "textDocument/didClose",

@@ -15,4 +15,4 @@ pub mod uri;
 
 pub use client::{Client, LspError, OnPublish, Published, ServerSpec};
 pub use encoding::PositionEncoding;
-pub use servers::{PublishHook, ServerConfig, Servers, State, Status, language_of};
+pub use servers::{Document, PublishHook, ServerConfig, Servers, State, Status, language_of};

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::client::{Client, LspError, Published, ServerSpec};
 
@@ -151,6 +151,16 @@ pub struct Servers {
     on_publish: Mutex<Option<PublishHook>>,
 }
 
+/// A document as [`Servers::document`] left it.
+pub struct Document {
+    pub client: Arc<Client>,
+    /// The client's publication count before the text was sent.
+    pub before: u64,
+    /// The document's version: `Ok` when the text was just sent, `Err` when the server had
+    /// it already.
+    pub version: Result<i64, i64>,
+}
+
 /// What [`Servers::on_publish`] calls: the language, the document's path, what was published.
 pub type PublishHook = Arc<dyn Fn(&str, &Path, &Published) + Send + Sync>;
 
@@ -200,6 +210,16 @@ impl Servers {
     /// The running client for `language`, started now if need be. A server that died is
     /// started again, unless it failed so recently that its backoff has not passed.
     pub fn client(&self, language: &str) -> Result<Arc<Client>, LspError> {
+        self.client_by(language, None)
+    }
+
+    /// [`Servers::client`], waiting for another caller's start of it until `deadline` at
+    /// most ([`LspError::Starting`] then).
+    fn client_by(
+        &self,
+        language: &str,
+        deadline: Option<Instant>,
+    ) -> Result<Arc<Client>, LspError> {
         let Some((&language, spec)) = self.specs.get_key_value(language) else {
             return Err(LspError::Unavailable {
                 language: language.to_string(),
@@ -238,7 +258,21 @@ impl Servers {
             }
             // Another caller is starting it: wait for that start.
             if slot.starting {
-                slots = self.started.wait(slots).unwrap_or_else(|p| p.into_inner());
+                let Some(deadline) = deadline else {
+                    slots = self.started.wait(slots).unwrap_or_else(|p| p.into_inner());
+                    continue;
+                };
+                let left = deadline.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    return Err(LspError::Starting {
+                        language: language.to_string(),
+                    });
+                }
+                slots = self
+                    .started
+                    .wait_timeout(slots, left)
+                    .unwrap_or_else(|p| p.into_inner())
+                    .0;
                 continue;
             }
             if let Some(t) = slot.not_before
@@ -303,6 +337,41 @@ impl Servers {
         text: &str,
         wait: Duration,
     ) -> Result<(Arc<Client>, Option<Published>), LspError> {
+        let deadline = Instant::now() + wait;
+        let Document {
+            client,
+            before,
+            version,
+        } = self.document(path, text, wait)?;
+        let (after, v) = match version {
+            // Unchanged since the server was given it: what it published for that version
+            // stands, or is awaited (a server that gives no versions: its last word).
+            Err(v) => (0, v),
+            Ok(v) => (before, v),
+        };
+        let mut got = client.wait_diagnostics(path, after, Some(v), wait);
+        // Settled: some servers publish in parts (tsserver's syntax, then its semantic
+        // diagnostics), or again when another file changes; the last of a burst counts.
+        while let Some(p) = &got {
+            let quiet = SETTLE.saturating_sub(p.at.elapsed());
+            let left = deadline
+                .saturating_duration_since(Instant::now())
+                .min(quiet);
+            if left.is_zero() {
+                break;
+            }
+            match client.wait_diagnostics(path, p.generation, Some(v), left) {
+                Some(later) => got = Some(later),
+                None => break,
+            }
+        }
+        Ok((client, got))
+    }
+
+    /// The server of `path` (absolute), started if need be (another caller's start is
+    /// waited for `wait` at most), holding `text` as the document: opened, or changed when
+    /// its text differs.
+    pub fn document(&self, path: &Path, text: &str, wait: Duration) -> Result<Document, LspError> {
         let name = path.to_string_lossy();
         let Some((language, language_id)) = language_of(&name) else {
             return Err(LspError::Unavailable {
@@ -310,7 +379,7 @@ impl Servers {
                 reason: format!("no language server serves {name}"),
             });
         };
-        let client = self.client(language)?;
+        let client = self.client_by(language, Some(Instant::now() + wait))?;
         let hash = blake3::hash(text.as_bytes());
         let before = client.generation();
         let version = {
@@ -330,26 +399,11 @@ impl Servers {
                 }
             }
         };
-        let published = match version {
-            // Unchanged since the server was given it: what it published for that version
-            // stands, or is awaited (a server that gives no versions: its last word).
-            Err(v) => client.wait_diagnostics(path, 0, Some(v), wait),
-            Ok(v) => {
-                let deadline = Instant::now() + wait;
-                let mut got = client.wait_diagnostics(path, before, Some(v), wait);
-                // Settled: some servers publish in parts (tsserver's syntax, then its
-                // semantic diagnostics); take the last of a burst.
-                while let Some(p) = &got {
-                    let left = deadline.saturating_duration_since(Instant::now());
-                    match client.wait_diagnostics(path, p.generation, Some(v), SETTLE.min(left)) {
-                        Some(later) => got = Some(later),
-                        None => break,
-                    }
-                }
-                got
-            }
-        };
-        Ok((client, published))
+        Ok(Document {
+            client,
+            before,
+            version,
+        })
     }
 
     /// Give the server of `path` its current `text` without waiting for anything (after
@@ -372,6 +426,39 @@ impl Servers {
             && let Ok(v) = client.change(path, text)
         {
             *open = (hash, v);
+        }
+    }
+
+    /// Files changed on disk (absolute paths; LSP `FileChangeType`: 1 created, 2 changed,
+    /// 3 deleted): every running server hears of them (`workspace/didChangeWatchedFiles`).
+    /// A server of their language also has its documents closed: what it published for
+    /// them may rest on the old files, and it may not publish again when nothing it says
+    /// changed, so the next question opens them afresh and waits for a new word.
+    pub fn files_changed(&self, changes: &[(PathBuf, u8)]) {
+        if changes.is_empty() {
+            return;
+        }
+        let params = json!({
+            "changes": changes
+                .iter()
+                .map(|(p, kind)| json!({ "uri": crate::uri::from_path(p), "type": kind }))
+                .collect::<Vec<_>>()
+        });
+        let languages: std::collections::HashSet<&str> = changes
+            .iter()
+            .filter_map(|(p, _)| language_of(&p.to_string_lossy()).map(|l| l.0))
+            .collect();
+        let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
+        for (language, slot) in slots.iter_mut() {
+            let Some(client) = slot.client.clone().filter(|c| c.alive()) else {
+                continue;
+            };
+            let _ = client.notify("workspace/didChangeWatchedFiles", params.clone());
+            if languages.contains(language) {
+                for (p, _) in slot.open.drain() {
+                    let _ = client.close(&p);
+                }
+            }
         }
     }
 

@@ -22,6 +22,9 @@ pub struct Annotations {
 pub struct ExampleInfo {
     pub description: String,
     pub args: serde_json::Value,
+    /// The error code the example shows the call failing with, when it does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// Everything a client needs to call a command correctly.

@@ -139,6 +139,9 @@ error_codes! {
     UnknownRequest = ("UNKNOWN_REQUEST", -32600, true),
     /// A dry run (`ultra -c ... --dry-run`) writes nothing and starts nothing.
     DryRun = ("DRY_RUN", -32021, true),
+    /// No language server answered (none configured or found, starting, or failed) for
+    /// something only one can do, such as a rename.
+    LanguageServerUnavailable = ("LANGUAGE_SERVER_UNAVAILABLE", -32022, true),
 }
 
 impl std::fmt::Display for ErrorCode {

@@ -6,7 +6,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// A 0-based line and character offset (characters are Unicode scalar values).
+/// A 0-based position.
 #[derive(
     Debug,
     Clone,
@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 pub struct Position {
     /// 0-based line.
     pub line: u32,
-    /// 0-based character offset within the line (alias: `column`).
+    /// 0-based, in Unicode scalar values (alias: `column`).
     #[serde(alias = "column")]
     pub character: u32,
 }

@@ -144,7 +144,7 @@ impl Services {
         };
         let shell_root = Arc::new(ultra_workspace::Root::open(root, opts.root.clone())?);
         let ws = Workspace::open(root, opts)?;
-        Ok(Services {
+        let services = Services {
             code: Arc::new(ultra_indexer::CodeIndex::new(
                 ws.root().path().to_path_buf(),
                 store_at(ws.root().path(), &config.index),
@@ -165,12 +165,35 @@ impl Services {
             keymap: std::sync::OnceLock::new(),
             config: config.clone(),
             mode,
-        })
+        };
+        services.forward_disk_changes();
+        Ok(services)
     }
 
     /// The workspace's language servers.
     pub fn lsp(&self) -> &Arc<ultra_lsp::Servers> {
         &self.lsp
+    }
+
+    /// Tell the language servers of files the code index finds changed on disk (a save, a
+    /// `git checkout`, another process): called once, at open.
+    fn forward_disk_changes(&self) {
+        let (lsp, root) = (self.lsp.clone(), self.root.clone());
+        self.code.on_change(Arc::new(move |changes| {
+            use ultra_indexer::Change;
+            let changes: Vec<(PathBuf, u8)> = changes
+                .iter()
+                .map(|(p, how)| {
+                    let kind = match how {
+                        Change::Created => 1,
+                        Change::Changed => 2,
+                        Change::Deleted => 3,
+                    };
+                    (root.join(p), kind)
+                })
+                .collect();
+            lsp.files_changed(&changes);
+        }));
     }
 
     /// Announce what language servers publish on `events` (`diagnostics.changed`), for

@@ -56,14 +56,16 @@ impl Validator for DiagnosticsGate {
             return Ok(ValidationResult::proceed());
         }
         let old = (cx.read_file)(path).unwrap_or_default();
-        let (new, _, answer) = compare(
+        let Some((new, _, answer)) = compare(
             &self.lsp,
             &self.root,
-            path,
-            (&old, content),
+            &[(path, &old, content)],
             PositionEncoding::Utf16,
             Instant::now() + self.wait,
-        );
+        )
+        .pop() else {
+            return Ok(ValidationResult::proceed());
+        };
         let Some(answer) = answer.filter(|a| a.state == "ready") else {
             return Ok(ValidationResult {
                 proceed: true,

@@ -113,7 +113,7 @@ impl RunArgs {
 
 /// The fixed part of the `shell` tool's description; the built-ins' usage lines are added
 /// from the built-in table when the command is registered.
-const INTRO: &str = "Run a script in Ultra's built-in shell on the confined workspace: POSIX sh (pipes, &&, ||, redirects, here-docs, globs, $VAR and ${...} forms, $(...), $((...)), if/for/while/case, functions with local, read, set -euo pipefail) plus [[ ]]; no arrays or &. Nothing spawns a process except `build` (the project's build); paths outside the workspace and protected paths are refused. A non-zero exitCode is a result, not an error; a script that does not parse is SHELL_SYNTAX_ERROR with the position; an unknown command is listed in `errors` with the closest built-ins.";
+const INTRO: &str = "Run a script in Ultra's built-in shell on the confined workspace: POSIX sh (pipes, &&, ||, redirects, here-docs, globs, $VAR and ${...} forms, $(...), $((...)), if/for/while/case, functions with local, read, set -euo pipefail) plus [[ ]]; no arrays or &. Nothing spawns a process except `build` (the project's build); paths outside the workspace and protected paths are refused. A non-zero exitCode is a result, not an error.";
 
 /// The `shell` description's budget in bytes. Seed 004 §6 caps it at about 4 KB; it is
 /// part of every tool list a client loads, so it stays well under.

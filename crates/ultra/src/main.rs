@@ -59,10 +59,10 @@ const AFTER_HELP: &str = r#"Examples:
 const TOOLS_PROFILES: &str = "\
 Profiles, with what a model is shown (name, description and input schema, as in the
 Anthropic list; tokens at 4 bytes each):
-  default    the seed tools, `shell` and the shell's typed tools: 33 tools, about 8k tokens
+  default    the seed tools, `shell` and the shell's typed tools: 34 tools, about 8k tokens
   read-only  of those, the ones that only read: 17 tools, about 3.4k tokens
-  edit       of those, all but `shell`: 31 tools, about 7.5k tokens
-  full       every command an agent may run: 150 tools, about 24k tokens
+  edit       of those, all but `shell`: 32 tools, about 7.6k tokens
+  full       every command an agent may run: 151 tools, about 24k tokens
 MCP's tools/list also carries each tool's title, hints and output schema, which clients
 do not show the model (default: about 52 KB).";
 

@@ -7,20 +7,8 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
-
 use common::Ws;
 use serde_json::{Value, json};
-
-/// pyright-langserver from `crates/ultra-lsp/tests/servers` (installed from its lock file
-/// when absent).
-fn pyright() -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ultra-lsp/tests/servers");
-    common::npm_ci(&dir, "node_modules/.bin/pyright-langserver");
-    dir.join("node_modules/.bin/pyright-langserver")
-        .canonicalize()
-        .unwrap()
-}
 
 const APP: &str = "def f(n: int) -> int:\n    return n\n\nx: int = f(\"s\")\n";
 
@@ -29,7 +17,7 @@ fn with_pyright() -> Ws {
     ws.write("app.py", APP);
     ws.config(json!({
         "lsp": {
-            "python": { "command": pyright().to_string_lossy(), "args": ["--stdio"] },
+            "python": { "command": common::pyright().to_string_lossy(), "args": ["--stdio"] },
             "typescript": { "enabled": false }
         }
     }));
@@ -120,7 +108,8 @@ fn diagnostics_come_from_the_language_server_and_follow_edits() {
         .unwrap()
         .clone();
     assert_eq!(py["state"], "running", "{s}");
-    assert_eq!(py["openDocuments"], 2, "{s}");
+    // broken.py at least (app.py's was closed when broken.py appeared on disk).
+    assert!(py["openDocuments"].as_u64().unwrap() >= 1, "{s}");
     let ts = s["servers"]
         .as_array()
         .unwrap()
@@ -315,4 +304,25 @@ fn the_diagnostics_gate_refuses_an_edit_that_adds_a_type_error() {
         json!({"files": [{"path": "app.py", "edits": [{"startLine": 1, "endLine": 0, "text": "# top\n"}]}], "save": true}),
     );
     assert!(ws.read("app.py").starts_with("# top\n"));
+}
+
+#[test]
+fn a_file_changed_on_disk_reaches_the_server() {
+    let ws = with_pyright();
+    ws.write("lib.py", "def twice(n: int) -> int:\n    return 2 * n\n");
+    ws.write("use.py", "from lib import twice\n\nx: int = twice(2)\n");
+    let _server = ws.serve();
+    let mut c = ws.agent("bot");
+    let d = c.ok("state.getDiagnostics", json!({"path": "use.py"}));
+    assert_eq!(d["languageServer"]["state"], "ready", "{d}");
+    assert_eq!(d["diagnostics"], json!([]), "{d}");
+    // Another process (a checkout, an editor) changes what use.py imports.
+    ws.write(
+        "lib.py",
+        "def twice(n: int) -> str:\n    return str(2 * n)\n",
+    );
+    common::wait_until("the server to judge use.py against the new lib.py", || {
+        let d = c.ok("state.getDiagnostics", json!({"path": "use.py"}));
+        codes(&d) == ["reportAssignmentType"]
+    });
 }

@@ -4,6 +4,7 @@
 //! by content validators for non-human callers before anything changes, and is logged as
 //! one undoable transaction tagged with its source.
 
+pub mod rename;
 pub mod replace;
 pub mod tools;
 pub mod typing;
@@ -28,6 +29,7 @@ pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
     r.register(InsertText)?;
     r.register(replace::ReplaceText)?;
     r.register(ApplyEdits)?;
+    r.register(rename::RenameSymbol)?;
     r.register(Undo)?;
     r.register(Redo)?;
     Ok(())

@@ -128,7 +128,7 @@ impl Command<Services> for EditLines {
         "code.editLines",
         "Code: Edit Lines",
         "Code",
-        "Replace lines start..end (1-based, inclusive) of a file with content and save it (seed 001's edit_lines). Empty content deletes the lines; end = start - 1 inserts before start. Pass expectedHash (from get_lines or read_file) to fail with STALE_VERSION instead of overwriting a change made since you read. A person confirms agents' calls, shown the diff, unless policy or auto-apply says otherwise. One undo entry.",
+        "Replace lines start..end (1-based, inclusive) of a file with content and save it (seed 001's edit_lines). Empty content deletes the lines; end = start - 1 inserts before start. Pass expectedHash (from get_lines or read_file) to fail with STALE_VERSION instead of overwriting a change made since you read. A person may be asked first (shown the diff). One undo entry.",
     )
     .touches(Touches::WRITE)
     .tool_name("edit_lines")

@@ -39,7 +39,7 @@ impl Command<Services> for CreateFile {
         "code.createFile",
         "Code: Create File",
         "Code",
-        "Create a new file with content, creating parent directories (seed 001's create_file). Fails with FILE_EXISTS if the path exists: edit existing files with edit_lines or apply_edits. A person confirms agents' calls, shown the content, unless policy or auto-apply says otherwise.",
+        "Create a new file with content, creating parent directories (seed 001's create_file). Fails with FILE_EXISTS if the path exists. A person may be asked first (shown the content).",
     )
     .touches(Touches::WRITE)
     .tool_name("create_file")
@@ -105,7 +105,7 @@ impl Command<Services> for DeleteFile {
         "code.deleteFile",
         "Code: Delete File",
         "Code",
-        "Delete a file (seed 001's delete_file). It cannot be undone. A person confirms agents' calls, shown the content and the files that import it, unless policy or auto-apply says otherwise.",
+        "Delete a file (seed 001's delete_file). It cannot be undone. A person may be asked first (shown the content and the files that import it).",
     )
     .touches(Touches::WRITE)
     .tool_name("delete_file")

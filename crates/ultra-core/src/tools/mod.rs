@@ -79,17 +79,24 @@ pub fn tool_name(c: &CommandInfo) -> String {
         .unwrap_or_else(|| c.id.replace('.', "_"))
 }
 
-/// A tool description: the command's description and one example call, cut to `budget`
-/// bytes. (The usage line `ultra.listCommands` shows is left out: the input schema says
-/// the same.)
+/// A tool description: the command's description and its shortest example call that
+/// succeeds (else its first), cut to `budget` bytes. (The usage line `ultra.listCommands`
+/// shows is left out: the input schema says the same; a short call shows the shape at the
+/// least cost to a model's context.)
 pub fn description(c: &CommandInfo, budget: usize) -> String {
     let mut d = without_seed_notes(&c.description);
     // `{}` shows nothing the schema does not.
-    if let Some(e) = c
+    let shown = |e: &&ultra_protocol::command::ExampleInfo| {
+        e.args.as_object().is_none_or(|o| !o.is_empty())
+    };
+    let example = c
         .examples
-        .first()
-        .filter(|e| e.args.as_object().is_none_or(|o| !o.is_empty()))
-    {
+        .iter()
+        .filter(shown)
+        .filter(|e| e.error.is_none())
+        .min_by_key(|e| e.args.to_string().len())
+        .or_else(|| c.examples.iter().find(shown));
+    if let Some(e) = example {
         d.push_str(&format!("\nExample: {}", e.args));
     }
     if d.len() > budget {

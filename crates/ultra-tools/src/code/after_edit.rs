@@ -20,7 +20,8 @@ use ultra_services::util::{file_uri, is_human};
 use ultra_services::{Services, WsGuard};
 use ultra_workspace::{RelPath, Workspace};
 
-use super::diagnostics::{Diagnostic, ServerAnswer, from_server};
+use super::diagnostics::{Diagnostic, from_server};
+use super::semantic::ServerAnswer;
 
 /// How long an edit's answer waits, at most, for the language servers of its files (their
 /// start included) before it answers with `warming`.
@@ -108,15 +109,12 @@ impl Baseline {
         let mut new = Vec::new();
         let mut fixed = Vec::new();
         let mut servers: Vec<ServerAnswer> = Vec::new();
-        for (path, before, after) in &changed {
-            let (n, f, answer) = compare(
-                cx.services.lsp(),
-                cx.services.root_path(),
-                path.as_str(),
-                (before, after),
-                enc,
-                deadline,
-            );
+        let files: Vec<(&str, &str, &str)> = changed
+            .iter()
+            .map(|(p, b, a)| (p.as_str(), b.as_str(), a.as_str()))
+            .collect();
+        let root = cx.services.root_path();
+        for (n, f, answer) in compare(cx.services.lsp(), root, &files, enc, deadline) {
             new.extend(n);
             fixed.extend(f);
             if let Some(a) = answer {
@@ -148,60 +146,82 @@ impl Baseline {
     }
 }
 
-/// The diagnostics `after` has and `before` had not (new) and the other way round (fixed),
-/// for `path` (relative to `root`), and how its language server answered, if one serves
-/// it; the server is waited for until `deadline`.
+/// One file's comparison: new, fixed, and how its language server answered (if one
+/// serves it).
+pub(crate) type Compared = (Vec<Diagnostic>, Vec<Diagnostic>, Option<ServerAnswer>);
+
+/// For each of `files` (path relative to `root`, text before, text after): the
+/// diagnostics the after text has and the before text had not (new) and the other way
+/// round (fixed). Servers are waited for until `deadline`: first each file's diagnostics
+/// for its old text, then every file is given its new text before any is waited for again,
+/// so each is judged with all the others' changes in.
 pub(crate) fn compare(
     lsp: &ultra_lsp::Servers,
     root: &std::path::Path,
-    path: &str,
-    (before, after): (&str, &str),
+    files: &[(&str, &str, &str)],
     enc: PositionEncoding,
     deadline: Instant,
-) -> (Vec<Diagnostic>, Vec<Diagnostic>, Option<ServerAnswer>) {
-    let uri = file_uri(root, path);
-    let (rope_before, rope_after) = (Rope::from_str(before), Rope::from_str(after));
-    let syntax = |text: &str, rope: &Rope| -> Vec<Diagnostic> {
-        if ultra_index::Lang::of_path(path).is_none() {
-            return Vec::new();
-        }
-        ultra_index::index_file(path, text.as_bytes())
-            .errors
-            .iter()
-            .map(|e| Diagnostic::syntax(path, &uri, e, rope, enc))
-            .collect()
-    };
-    let mut old = syntax(before, &rope_before);
-    let mut now = syntax(after, &rope_after);
-    let answer = ultra_lsp::language_of(path).map(|(language, _)| {
-        let abs = root.join(path);
-        let answer = |state: &str, reason: Option<String>| ServerAnswer {
-            language: language.to_string(),
-            state: state.into(),
-            reason,
-        };
-        let left = || deadline.saturating_duration_since(Instant::now());
-        let seen = lsp
-            .diagnostics(&abs, before, left())
-            .and_then(|(_, b)| Ok((b, lsp.diagnostics(&abs, after, left())?)));
-        match seen {
-            Err(e) => answer("unavailable", Some(e.to_string())),
-            Ok((Some(b), (client, Some(a)))) => {
-                let who = (path, uri.as_str(), language);
-                old.extend(from_server(&b, client.encoding(), who, &rope_before, enc));
-                now.extend(from_server(&a, client.encoding(), who, &rope_after, enc));
-                answer("ready", None)
-            }
-            Ok(_) => answer(
-                "warming",
-                Some(format!(
-                    "the language server did not settle in time: only syntax errors were compared; state.getDiagnostics {{\"path\": \"{path}\"}} has its answer later"
-                )),
-            ),
-        }
-    });
-    let (new, fixed) = diff(old, now, &crate::syntax_gate::line_map(before, after));
-    (new, fixed, answer)
+) -> Vec<Compared> {
+    let left = || deadline.saturating_duration_since(Instant::now());
+    let served = |path: &str| ultra_lsp::language_of(path).is_some();
+    let before: Vec<_> = files
+        .iter()
+        .map(|(path, old, _)| served(path).then(|| lsp.diagnostics(&root.join(path), old, left())))
+        .collect();
+    for (path, _, new) in files.iter().filter(|f| served(f.0)) {
+        let _ = lsp.document(&root.join(path), new, left());
+    }
+    files
+        .iter()
+        .zip(before)
+        .map(|(&(path, old_text, new_text), before)| {
+            let uri = file_uri(root, path);
+            let (rope_before, rope_after) = (Rope::from_str(old_text), Rope::from_str(new_text));
+            let syntax = |text: &str, rope: &Rope| -> Vec<Diagnostic> {
+                if ultra_index::Lang::of_path(path).is_none() {
+                    return Vec::new();
+                }
+                ultra_index::index_file(path, text.as_bytes())
+                    .errors
+                    .iter()
+                    .map(|e| Diagnostic::syntax(path, &uri, e, rope, enc))
+                    .collect()
+            };
+            let mut old = syntax(old_text, &rope_before);
+            let mut now = syntax(new_text, &rope_after);
+            let answer = before.map(|before| {
+                let language = ultra_lsp::language_of(path).map_or("", |l| l.0);
+                let answer = |state: &str, reason: Option<String>| ServerAnswer {
+                    language: language.to_string(),
+                    state: state.into(),
+                    reason,
+                };
+                let seen = before.and_then(|(_, b)| {
+                    Ok((b, lsp.diagnostics(&root.join(path), new_text, left())?))
+                });
+                match seen {
+                    Err(e @ ultra_lsp::LspError::Starting { .. }) => {
+                        answer("warming", Some(e.to_string()))
+                    }
+                    Err(e) => answer("unavailable", Some(e.to_string())),
+                    Ok((Some(b), (client, Some(a)))) => {
+                        let who = (path, uri.as_str(), language);
+                        old.extend(from_server(&b, client.encoding(), who, &rope_before, enc));
+                        now.extend(from_server(&a, client.encoding(), who, &rope_after, enc));
+                        answer("ready", None)
+                    }
+                    Ok(_) => answer(
+                        "warming",
+                        Some(format!(
+                            "the language server did not settle in time: only syntax errors were compared; state.getDiagnostics {{\"path\": \"{path}\"}} has its answer later"
+                        )),
+                    ),
+                }
+            });
+            let (new, fixed) = diff(old, now, &crate::syntax_gate::line_map(old_text, new_text));
+            (new, fixed, answer)
+        })
+        .collect()
 }
 
 /// Split `before` and `after` into what only `after` has (new) and what only `before` had

@@ -16,7 +16,9 @@ use ultra_protocol::{CommandError, PositionEncoding, Range};
 
 use super::IndexState;
 use super::page::{Pager, clip};
-use super::state::{FIXTURE, file_record, pos, rope_of};
+use super::place::{pos, rope_of};
+use super::semantic::ServerAnswer;
+use super::state::{FIXTURE, file_record};
 use ultra_services::Services;
 use ultra_services::util::file_uri;
 
@@ -136,20 +138,6 @@ impl Diagnostic {
     }
 }
 
-/// Whether a language server's diagnostics are in the answer.
-#[derive(Debug, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ServerAnswer {
-    /// The language whose server it is (`python`, `typescript`, ...).
-    pub language: String,
-    /// `ready`: its diagnostics for the file's current text are included; `warming`: it
-    /// is starting or has not published yet (only the syntax errors are here: ask again);
-    /// `unavailable`: none runs (`reason` says why and what to do).
-    pub state: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
-}
-
 /// Result of `state.getDiagnostics`.
 #[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -263,6 +251,9 @@ fn semantic(
     let text = rope.to_string();
     let (client, published) = match cx.services.lsp().diagnostics(&abs, &text, SERVER_WAIT) {
         Ok(r) => r,
+        Err(e @ ultra_lsp::LspError::Starting { .. }) => {
+            return Some(answer("warming", Some(format!("{e}; ask again"))));
+        }
         Err(e) => return Some(answer("unavailable", Some(e.to_string()))),
     };
     let Some(published) = published else {

@@ -6,6 +6,7 @@
 use ropey::Rope;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use serde_json::json;
 use ultra_core::command::{CommandSpec, Example, Touches};
 use ultra_core::registry::RegistryError;
 use ultra_core::{Command, Cx, Registry};
@@ -14,6 +15,8 @@ use ultra_protocol::{CommandError, ErrorCode, Position, PositionEncoding, Range}
 use ultra_workspace::text::{to_char, to_pos};
 
 use super::IndexState;
+use super::place::{Location, pos, rope_of};
+use super::semantic::{self, Precision, ServerAnswer};
 use ultra_services::Services;
 use ultra_services::util::{file_uri, is_human};
 
@@ -29,30 +32,6 @@ pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
 const LIB_RS: &str = "/// Adds two numbers.\npub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n\npub struct Point {\n    x: i32,\n}\n\nimpl Point {\n    pub fn norm(&self) -> i32 {\n        add(self.x, 0)\n    }\n}\n";
 const BROKEN_PY: &str = "def ok():\n    pass\n\ndef broken(:\n    pass\n";
 pub(super) const FIXTURE: &[(&str, &str)] = &[("src/lib.rs", LIB_RS), ("bad.py", BROKEN_PY)];
-
-/// A seed 003 location.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct Location {
-    pub uri: String,
-    /// Workspace-relative path (besides the seed's `uri`).
-    pub path: String,
-    pub range: Range,
-}
-
-/// A file's text as a rope, for position conversion (the buffer when open).
-pub(super) fn rope_of(cx: &Cx<'_, Services>, path: &str) -> Option<Rope> {
-    let ws = cx.services.ws();
-    let rel = ws.root().lexical(path).ok()?;
-    ws.current_text(&rel).map(|t| Rope::from_str(&t))
-}
-
-/// A 1-based line and byte column as a position in `enc`.
-pub(super) fn pos(rope: &Rope, line: u32, byte_col: u32, enc: PositionEncoding) -> Position {
-    let l = (line.saturating_sub(1) as usize).min(rope.len_lines().saturating_sub(1));
-    let byte = (rope.line_to_byte(l) + byte_col as usize).min(rope.len_bytes());
-    to_pos(rope, rope.byte_to_char(byte), enc)
-}
 
 /// The range of `len` bytes from a 1-based line and byte column.
 fn span(rope: &Rope, line: u32, byte_col: u32, len: usize, enc: PositionEncoding) -> Range {
@@ -244,7 +223,27 @@ pub struct Locations {
     /// The name at the position.
     pub symbol: String,
     pub locations: Vec<Location>,
+    /// Who answered: `semantic` (the language server: exactly this symbol) or
+    /// `syntactic` (the index: everything of that name).
+    pub precision: Precision,
+    /// The file's language server, when one serves it: `ready` when it answered,
+    /// `warming` or `unavailable` (and why) when the index did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub language_server: Option<ServerAnswer>,
     pub index: IndexState,
+}
+
+/// The server's locations for `method` at `a`, when it answered.
+fn semantic_locations(
+    cx: &Cx<'_, Services>,
+    file: &FileIndex,
+    a: &PositionArgs,
+    method: &str,
+    extra: serde_json::Value,
+) -> Result<Vec<Location>, Option<ServerAnswer>> {
+    let rope = rope_of(cx, &file.path).unwrap_or_default();
+    let (v, enc) = semantic::ask(cx, &file.path, &rope, a.position, method, extra)?;
+    Ok(semantic::locations(cx, &v, enc, MAX_LOCATIONS))
 }
 
 /// `state.goToDefinition`.
@@ -257,7 +256,7 @@ impl Command<Services> for GoToDefinition {
         "state.goToDefinition",
         "State: Go to Definition",
         "State",
-        "Where the name at a position is defined (definitions in the same file first).",
+        "Where the name at a position is defined: from the file's language server when one is ready (`precision: semantic`: the definition of exactly this symbol), else from the code index by name (`syntactic`: same-file definitions first; `languageServer` says why).",
     )
     .touches(Touches::READ)
     .read_only()
@@ -271,6 +270,19 @@ impl Command<Services> for GoToDefinition {
     fn run(&self, cx: &mut Cx<'_, Services>, a: PositionArgs) -> Result<Locations, CommandError> {
         let (file, state) = file_record(cx, &a.path)?;
         let (name, _, _) = ident_at(cx, &file, a.position)?;
+        let language_server =
+            match semantic_locations(cx, &file, &a, "textDocument/definition", json!({})) {
+                Ok(locations) => {
+                    return Ok(Locations {
+                        symbol: name,
+                        locations,
+                        precision: Precision::Semantic,
+                        language_server: semantic::ready(&file.path),
+                        index: state,
+                    });
+                }
+                Err(answer) => answer,
+            };
         let (code, _) = cx.services.code(&[]);
         let mut defs = code.read().definitions(&name);
         defs.sort_by_key(|d| d.file.path != file.path);
@@ -291,6 +303,8 @@ impl Command<Services> for GoToDefinition {
         Ok(Locations {
             symbol: name,
             locations,
+            precision: Precision::Syntactic,
+            language_server,
             index: state,
         })
     }
@@ -309,7 +323,7 @@ impl Command<Services> for FindReferences {
         "state.findReferences",
         "State: Find References",
         "State",
-        "Every occurrence of the name at a position, across the workspace, definitions included.",
+        "Every use of the symbol at a position, across the workspace, definitions included: from the file's language server when one is ready (`precision: semantic`: exactly this symbol, not shadowing or same-named ones), else every occurrence of the name from the code index (`syntactic`; `languageServer` says why).",
     )
     .touches(Touches::READ)
     .read_only()
@@ -323,6 +337,24 @@ impl Command<Services> for FindReferences {
     fn run(&self, cx: &mut Cx<'_, Services>, a: PositionArgs) -> Result<Locations, CommandError> {
         let (file, state) = file_record(cx, &a.path)?;
         let (name, _, _) = ident_at(cx, &file, a.position)?;
+        let language_server = match semantic_locations(
+            cx,
+            &file,
+            &a,
+            "textDocument/references",
+            json!({ "context": { "includeDeclaration": true } }),
+        ) {
+            Ok(locations) => {
+                return Ok(Locations {
+                    symbol: name,
+                    locations,
+                    precision: Precision::Semantic,
+                    language_server: semantic::ready(&file.path),
+                    index: state,
+                });
+            }
+            Err(answer) => answer,
+        };
         let (code, _) = cx.services.code(&[]);
         let files = code.read().files_with_name(&name);
         let enc = cx.source.encoding();
@@ -346,6 +378,8 @@ impl Command<Services> for FindReferences {
         Ok(Locations {
             symbol: name,
             locations,
+            precision: Precision::Syntactic,
+            language_server,
             index: state,
         })
     }
@@ -357,8 +391,13 @@ impl Command<Services> for FindReferences {
 #[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Hover {
-    /// Markdown: the signature in a code block, then the doc comment.
+    /// Markdown: the signature in a code block, then the doc comment (the language
+    /// server's type information when it answered).
     pub content: String,
+    /// `semantic`: the language server's; `syntactic`: the index's declaration.
+    pub precision: Precision,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub language_server: Option<ServerAnswer>,
     pub index: IndexState,
 }
 
@@ -372,7 +411,7 @@ impl Command<Services> for GetHover {
         "state.getHover",
         "State: Get Hover",
         "State",
-        "The signature and doc comment of the name at a position, as Markdown.",
+        "The type and doc of the name at a position, as Markdown: the language server's hover when one is ready (`precision: semantic`: inferred types included), else the declaration's signature and doc comment from the code index (`syntactic`).",
     )
     .touches(Touches::READ)
     .read_only()
@@ -388,6 +427,29 @@ impl Command<Services> for GetHover {
     fn run(&self, cx: &mut Cx<'_, Services>, a: PositionArgs) -> Result<Hover, CommandError> {
         let (file, state) = file_record(cx, &a.path)?;
         let (name, _, _) = ident_at(cx, &file, a.position)?;
+        let rope = rope_of(cx, &file.path).unwrap_or_default();
+        let language_server = match semantic::ask(
+            cx,
+            &file.path,
+            &rope,
+            a.position,
+            "textDocument/hover",
+            json!({}),
+        ) {
+            Ok((v, _)) => match semantic::hover_text(&v) {
+                Some(content) => {
+                    return Ok(Hover {
+                        content,
+                        precision: Precision::Semantic,
+                        language_server: semantic::ready(&file.path),
+                        index: state,
+                    });
+                }
+                // Nothing to say about it: the index may know its declaration.
+                None => semantic::ready(&file.path),
+            },
+            Err(answer) => answer,
+        };
         let (code, _) = cx.services.code(&[]);
         let mut defs = code.read().definitions(&name);
         defs.sort_by_key(|d| d.file.path != file.path);
@@ -426,6 +488,8 @@ impl Command<Services> for GetHover {
             .unwrap_or_else(|| format!("`{name}`"));
         Ok(Hover {
             content,
+            precision: Precision::Syntactic,
+            language_server,
             index: state,
         })
     }

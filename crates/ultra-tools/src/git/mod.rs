@@ -148,7 +148,7 @@ impl Command<Services> for GitCommit {
         "git.commit",
         "Git: Commit",
         "Git",
-        "Stage the given files (if any) and commit what is staged, with the repository's configured author (seed 001's git_commit). An empty message or nothing to commit is refused. No hooks run. A person confirms agents' calls, shown what would be committed, unless policy or auto-apply says otherwise.",
+        "Stage the given files (if any) and commit what is staged, with the repository's configured author (seed 001's git_commit). An empty message or nothing to commit is refused. No hooks run. A person may be asked first (shown what would be committed).",
     )
     .touches(Touches::WRITE)
     .tool_name("git_commit")

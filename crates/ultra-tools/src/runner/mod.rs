@@ -81,7 +81,7 @@ impl Command<Services> for RunCommand {
         "run.command",
         "Run: Command",
         "Run",
-        "Run a command line in the workspace root (seed 001's run_command) and return stdout, stderr, exitCode and duration. Words are plain (no $variables, globs or redirections); stages join with &&, || , ; and |. Every stage is judged: denied ones (rm -rf, sudo, git push --force, ...) are refused, allow-listed ones (npm, node, git status/diff/log/show/branch, tsc, vitest, jest, eslint, prettier, ...) run at once, anything else waits for a person who sees the full argv. Timeout 30 s by default (max 600 s) kills the whole process group.",
+        "Run a command line in the workspace root (seed 001's run_command) and return stdout, stderr, exitCode and duration. Words are plain (no $variables, globs or redirections); stages join with &&, || , ; and |. Every stage is judged: denied ones (rm -rf, sudo, git push --force, ...) are refused, allow-listed ones (npm, node, read-only git, tsc, vitest, jest, eslint, ...) run at once, anything else waits for a person who sees the full argv. Timeout 30 s by default (max 600 s) kills the whole process group.",
     )
     .render(ultra_core::render::output)
     .touches(Touches::PROCESSES.and(Touches::WRITE))

@@ -51,7 +51,7 @@ impl Command<Services> for RunTests {
         "run.tests",
         "Run: Tests",
         "Run",
-        "Run the project's tests (seed 001's run_tests): the runner is found from vitest/jest configs, package.json (vitest, jest, else npm test), Cargo.toml (cargo test), pytest or tox config (pytest) or go.mod (go test). path limits the run to a file or directory, filter to matching test names. Returns passed, exitCode, the output and, when the runner's summary is recognised, total/passed/failed/skipped. Runs the project's own code, like npm test. watch: true keeps re-running the tests on every source change in the background (tests.started / tests.finished events; test_watches, stop_test_watch).",
+        "Run the project's tests (seed 001's run_tests): vitest, jest, npm test, cargo test, pytest or go test, found from the project's config. path limits the run to a file or directory, filter to matching test names. Returns passed, exitCode, the output and, when the runner's summary is recognised, total/passed/failed/skipped. watch: true keeps re-running the tests on every source change in the background (tests.started / tests.finished events; test_watches, stop_test_watch).",
     )
     .render(ultra_core::render::report)
     .touches(Touches::PROCESSES.and(Touches::WRITE))

@@ -687,6 +687,16 @@ impl RawMcp {
     }
 }
 
+/// pyright-langserver from `crates/ultra-lsp/tests/servers` (installed from its lock file
+/// when absent).
+pub fn pyright() -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ultra-lsp/tests/servers");
+    npm_ci(&dir, "node_modules/.bin/pyright-langserver");
+    dir.join("node_modules/.bin/pyright-langserver")
+        .canonicalize()
+        .expect("pyright-langserver is installed")
+}
+
 /// Installs the npm packages of the test client in `dir` from its lock file (`npm ci`)
 /// unless `marker`, a path under `dir`, shows them there: `.ci/run` installs them first,
 /// and the README's test command works without it. One install at a time per test binary.

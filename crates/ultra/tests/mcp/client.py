@@ -54,13 +54,14 @@ CALLS = {
     "stop_test_watch": {"id": "watch-99"},
     "apply_edits": {"files": [{"path": "src/app.ts", "edits": [{"old": "const n = 1;", "new": "const n = 2;"}]}], "save": True},
     "shell": {"script": "cat src/*.ts | wc -l"},
+    "rename_symbol": {"path": "src/app.ts", "symbol": "missing", "line": 1, "newName": "x"},
 }
 
 # Under the default policy an agent is asked before destructive commands; with no person
 # to answer, the call comes back as CONFIRMATION_REQUIRED with an id a person can approve.
 ASKS = {"write", "edit_lines", "create_file", "delete_file", "git_commit"}
 # Calls that fail by design, with the code they fail with.
-FAILS = {"stop_test_watch": "WATCH_NOT_FOUND"}
+FAILS = {"stop_test_watch": "WATCH_NOT_FOUND", "rename_symbol": "SYMBOL_NOT_FOUND"}
 # What a person asked would see for each.
 PREVIEWS = {
     "edit_lines": "+export { n as total };",

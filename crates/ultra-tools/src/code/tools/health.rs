@@ -59,7 +59,7 @@ impl Command<Services> for GetComplexity {
         "code.getComplexity",
         "Code: Get Complexity",
         "Code",
-        "Complexity per file, most complex first: lines of code (no comments), nesting depth, cyclomatic complexity and score = loc*0.4 + nesting*15 + cyclomatic*10 (capped at 100; high > 70, medium 40-70, low < 40), with a summary.",
+        "Complexity per file, most complex first: lines of code (no comments), nesting depth, cyclomatic complexity and a 0-100 score, with a summary.",
     )
     .render(ultra_core::render::text)
     .touches(Touches::READ)
@@ -203,7 +203,7 @@ impl Command<Services> for GetTodos {
         "code.getTodos",
         "Code: Get TODOs",
         "Code",
-        "TODO, FIXME, HACK, XXX, BUG and NOTE comments in code (every comment style of the nine languages), filtered by path and type, with a summary by type.",
+        "TODO, FIXME, HACK, XXX, BUG and NOTE comments in code, filtered by path and type, with a summary by type.",
     )
     .render(ultra_core::render::text)
     .touches(Touches::READ)

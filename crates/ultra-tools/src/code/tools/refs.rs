@@ -1,6 +1,10 @@
 //! Where names are: `find_references`, `find_definition`.
 
 use super::*;
+use crate::code::place::{pos, rope_of};
+use crate::code::semantic::{self, Precision, ServerAnswer};
+use ropey::Rope;
+use ultra_index::Reference;
 
 // ---------------------------------------------------------------- find_references
 
@@ -10,8 +14,11 @@ use super::*;
 pub struct FindReferencesArgs {
     /// The identifier.
     pub symbol: String,
-    /// Only files under this path.
+    /// Only files under this path; with `line`, the file where the symbol is used.
     pub path: Option<String>,
+    /// A line (1-based) of the file `path` where `symbol` occurs.
+    #[schemars(range(min = 1))]
+    pub line: Option<u32>,
     /// Lines of context on each side (default 1).
     pub context_lines: Option<u32>,
     /// Most references returned (default 100).
@@ -40,8 +47,84 @@ pub struct References {
     pub references: Vec<ReferenceInfo>,
     /// Pass as `cursor` for the next page.
     pub next_cursor: Option<usize>,
+    /// `semantic`: the language server's references of the symbol on `line`;
+    /// `syntactic`: every occurrence of the name, from the code index.
+    pub precision: Precision,
+    /// With `line`: the file's language server, `ready` when it answered, else
+    /// `warming` or `unavailable` (and why).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub language_server: Option<ServerAnswer>,
     pub text: String,
     pub index: IndexState,
+}
+
+/// The references of the `symbol` on `line` of the file `path` (indexed), from its
+/// language server, as (path, reference); or why the server did not answer.
+fn semantic_references(
+    cx: &Cx<'_, Services>,
+    idx: &ultra_index::Index,
+    path: &str,
+    symbol: &str,
+    line: u32,
+) -> Result<semantic::Answered<Vec<(String, Reference)>>, CommandError> {
+    let file = idx.get(path).ok_or_else(|| not_indexed(path))?;
+    let at = file
+        .references_to(symbol)
+        .find(|r| r.line == line)
+        .ok_or_else(|| {
+            CommandError::new(
+                ErrorCode::SymbolNotFound,
+                format!("`{symbol}` does not occur on line {line} of {path}"),
+            )
+            .with_suggestion("give the line where the name is (get_lines shows them), or leave out `line` for every occurrence by name")
+        })?;
+    let rope = rope_of(cx, path).unwrap_or_default();
+    let enc = cx.source.encoding();
+    let position = pos(&rope, at.line, at.column, enc);
+    let asked = semantic::ask(
+        cx,
+        path,
+        &rope,
+        position,
+        "textDocument/references",
+        json!({ "context": { "includeDeclaration": true } }),
+    );
+    let (v, server) = match asked {
+        Ok(v) => v,
+        Err(why) => return Ok(Err(why)),
+    };
+    let mut out = Vec::new();
+    let mut ropes: std::collections::HashMap<String, Rope> = std::collections::HashMap::new();
+    // References outside the workspace (a library's) are not the agent's to change.
+    for l in semantic::locations(cx, &v, server, 10_000)
+        .into_iter()
+        .filter(|l| !l.path.starts_with('/'))
+    {
+        let rope = ropes
+            .entry(l.path.clone())
+            .or_insert_with(|| rope_of(cx, &l.path).unwrap_or_default());
+        let Ok(ch) = ultra_workspace::text::to_char(rope, l.range.start, enc) else {
+            continue;
+        };
+        let line0 = rope.char_to_line(ch);
+        let column = (rope.char_to_byte(ch) - rope.line_to_byte(line0)) as u32;
+        let line = line0 as u32 + 1;
+        let is_definition = idx.get(&l.path).is_some_and(|f| {
+            f.references_to(symbol)
+                .any(|r| r.line == line && r.column == column && r.is_definition)
+        });
+        out.push((
+            l.path,
+            Reference {
+                name: symbol.to_string(),
+                line,
+                column,
+                is_definition,
+            },
+        ));
+    }
+    out.sort_by(|a, b| (&a.0, a.1.line, a.1.column).cmp(&(&b.0, b.1.line, b.1.column)));
+    Ok(Ok(out))
 }
 
 /// `find_references`.
@@ -54,7 +137,7 @@ impl Command<Services> for FindReferences {
         "code.findReferences",
         "Code: Find References",
         "Code",
-        "Every occurrence of an identifier in code (not in comments or strings), definitions flagged, with context lines; `path` limits it to a directory or file. Paged with `limit`/`cursor` (32 KB a page).",
+        "Every occurrence of an identifier in code (not in comments or strings), definitions flagged, with context lines; `path` limits it to a directory or file. With `line`: only that symbol's, from its language server (`precision`). Paged with `limit`/`cursor` (32 KB a page).",
     )
     .render(ultra_core::render::text)
     .touches(Touches::READ)
@@ -74,20 +157,54 @@ impl Command<Services> for FindReferences {
     ) -> Result<References, CommandError> {
         let under = scope(cx, a.path.as_deref())?;
         let (code, state) = cx.services.code(&[]);
-        let files: Vec<std::sync::Arc<FileIndex>> = code
-            .read()
-            .files_with_name(&a.symbol)
-            .into_iter()
-            .filter(|f| {
-                under.is_empty() || f.path == under || f.path.starts_with(&format!("{under}/"))
-            })
-            .collect();
-        let mut all = Vec::new();
-        for f in &files {
-            for r in f.references_to(&a.symbol) {
-                all.push((f.path.clone(), r));
+        let mut language_server = None;
+        let mut semantic_refs = None;
+        if let Some(line) = a.line {
+            if under.is_empty() {
+                return Err(CommandError::new(
+                    ErrorCode::InvalidArguments,
+                    "`line` needs `path`: the file where the symbol occurs on that line",
+                )
+                .with_suggestion("add `path` (a file), or leave out `line`"));
+            }
+            match semantic_references(cx, &code.read(), &under, &a.symbol, line)? {
+                Ok(refs) => {
+                    semantic_refs = Some(refs);
+                    language_server = semantic::ready(&under);
+                }
+                Err(why) => language_server = why,
             }
         }
+        let precision = if semantic_refs.is_some() {
+            Precision::Semantic
+        } else {
+            Precision::Syntactic
+        };
+        // Without an answer from a server, a `line` asks about the name everywhere.
+        let scope_all = a.line.is_some();
+        let all: Vec<(String, Reference)> = match semantic_refs {
+            Some(refs) => refs,
+            None => {
+                let files: Vec<std::sync::Arc<FileIndex>> = code
+                    .read()
+                    .files_with_name(&a.symbol)
+                    .into_iter()
+                    .filter(|f| {
+                        scope_all
+                            || under.is_empty()
+                            || f.path == under
+                            || f.path.starts_with(&format!("{under}/"))
+                    })
+                    .collect();
+                let mut all = Vec::new();
+                for f in &files {
+                    for r in f.references_to(&a.symbol) {
+                        all.push((f.path.clone(), r));
+                    }
+                }
+                all
+            }
+        };
         let total = all.len();
         let (start, limit) = (
             a.cursor.unwrap_or(0),
@@ -115,7 +232,20 @@ impl Command<Services> for FindReferences {
             references.push(reference);
         }
         let next = (start + references.len() < total).then_some(start + references.len());
-        let mut text = format!("Symbol: {}\nTotal references: {total}\n", a.symbol);
+        let mut text = format!(
+            "Symbol: {}\nTotal references: {total}\nPrecision: {}\n",
+            a.symbol,
+            match (precision, &language_server) {
+                (Precision::Semantic, _) =>
+                    "semantic (the language server's references of this symbol)".to_string(),
+                (_, Some(s)) => format!(
+                    "syntactic (every occurrence of the name; the language server is {}: {})",
+                    s.state,
+                    s.reason.as_deref().unwrap_or("")
+                ),
+                _ => "syntactic (every occurrence of the name)".to_string(),
+            }
+        );
         for (i, r) in references.iter().enumerate() {
             let def = if r.is_definition { " (definition)" } else { "" };
             let _ = write!(text, "\n{}. {}:{}{def}\n", start + i + 1, r.path, r.line);
@@ -135,6 +265,8 @@ impl Command<Services> for FindReferences {
             total_references: total,
             references,
             next_cursor: next,
+            precision,
+            language_server,
             text,
             index: state,
         })

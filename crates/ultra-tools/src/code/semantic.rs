@@ -1,0 +1,298 @@
+//! Questions to a file's language server at a position (definition, references, hover),
+//! for the navigation queries that answer from it when it is ready (`precision:
+//! "semantic"`) and from the code index otherwise (`"syntactic"`, with the server's state
+//! beside it, so an answer from a server still starting never looks like "nothing found").
+//! Positions and ranges are converted between the caller's encoding and the server's here.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use ropey::Rope;
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::{Value, json};
+use ultra_core::Cx;
+use ultra_protocol::{CommandError, ErrorCode, Position, PositionEncoding, Range};
+use ultra_services::Services;
+use ultra_services::util::file_uri;
+
+use super::place::{Location, pos, rope_of};
+
+/// How long a navigation query waits for the language server (its start included)
+/// before it answers from the index.
+pub const NAV_WAIT: Duration = Duration::from_secs(5);
+
+/// Whether a language server's diagnostics are in the answer.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerAnswer {
+    /// The language whose server it is (`python`, `typescript`, ...).
+    pub language: String,
+    /// `ready`: it answered (for diagnostics: its diagnostics of the file's current text
+    /// are included); `warming`: it is starting or has not answered in time (ask again);
+    /// `unavailable`: none runs (`reason` says why and what to do); `refused`: it
+    /// answered with an error.
+    pub state: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// Who answered a navigation query.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Precision {
+    /// The language server: these are the uses of exactly this symbol.
+    Semantic,
+    /// The code index, by name: every symbol of that name (shadowing and same-named
+    /// symbols elsewhere included).
+    Syntactic,
+}
+
+/// A server's answer, or why there is none (`None`: no server serves the language).
+pub type Answered<T> = Result<T, Option<ServerAnswer>>;
+
+/// A server's answer and its position encoding.
+pub type Asked = Answered<(Value, ultra_lsp::PositionEncoding)>;
+
+/// One file's text edits: its workspace-relative path, and (range in the server's
+/// encoding, new text) pairs.
+pub type FileTextEdits = (String, Vec<(Range, String)>);
+
+fn answer(language: &str, state: &str, reason: Option<String>) -> ServerAnswer {
+    ServerAnswer {
+        language: language.to_string(),
+        state: state.into(),
+        reason,
+    }
+}
+
+/// Ask the server of `path` (workspace-relative; its text is `rope`) `method` at `at`
+/// (in the caller's encoding), with `extra` parameters.
+pub fn ask(
+    cx: &Cx<'_, Services>,
+    path: &str,
+    rope: &Rope,
+    at: Position,
+    method: &str,
+    extra: Value,
+) -> Asked {
+    let Some((language, _)) = ultra_lsp::language_of(path) else {
+        return Err(None);
+    };
+    let abs = cx.services.root_path().join(path);
+    let client = match cx
+        .services
+        .lsp()
+        .document(&abs, &rope.to_string(), NAV_WAIT)
+    {
+        Ok(doc) => doc.client,
+        Err(e @ ultra_lsp::LspError::Starting { .. }) => {
+            return Err(Some(answer(language, "warming", Some(e.to_string()))));
+        }
+        Err(e) => return Err(Some(answer(language, "unavailable", Some(e.to_string())))),
+    };
+    let Ok(idx) = ultra_workspace::text::to_char(rope, at, cx.source.encoding()) else {
+        return Err(Some(answer(
+            language,
+            "unavailable",
+            Some("the position is outside the file".into()),
+        )));
+    };
+    let line = rope.char_to_line(idx);
+    let byte = rope.char_to_byte(idx) - rope.line_to_byte(line);
+    let enc = client.encoding();
+    let character = enc.column(&rope.line(line).to_string(), byte);
+    let mut params = json!({
+        "textDocument": { "uri": ultra_lsp::uri::from_path(&abs) },
+        "position": { "line": line, "character": character },
+    });
+    if let (Some(p), Value::Object(more)) = (params.as_object_mut(), extra) {
+        p.extend(more);
+    }
+    match client.request_within(method, params, NAV_WAIT) {
+        Ok(v) => Ok((v, enc)),
+        Err(ultra_lsp::LspError::Refused { message, .. }) => {
+            Err(Some(answer(language, "refused", Some(message))))
+        }
+        Err(e @ ultra_lsp::LspError::Timeout { .. }) => Err(Some(answer(
+            language,
+            "warming",
+            Some(format!("{e}: answered from the index; ask again")),
+        ))),
+        Err(e) => Err(Some(answer(language, "unavailable", Some(e.to_string())))),
+    }
+}
+
+/// The locations in a server's answer (a `Location`, a list of them, or of
+/// `LocationLink`s), in the caller's encoding. A location in a file outside the workspace
+/// (a library, a typeshed stub) keeps its absolute path.
+pub fn locations(
+    cx: &Cx<'_, Services>,
+    v: &Value,
+    server: ultra_lsp::PositionEncoding,
+    limit: usize,
+) -> Vec<Location> {
+    let items: Vec<&Value> = match v {
+        Value::Array(a) => a.iter().collect(),
+        Value::Object(_) => vec![v],
+        _ => Vec::new(),
+    };
+    let root = cx.services.root_path();
+    let enc = cx.source.encoding();
+    let mut texts: HashMap<String, Option<Rope>> = HashMap::new();
+    let mut out = Vec::new();
+    for item in items.into_iter().take(limit) {
+        let (uri, range) = match item.get("targetUri") {
+            Some(u) => (u, &item["targetSelectionRange"]),
+            None => (&item["uri"], &item["range"]),
+        };
+        let Some(abs) = uri.as_str().and_then(ultra_lsp::uri::to_path) else {
+            continue;
+        };
+        let (path, uri) = match abs.strip_prefix(root).ok().and_then(|p| p.to_str()) {
+            Some(rel) => (rel.to_string(), file_uri(root, rel)),
+            None => (
+                abs.to_string_lossy().into_owned(),
+                ultra_lsp::uri::from_path(&abs),
+            ),
+        };
+        let rope = texts.entry(path.clone()).or_insert_with(|| {
+            if abs.starts_with(root) {
+                rope_of(cx, &path)
+            } else {
+                // Only to convert the columns: nothing of it is returned.
+                std::fs::read_to_string(&abs)
+                    .ok()
+                    .map(|t| Rope::from_str(&t))
+            }
+        });
+        out.push(Location {
+            uri,
+            path,
+            range: Range::new(
+                convert(rope.as_ref(), &range["start"], server, enc),
+                convert(rope.as_ref(), &range["end"], server, enc),
+            ),
+        });
+    }
+    out
+}
+
+/// A server's position (`{line, character}` in `server`'s encoding) in `enc`.
+fn convert(
+    rope: Option<&Rope>,
+    p: &Value,
+    server: ultra_lsp::PositionEncoding,
+    enc: PositionEncoding,
+) -> Position {
+    let line = p["line"].as_u64().unwrap_or(0) as u32;
+    let col = u32::try_from(p["character"].as_u64().unwrap_or(0)).unwrap_or(u32::MAX);
+    let Some(rope) = rope else {
+        return Position::new(line, col);
+    };
+    let l = (line as usize).min(rope.len_lines().saturating_sub(1));
+    let byte = server.byte(&rope.line(l).to_string(), col);
+    pos(rope, l as u32 + 1, byte as u32, enc)
+}
+
+/// A hover's text: `MarkupContent`, a `MarkedString` or a list of them.
+pub fn hover_text(v: &Value) -> Option<String> {
+    let part = |c: &Value| -> Option<String> {
+        match c {
+            Value::String(s) => Some(s.clone()),
+            Value::Object(o) => match (o.get("language"), o.get("value")) {
+                (Some(lang), Some(Value::String(s))) => {
+                    Some(format!("```{}\n{s}\n```", lang.as_str().unwrap_or("")))
+                }
+                (None, Some(Value::String(s))) => Some(s.clone()),
+                _ => None,
+            },
+            _ => None,
+        }
+    };
+    let text = match &v["contents"] {
+        Value::Array(a) => a.iter().filter_map(part).collect::<Vec<_>>().join("\n\n"),
+        c => part(c)?,
+    };
+    (!text.trim().is_empty()).then_some(text)
+}
+
+/// The protocol's name for a server's position encoding.
+pub fn protocol_encoding(e: ultra_lsp::PositionEncoding) -> PositionEncoding {
+    match e {
+        ultra_lsp::PositionEncoding::Utf8 => PositionEncoding::Utf8,
+        ultra_lsp::PositionEncoding::Utf16 => PositionEncoding::Utf16,
+        ultra_lsp::PositionEncoding::Utf32 => PositionEncoding::Utf32,
+    }
+}
+
+/// Whether one language server serves both files.
+pub fn same_server(a: &str, b: &str) -> bool {
+    let language = |p| ultra_lsp::language_of(p).map(|l| l.0);
+    language(a).is_some() && language(a) == language(b)
+}
+
+/// The text edits of a `WorkspaceEdit` (`changes` and `documentChanges`), by
+/// workspace-relative path, as (range in the server's encoding, new text). Creating,
+/// renaming or deleting files, or any edit outside `root`, is refused.
+pub fn workspace_edit(
+    root: &std::path::Path,
+    edit: &Value,
+) -> Result<Vec<FileTextEdits>, CommandError> {
+    let mut by_uri: std::collections::BTreeMap<String, Vec<Value>> = Default::default();
+    if let Some(changes) = edit["changes"].as_object() {
+        for (uri, edits) in changes {
+            by_uri
+                .entry(uri.clone())
+                .or_default()
+                .extend(edits.as_array().cloned().unwrap_or_default());
+        }
+    }
+    for change in edit["documentChanges"].as_array().into_iter().flatten() {
+        if let Some(kind) = change["kind"].as_str() {
+            return Err(CommandError::new(
+                ErrorCode::InvalidArguments,
+                format!("the language server's edit would also {kind} a file, which is not applied with it"),
+            )
+            .with_suggestion("rename or create the file with fs.rename or create_file, then the symbol"));
+        }
+        let uri = change["textDocument"]["uri"].as_str().unwrap_or_default();
+        by_uri
+            .entry(uri.to_string())
+            .or_default()
+            .extend(change["edits"].as_array().cloned().unwrap_or_default());
+    }
+    let mut out = Vec::new();
+    for (uri, edits) in by_uri {
+        let abs = ultra_lsp::uri::to_path(&uri).unwrap_or_default();
+        let Some(path) = abs.strip_prefix(root).ok().and_then(|p| p.to_str()) else {
+            return Err(CommandError::new(
+                ErrorCode::PathOutsideWorkspace,
+                format!(
+                    "the edit would change {}, outside the workspace",
+                    abs.display()
+                ),
+            )
+            .with_suggestion("change only what this workspace defines"));
+        };
+        let edits = edits
+            .iter()
+            .map(|e| {
+                let range: Range = serde_json::from_value(e["range"].clone()).map_err(|err| {
+                    CommandError::new(
+                        ErrorCode::InternalError,
+                        format!("the language server sent a malformed edit: {err}"),
+                    )
+                })?;
+                Ok((range, e["newText"].as_str().unwrap_or_default().to_string()))
+            })
+            .collect::<Result<Vec<_>, CommandError>>()?;
+        out.push((path.to_string(), edits));
+    }
+    Ok(out)
+}
+
+/// The server's state for a semantic answer.
+pub fn ready(path: &str) -> Option<ServerAnswer> {
+    ultra_lsp::language_of(path).map(|(language, _)| answer(language, "ready", None))
+}

@@ -1,0 +1,218 @@
+//! Semantic navigation and rename through the binary (issue 22), against real pyright: on
+//! a fixture with a shadowing local and a same-named function in another module, the
+//! language server's references are exactly the symbol's (`precision: semantic`) where the
+//! index's are every occurrence of the name; definitions and hover come from it too; a
+//! rename lands in every file that uses the symbol and in no other, atomically, and undoes
+//! in one step; without a server the queries say so and answer from the index, and a
+//! rename is refused.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use common::Ws;
+use serde_json::{Value, json};
+
+const A: &str = "def parse(s: str) -> int:\n    return int(s)\n";
+const B: &str = "def parse(s: str) -> str:\n    return s\n";
+const MAIN: &str = "from pkg.a import parse\nfrom pkg import b\n\nx = parse(\"1\")\ny = b.parse(\"2\")\n\n\ndef inner():\n    parse = 3\n    return parse\n";
+
+fn fixture(python: Value) -> Ws {
+    let ws = Ws::new();
+    ws.write("pkg/__init__.py", "");
+    ws.write("pkg/a.py", A);
+    ws.write("pkg/b.py", B);
+    ws.write("main.py", MAIN);
+    ws.config(json!({"lsp": {"python": python, "typescript": {"enabled": false}}}));
+    ws
+}
+
+fn with_pyright() -> Ws {
+    fixture(json!({"command": common::pyright().to_string_lossy(), "args": ["--stdio"]}))
+}
+
+/// (path, 0-based line) of each location.
+fn places(v: &Value) -> Vec<(String, u64)> {
+    let mut out: Vec<(String, u64)> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            (
+                l["path"].as_str().unwrap().to_string(),
+                l["range"]["start"]["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+fn at(line: u32, character: u32) -> Value {
+    json!({"line": line, "character": character})
+}
+
+#[test]
+fn references_definitions_and_hover_come_from_the_server() {
+    let ws = with_pyright();
+    let _server = ws.serve();
+    let mut c = ws.agent("bot");
+    // `parse` in `x = parse("1")`.
+    let r = c.ok(
+        "state.findReferences",
+        json!({"path": "main.py", "position": at(3, 5)}),
+    );
+    assert_eq!(r["precision"], "semantic", "{r}");
+    assert_eq!(r["languageServer"]["state"], "ready", "{r}");
+    assert_eq!(
+        places(&r["locations"]),
+        [
+            ("main.py".to_string(), 0),
+            ("main.py".to_string(), 3),
+            ("pkg/a.py".to_string(), 0)
+        ],
+        "{r}"
+    );
+    // The same by name and line through the seed 001 tool; without the line, by name.
+    let by_line = c.ok(
+        "code.findReferences",
+        json!({"symbol": "parse", "path": "main.py", "line": 4, "contextLines": 0}),
+    );
+    assert_eq!(by_line["precision"], "semantic", "{by_line}");
+    assert_eq!(by_line["totalReferences"], 3, "{by_line}");
+    assert!(
+        by_line["text"]
+            .as_str()
+            .unwrap()
+            .contains("Precision: semantic"),
+        "{by_line}"
+    );
+    let defs: Vec<bool> = by_line["references"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["isDefinition"].as_bool().unwrap())
+        .collect();
+    assert_eq!(defs.iter().filter(|d| **d).count(), 1, "{by_line}");
+    let by_name = c.ok(
+        "code.findReferences",
+        json!({"symbol": "parse", "contextLines": 0}),
+    );
+    assert_eq!(by_name["precision"], "syntactic", "{by_name}");
+    assert_eq!(by_name["totalReferences"], 7, "{by_name}");
+
+    let d = c.ok(
+        "state.goToDefinition",
+        json!({"path": "main.py", "position": at(3, 5)}),
+    );
+    assert_eq!(d["precision"], "semantic", "{d}");
+    assert_eq!(
+        places(&d["locations"]),
+        [("pkg/a.py".to_string(), 0)],
+        "{d}"
+    );
+    // `b.parse` goes to the other module's.
+    let d = c.ok(
+        "state.goToDefinition",
+        json!({"path": "main.py", "position": at(4, 7)}),
+    );
+    assert_eq!(
+        places(&d["locations"]),
+        [("pkg/b.py".to_string(), 0)],
+        "{d}"
+    );
+    let h = c.ok(
+        "state.getHover",
+        json!({"path": "main.py", "position": at(3, 5)}),
+    );
+    assert_eq!(h["precision"], "semantic", "{h}");
+    assert!(
+        h["content"].as_str().unwrap().contains("(s: str) -> int"),
+        "{h}"
+    );
+}
+
+#[test]
+fn a_rename_changes_every_use_and_nothing_else_in_one_undo() {
+    let ws = with_pyright();
+    let _server = ws.serve();
+    let mut c = ws.agent("bot");
+    let dry = c.ok(
+        "ultra.renameSymbol",
+        json!({"path": "main.py", "symbol": "parse", "line": 4, "newName": "parse_int", "dryRun": true}),
+    );
+    assert_eq!(dry["applied"], false, "{dry}");
+    assert_eq!(dry["totalEdits"], 3, "{dry}");
+    assert_eq!(ws.read("main.py"), MAIN, "a dry run changes nothing");
+
+    let r = c.ok(
+        "ultra.renameSymbol",
+        json!({"path": "main.py", "symbol": "parse", "line": 4, "newName": "parse_int"}),
+    );
+    assert_eq!(r["applied"], true, "{r}");
+    assert_eq!(r["newDiagnostics"], json!([]), "{r}");
+    assert_eq!(
+        ws.read("pkg/a.py"),
+        "def parse_int(s: str) -> int:\n    return int(s)\n"
+    );
+    assert_eq!(
+        ws.read("main.py"),
+        MAIN.replace("import parse\n", "import parse_int\n")
+            .replace("x = parse(", "x = parse_int(")
+    );
+    assert_eq!(
+        ws.read("pkg/b.py"),
+        B,
+        "the same-named function is another symbol"
+    );
+    // One undo step takes back both files.
+    c.ok("ultra.undo", json!({"txnId": r["txnId"]}));
+    let text = |c: &mut common::Conn, p: &str| {
+        c.ok("ultra.getFileContent", json!({"path": p}))["content"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(text(&mut c, "pkg/a.py"), A);
+    assert_eq!(text(&mut c, "main.py"), MAIN);
+
+    // A name that is not there on that line, and a bad new name, change nothing.
+    c.err_code(
+        "ultra.renameSymbol",
+        json!({"path": "main.py", "symbol": "parse", "line": 2, "newName": "p"}),
+        "SYMBOL_NOT_FOUND",
+    );
+    c.err_code(
+        "ultra.renameSymbol",
+        json!({"path": "main.py", "symbol": "parse", "line": 4, "newName": "two words"}),
+        "INVALID_ARGUMENTS",
+    );
+}
+
+#[test]
+fn without_a_server_the_index_answers_and_says_why() {
+    let ws = fixture(json!({"command": "/nonexistent/pyright-langserver"}));
+    let _server = ws.serve();
+    let mut c = ws.agent("bot");
+    let r = c.ok(
+        "state.findReferences",
+        json!({"path": "main.py", "position": at(3, 5)}),
+    );
+    assert_eq!(r["precision"], "syntactic", "{r}");
+    assert_eq!(r["languageServer"]["state"], "unavailable", "{r}");
+    // Every `parse`: the shadowing local and the other module's included.
+    assert_eq!(r["locations"].as_array().unwrap().len(), 7, "{r}");
+    let by_line = c.ok(
+        "code.findReferences",
+        json!({"symbol": "parse", "path": "main.py", "line": 4}),
+    );
+    assert_eq!(by_line["precision"], "syntactic", "{by_line}");
+    assert_eq!(by_line["totalReferences"], 7, "{by_line}");
+    let e = c.err_code(
+        "ultra.renameSymbol",
+        json!({"path": "main.py", "symbol": "parse", "line": 4, "newName": "p"}),
+        "LANGUAGE_SERVER_UNAVAILABLE",
+    );
+    assert!(e.to_string().contains("/nonexistent"), "{e}");
+    assert_eq!(ws.read("main.py"), MAIN);
+}
