@@ -130,8 +130,10 @@ const SETTLE: Duration = Duration::from_millis(150);
 #[derive(Default)]
 struct Slot {
     client: Option<Arc<Client>>,
-    /// Open documents by path: the hash of the text the server has, and its version.
-    open: HashMap<PathBuf, (blake3::Hash, i64)>,
+    /// Open documents by path: the hash of the text the server has, its version, and the
+    /// client's publication count when it was sent (what was published before is not for
+    /// it, which a server that gives no versions does not say).
+    open: HashMap<PathBuf, (blake3::Hash, i64, u64)>,
     /// A caller is starting the server (outside the lock).
     starting: bool,
     starts: u32,
@@ -154,7 +156,7 @@ pub struct Servers {
 /// A document as [`Servers::document`] left it.
 pub struct Document {
     pub client: Arc<Client>,
-    /// The client's publication count before the text was sent.
+    /// The client's publication count when the text was sent.
     pub before: u64,
     /// The document's version: `Ok` when the text was just sent, `Err` when the server had
     /// it already.
@@ -343,13 +345,9 @@ impl Servers {
             before,
             version,
         } = self.document(path, text, wait)?;
-        let (after, v) = match version {
-            // Unchanged since the server was given it: what it published for that version
-            // stands, or is awaited (a server that gives no versions: its last word).
-            Err(v) => (0, v),
-            Ok(v) => (before, v),
-        };
-        let mut got = client.wait_diagnostics(path, after, Some(v), wait);
+        // Unchanged since the server was given it, or just sent: what it published since.
+        let (Ok(v) | Err(v)) = version;
+        let mut got = client.wait_diagnostics(path, before, Some(v), wait);
         // Settled: some servers publish in parts (tsserver's syntax, then its semantic
         // diagnostics), or again when another file changes; the last of a burst counts.
         while let Some(p) = &got {
@@ -381,21 +379,21 @@ impl Servers {
         };
         let client = self.client_by(language, Some(Instant::now() + wait))?;
         let hash = blake3::hash(text.as_bytes());
-        let before = client.generation();
-        let version = {
+        let now = client.generation();
+        let (version, before) = {
             let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
             let slot = slots.entry(language).or_default();
             match slot.open.get(path) {
-                Some((h, v)) if *h == hash => Err(*v),
+                Some(&(h, v, sent)) if h == hash => (Err(v), sent),
                 Some(_) => {
                     let v = client.change(path, text)?;
-                    slot.open.insert(path.to_path_buf(), (hash, v));
-                    Ok(v)
+                    slot.open.insert(path.to_path_buf(), (hash, v, now));
+                    (Ok(v), now)
                 }
                 None => {
                     client.open(path, language_id, text)?;
-                    slot.open.insert(path.to_path_buf(), (hash, 1));
-                    Ok(1)
+                    slot.open.insert(path.to_path_buf(), (hash, 1, now));
+                    (Ok(1), now)
                 }
             }
         };
@@ -421,11 +419,12 @@ impl Servers {
             return;
         };
         let hash = blake3::hash(text.as_bytes());
+        let now = client.generation();
         if let Some(open) = slot.open.get_mut(path)
             && open.0 != hash
             && let Ok(v) = client.change(path, text)
         {
-            *open = (hash, v);
+            *open = (hash, v, now);
         }
     }
 

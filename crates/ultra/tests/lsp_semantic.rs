@@ -216,3 +216,110 @@ fn without_a_server_the_index_answers_and_says_why() {
     assert!(e.to_string().contains("/nonexistent"), "{e}");
     assert_eq!(ws.read("main.py"), MAIN);
 }
+
+fn with_typescript() -> Ws {
+    let ws = Ws::new();
+    ws.write("tsconfig.json", r#"{"compilerOptions": {"strict": true}}"#);
+    ws.write(
+        "src/util.ts",
+        "export function double(n: number): number {\n  return 2 * n;\n}\n",
+    );
+    ws.write(
+        "src/main.ts",
+        "const x: number = double(2);\nexport { x };\n",
+    );
+    ws.write("src/extra.ts", "export const unused = 1;\n");
+    ws.write(
+        "src/tidy.ts",
+        "import { double } from \"./util\";\nimport { unused } from \"./extra\";\n\nexport const y = double(1);\n",
+    );
+    ws.config(json!({"lsp": {
+        "typescript": {"command": common::typescript_server().to_string_lossy(), "args": ["--stdio"]},
+        "python": {"enabled": false}
+    }}));
+    ws
+}
+
+#[test]
+fn a_quick_fix_and_organise_imports_apply_as_one_batch() {
+    let ws = with_typescript();
+    let _server = ws.serve();
+    let mut c = ws.agent("bot");
+    // tsserver loads the project first: wait for its word on main.ts.
+    common::wait_until("typescript to report the missing name", || {
+        let d = c.ok("state.getDiagnostics", json!({"path": "src/main.ts"}));
+        d["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|x| x["code"] == "2304")
+    });
+    let list = c.ok(
+        "ultra.codeActions",
+        json!({"path": "src/main.ts", "startLine": 1, "only": ["quickfix"]}),
+    );
+    let fix = list["actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["title"].as_str().unwrap().contains("./util"))
+        .unwrap_or_else(|| panic!("an import fix: {list}"))
+        .clone();
+    assert_eq!(fix["applicable"], true, "{fix}");
+    let done = c.ok(
+        "ultra.codeActions",
+        json!({"path": "src/main.ts", "startLine": 1, "only": ["quickfix"], "apply": fix["index"]}),
+    );
+    let applied = &done["applied"];
+    assert_eq!(applied["applied"], true, "{done}");
+    assert!(
+        ws.read("src/main.ts").contains("from \"./util\""),
+        "{}",
+        ws.read("src/main.ts")
+    );
+    assert_eq!(applied["newDiagnostics"], json!([]), "{done}");
+    assert!(
+        applied["fixedDiagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d["code"] == "2304"),
+        "{done}"
+    );
+    // Undone in one step.
+    c.ok("ultra.undo", json!({"txnId": applied["txnId"]}));
+    let text = c.ok("ultra.getFileContent", json!({"path": "src/main.ts"}))["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(text, "const x: number = double(2);\nexport { x };\n");
+
+    // Organise imports.
+    let list = c.ok(
+        "ultra.codeActions",
+        json!({"path": "src/tidy.ts", "only": ["source.organizeImports"]}),
+    );
+    let organise = list["actions"]
+        .as_array()
+        .unwrap()
+        .first()
+        .unwrap_or_else(|| panic!("organise imports: {list}"))
+        .clone();
+    let done = c.ok(
+        "ultra.codeActions",
+        json!({"path": "src/tidy.ts", "only": ["source.organizeImports"], "apply": organise["index"]}),
+    );
+    assert_eq!(done["applied"]["applied"], true, "{done}");
+    // Sorted by module (tsserver keeps an unused import unless asked to remove them).
+    assert_eq!(
+        ws.read("src/tidy.ts"),
+        "import { unused } from \"./extra\";\nimport { double } from \"./util\";\n\nexport const y = double(1);\n",
+        "{done}"
+    );
+    // An index that was not offered changes nothing.
+    c.err_code(
+        "ultra.codeActions",
+        json!({"path": "src/tidy.ts", "only": ["source.organizeImports"], "apply": 99}),
+        "INVALID_ARGUMENTS",
+    );
+}

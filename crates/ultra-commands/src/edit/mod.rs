@@ -4,8 +4,10 @@
 //! by content validators for non-human callers before anything changes, and is logged as
 //! one undoable transaction tagged with its source.
 
+pub mod code_action;
 pub mod rename;
 pub mod replace;
+mod server_edit;
 pub mod tools;
 pub mod typing;
 
@@ -30,6 +32,7 @@ pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {
     r.register(replace::ReplaceText)?;
     r.register(ApplyEdits)?;
     r.register(rename::RenameSymbol)?;
+    r.register(code_action::CodeActionsCommand)?;
     r.register(Undo)?;
     r.register(Redo)?;
     Ok(())

@@ -5,8 +5,6 @@
 //! Without a ready server it refuses (LANGUAGE_SERVER_UNAVAILABLE) rather than guess by
 //! name.
 
-use std::collections::BTreeMap;
-
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -15,12 +13,10 @@ use ultra_core::{Command, Cx};
 use ultra_protocol::{CommandError, ErrorCode};
 use ultra_tools::code::after_edit::EditDiagnostics;
 use ultra_tools::code::place::{pos, rope_of};
-use ultra_tools::code::semantic::{self, NAV_WAIT};
-use ultra_workspace::workspace::{EditOp, FileEdits};
+use ultra_tools::code::semantic;
 
-use super::{Finish, apply_reported};
+use super::server_edit::{self, ChangedFile, Shown};
 use ultra_services::Services;
-use ultra_services::util::is_human;
 
 /// Arguments of `ultra.renameSymbol`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -38,16 +34,6 @@ pub struct RenameSymbolArgs {
     pub dry_run: bool,
 }
 
-/// One file a rename changes.
-#[derive(Debug, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct RenamedFile {
-    pub path: String,
-    /// Lines (1-based) with an edit.
-    pub lines: Vec<u32>,
-    pub edits: usize,
-}
-
 /// Result of `ultra.renameSymbol`.
 #[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -59,7 +45,7 @@ pub struct Renamed {
     /// The transaction, for `ultra.undo {txnId}`: every file is undone together.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub txn_id: Option<u64>,
-    pub files: Vec<RenamedFile>,
+    pub files: Vec<ChangedFile>,
     pub total_edits: usize,
     #[serde(flatten)]
     pub diagnostics: EditDiagnostics,
@@ -67,38 +53,6 @@ pub struct Renamed {
 
 /// `ultra.renameSymbol`.
 pub struct RenameSymbol;
-
-fn unavailable(why: Option<semantic::ServerAnswer>, path: &str) -> CommandError {
-    match why {
-        Some(a) if a.state == "refused" => CommandError::new(
-            ErrorCode::InvalidArguments,
-            format!(
-                "the language server refused the rename: {}",
-                a.reason.unwrap_or_default()
-            ),
-        )
-        .with_suggestion("check the new name, and that the position is on a symbol of this workspace"),
-        Some(a) => CommandError::new(
-            ErrorCode::LanguageServerUnavailable,
-            format!(
-                "no {} language server answered ({}): {}",
-                a.language,
-                a.state,
-                a.reason.unwrap_or_default()
-            ),
-        )
-        .with_suggestion(if a.state == "warming" {
-            "retry in a moment: the server is starting"
-        } else {
-            "configure lsp.<language>.command (see lsp.status), or rename by name: find_references, then apply_edits"
-        }),
-        None => CommandError::new(
-            ErrorCode::LanguageServerUnavailable,
-            format!("no language server serves {path}"),
-        )
-        .with_suggestion("rename by name: find_references, then apply_edits"),
-    }
-}
 
 impl Command<Services> for RenameSymbol {
     type Args = RenameSymbolArgs;
@@ -129,27 +83,9 @@ impl Command<Services> for RenameSymbol {
             )
             .with_suggestion("give newName as an identifier, without spaces"));
         }
-        let human = is_human(cx);
-        let services = cx.services;
-        let root = services.root_path().to_path_buf();
-        // What the server is given: the file and every open buffer of its language.
-        let (rel, seen) = {
-            let ws = services.ws();
-            let rel = ws.resolve_write(&a.path, human)?;
-            let mut seen: BTreeMap<String, String> = ws
-                .buffers()
-                .filter(|b| semantic::same_server(b.path.as_str(), rel.as_str()))
-                .map(|b| (b.path.as_str().to_string(), b.rope.to_string()))
-                .collect();
-            if !seen.contains_key(rel.as_str()) {
-                seen.insert(
-                    rel.as_str().to_string(),
-                    ws.current_text(&rel).unwrap_or_default(),
-                );
-            }
-            (rel, seen)
-        };
-        let (code, _) = services.code(&[rel.as_str().to_string()]);
+        let shown = Shown::new(cx, &a.path)?;
+        let rel = shown.rel.clone();
+        let (code, _) = cx.services.code(&[rel.as_str().to_string()]);
         let at = code
             .read()
             .get(rel.as_str())
@@ -163,14 +99,12 @@ impl Command<Services> for RenameSymbol {
                     "give the line where the name is (get_lines or find_references show them)",
                 )
             })?;
-        for (p, text) in &seen {
-            let _ = services.lsp().document(&root.join(p), text, NAV_WAIT);
-        }
         let rope = rope_of(cx, rel.as_str()).unwrap_or_default();
         let position = pos(&rope, at.line, at.column, cx.source.encoding());
+        let instead = "rename by name: find_references, then apply_edits";
         let ask = |method: &str, extra| {
             semantic::ask(cx, rel.as_str(), &rope, position, method, extra)
-                .map_err(|why| unavailable(why, rel.as_str()))
+                .map_err(|why| server_edit::unavailable(why, rel.as_str(), instead))
         };
         let rename = || ask("textDocument/rename", json!({ "newName": a.new_name }));
         let (mut edit, mut server) = rename()?;
@@ -192,69 +126,15 @@ impl Command<Services> for RenameSymbol {
                 ),
             ));
         }
-        let encoding = semantic::protocol_encoding(server);
-        let mut files = Vec::new();
-        let mut report = Vec::new();
-        for (path, edits) in semantic::workspace_edit(services.root_path(), &edit)? {
-            let mut lines: Vec<u32> = edits.iter().map(|(r, _)| r.start.line + 1).collect();
-            lines.sort_unstable();
-            lines.dedup();
-            report.push(RenamedFile {
-                path: path.clone(),
-                lines,
-                edits: edits.len(),
-            });
-            let ops = edits
-                .into_iter()
-                .map(|(range, text)| EditOp::Range {
-                    range,
-                    text,
-                    encoding,
-                })
-                .collect::<Vec<_>>();
-            files.push((path, ops));
-        }
-        let total_edits = report.iter().map(|f| f.edits).sum();
-        if a.dry_run {
-            return Ok(Renamed {
-                symbol: a.symbol,
-                new_name: a.new_name,
-                applied: false,
-                txn_id: None,
-                files: report,
-                total_edits,
-                diagnostics: EditDiagnostics::default(),
-            });
-        }
-        let ws = services.ws();
-        let mut batch = Vec::new();
-        for (path, edits) in files {
-            let rel = ws.resolve_write(&path, human)?;
-            if let Some(before) = seen.get(rel.as_str())
-                && ws.current_text(&rel).as_deref() != Some(before.as_str())
-            {
-                return Err(CommandError::new(
-                    ErrorCode::StaleVersion,
-                    format!("{rel} changed while the language server worked out the rename; nothing was changed"),
-                )
-                .with_suggestion("run the rename again"));
-            }
-            batch.push(FileEdits {
-                path: rel,
-                expected_version: None,
-                expected_hash: None,
-                edits,
-            });
-        }
-        let (outcome, diagnostics) = apply_reported(cx, ws, batch, Finish::Save)?;
+        let done = server_edit::apply(cx, &shown, &edit, server, a.dry_run, "rename")?;
         Ok(Renamed {
             symbol: a.symbol,
             new_name: a.new_name,
-            applied: true,
-            txn_id: Some(outcome.txn_id),
-            files: report,
-            total_edits,
-            diagnostics,
+            applied: done.txn_id.is_some(),
+            txn_id: done.txn_id,
+            files: done.files,
+            total_edits: done.total_edits,
+            diagnostics: done.diagnostics,
         })
     }
 }

@@ -18,6 +18,9 @@ use ultra_services::util::file_uri;
 
 use super::place::{Location, pos, rope_of};
 
+/// The unit a server counts columns in.
+pub use ultra_lsp::PositionEncoding as ServerEncoding;
+
 /// How long a navigation query waits for the language server (its start included)
 /// before it answers from the index.
 pub const NAV_WAIT: Duration = Duration::from_secs(5);
@@ -76,6 +79,44 @@ pub fn ask(
     method: &str,
     extra: Value,
 ) -> Asked {
+    let Ok(idx) = ultra_workspace::text::to_char(rope, at, cx.source.encoding()) else {
+        let language = ultra_lsp::language_of(path).map_or("", |l| l.0);
+        return Err(Some(answer(
+            language,
+            "unavailable",
+            Some("the position is outside the file".into()),
+        )));
+    };
+    let line = rope.char_to_line(idx);
+    let byte = rope.char_to_byte(idx) - rope.line_to_byte(line);
+    let text = rope.line(line).to_string();
+    let uri = document_uri(cx, path);
+    request(cx, path, rope, method, &|enc| {
+        let mut params = json!({
+            "textDocument": { "uri": uri },
+            "position": { "line": line, "character": enc.column(&text, byte) },
+        });
+        if let (Some(p), Value::Object(more)) = (params.as_object_mut(), extra.clone()) {
+            p.extend(more);
+        }
+        params
+    })
+}
+
+/// The URI a server knows the workspace file `path` by.
+pub fn document_uri(cx: &Cx<'_, Services>, path: &str) -> String {
+    ultra_lsp::uri::from_path(&cx.services.root_path().join(path))
+}
+
+/// Ask the server of `path` (its text is `rope`, given to it first) `method`, with the
+/// parameters `params` builds for the server's position encoding.
+pub fn request(
+    cx: &Cx<'_, Services>,
+    path: &str,
+    rope: &Rope,
+    method: &str,
+    params: &dyn Fn(ServerEncoding) -> Value,
+) -> Asked {
     let Some((language, _)) = ultra_lsp::language_of(path) else {
         return Err(None);
     };
@@ -91,25 +132,8 @@ pub fn ask(
         }
         Err(e) => return Err(Some(answer(language, "unavailable", Some(e.to_string())))),
     };
-    let Ok(idx) = ultra_workspace::text::to_char(rope, at, cx.source.encoding()) else {
-        return Err(Some(answer(
-            language,
-            "unavailable",
-            Some("the position is outside the file".into()),
-        )));
-    };
-    let line = rope.char_to_line(idx);
-    let byte = rope.char_to_byte(idx) - rope.line_to_byte(line);
     let enc = client.encoding();
-    let character = enc.column(&rope.line(line).to_string(), byte);
-    let mut params = json!({
-        "textDocument": { "uri": ultra_lsp::uri::from_path(&abs) },
-        "position": { "line": line, "character": character },
-    });
-    if let (Some(p), Value::Object(more)) = (params.as_object_mut(), extra) {
-        p.extend(more);
-    }
-    match client.request_within(method, params, NAV_WAIT) {
+    match client.request_within(method, params(enc), NAV_WAIT) {
         Ok(v) => Ok((v, enc)),
         Err(ultra_lsp::LspError::Refused { message, .. }) => {
             Err(Some(answer(language, "refused", Some(message))))
@@ -121,6 +145,19 @@ pub fn ask(
         ))),
         Err(e) => Err(Some(answer(language, "unavailable", Some(e.to_string())))),
     }
+}
+
+/// What the server of `path` publishes for `rope` (its text), waited for `NAV_WAIT` at
+/// most: the LSP `Diagnostic` objects (empty when it did not publish in time).
+pub fn published(cx: &Cx<'_, Services>, path: &str, rope: &Rope) -> Vec<Value> {
+    let abs = cx.services.root_path().join(path);
+    cx.services
+        .lsp()
+        .diagnostics(&abs, &rope.to_string(), NAV_WAIT)
+        .ok()
+        .and_then(|(_, p)| p)
+        .map(|p| p.diagnostics)
+        .unwrap_or_default()
 }
 
 /// The locations in a server's answer (a `Location`, a list of them, or of

@@ -690,11 +690,21 @@ impl RawMcp {
 /// pyright-langserver from `crates/ultra-lsp/tests/servers` (installed from its lock file
 /// when absent).
 pub fn pyright() -> PathBuf {
+    test_server("pyright-langserver")
+}
+
+/// typescript-language-server (with TypeScript) from `crates/ultra-lsp/tests/servers`.
+pub fn typescript_server() -> PathBuf {
+    test_server("typescript-language-server")
+}
+
+fn test_server(name: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ultra-lsp/tests/servers");
-    npm_ci(&dir, "node_modules/.bin/pyright-langserver");
-    dir.join("node_modules/.bin/pyright-langserver")
+    npm_ci(&dir, &format!("node_modules/.bin/{name}"));
+    dir.join("node_modules/.bin")
+        .join(name)
         .canonicalize()
-        .expect("pyright-langserver is installed")
+        .expect("the language server is installed")
 }
 
 /// Installs the npm packages of the test client in `dir` from its lock file (`npm ci`)
