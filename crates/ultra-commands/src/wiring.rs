@@ -43,6 +43,7 @@ pub fn register_all(r: &mut Registry<Services>) -> Result<(), RegistryError> {
     audit::register(r)?;
     code::tools::register(r)?;
     code::state::register(r)?;
+    code::hierarchy::register(r)?;
     code::diagnostics::register(r)?;
     lsp::register(r)?;
     command_api::register(r)?;

@@ -302,9 +302,20 @@ impl Client {
                         "codeDescriptionSupport": true, "dataSupport": true
                     },
                     "definition": { "linkSupport": false },
+                    "implementation": { "linkSupport": false },
                     "references": {},
                     "hover": { "contentFormat": ["markdown", "plaintext"] },
-                    "rename": { "prepareSupport": true }
+                    "rename": { "prepareSupport": true },
+                    "callHierarchy": {},
+                    "codeAction": {
+                        "codeActionLiteralSupport": { "codeActionKind": { "valueSet": [
+                            "", "quickfix", "refactor", "refactor.extract", "refactor.inline",
+                            "refactor.rewrite", "source", "source.organizeImports", "source.fixAll"
+                        ] } },
+                        "isPreferredSupport": true,
+                        "dataSupport": true,
+                        "resolveSupport": { "properties": ["edit"] }
+                    }
                 },
                 "workspace": {
                     "configuration": true,

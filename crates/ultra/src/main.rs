@@ -62,7 +62,7 @@ Anthropic list; tokens at 4 bytes each):
   default    the seed tools, `shell` and the shell's typed tools: 34 tools, about 8k tokens
   read-only  of those, the ones that only read: 17 tools, about 3.4k tokens
   edit       of those, all but `shell`: 32 tools, about 7.6k tokens
-  full       every command an agent may run: 152 tools, about 25k tokens
+  full       every command an agent may run: 154 tools, about 25k tokens
 MCP's tools/list also carries each tool's title, hints and output schema, which clients
 do not show the model (default: about 52 KB).";
 

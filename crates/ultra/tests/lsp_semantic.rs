@@ -130,6 +130,26 @@ fn references_definitions_and_hover_come_from_the_server() {
         h["content"].as_str().unwrap().contains("(s: str) -> int"),
         "{h}"
     );
+    // Who calls pkg/a.py's parse: main.py's module code, at line 3 only.
+    let calls = c.ok(
+        "state.getCallHierarchy",
+        json!({"path": "pkg/a.py", "position": at(0, 5)}),
+    );
+    assert_eq!(calls["precision"], "semantic", "{calls}");
+    let sites: Vec<(String, u64)> = calls["calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|c| {
+            let path = c["path"].as_str().unwrap().to_string();
+            c["callSites"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(move |r| (path.clone(), r["start"]["line"].as_u64().unwrap()))
+        })
+        .collect();
+    assert_eq!(sites, [("main.py".to_string(), 3)], "{calls}");
 }
 
 #[test]
@@ -230,6 +250,10 @@ fn with_typescript() -> Ws {
     );
     ws.write("src/extra.ts", "export const unused = 1;\n");
     ws.write(
+        "src/shapes.ts",
+        "export interface Shape {\n  area(): number;\n}\n\nexport class Square implements Shape {\n  area(): number {\n    return 4;\n  }\n}\n\nexport class Circle implements Shape {\n  area(): number {\n    return 3;\n  }\n}\n",
+    );
+    ws.write(
         "src/tidy.ts",
         "import { double } from \"./util\";\nimport { unused } from \"./extra\";\n\nexport const y = double(1);\n",
     );
@@ -293,6 +317,21 @@ fn a_quick_fix_and_organise_imports_apply_as_one_batch() {
         .unwrap()
         .to_string();
     assert_eq!(text, "const x: number = double(2);\nexport { x };\n");
+
+    // What implements Shape.area: both classes' methods, from tsserver.
+    let imps = c.ok(
+        "state.findImplementations",
+        json!({"path": "src/shapes.ts", "position": at(1, 3)}),
+    );
+    assert_eq!(imps["precision"], "semantic", "{imps}");
+    assert_eq!(
+        places(&imps["locations"]),
+        [
+            ("src/shapes.ts".to_string(), 5),
+            ("src/shapes.ts".to_string(), 11)
+        ],
+        "{imps}"
+    );
 
     // Organise imports.
     let list = c.ok(

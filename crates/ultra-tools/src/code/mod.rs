@@ -6,6 +6,7 @@
 
 pub mod after_edit;
 pub mod diagnostics;
+pub mod hierarchy;
 pub mod page;
 pub mod place;
 pub mod semantic;

@@ -68,7 +68,7 @@ pub(super) fn file_record(
 }
 
 /// The identifier at a position, as (name, line, byte column).
-fn ident_at(
+pub(super) fn ident_at(
     cx: &Cx<'_, Services>,
     file: &FileIndex,
     at: Position,
