@@ -362,3 +362,61 @@ fn a_quick_fix_and_organise_imports_apply_as_one_batch() {
         "INVALID_ARGUMENTS",
     );
 }
+
+#[test]
+fn clangd_judges_c_edits_and_finds_definitions() {
+    let clangd = which("clangd").expect("clangd is installed (.ci/run: apt-get install clangd)");
+    let ws = Ws::new();
+    ws.write("compile_flags.txt", "-xc\n-std=c11\n");
+    ws.write("util.h", "int twice(int n);\n");
+    ws.write(
+        "util.c",
+        "#include \"util.h\"\n\nint twice(int n) { return 2 * n; }\n",
+    );
+    ws.write(
+        "main.c",
+        "#include \"util.h\"\n\nint main(void) { return twice(2); }\n",
+    );
+    ws.config(json!({"lsp": {
+        "c": {"command": clangd.to_string_lossy()},
+        "python": {"enabled": false}, "typescript": {"enabled": false}
+    }}));
+    let _server = ws.serve();
+    let mut c = ws.agent("bot");
+    let d = c.ok("state.getDiagnostics", json!({"path": "main.c"}));
+    assert_eq!(d["languageServer"]["state"], "ready", "{d}");
+    assert_eq!(d["diagnostics"], json!([]), "{d}");
+    let e = c.ok(
+        "ultra.applyEdits",
+        json!({"files": [{"path": "main.c", "edits": [{"old": "twice(2)", "new": "twice(missing)"}]}]}),
+    );
+    let new = e["newDiagnostics"].as_array().unwrap();
+    assert!(
+        new.iter().any(|d| d["severity"] == "error"
+            && d["message"].as_str().unwrap().contains("missing")
+            && d["range"]["start"]["line"] == 2),
+        "{e}"
+    );
+    let def = c.ok(
+        "state.goToDefinition",
+        json!({"path": "main.c", "position": at(2, 25)}),
+    );
+    assert_eq!(def["precision"], "semantic", "{def}");
+    let paths: Vec<&str> = def["locations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["path"].as_str().unwrap())
+        .collect();
+    assert!(
+        !paths.is_empty() && paths.iter().all(|p| *p == "util.h" || *p == "util.c"),
+        "{def}"
+    );
+}
+
+/// `name` on `PATH`.
+fn which(name: &str) -> Option<std::path::PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+}
