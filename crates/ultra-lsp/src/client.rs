@@ -68,6 +68,43 @@ fn humantime(d: &Duration) -> String {
     format!("{} ms", d.as_millis())
 }
 
+/// The one `TextDocumentContentChangeEvent` that turns `old` into `new`: the span between
+/// their common prefix and common suffix, its range in `enc`.
+fn span_change(old: &str, new: &str, enc: PositionEncoding) -> Value {
+    let prefix = old
+        .bytes()
+        .zip(new.bytes())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let mut start = prefix;
+    while !old.is_char_boundary(start) || !new.is_char_boundary(start) {
+        start -= 1;
+    }
+    let most = old.len().min(new.len()) - start;
+    let suffix = old
+        .bytes()
+        .rev()
+        .zip(new.bytes().rev())
+        .take(most)
+        .take_while(|(a, b)| a == b)
+        .count();
+    let (mut old_end, mut new_end) = (old.len() - suffix, new.len() - suffix);
+    while !old.is_char_boundary(old_end) || !new.is_char_boundary(new_end) {
+        old_end += 1;
+        new_end += 1;
+    }
+    let at = |byte: usize| {
+        let line_start = old[..byte].rfind('\n').map_or(0, |i| i + 1);
+        let line = old[..line_start].matches('\n').count();
+        let line_text = old[line_start..].split('\n').next().unwrap_or("");
+        json!({ "line": line, "character": enc.column(line_text, byte - line_start) })
+    };
+    json!({
+        "range": { "start": at(start), "end": at(old_end) },
+        "text": &new[start..new_end],
+    })
+}
+
 /// Diagnostics a server published for one document.
 #[derive(Debug, Clone)]
 pub struct Published {
@@ -190,7 +227,8 @@ pub struct Client {
     encoding: PositionEncoding,
     capabilities: Value,
     spec: ServerSpec,
-    versions: Mutex<HashMap<String, i64>>,
+    /// Open documents by URI: their version and the text the server has.
+    versions: Mutex<HashMap<String, (i64, String)>>,
 }
 
 /// How long `initialize` may take (a big workspace makes some servers slow to start).
@@ -435,27 +473,40 @@ impl Client {
         self.versions
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .insert(uri.clone(), 1);
+            .insert(uri.clone(), (1, text.to_string()));
         self.notify(
             "textDocument/didOpen",
             json!({ "textDocument": { "uri": uri, "languageId": language_id, "version": 1, "text": text } }),
         )
     }
 
-    /// Replace an open document's text; returns its new version.
+    /// Replace an open document's text; returns its new version. A server that takes
+    /// incremental changes is sent only the span that differs.
     pub fn change(&self, path: &Path, text: &str) -> Result<i64, LspError> {
         let uri = uri::from_path(path);
-        let version = {
-            let mut v = self.versions.lock().unwrap_or_else(|p| p.into_inner());
-            let n = v.entry(uri.clone()).or_insert(1);
-            *n += 1;
-            *n
+        let (version, change) = {
+            let mut docs = self.versions.lock().unwrap_or_else(|p| p.into_inner());
+            let doc = docs.entry(uri.clone()).or_insert((1, String::new()));
+            doc.0 += 1;
+            let change = if self.incremental() {
+                span_change(&doc.1, text, self.encoding)
+            } else {
+                json!({ "text": text })
+            };
+            doc.1 = text.to_string();
+            (doc.0, change)
         };
         self.notify(
             "textDocument/didChange",
-            json!({ "textDocument": { "uri": uri, "version": version }, "contentChanges": [{ "text": text }] }),
+            json!({ "textDocument": { "uri": uri, "version": version }, "contentChanges": [change] }),
         )?;
         Ok(version)
+    }
+
+    /// Whether the server takes incremental document changes (`TextDocumentSyncKind` 2).
+    fn incremental(&self) -> bool {
+        let sync = &self.capabilities["textDocumentSync"];
+        sync.as_u64().or_else(|| sync["change"].as_u64()) == Some(2)
     }
 
     /// Close a document. What the server published for it is forgotten: it was for
@@ -624,4 +675,74 @@ fn read_loop(shared: &Shared, mut out: BufReader<std::process::ChildStdout>) {
         }
     }
     shared.exited();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `change` applied to `old` as a server would: its range read in `enc`.
+    fn apply(old: &str, change: &Value, enc: PositionEncoding) -> String {
+        let lines: Vec<&str> = old.split('\n').collect();
+        let byte = |p: &Value| {
+            let line = p["line"].as_u64().unwrap() as usize;
+            let start: usize = lines[..line].iter().map(|l| l.len() + 1).sum();
+            start + enc.byte(lines[line], p["character"].as_u64().unwrap() as u32)
+        };
+        let (a, b) = (
+            byte(&change["range"]["start"]),
+            byte(&change["range"]["end"]),
+        );
+        format!(
+            "{}{}{}",
+            &old[..a],
+            change["text"].as_str().unwrap(),
+            &old[b..]
+        )
+    }
+
+    #[test]
+    fn a_span_change_turns_the_old_text_into_the_new_in_every_encoding() {
+        // Random edits (a deterministic generator) over text with multi-byte characters,
+        // surrogate pairs and line breaks, against a server's reading of the change.
+        let alphabet: Vec<char> = "ab\né€😀 x\n".chars().collect();
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        for enc in [
+            PositionEncoding::Utf8,
+            PositionEncoding::Utf16,
+            PositionEncoding::Utf32,
+        ] {
+            let mut text: String = (0..40).map(|_| alphabet[next(alphabet.len())]).collect();
+            for _ in 0..300 {
+                let chars: Vec<char> = text.chars().collect();
+                let a = next(chars.len() + 1);
+                let b = (a + next(4)).min(chars.len());
+                let insert: String = (0..next(4))
+                    .map(|_| alphabet[next(alphabet.len())])
+                    .collect();
+                let new: String = chars[..a]
+                    .iter()
+                    .chain(insert.chars().collect::<Vec<_>>().iter())
+                    .chain(chars[b..].iter())
+                    .collect();
+                let change = span_change(&text, &new, enc);
+                assert_eq!(
+                    apply(&text, &change, enc),
+                    new,
+                    "{enc:?} {text:?} -> {new:?}"
+                );
+                text = new;
+            }
+        }
+        // Nothing changed: an empty change.
+        let c = span_change("same", "same", PositionEncoding::Utf16);
+        assert_eq!(c["text"], "");
+        assert_eq!(c["range"]["start"], c["range"]["end"]);
+    }
 }

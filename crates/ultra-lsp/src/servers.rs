@@ -140,6 +140,8 @@ struct Slot {
     failures: u32,
     not_before: Option<Instant>,
     last_error: Option<String>,
+    /// When a caller last got the client (for [`Servers::stop_idle`]).
+    used: Option<Instant>,
 }
 
 /// The language servers of the workspace at `root`.
@@ -250,6 +252,7 @@ impl Servers {
             if let Some(c) = slot.client.take() {
                 if c.alive() {
                     slot.client = Some(c.clone());
+                    slot.used = Some(Instant::now());
                     return Ok(c);
                 }
                 // Died: what it had open is gone with it.
@@ -318,6 +321,7 @@ impl Servers {
                 let c = Arc::new(c);
                 slot.client = Some(c.clone());
                 slot.starts += 1;
+                slot.used = Some(Instant::now());
                 slot.not_before = None;
                 Ok(c)
             }
@@ -459,6 +463,28 @@ impl Servers {
                 }
             }
         }
+    }
+
+    /// Stop the servers nobody has asked anything for `idle`; the next question starts
+    /// one again. Returns how many stopped.
+    pub fn stop_idle(&self, idle: Duration) -> usize {
+        let stopped: Vec<Arc<Client>> = {
+            let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
+            slots
+                .values_mut()
+                .filter(|s| s.client.is_some() && s.used.is_some_and(|t| t.elapsed() >= idle))
+                .filter_map(|s| {
+                    s.open.clear();
+                    // Its next start is not a restart after a death.
+                    s.starts = s.starts.saturating_sub(1);
+                    s.client.take()
+                })
+                .collect()
+        };
+        // Shut down (politely, then killed) outside the lock.
+        let n = stopped.len();
+        drop(stopped);
+        n
     }
 
     /// Call `f` whenever a server started from now on publishes diagnostics (for

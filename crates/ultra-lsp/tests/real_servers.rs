@@ -199,3 +199,52 @@ fn a_server_that_exits_at_once_fails_fast() {
         );
     }
 }
+
+#[test]
+fn an_idle_server_is_stopped_and_started_again_when_needed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().canonicalize().unwrap();
+    let file = root.join("app.py");
+    let text = "x: int = \"s\"\n";
+    std::fs::write(&file, text).unwrap();
+    let spec = server("pyright-langserver", "python", &["--stdio"]);
+    let mut cfg = std::collections::BTreeMap::new();
+    cfg.insert(
+        "python".to_string(),
+        ultra_lsp::ServerConfig {
+            command: Some(spec.command.clone()),
+            args: Some(spec.args.clone()),
+            ..Default::default()
+        },
+    );
+    let servers = ultra_lsp::Servers::new(&root, &cfg);
+    let python = |s: &ultra_lsp::Servers| {
+        s.status()
+            .into_iter()
+            .find(|x| x.language == "python")
+            .unwrap()
+    };
+    let (_, p) = servers.diagnostics(&file, text, WAIT).unwrap();
+    assert_eq!(codes(&p.unwrap()), ["reportAssignmentType"]);
+    let pid = python(&servers).pid.unwrap();
+    assert_eq!(servers.stop_idle(Duration::from_secs(3600)), 0, "just used");
+    assert_eq!(servers.stop_idle(Duration::ZERO), 1);
+    let st = python(&servers);
+    assert_eq!(st.state, ultra_lsp::State::Idle, "{st:?}");
+    assert_eq!((st.pid, st.open_documents), (None, 0), "{st:?}");
+    assert!(
+        !Path::new(&format!("/proc/{pid}")).exists()
+            || std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .is_ok_and(|s| s.contains(") Z")),
+        "the server process is gone"
+    );
+    // The next question starts it again; that is not a restart after a death.
+    let (_, p) = servers.diagnostics(&file, text, WAIT).unwrap();
+    assert_eq!(codes(&p.unwrap()), ["reportAssignmentType"]);
+    let st = python(&servers);
+    assert_eq!(
+        (&st.state, st.restarts),
+        (&ultra_lsp::State::Running, 0),
+        "{st:?}"
+    );
+}

@@ -113,6 +113,25 @@ fn store_at(root: &Path, cfg: &ultra_core::config::IndexConfig) -> ultra_indexer
     }
 }
 
+/// A language server nobody asked anything for this long is stopped (it starts again on
+/// the next question): an agent session that moved on leaves no server holding memory.
+const LSP_IDLE: std::time::Duration = std::time::Duration::from_secs(30 * 60);
+
+/// Stop idle language servers now and then, for as long as `lsp` lives.
+fn stop_idle_servers(lsp: std::sync::Weak<ultra_lsp::Servers>) {
+    let _ = std::thread::Builder::new()
+        .name("lsp-idle".into())
+        .spawn(move || {
+            loop {
+                std::thread::sleep(std::time::Duration::from_secs(60));
+                let Some(lsp) = lsp.upgrade() else {
+                    return;
+                };
+                lsp.stop_idle(LSP_IDLE);
+            }
+        });
+}
+
 /// `lsp` of the configuration, as the language servers take it.
 fn lsp_config(config: &Config) -> std::collections::BTreeMap<String, ultra_lsp::ServerConfig> {
     config
@@ -167,6 +186,7 @@ impl Services {
             mode,
         };
         services.forward_disk_changes();
+        stop_idle_servers(Arc::downgrade(&services.lsp));
         Ok(services)
     }
 
