@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 use std::io::{BufReader, Read};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::mpsc;
@@ -548,6 +548,18 @@ impl Client {
             .1
             .get(&uri)
             .cloned()
+    }
+
+    /// What the server last published for every document it published for, by path.
+    pub fn all_diagnostics(&self) -> Vec<(PathBuf, Published)> {
+        self.shared
+            .published
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .1
+            .iter()
+            .filter_map(|(uri, p)| Some((uri::to_path(uri)?, p.clone())))
+            .collect()
     }
 
     /// Wait until the server publishes for `path` after publication `after` (and, when

@@ -465,6 +465,27 @@ impl Servers {
         }
     }
 
+    /// What every running server last published, for every document it published for:
+    /// (language, path, the server's position encoding, the diagnostics).
+    pub fn published(&self) -> Vec<(&'static str, PathBuf, crate::PositionEncoding, Published)> {
+        let clients: Vec<(&'static str, Arc<Client>)> = {
+            let slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
+            slots
+                .iter()
+                .filter_map(|(l, s)| Some((*l, s.client.clone().filter(|c| c.alive())?)))
+                .collect()
+        };
+        clients
+            .into_iter()
+            .flat_map(|(language, c)| {
+                let enc = c.encoding();
+                c.all_diagnostics()
+                    .into_iter()
+                    .map(move |(path, p)| (language, path, enc, p))
+            })
+            .collect()
+    }
+
     /// Stop the servers nobody has asked anything for `idle`; the next question starts
     /// one again. Returns how many stopped.
     pub fn stop_idle(&self, idle: Duration) -> usize {

@@ -43,6 +43,10 @@ fn diagnostics_come_from_the_language_server_and_follow_edits() {
     let d = c.ok("state.getDiagnostics", json!({"path": "app.py"}));
     assert_eq!(d["languageServer"]["state"], "ready", "{d}");
     assert_eq!(codes(&d), ["reportArgumentType"], "{d}");
+    // The workspace-wide list has it too.
+    let all = c.ok("state.getDiagnostics", json!({}));
+    assert_eq!(codes(&all), ["reportArgumentType"], "{all}");
+    assert_eq!(all["diagnostics"][0]["path"], "app.py", "{all}");
     // Subscribers hear of it.
     let ev = sub.wait_event(|e| {
         e["method"] == "diagnostics.changed" && e["params"]["data"]["path"] == "app.py"

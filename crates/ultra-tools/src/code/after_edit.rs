@@ -326,4 +326,54 @@ mod tests {
         assert_eq!(lines(&new), [(0, "fresh"), (3, "on a")]);
         assert_eq!(lines(&fixed), [(1, "gone")]);
     }
+
+    #[test]
+    fn moved_problems_are_neither_new_nor_fixed_and_an_added_one_is_new() {
+        // Random texts and edits (lines inserted and deleted; a deterministic generator).
+        // Every problem on a line the edit kept, found where that line went, is the same
+        // problem: nothing new, nothing fixed. One more on a kept line is the one new.
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n.max(1) as u64) as usize
+        };
+        for round in 0..300 {
+            let before: Vec<String> = (0..5 + next(30)).map(|i| format!("line {i}")).collect();
+            let mut after = before.clone();
+            for k in 0..1 + next(4) {
+                if next(2) == 0 && after.len() > 1 {
+                    after.remove(next(after.len()));
+                } else {
+                    after.insert(next(after.len() + 1), format!("new {round} {k}"));
+                }
+            }
+            let (old_text, new_text) = (before.join("\n") + "\n", after.join("\n") + "\n");
+            let map = crate::syntax_gate::line_map(&old_text, &new_text);
+            let messages = ["unknown name", "bad type", "unused"];
+            let old: Vec<Diagnostic> = (0..next(6))
+                .map(|_| d(next(before.len()) as u32, messages[next(3)]))
+                .collect();
+            let moved: Vec<Diagnostic> = old
+                .iter()
+                .filter_map(|o| {
+                    let to = map.get(&(o.range.start.line + 1))?;
+                    Some(d(to - 1, &o.message))
+                })
+                .collect();
+            let gone = old.len() - moved.len();
+            let (new, fixed) = diff(old.clone(), moved.clone(), &map);
+            assert!(new.is_empty(), "round {round}: {new:?}");
+            assert_eq!(fixed.len(), gone, "round {round}");
+            // One more, on a kept line.
+            let kept: Vec<u32> = map.values().copied().collect();
+            if let Some(&line) = kept.get(next(kept.len())) {
+                let mut more = moved;
+                more.push(d(line - 1, "fresh"));
+                let (new, _) = diff(old, more, &map);
+                assert_eq!(lines(&new), [(line - 1, "fresh")], "round {round}");
+            }
+        }
+    }
 }

@@ -98,7 +98,7 @@ impl SeverityFilter {
 }
 
 /// A seed 003 diagnostic.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Diagnostic {
     pub path: String,
@@ -166,7 +166,7 @@ impl Command<Services> for GetDiagnostics {
         "state.getDiagnostics",
         "State: Get Diagnostics",
         "State",
-        "Problems in the workspace's code: syntax errors from the parser (severity error) and, for one `path` a language server serves (pyright, typescript-language-server, rust-analyzer, gopls, clangd: configured in `lsp`, or found on PATH), the server's type errors and warnings with their `code`; `languageServer.state` says whether they are in (`ready`), still coming (`warming`: ask again) or `unavailable` (and why). One file or all, optionally only those of a severity (error, warning, info, hint) or list of severities. Paged with `limit`/`cursor` (a page at most 32 KB); `total` counts them all.",
+        "Problems in the workspace's code: syntax errors from the parser (severity error) and, for one `path` a language server serves (pyright, typescript-language-server, rust-analyzer, gopls, clangd: configured in `lsp`, or found on PATH), the server's type errors and warnings with their `code`; `languageServer.state` says whether they are in (`ready`), still coming (`warming`: ask again) or `unavailable` (and why). Without `path`: every file's syntax errors, and what the servers last said of the files they were shown. One file or all, optionally only those of a severity (error, warning, info, hint) or list of severities. Paged with `limit`/`cursor` (a page at most 32 KB); `total` counts them all.",
     )
     .touches(Touches::READ)
     .aliases(&["ultra.getDiagnostics"])
@@ -316,42 +316,107 @@ pub(crate) fn from_server(
         .collect()
 }
 
-/// Every indexed file's syntax errors, paged without building the pages before the cursor.
+/// Every indexed file's syntax errors and what the language servers last published for
+/// the files they were shown, by path, paged without building the syntax-only pages before
+/// the cursor.
 fn all_files(
     cx: &mut Cx<'_, Services>,
     a: &DiagnosticsArgs,
     limit: usize,
 ) -> Result<Diagnostics, CommandError> {
     let (code, index) = cx.services.code(&[]);
-    let files: Vec<_> = code
-        .read()
-        .files()
-        .filter(|f| !f.errors.is_empty())
-        .cloned()
-        .collect();
     let enc = cx.source.encoding();
     let root = cx.services.root_path().to_path_buf();
-    // The parser's syntax errors are all of severity error.
-    let wanted = a
-        .severity
-        .as_ref()
-        .is_none_or(|f| f.admits(Severity::Error));
-    let files: Vec<_> = files.into_iter().filter(|_| wanted).collect();
-    let total: usize = files.iter().map(|f| f.errors.len()).sum();
+    let wanted = |s: Severity| a.severity.as_ref().is_none_or(|f| f.admits(s));
+    // Files a server published for: merged in full (they are the few it was shown).
+    let mut merged: std::collections::BTreeMap<String, Vec<Diagnostic>> = Default::default();
+    for (language, path, server_enc, published) in cx.services.lsp().published() {
+        let Some(rel) = path.strip_prefix(&root).ok().and_then(|p| p.to_str()) else {
+            continue;
+        };
+        if published.diagnostics.is_empty() {
+            continue;
+        }
+        let Some(rope) = rope_of(cx, rel) else {
+            continue;
+        };
+        let uri = file_uri(&root, rel);
+        let mut all: Vec<Diagnostic> = code
+            .read()
+            .get(rel)
+            .map(|f| {
+                f.errors
+                    .iter()
+                    .map(|e| Diagnostic::syntax(rel, &uri, e, &rope, enc))
+                    .collect()
+            })
+            .unwrap_or_default();
+        all.extend(from_server(
+            &published,
+            server_enc,
+            (rel, &uri, language),
+            &rope,
+            enc,
+        ));
+        all.retain(|d| wanted(d.severity));
+        all.sort_by_key(|d| (d.range.start.line, d.range.start.character));
+        if !all.is_empty() {
+            merged.insert(rel.to_string(), all);
+        }
+    }
+    // The rest: the parser's syntax errors, all of severity error.
+    let syntax: Vec<_> = code
+        .read()
+        .files()
+        .filter(|f| {
+            !f.errors.is_empty() && wanted(Severity::Error) && !merged.contains_key(&f.path)
+        })
+        .cloned()
+        .collect();
+    enum Entry<'a> {
+        Merged(&'a str, &'a [Diagnostic]),
+        Syntax(&'a ultra_index::FileIndex),
+    }
+    let mut entries: Vec<Entry> = merged
+        .iter()
+        .map(|(p, d)| Entry::Merged(p, d))
+        .chain(syntax.iter().map(|f| Entry::Syntax(f)))
+        .collect();
+    let path_of = |e: &Entry| match e {
+        Entry::Merged(p, _) => p.to_string(),
+        Entry::Syntax(f) => f.path.clone(),
+    };
+    entries.sort_by_key(|e| path_of(e));
+    let count = |e: &Entry| match e {
+        Entry::Merged(_, d) => d.len(),
+        Entry::Syntax(f) => f.errors.len(),
+    };
+    let total: usize = entries.iter().map(count).sum();
     let start = a.cursor.unwrap_or(0).min(total);
     let mut page = Pager::new(limit);
     let mut diagnostics = Vec::new();
     let mut skip = start;
-    'files: for f in &files {
-        if skip >= f.errors.len() {
-            skip -= f.errors.len();
+    'files: for e in &entries {
+        if skip >= count(e) {
+            skip -= count(e);
             continue;
         }
-        let Some(rope) = rope_of(cx, &f.path) else {
-            continue;
+        let skipped = std::mem::take(&mut skip);
+        let these: Vec<Diagnostic> = match e {
+            Entry::Merged(_, d) => d[skipped..].to_vec(),
+            Entry::Syntax(f) => {
+                let Some(rope) = rope_of(cx, &f.path) else {
+                    continue;
+                };
+                let uri = file_uri(&root, &f.path);
+                f.errors
+                    .iter()
+                    .skip(skipped)
+                    .map(|e| Diagnostic::syntax(&f.path, &uri, e, &rope, enc))
+                    .collect()
+            }
         };
-        for e in f.errors.iter().skip(std::mem::take(&mut skip)) {
-            let d = Diagnostic::syntax(&f.path, &file_uri(&root, &f.path), e, &rope, enc);
+        for d in these {
             if !page.admit(&d) {
                 break 'files;
             }
@@ -362,7 +427,7 @@ fn all_files(
     Ok(Diagnostics {
         diagnostics,
         total,
-        files: files.len(),
+        files: entries.len(),
         next_cursor,
         index,
         language_server: None,
