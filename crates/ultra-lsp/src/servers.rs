@@ -343,6 +343,29 @@ impl Servers {
         text: &str,
         wait: Duration,
     ) -> Result<(Arc<Client>, Option<Published>), LspError> {
+        self.published_for(path, text, wait, true)
+    }
+
+    /// [`Servers::diagnostics`] for one of several files changed together: a server
+    /// publishes again for a file when another it depends on changes, with the same
+    /// version, so only a quiet moment says it is done.
+    pub fn settled_diagnostics(
+        &self,
+        path: &Path,
+        text: &str,
+        wait: Duration,
+    ) -> Result<(Arc<Client>, Option<Published>), LspError> {
+        self.published_for(path, text, wait, false)
+    }
+
+    /// `exact`: a publication for exactly the version sent is the last word.
+    fn published_for(
+        &self,
+        path: &Path,
+        text: &str,
+        wait: Duration,
+        exact: bool,
+    ) -> Result<(Arc<Client>, Option<Published>), LspError> {
         let deadline = Instant::now() + wait;
         let Document {
             client,
@@ -352,9 +375,12 @@ impl Servers {
         // Unchanged since the server was given it, or just sent: what it published since.
         let (Ok(v) | Err(v)) = version;
         let mut got = client.wait_diagnostics(path, before, Some(v), wait);
-        // Settled: some servers publish in parts (tsserver's syntax, then its semantic
-        // diagnostics), or again when another file changes; the last of a burst counts.
+        // Settled: a server that gives no versions may publish in parts (tsserver's syntax,
+        // then its semantic diagnostics); the last of a burst counts.
         while let Some(p) = &got {
+            if exact && p.version == Some(v) {
+                break;
+            }
             let quiet = SETTLE.saturating_sub(p.at.elapsed());
             let left = deadline
                 .saturating_duration_since(Instant::now())

@@ -196,8 +196,14 @@ pub(crate) fn compare(
                     state: state.into(),
                     reason,
                 };
+                let abs = root.join(path);
                 let seen = before.and_then(|(_, b)| {
-                    Ok((b, lsp.diagnostics(&root.join(path), new_text, left())?))
+                    let after = if files.len() > 1 {
+                        lsp.settled_diagnostics(&abs, new_text, left())?
+                    } else {
+                        lsp.diagnostics(&abs, new_text, left())?
+                    };
+                    Ok((b, after))
                 });
                 match seen {
                     Err(e @ ultra_lsp::LspError::Starting { .. }) => {
