@@ -503,6 +503,12 @@ impl Client {
         Ok(version)
     }
 
+    /// Whether the server asked to hear of saves (`textDocumentSync.save`).
+    pub fn wants_saves(&self) -> bool {
+        let save = &self.capabilities["textDocumentSync"]["save"];
+        save.as_bool().unwrap_or(save.is_object())
+    }
+
     /// Whether the server takes incremental document changes (`TextDocumentSyncKind` 2).
     fn incremental(&self) -> bool {
         let sync = &self.capabilities["textDocumentSync"];

@@ -458,6 +458,27 @@ impl Servers {
         }
     }
 
+    /// `path` (absolute) was saved: its server hears of it (`textDocument/didSave`) if it
+    /// has the document open and asked to hear of saves.
+    pub fn saved(&self, path: &Path) {
+        let Some((language, _)) = language_of(&path.to_string_lossy()) else {
+            return;
+        };
+        let slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
+        let Some(slot) = slots.get(language) else {
+            return;
+        };
+        if let Some(client) = slot.client.as_ref().filter(|c| c.alive())
+            && slot.open.contains_key(path)
+            && client.wants_saves()
+        {
+            let _ = client.notify(
+                "textDocument/didSave",
+                json!({ "textDocument": { "uri": crate::uri::from_path(path) } }),
+            );
+        }
+    }
+
     /// Files changed on disk (absolute paths; LSP `FileChangeType`: 1 created, 2 changed,
     /// 3 deleted): every running server hears of them (`workspace/didChangeWatchedFiles`).
     /// A server of their language also has its documents closed: what it published for

@@ -212,13 +212,17 @@ pub fn save_many_in(
     Ok(saved)
 }
 
-/// Announce a save as `file.saved`.
+/// Announce a save as `file.saved`, and to a language server that has the file open
+/// (`didSave`: rust-analyzer checks the crate then).
 fn announce_saved(cx: &Cx<'_, Services>, saved: &Saved) {
     cx.events.emit(
         names::FILE_SAVED,
         json!({ "path": saved.path, "version": saved.version, "hash": saved.hash }),
         Some(cx.source),
     );
+    cx.services
+        .lsp()
+        .saved(&cx.services.root_path().join(&saved.path));
 }
 
 /// People may touch restricted paths; agents and programs may not.
