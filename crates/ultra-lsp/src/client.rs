@@ -134,6 +134,10 @@ struct Shared {
     pending: Mutex<HashMap<i64, mpsc::Sender<Reply>>>,
     published: Mutex<(u64, HashMap<String, Published>)>,
     news: Condvar,
+    /// The server's work under way (`$/progress` tokens begun and not ended: loading a
+    /// project, analysing files), and a signal when some ends.
+    working: Mutex<std::collections::HashSet<String>>,
+    done_working: Condvar,
     alive: AtomicBool,
     stderr: Mutex<Vec<u8>>,
     root_uri: String,
@@ -180,6 +184,21 @@ impl Shared {
     }
 
     fn notified(&self, method: &str, params: Value) {
+        if method == "$/progress" {
+            let token = params["token"].to_string();
+            let mut working = self.working.lock().unwrap_or_else(|p| p.into_inner());
+            match params["value"]["kind"].as_str() {
+                Some("begin") => {
+                    working.insert(token);
+                }
+                Some("end") => {
+                    working.remove(&token);
+                    self.done_working.notify_all();
+                }
+                _ => {}
+            }
+            return;
+        }
         if method != "textDocument/publishDiagnostics" {
             return;
         }
@@ -275,6 +294,8 @@ impl Client {
             pending: Mutex::new(HashMap::new()),
             published: Mutex::new((0, HashMap::new())),
             news: Condvar::new(),
+            working: Mutex::new(std::collections::HashSet::new()),
+            done_working: Condvar::new(),
             alive: AtomicBool::new(true),
             stderr: Mutex::new(Vec::new()),
             root_uri: root_uri.clone(),
@@ -501,6 +522,31 @@ impl Client {
             json!({ "textDocument": { "uri": uri, "version": version }, "contentChanges": [change] }),
         )?;
         Ok(version)
+    }
+
+    /// Wait, `timeout` at most, until the server has no work under way that it reported
+    /// (`$/progress`): an answer asked for while it still loads the workspace may leave
+    /// out what it has not read. False when the time ran out.
+    pub fn wait_until_quiet(&self, timeout: Duration) -> bool {
+        let deadline = Instant::now() + timeout;
+        let mut working = self
+            .shared
+            .working
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        while !working.is_empty() {
+            let now = Instant::now();
+            if now >= deadline || !self.alive() {
+                return false;
+            }
+            working = self
+                .shared
+                .done_working
+                .wait_timeout(working, deadline - now)
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
+        }
+        true
     }
 
     /// Whether the server asked to hear of saves (`textDocumentSync.save`).

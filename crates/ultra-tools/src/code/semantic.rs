@@ -121,19 +121,33 @@ pub fn request(
         return Err(None);
     };
     let abs = cx.services.root_path().join(path);
+    // Given the text, and once it has judged it (it published for it; a moment for a
+    // server that is ready): a server that just started has not read the workspace before
+    // then, and would answer from what it has.
     let client = match cx
         .services
         .lsp()
-        .document(&abs, &rope.to_string(), NAV_WAIT)
+        .diagnostics(&abs, &rope.to_string(), NAV_WAIT)
     {
-        Ok(doc) => doc.client,
+        Ok((client, _)) => client,
         Err(e @ ultra_lsp::LspError::Starting { .. }) => {
             return Err(Some(answer(language, "warming", Some(e.to_string()))));
         }
         Err(e) => return Err(Some(answer(language, "unavailable", Some(e.to_string())))),
     };
     let enc = client.encoding();
-    match client.request_within(method, params(enc), NAV_WAIT) {
+    // Work it reported under way (loading the workspace) first: an answer before it ends
+    // may leave out files it has not read yet.
+    let deadline = std::time::Instant::now() + NAV_WAIT;
+    if !client.wait_until_quiet(NAV_WAIT) {
+        return Err(Some(answer(
+            language,
+            "warming",
+            Some("the language server is still loading the workspace: answered from the index; ask again".into()),
+        )));
+    }
+    let left = deadline.saturating_duration_since(std::time::Instant::now());
+    match client.request_within(method, params(enc), left.max(Duration::from_millis(500))) {
         Ok(v) => Ok((v, enc)),
         Err(ultra_lsp::LspError::Refused { message, .. }) => {
             Err(Some(answer(language, "refused", Some(message))))
