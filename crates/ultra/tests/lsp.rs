@@ -330,3 +330,29 @@ fn a_file_changed_on_disk_reaches_the_server() {
         codes(&d) == ["reportAssignmentType"]
     });
 }
+
+#[test]
+fn an_edit_of_many_files_shows_the_server_only_the_first_twenty() {
+    let ws = with_pyright();
+    for i in 0..22 {
+        ws.write(&format!("m/f{i:02}.py"), "LIMIT: int = 1\n");
+    }
+    let _server = ws.serve();
+    let mut c = ws.agent("bot");
+    let r = c.ok(
+        "search.findAndReplace",
+        json!({"query": "LIMIT: int = 1", "replacement": "LIMIT: int = \"one\""}),
+    );
+    assert_eq!(r["count"], 22, "{r}");
+    let servers = r["languageServers"].as_array().unwrap();
+    assert_eq!(servers.len(), 1, "{r}");
+    assert_eq!(servers[0]["state"], "skipped", "{r}");
+    // The twenty it judged: one new type error each.
+    let new = r["newDiagnostics"].as_array().unwrap();
+    assert_eq!(new.len(), 20, "{r}");
+    assert!(
+        new.iter().all(|d| d["code"] == "reportAssignmentType"),
+        "{r}"
+    );
+    assert!(r["diagnosticsNote"].is_null(), "{r}");
+}

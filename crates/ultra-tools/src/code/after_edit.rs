@@ -27,6 +27,9 @@ use super::semantic::ServerAnswer;
 /// start included) before it answers with `warming`.
 pub const EDIT_WAIT: Duration = Duration::from_secs(4);
 
+/// At most this many files of one edit are shown to a language server.
+const SHOWN: usize = 20;
+
 /// At most this many new (and as many fixed) diagnostics are listed; the rest are counted.
 const LISTED: usize = 20;
 
@@ -51,7 +54,8 @@ pub struct EditDiagnostics {
     pub diagnostics_note: Option<String>,
     /// Each language server asked: `ready` (its diagnostics are compared), `warming` (it
     /// did not settle in time: only syntax errors are compared; ask
-    /// `state.getDiagnostics` later) or `unavailable` (and why).
+    /// `state.getDiagnostics` later), `skipped` (an edit of more than 20 files: the
+    /// others were not shown to it) or `unavailable` (and why).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub language_servers: Vec<ServerAnswer>,
 }
@@ -163,12 +167,23 @@ pub(crate) fn compare(
     deadline: Instant,
 ) -> Vec<Compared> {
     let left = || deadline.saturating_duration_since(Instant::now());
-    let served = |path: &str| ultra_lsp::language_of(path).is_some();
+    // The first few files a server serves are shown to it: a replace across hundreds of
+    // files would have it open and analyse every one.
+    let mut shown = 0;
+    let asks: Vec<bool> = files
+        .iter()
+        .map(|(path, _, _)| {
+            let ask = ultra_lsp::language_of(path).is_some() && shown < SHOWN;
+            shown += usize::from(ask);
+            ask
+        })
+        .collect();
     let before: Vec<_> = files
         .iter()
-        .map(|(path, old, _)| served(path).then(|| lsp.diagnostics(&root.join(path), old, left())))
+        .zip(&asks)
+        .map(|((path, old, _), ask)| ask.then(|| lsp.diagnostics(&root.join(path), old, left())))
         .collect();
-    for (path, _, new) in files.iter().filter(|f| served(f.0)) {
+    for ((path, _, new), _) in files.iter().zip(&asks).filter(|(_, ask)| **ask) {
         let _ = lsp.document(&root.join(path), new, left());
     }
     files
@@ -189,6 +204,7 @@ pub(crate) fn compare(
             };
             let mut old = syntax(old_text, &rope_before);
             let mut now = syntax(new_text, &rope_after);
+            let skipped = before.is_none().then(|| ultra_lsp::language_of(path)).flatten();
             let answer = before.map(|before| {
                 let language = ultra_lsp::language_of(path).map_or("", |l| l.0);
                 let answer = |state: &str, reason: Option<String>| ServerAnswer {
@@ -223,6 +239,15 @@ pub(crate) fn compare(
                         )),
                     ),
                 }
+            });
+            let answer = answer.or_else(|| {
+                skipped.map(|(language, _)| ServerAnswer {
+                    language: language.to_string(),
+                    state: "skipped".into(),
+                    reason: Some(format!(
+                        "the edit changed more than {SHOWN} files: the language server judged the first {SHOWN}; state.getDiagnostics has the others"
+                    )),
+                })
             });
             let (new, fixed) = diff(old, now, &crate::syntax_gate::line_map(old_text, new_text));
             (new, fixed, answer)
