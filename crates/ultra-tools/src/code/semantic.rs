@@ -211,9 +211,12 @@ pub fn locations(
             if abs.starts_with(root) {
                 rope_of(cx, &path)
             } else {
-                // Only to convert the columns: nothing of it is returned.
-                std::fs::read_to_string(&abs)
+                // Only to convert the columns: nothing of it is returned. A file too big to
+                // be source keeps the server's columns.
+                std::fs::metadata(&abs)
                     .ok()
+                    .filter(|m| m.len() <= MAX_OUTSIDE)
+                    .and_then(|_| std::fs::read_to_string(&abs).ok())
                     .map(|t| Rope::from_str(&t))
             }
         });
@@ -246,7 +249,15 @@ fn convert(
     pos(rope, l as u32 + 1, byte as u32, enc)
 }
 
-/// A hover's text: `MarkupContent`, a `MarkedString` or a list of them.
+/// A file outside the workspace a server points to is read (to convert its columns) up to
+/// this size.
+const MAX_OUTSIDE: u64 = 8 << 20;
+
+/// A hover longer than this is cut (a whole module's docstring is not a hover).
+const MAX_HOVER: usize = 8 << 10;
+
+/// A hover's text: `MarkupContent`, a `MarkedString` or a list of them, cut at
+/// [`MAX_HOVER`] bytes.
 pub fn hover_text(v: &Value) -> Option<String> {
     let part = |c: &Value| -> Option<String> {
         match c {
@@ -265,7 +276,22 @@ pub fn hover_text(v: &Value) -> Option<String> {
         Value::Array(a) => a.iter().filter_map(part).collect::<Vec<_>>().join("\n\n"),
         c => part(c)?,
     };
-    (!text.trim().is_empty()).then_some(text)
+    if text.trim().is_empty() {
+        return None;
+    }
+    if text.len() <= MAX_HOVER {
+        return Some(text);
+    }
+    let mut cut = MAX_HOVER;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    Some(format!(
+        "{}\n[cut at {} KB of {} KB]",
+        &text[..cut],
+        MAX_HOVER >> 10,
+        text.len() >> 10
+    ))
 }
 
 /// The protocol's name for a server's position encoding.
@@ -346,4 +372,26 @@ pub fn workspace_edit(
 /// The server's state for a semantic answer.
 pub fn ready(path: &str) -> Option<ServerAnswer> {
     ultra_lsp::language_of(path).map(|(language, _)| answer(language, "ready", None))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hovers_of_every_shape_and_size() {
+        let markup = json!({"contents": {"kind": "markdown", "value": "```python\nx: int\n```"}});
+        assert_eq!(hover_text(&markup).unwrap(), "```python\nx: int\n```");
+        let marked = json!({"contents": [{"language": "c", "value": "int x"}, "doc"]});
+        assert_eq!(hover_text(&marked).unwrap(), "```c\nint x\n```\n\ndoc");
+        assert_eq!(hover_text(&json!({"contents": ""})), None);
+        let big = json!({"contents": "é".repeat(10_000)});
+        let text = hover_text(&big).unwrap();
+        assert!(text.len() < MAX_HOVER + 40, "{}", text.len());
+        assert!(
+            text.ends_with("[cut at 8 KB of 19 KB]"),
+            "{}",
+            &text[text.len() - 40..]
+        );
+    }
 }
