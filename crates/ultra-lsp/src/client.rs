@@ -136,7 +136,7 @@ struct Shared {
     news: Condvar,
     /// The server's work under way (`$/progress` tokens begun and not ended: loading a
     /// project, analysing files), and a signal when some ends.
-    working: Mutex<std::collections::HashSet<String>>,
+    working: Mutex<HashMap<String, String>>,
     done_working: Condvar,
     alive: AtomicBool,
     stderr: Mutex<Vec<u8>>,
@@ -189,7 +189,8 @@ impl Shared {
             let mut working = self.working.lock().unwrap_or_else(|p| p.into_inner());
             match params["value"]["kind"].as_str() {
                 Some("begin") => {
-                    working.insert(token);
+                    let title = params["value"]["title"].as_str().unwrap_or("working");
+                    working.insert(token, title.to_string());
                 }
                 Some("end") => {
                     working.remove(&token);
@@ -294,7 +295,7 @@ impl Client {
             pending: Mutex::new(HashMap::new()),
             published: Mutex::new((0, HashMap::new())),
             news: Condvar::new(),
-            working: Mutex::new(std::collections::HashSet::new()),
+            working: Mutex::new(HashMap::new()),
             done_working: Condvar::new(),
             alive: AtomicBool::new(true),
             stderr: Mutex::new(Vec::new()),
@@ -547,6 +548,20 @@ impl Client {
                 .0;
         }
         true
+    }
+
+    /// The titles of the work the server reported under way (`$/progress`).
+    pub fn working(&self) -> Vec<String> {
+        let mut titles: Vec<String> = self
+            .shared
+            .working
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .values()
+            .cloned()
+            .collect();
+        titles.sort();
+        titles
     }
 
     /// Whether the server asked to hear of saves (`textDocumentSync.save`).

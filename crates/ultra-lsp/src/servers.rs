@@ -118,6 +118,8 @@ pub struct Status {
     pub last_error: Option<String>,
     /// Documents it has open.
     pub open_documents: usize,
+    /// What it reported it is busy with (`$/progress` titles: "Indexing", ...).
+    pub working: Vec<String>,
 }
 
 /// Backoff after a failed start or a death: doubles up to this.
@@ -591,6 +593,10 @@ impl Servers {
                     restarts: slot.map_or(0, |s| s.starts.saturating_sub(1)),
                     last_error: slot.and_then(|s| s.last_error.clone()),
                     open_documents: slot.map_or(0, |s| s.open.len()),
+                    working: client
+                        .filter(|_| running)
+                        .map(|c| c.working())
+                        .unwrap_or_default(),
                 }
             })
             .collect()

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A minimal language server for protocol tests: it answers `initialize` (incremental
-sync, saves wanted, UTF-16) and `shutdown`, and appends every message it gets to the log
-file named by its argument, one JSON object a line."""
+sync, saves wanted, UTF-16) and `shutdown`, reports work under way (`$/progress`
+"Indexing") from the first document opened until the first save, and appends every
+message it gets to the log file named by its argument, one JSON object a line."""
 
 import json
 import sys
@@ -37,6 +38,10 @@ with open(sys.argv[1], "a") as log:
                 "positionEncoding": "utf-16",
                 "textDocumentSync": {"openClose": True, "change": 2, "save": {}},
             }}})
+        elif method in ("textDocument/didOpen", "textDocument/didSave"):
+            kind = "begin" if method.endswith("didOpen") else "end"
+            send({"jsonrpc": "2.0", "method": "$/progress",
+                  "params": {"token": "index", "value": {"kind": kind, "title": "Indexing"}}})
         elif method == "shutdown":
             send({"jsonrpc": "2.0", "id": msg["id"], "result": None})
         elif method == "exit":

@@ -56,8 +56,23 @@ fn the_server_hears_opens_span_changes_saves_disk_changes_and_goodbye() {
     servers.document(&file, "é = 1\nb = 2\n", wait).unwrap();
     // After a two-unit (UTF-16) character: the change is one span, in UTF-16 columns.
     servers.document(&file, "é = 1\nb = 20\n", wait).unwrap();
-    servers.document(&file, "😀é = 1\nb = 20\n", wait).unwrap();
+    let doc = servers.document(&file, "😀é = 1\nb = 20\n", wait).unwrap();
+    // It reported work under way from the first open: questions wait for it.
+    let python = |s: &Servers| {
+        s.status()
+            .into_iter()
+            .find(|x| x.language == "python")
+            .unwrap()
+    };
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while python(&servers).working.is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(python(&servers).working, ["Indexing"]);
+    assert!(!doc.client.wait_until_quiet(Duration::from_millis(100)));
     servers.saved(&file);
+    assert!(doc.client.wait_until_quiet(Duration::from_secs(5)));
+    assert!(python(&servers).working.is_empty());
     servers.files_changed(&[(root.join("other.py"), 2)]);
     let msgs = logged(&log, 8);
     let methods: Vec<&str> = msgs.iter().map(method).collect();
@@ -95,7 +110,8 @@ fn the_server_hears_opens_span_changes_saves_disk_changes_and_goodbye() {
         "textDocument/didClose",
         "a change on disk closes the language's documents"
     );
-    // Idle: asked to shut down, then told to exit.
+    // Idle: asked to shut down, then told to exit (once nobody holds it).
+    drop(doc);
     assert_eq!(servers.stop_idle(Duration::ZERO), 1);
     let msgs = logged(&log, 10);
     let tail: Vec<&str> = msgs[8..].iter().map(method).collect();

@@ -42,6 +42,10 @@ pub struct ServerStatus {
     pub last_error: Option<String>,
     /// Documents it has open.
     pub open_documents: usize,
+    /// What it reported it is busy with (loading, indexing); semantic answers wait for it
+    /// (5 s at most) and say `warming` while it lasts.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub working: Vec<String>,
 }
 
 /// Result of `lsp.status`.
@@ -86,6 +90,7 @@ impl Command<Services> for LspStatus {
                 restarts: s.restarts,
                 last_error: s.last_error,
                 open_documents: s.open_documents,
+                working: s.working,
             })
             .collect();
         Ok(Status { servers })

@@ -55,6 +55,10 @@ pub fn status(root: &Path, socket: Option<PathBuf>, json_out: bool) -> ExitCode 
         if let Some(e) = s["lastError"].as_str() {
             out.push_str(&format!("{:<11} last error: {e}\n", ""));
         }
+        if let Some(w) = s["working"].as_array() {
+            let w: Vec<&str> = w.iter().filter_map(Value::as_str).collect();
+            out.push_str(&format!("{:<11} working: {}\n", "", w.join(", ")));
+        }
     }
     crate::cli::print_text(out.trim_end());
     ExitCode::SUCCESS
