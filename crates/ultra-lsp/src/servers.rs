@@ -126,6 +126,9 @@ pub struct Status {
 const MAX_BACKOFF: Duration = Duration::from_secs(60);
 const FIRST_BACKOFF: Duration = Duration::from_millis(500);
 
+/// How long a server that never published for a file is waited for, after the first time.
+const SILENT_WAIT: Duration = Duration::from_millis(500);
+
 /// Publications for one document this close together are one burst: the last counts.
 const SETTLE: Duration = Duration::from_millis(150);
 
@@ -155,6 +158,8 @@ pub struct Servers {
     started: Condvar,
     /// Told of every publication, with the language (see [`Servers::on_publish`]).
     on_publish: Mutex<Option<PublishHook>>,
+    /// Files a server was given the full wait for and never published for.
+    silent: Mutex<std::collections::HashSet<PathBuf>>,
 }
 
 /// A document as [`Servers::document`] left it.
@@ -210,6 +215,7 @@ impl Servers {
             slots: Mutex::new(HashMap::new()),
             started: Condvar::new(),
             on_publish: Mutex::new(None),
+            silent: Mutex::new(std::collections::HashSet::new()),
         }
     }
 
@@ -376,7 +382,23 @@ impl Servers {
         } = self.document(path, text, wait)?;
         // Unchanged since the server was given it, or just sent: what it published since.
         let (Ok(v) | Err(v)) = version;
-        let mut got = client.wait_diagnostics(path, before, Some(v), wait);
+        // A server that never published for this file, though given the time, likely never
+        // will (a file outside its project): it is not waited for in full again.
+        let silent = {
+            let mut silent = self.silent.lock().unwrap_or_else(|p| p.into_inner());
+            if client.diagnostics(path).is_some() {
+                silent.remove(path);
+            }
+            silent.contains(path)
+        };
+        let first = if silent { wait.min(SILENT_WAIT) } else { wait };
+        let mut got = client.wait_diagnostics(path, before, Some(v), first);
+        if got.is_none() && client.diagnostics(path).is_none() && first == wait {
+            self.silent
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(path.to_path_buf());
+        }
         // Settled: a server that gives no versions may publish in parts (tsserver's syntax,
         // then its semantic diagnostics); the last of a burst counts.
         while let Some(p) = &got {

@@ -110,10 +110,26 @@ fn the_server_hears_opens_span_changes_saves_disk_changes_and_goodbye() {
         "textDocument/didClose",
         "a change on disk closes the language's documents"
     );
+    // It never publishes diagnostics: waited for in full once, then briefly.
+    let other = root.join("quiet.py");
+    let t = Instant::now();
+    let (_, p) = servers
+        .diagnostics(&other, "x = 1\n", Duration::from_secs(2))
+        .unwrap();
+    assert!(p.is_none() && t.elapsed() >= Duration::from_secs(2));
+    let t = Instant::now();
+    let (_, p) = servers
+        .diagnostics(&other, "x = 2\n", Duration::from_secs(2))
+        .unwrap();
+    assert!(
+        p.is_none() && t.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        t.elapsed()
+    );
     // Idle: asked to shut down, then told to exit (once nobody holds it).
     drop(doc);
     assert_eq!(servers.stop_idle(Duration::ZERO), 1);
-    let msgs = logged(&log, 10);
-    let tail: Vec<&str> = msgs[8..].iter().map(method).collect();
+    let msgs = logged(&log, 12);
+    let tail: Vec<&str> = msgs[msgs.len() - 2..].iter().map(method).collect();
     assert_eq!(tail, ["shutdown", "exit"], "{msgs:#?}");
 }
