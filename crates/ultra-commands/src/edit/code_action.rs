@@ -10,11 +10,9 @@ use serde_json::{Value, json};
 use ultra_core::command::{CommandSpec, Example, Touches};
 use ultra_core::{Command, Cx};
 use ultra_protocol::{CommandError, ErrorCode};
-use ultra_tools::code::after_edit::EditDiagnostics;
-use ultra_tools::code::place::rope_of;
 use ultra_tools::code::semantic;
 
-use super::server_edit::{self, ChangedFile, Shown};
+use super::server_edit::{self, ServerEdited, Shown};
 use ultra_services::Services;
 
 /// Arguments of `ultra.codeActions`.
@@ -61,14 +59,8 @@ pub struct ActionInfo {
 #[serde(rename_all = "camelCase")]
 pub struct AppliedAction {
     pub title: String,
-    /// False for a dry run.
-    pub applied: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub txn_id: Option<u64>,
-    pub files: Vec<ChangedFile>,
-    pub total_edits: usize,
     #[serde(flatten)]
-    pub diagnostics: EditDiagnostics,
+    pub edited: ServerEdited,
 }
 
 /// Result of `ultra.codeActions`.
@@ -119,7 +111,7 @@ impl Command<Services> for CodeActionsCommand {
     ) -> Result<CodeActions, CommandError> {
         let shown = Shown::new(cx, &a.path)?;
         let rel = shown.rel.clone();
-        let rope = rope_of(cx, rel.as_str()).unwrap_or_default();
+        let rope = shown.rope();
         let lines = rope.len_lines() as u32;
         let first = a.start_line.unwrap_or(1);
         let last = a
@@ -223,16 +215,12 @@ impl Command<Services> for CodeActionsCommand {
             )
             .with_suggestion("choose an action with `applicable: true`, or make the change with apply_edits"));
         };
-        let done = server_edit::apply(cx, &shown, edit, server, a.dry_run, "code action")?;
+        let edited = server_edit::apply(cx, &shown, edit, server, a.dry_run, "code action")?;
         Ok(CodeActions {
             path: rel.to_string(),
             applied: Some(AppliedAction {
                 title: actions[i].title.clone(),
-                applied: done.txn_id.is_some(),
-                txn_id: done.txn_id,
-                files: done.files,
-                total_edits: done.total_edits,
-                diagnostics: done.diagnostics,
+                edited,
             }),
             actions,
         })

@@ -11,11 +11,10 @@ use serde_json::json;
 use ultra_core::command::{CommandSpec, Example, Touches};
 use ultra_core::{Command, Cx};
 use ultra_protocol::{CommandError, ErrorCode};
-use ultra_tools::code::after_edit::EditDiagnostics;
-use ultra_tools::code::place::{pos, rope_of};
+use ultra_tools::code::place::pos;
 use ultra_tools::code::semantic;
 
-use super::server_edit::{self, ChangedFile, Shown};
+use super::server_edit::{self, ServerEdited, Shown};
 use ultra_services::Services;
 
 /// Arguments of `ultra.renameSymbol`.
@@ -40,15 +39,8 @@ pub struct RenameSymbolArgs {
 pub struct Renamed {
     pub symbol: String,
     pub new_name: String,
-    /// False for a dry run.
-    pub applied: bool,
-    /// The transaction, for `ultra.undo {txnId}`: every file is undone together.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub txn_id: Option<u64>,
-    pub files: Vec<ChangedFile>,
-    pub total_edits: usize,
     #[serde(flatten)]
-    pub diagnostics: EditDiagnostics,
+    pub edited: ServerEdited,
 }
 
 /// `ultra.renameSymbol`.
@@ -99,7 +91,7 @@ impl Command<Services> for RenameSymbol {
                     "give the line where the name is (get_lines or find_references show them)",
                 )
             })?;
-        let rope = rope_of(cx, rel.as_str()).unwrap_or_default();
+        let rope = shown.rope();
         let position = pos(&rope, at.line, at.column, cx.source.encoding());
         let instead = "rename by name: find_references, then apply_edits";
         let ask = |method: &str, extra| {
@@ -126,15 +118,11 @@ impl Command<Services> for RenameSymbol {
                 ),
             ));
         }
-        let done = server_edit::apply(cx, &shown, &edit, server, a.dry_run, "rename")?;
+        let edited = server_edit::apply(cx, &shown, &edit, server, a.dry_run, "rename")?;
         Ok(Renamed {
             symbol: a.symbol,
             new_name: a.new_name,
-            applied: done.txn_id.is_some(),
-            txn_id: done.txn_id,
-            files: done.files,
-            total_edits: done.total_edits,
-            diagnostics: done.diagnostics,
+            edited,
         })
     }
 }

@@ -52,6 +52,14 @@ impl Shown {
         }
         Ok(Shown { rel, seen })
     }
+
+    /// The file's text as its server was given it.
+    pub fn rope(&self) -> ropey::Rope {
+        self.seen
+            .get(self.rel.as_str())
+            .map(|t| ropey::Rope::from_str(t))
+            .unwrap_or_default()
+    }
 }
 
 /// One file a server's edit changes.
@@ -64,12 +72,19 @@ pub struct ChangedFile {
     pub edits: usize,
 }
 
-/// What applying (or, for a dry run, reading) a server's edit came to.
-pub(crate) struct Outcome {
+/// What applying (or, for a dry run, reading) a server's edit came to; flattened into the
+/// answers of the commands that apply one.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerEdited {
+    /// False for a dry run.
+    pub applied: bool,
+    /// The transaction, for `ultra.undo {txnId}`: every file is undone together.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub txn_id: Option<u64>,
     pub files: Vec<ChangedFile>,
     pub total_edits: usize,
-    /// `None` for a dry run.
-    pub txn_id: Option<u64>,
+    #[serde(flatten)]
     pub diagnostics: EditDiagnostics,
 }
 
@@ -82,7 +97,7 @@ pub(crate) fn apply(
     server: semantic::ServerEncoding,
     dry_run: bool,
     what: &str,
-) -> Result<Outcome, CommandError> {
+) -> Result<ServerEdited, CommandError> {
     let services = cx.services;
     let encoding = semantic::protocol_encoding(server);
     let mut files = Vec::new();
@@ -108,7 +123,8 @@ pub(crate) fn apply(
     }
     let total_edits = report.iter().map(|f| f.edits).sum();
     if dry_run || files.is_empty() {
-        return Ok(Outcome {
+        return Ok(ServerEdited {
+            applied: false,
             files: report,
             total_edits,
             txn_id: None,
@@ -137,7 +153,8 @@ pub(crate) fn apply(
         });
     }
     let (outcome, diagnostics) = apply_reported(cx, ws, batch, Finish::Save)?;
-    Ok(Outcome {
+    Ok(ServerEdited {
+        applied: true,
         files: report,
         total_edits,
         txn_id: Some(outcome.txn_id),

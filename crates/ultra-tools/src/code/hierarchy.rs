@@ -15,8 +15,8 @@ use ultra_protocol::{CommandError, ErrorCode, Position, Range};
 
 use super::IndexState;
 use super::place::{Location, pos, rope_of};
-use super::semantic::{self, Precision, ServerAnswer};
-use super::state::{FIXTURE, Locations, PositionArgs, file_record, ident_at};
+use super::semantic::{self, AnsweredBy};
+use super::state::{FIXTURE, Locations, PositionArgs, file_record, ident_at, semantic_locations};
 use ultra_services::Services;
 use ultra_services::util::file_uri;
 
@@ -58,22 +58,13 @@ impl Command<Services> for FindImplementations {
     fn run(&self, cx: &mut Cx<'_, Services>, a: PositionArgs) -> Result<Locations, CommandError> {
         let (file, state) = file_record(cx, &a.path)?;
         let (name, line, column) = ident_at(cx, &file, a.position)?;
-        let rope = rope_of(cx, &file.path).unwrap_or_default();
-        let asked = semantic::ask(
-            cx,
-            &file.path,
-            &rope,
-            a.position,
-            "textDocument/implementation",
-            json!({}),
-        );
-        let language_server = match asked {
-            Ok((v, enc)) => {
+        let implementation = "textDocument/implementation";
+        let language_server = match semantic_locations(cx, &file, &a, implementation, json!({})) {
+            Ok(locations) => {
                 return Ok(Locations {
                     symbol: name,
-                    locations: semantic::locations(cx, &v, enc, MAX),
-                    precision: Precision::Semantic,
-                    language_server: semantic::ready(&file.path),
+                    locations,
+                    by: AnsweredBy::server(&file.path),
                     index: state,
                 });
             }
@@ -106,8 +97,7 @@ impl Command<Services> for FindImplementations {
         Ok(Locations {
             symbol: name,
             locations,
-            precision: Precision::Syntactic,
-            language_server,
+            by: AnsweredBy::index(language_server),
             index: state,
         })
     }
@@ -158,9 +148,8 @@ pub struct CallHierarchy {
     pub symbol: String,
     pub direction: Direction,
     pub calls: Vec<Call>,
-    pub precision: Precision,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub language_server: Option<ServerAnswer>,
+    #[serde(flatten)]
+    pub by: AnsweredBy,
     pub index: IndexState,
 }
 
@@ -211,8 +200,7 @@ impl Command<Services> for GetCallHierarchy {
                     symbol: name,
                     direction,
                     calls,
-                    precision: Precision::Semantic,
-                    language_server: semantic::ready(&file.path),
+                    by: AnsweredBy::server(&file.path),
                     index: state,
                 });
             }
@@ -226,8 +214,7 @@ impl Command<Services> for GetCallHierarchy {
             symbol: name,
             direction,
             calls,
-            precision: Precision::Syntactic,
-            language_server,
+            by: AnsweredBy::index(language_server),
             index: state,
         })
     }

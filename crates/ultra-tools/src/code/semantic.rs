@@ -369,9 +369,36 @@ pub fn workspace_edit(
     Ok(out)
 }
 
-/// The server's state for a semantic answer.
-pub fn ready(path: &str) -> Option<ServerAnswer> {
-    ultra_lsp::language_of(path).map(|(language, _)| answer(language, "ready", None))
+/// Who answered a navigation query, flattened into its result.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AnsweredBy {
+    /// `semantic`: the language server (exactly this symbol); `syntactic`: the code
+    /// index, by name (everything of that name).
+    pub precision: Precision,
+    /// The file's language server, when one serves it: `ready` when it answered, else
+    /// `warming`, `unavailable` or `refused` (and why) when the index did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub language_server: Option<ServerAnswer>,
+}
+
+impl AnsweredBy {
+    /// The language server of `path` answered.
+    pub fn server(path: &str) -> AnsweredBy {
+        AnsweredBy {
+            precision: Precision::Semantic,
+            language_server: ultra_lsp::language_of(path)
+                .map(|(language, _)| answer(language, "ready", None)),
+        }
+    }
+
+    /// The index answered; `why` the server did not (`None`: none serves the file).
+    pub fn index(why: Option<ServerAnswer>) -> AnsweredBy {
+        AnsweredBy {
+            precision: Precision::Syntactic,
+            language_server: why,
+        }
+    }
 }
 
 #[cfg(test)]

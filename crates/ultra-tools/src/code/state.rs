@@ -16,7 +16,7 @@ use ultra_workspace::text::{to_char, to_pos};
 
 use super::IndexState;
 use super::place::{Location, pos, rope_of};
-use super::semantic::{self, Precision, ServerAnswer};
+use super::semantic::{self, AnsweredBy, ServerAnswer};
 use ultra_services::Services;
 use ultra_services::util::{file_uri, is_human};
 
@@ -223,18 +223,13 @@ pub struct Locations {
     /// The name at the position.
     pub symbol: String,
     pub locations: Vec<Location>,
-    /// Who answered: `semantic` (the language server: exactly this symbol) or
-    /// `syntactic` (the index: everything of that name).
-    pub precision: Precision,
-    /// The file's language server, when one serves it: `ready` when it answered,
-    /// `warming` or `unavailable` (and why) when the index did.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub language_server: Option<ServerAnswer>,
+    #[serde(flatten)]
+    pub by: AnsweredBy,
     pub index: IndexState,
 }
 
 /// The server's locations for `method` at `a`, when it answered.
-fn semantic_locations(
+pub(super) fn semantic_locations(
     cx: &Cx<'_, Services>,
     file: &FileIndex,
     a: &PositionArgs,
@@ -276,8 +271,7 @@ impl Command<Services> for GoToDefinition {
                     return Ok(Locations {
                         symbol: name,
                         locations,
-                        precision: Precision::Semantic,
-                        language_server: semantic::ready(&file.path),
+                        by: AnsweredBy::server(&file.path),
                         index: state,
                     });
                 }
@@ -303,8 +297,7 @@ impl Command<Services> for GoToDefinition {
         Ok(Locations {
             symbol: name,
             locations,
-            precision: Precision::Syntactic,
-            language_server,
+            by: AnsweredBy::index(language_server),
             index: state,
         })
     }
@@ -348,8 +341,7 @@ impl Command<Services> for FindReferences {
                 return Ok(Locations {
                     symbol: name,
                     locations,
-                    precision: Precision::Semantic,
-                    language_server: semantic::ready(&file.path),
+                    by: AnsweredBy::server(&file.path),
                     index: state,
                 });
             }
@@ -378,8 +370,7 @@ impl Command<Services> for FindReferences {
         Ok(Locations {
             symbol: name,
             locations,
-            precision: Precision::Syntactic,
-            language_server,
+            by: AnsweredBy::index(language_server),
             index: state,
         })
     }
@@ -394,10 +385,8 @@ pub struct Hover {
     /// Markdown: the signature in a code block, then the doc comment (the language
     /// server's type information when it answered).
     pub content: String,
-    /// `semantic`: the language server's; `syntactic`: the index's declaration.
-    pub precision: Precision,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub language_server: Option<ServerAnswer>,
+    #[serde(flatten)]
+    pub by: AnsweredBy,
     pub index: IndexState,
 }
 
@@ -440,13 +429,12 @@ impl Command<Services> for GetHover {
                 Some(content) => {
                     return Ok(Hover {
                         content,
-                        precision: Precision::Semantic,
-                        language_server: semantic::ready(&file.path),
+                        by: AnsweredBy::server(&file.path),
                         index: state,
                     });
                 }
                 // Nothing to say about it: the index may know its declaration.
-                None => semantic::ready(&file.path),
+                None => AnsweredBy::server(&file.path).language_server,
             },
             Err(answer) => answer,
         };
@@ -488,8 +476,7 @@ impl Command<Services> for GetHover {
             .unwrap_or_else(|| format!("`{name}`"));
         Ok(Hover {
             content,
-            precision: Precision::Syntactic,
-            language_server,
+            by: AnsweredBy::index(language_server),
             index: state,
         })
     }

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::code::place::{pos, rope_of};
-use crate::code::semantic::{self, Precision, ServerAnswer};
+use crate::code::semantic::{self, AnsweredBy, Precision};
 use ropey::Rope;
 use ultra_index::Reference;
 
@@ -47,13 +47,9 @@ pub struct References {
     pub references: Vec<ReferenceInfo>,
     /// Pass as `cursor` for the next page.
     pub next_cursor: Option<usize>,
-    /// `semantic`: the language server's references of the symbol on `line`;
-    /// `syntactic`: every occurrence of the name, from the code index.
-    pub precision: Precision,
-    /// With `line`: the file's language server, `ready` when it answered, else
-    /// `warming` or `unavailable` (and why).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub language_server: Option<ServerAnswer>,
+    /// `semantic` only with `line`, when the file's language server answered.
+    #[serde(flatten)]
+    pub by: AnsweredBy,
     pub text: String,
     pub index: IndexState,
 }
@@ -157,7 +153,7 @@ impl Command<Services> for FindReferences {
     ) -> Result<References, CommandError> {
         let under = scope(cx, a.path.as_deref())?;
         let (code, state) = cx.services.code(&[]);
-        let mut language_server = None;
+        let mut by = AnsweredBy::index(None);
         let mut semantic_refs = None;
         if let Some(line) = a.line {
             if under.is_empty() {
@@ -170,16 +166,11 @@ impl Command<Services> for FindReferences {
             match semantic_references(cx, &code.read(), &under, &a.symbol, line)? {
                 Ok(refs) => {
                     semantic_refs = Some(refs);
-                    language_server = semantic::ready(&under);
+                    by = AnsweredBy::server(&under);
                 }
-                Err(why) => language_server = why,
+                Err(why) => by = AnsweredBy::index(why),
             }
         }
-        let precision = if semantic_refs.is_some() {
-            Precision::Semantic
-        } else {
-            Precision::Syntactic
-        };
         // Without an answer from a server, a `line` asks about the name everywhere.
         let scope_all = a.line.is_some();
         let all: Vec<(String, Reference)> = match semantic_refs {
@@ -235,7 +226,7 @@ impl Command<Services> for FindReferences {
         let mut text = format!(
             "Symbol: {}\nTotal references: {total}\nPrecision: {}\n",
             a.symbol,
-            match (precision, &language_server) {
+            match (by.precision, &by.language_server) {
                 (Precision::Semantic, _) =>
                     "semantic (the language server's references of this symbol)".to_string(),
                 (_, Some(s)) => format!(
@@ -265,8 +256,7 @@ impl Command<Services> for FindReferences {
             total_references: total,
             references,
             next_cursor: next,
-            precision,
-            language_server,
+            by,
             text,
             index: state,
         })
