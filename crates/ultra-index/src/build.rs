@@ -94,17 +94,18 @@ pub struct Found {
     /// Hard links to the file: more than one may alias a file outside the workspace, which
     /// the layer above refuses to read (and so does not index).
     pub nlink: u64,
-    /// Its modification time in nanoseconds since the epoch, when the walk saw it (with
-    /// `len`, the stamp a restart compares, without a second `stat`).
-    pub mtime_ns: Option<u128>,
+    /// When it last changed ([`changed_ns`]), as the walk saw it (with `len`, the stamp a
+    /// restart compares, without a second `stat`).
+    pub changed_ns: Option<u128>,
 }
 
-/// A file's modification time in nanoseconds since the epoch.
-pub fn mtime_ns(m: &std::fs::Metadata) -> Option<u128> {
-    m.modified()
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map(|d| d.as_nanos())
+/// When a file last changed, in nanoseconds since the epoch: its status change time, which
+/// every write moves and nobody can set (a copy that keeps the modification time, `touch
+/// -d` or `rsync -t`, still moves it).
+pub fn changed_ns(m: &std::fs::Metadata) -> Option<u128> {
+    use std::os::unix::fs::MetadataExt;
+    let secs = u128::try_from(m.ctime()).ok()?;
+    Some(secs * 1_000_000_000 + u128::try_from(m.ctime_nsec()).ok()?)
 }
 
 /// Counts for progress and the final report.
@@ -209,16 +210,16 @@ fn found(
     if (Lang::of_path(&rel).is_none() && !is_marker(name)) || exclude.file(&rel) || !allow(&rel) {
         return None;
     }
-    let (len, nlink, mtime_ns) = entry.metadata().map_or((0, 1, None), |m| {
+    let (len, nlink, changed_ns) = entry.metadata().map_or((0, 1, None), |m| {
         use std::os::unix::fs::MetadataExt;
-        (m.len(), m.nlink(), mtime_ns(&m))
+        (m.len(), m.nlink(), changed_ns(&m))
     });
     Some(Found {
         path: rel,
         abs: entry.path().to_path_buf(),
         len,
         nlink,
-        mtime_ns,
+        changed_ns,
     })
 }
 

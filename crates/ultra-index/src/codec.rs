@@ -10,19 +10,19 @@ use crate::model::{
 };
 use crate::store::Stored;
 
-/// Encode a stored record: its disk stamp (`len`, `mtime_ns`) and the record.
-pub(crate) fn encode_parts(len: u64, mtime_ns: u128, r: &FileIndex) -> Vec<u8> {
+/// Encode a stored record: its disk stamp (`len`, `changed_ns`) and the record.
+pub(crate) fn encode_parts(len: u64, changed_ns: u128, r: &FileIndex) -> Vec<u8> {
     let mut w = Vec::with_capacity(256 + r.occurrences.heap_bytes() + r.names.heap_bytes());
-    encode_into(&mut w, len, mtime_ns, r);
+    encode_into(&mut w, len, changed_ns, r);
     w
 }
 
 /// [`encode_parts`] into `w` (cleared first): a save reuses one buffer for all its records
 /// rather than growing a new one for each.
-pub(crate) fn encode_into(w: &mut Vec<u8>, len: u64, mtime_ns: u128, r: &FileIndex) {
+pub(crate) fn encode_into(w: &mut Vec<u8>, len: u64, changed_ns: u128, r: &FileIndex) {
     w.clear();
     len.enc(w);
-    mtime_ns.enc(w);
+    changed_ns.enc(w);
     r.enc(w);
 }
 
@@ -41,7 +41,7 @@ fn decode_as(bytes: &[u8], details: bool) -> Option<Stored> {
     let mut r = Reader { b: bytes, at: 0 };
     let s = Stored {
         len: u64::dec(&mut r)?,
-        mtime_ns: u128::dec(&mut r)?,
+        changed_ns: u128::dec(&mut r)?,
         record: file_index(&mut r, details)?,
     };
     (r.at == bytes.len()).then_some(s)
@@ -381,7 +381,7 @@ mod tests {
         assert_eq!(back.record, record);
         assert_eq!(back.record.occurrences, record.occurrences);
         assert_eq!(back.record.names, record.names);
-        assert_eq!((back.len, back.mtime_ns), (7, 1 << 70));
+        assert_eq!((back.len, back.changed_ns), (7, 1 << 70));
         let slim = decode_slim(&bytes).expect("decodes");
         let mut want = record.clone();
         want.drop_details();

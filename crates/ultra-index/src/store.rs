@@ -1,33 +1,57 @@
-//! The index kept between runs: one entry per file, with the size and modification time it
-//! was indexed at, so a restart on an unchanged tree loads instead of parsing. Two backends:
+//! The index kept between runs: one entry per file, with the size and change time it was
+//! indexed at, so a restart on an unchanged tree loads instead of parsing. Two backends:
 //! [`Redb`], an embedded file (the default), and [`Redis`], a server several Ultra servers
 //! can share. A schema version guards the format: entries of another version are thrown
 //! away (the index can always be rebuilt from the files).
+//!
+//! Beside the records, each file's stamp is kept on its own ([`Store::stamps`]), and the
+//! [`Totals`] of the last complete index until anything is saved again: a check that the
+//! tree is unchanged reads neither the records nor the files.
 
+use std::collections::HashMap;
 use std::path::Path;
 
-use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
+use redb::{Database, ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition};
 use redis::ConnectionLike;
 
 use crate::codec;
 use crate::model::FileIndex;
 
 /// Bump when [`FileIndex`], an extractor or the encoding changes.
-pub const SCHEMA_VERSION: &str = "ultra-index-5";
+pub const SCHEMA_VERSION: &str = "ultra-index-6";
 
 /// The redb page cache.
 const STORE_CACHE_BYTES: usize = 16 << 20;
 
 const META: TableDefinition<&str, &str> = TableDefinition::new("meta");
 const FILES: TableDefinition<&str, &[u8]> = TableDefinition::new("files");
+/// Each file's size and change time, for the files in `FILES` and the ones marked
+/// without a record (`go.mod`, whose content is read at every start).
+const STAMPS: TableDefinition<&str, (u64, u128)> = TableDefinition::new("stamps");
+/// The `META` key of the [`Totals`], removed by every save.
+const TOTALS_KEY: &str = "totals";
 
 /// A stored file: its record and what the disk said when it was indexed.
 #[derive(Debug, Clone)]
 pub struct Stored {
     pub len: u64,
-    pub mtime_ns: u128,
+    pub changed_ns: u128,
     pub record: FileIndex,
 }
+
+/// What a complete index of the tree held, as `ultra index` reports it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Totals {
+    pub files: usize,
+    pub definitions: usize,
+    pub references: usize,
+    pub imports: usize,
+    pub dependency_edges: usize,
+}
+
+/// A file's size and change time in nanoseconds, as when it was indexed.
+pub type StampOf = (u64, u128);
 
 /// Why the store could not be used.
 #[derive(Debug, thiserror::Error)]
@@ -57,12 +81,30 @@ pub trait Store: Send + Sync {
         self.load(&mut |batch| all.extend(batch))?;
         Ok(all)
     }
-    /// Write `upserts` (size, mtime, record) and drop `removes`, atomically.
+    /// Write `upserts` (size, change time, record), the stamps of `marks` (files kept without a
+    /// record) and drop `removes`, atomically; the [`Totals`] go.
     fn save(
         &self,
         upserts: &[(u64, u128, &FileIndex)],
+        marks: &[(&str, u64, u128)],
         removes: &[String],
     ) -> Result<(), StoreError>;
+
+    /// Every stored file's stamp (records and marks), read without the records; `None`
+    /// when this store does not keep them apart.
+    fn stamps(&self) -> Result<Option<HashMap<String, StampOf>>, StoreError> {
+        Ok(None)
+    }
+
+    /// The totals recorded by [`Store::set_totals`], unless a save came after.
+    fn totals(&self) -> Result<Option<Totals>, StoreError> {
+        Ok(None)
+    }
+
+    /// Record what a complete index of the stored files holds.
+    fn set_totals(&self, _totals: &Totals) -> Result<(), StoreError> {
+        Ok(())
+    }
     /// Drop every entry.
     fn clear(&self) -> Result<(), StoreError>;
     /// Make every save so far survive a crash (a store that saves durably has nothing
@@ -109,6 +151,7 @@ impl Redb {
                     let mut meta = txn.open_table(META).map_err(db_err)?;
                     meta.insert("schema", SCHEMA_VERSION).map_err(db_err)?;
                     txn.open_table(FILES).map_err(db_err)?;
+                    txn.open_table(STAMPS).map_err(db_err)?;
                 }
                 txn.commit().map_err(db_err)?;
                 db
@@ -164,6 +207,12 @@ impl Store for Redb {
         let txn = self.db.begin_write().map_err(db_err)?;
         txn.delete_table(FILES).map_err(db_err)?;
         txn.open_table(FILES).map_err(db_err)?;
+        txn.delete_table(STAMPS).map_err(db_err)?;
+        txn.open_table(STAMPS).map_err(db_err)?;
+        txn.open_table(META)
+            .map_err(db_err)?
+            .remove(TOTALS_KEY)
+            .map_err(db_err)?;
         txn.commit().map_err(db_err)
     }
 
@@ -194,9 +243,10 @@ impl Store for Redb {
     fn save(
         &self,
         upserts: &[(u64, u128, &FileIndex)],
+        marks: &[(&str, u64, u128)],
         removes: &[String],
     ) -> Result<(), StoreError> {
-        if upserts.is_empty() && removes.is_empty() {
+        if upserts.is_empty() && marks.is_empty() && removes.is_empty() {
             return Ok(());
         }
         let mut txn = self.db.begin_write().map_err(db_err)?;
@@ -219,18 +269,63 @@ impl Store for Redb {
         }
         {
             let mut table = txn.open_table(FILES).map_err(db_err)?;
+            let mut stamps = txn.open_table(STAMPS).map_err(db_err)?;
             let mut bytes = Vec::new();
-            for (len, mtime, record) in upserts {
-                codec::encode_into(&mut bytes, *len, *mtime, record);
+            for (len, changed, record) in upserts {
+                codec::encode_into(&mut bytes, *len, *changed, record);
                 table
                     .insert(record.path.as_str(), bytes.as_slice())
                     .map_err(db_err)?;
+                stamps
+                    .insert(record.path.as_str(), (*len, *changed))
+                    .map_err(db_err)?;
+            }
+            for (path, len, changed) in marks {
+                stamps.insert(*path, (*len, *changed)).map_err(db_err)?;
             }
             for p in removes {
                 table.remove(p.as_str()).map_err(db_err)?;
+                stamps.remove(p.as_str()).map_err(db_err)?;
             }
+            txn.open_table(META)
+                .map_err(db_err)?
+                .remove(TOTALS_KEY)
+                .map_err(db_err)?;
         }
         txn.commit().map_err(db_err)
+    }
+
+    fn stamps(&self) -> Result<Option<HashMap<String, StampOf>>, StoreError> {
+        let txn = self.db.begin_read().map_err(db_err)?;
+        let table = txn.open_table(STAMPS).map_err(db_err)?;
+        let mut out = HashMap::with_capacity(table.len().map_err(db_err)? as usize);
+        for entry in table.iter().map_err(db_err)? {
+            let (k, v) = entry.map_err(db_err)?;
+            out.insert(k.value().to_string(), v.value());
+        }
+        Ok(Some(out))
+    }
+
+    fn totals(&self) -> Result<Option<Totals>, StoreError> {
+        let txn = self.db.begin_read().map_err(db_err)?;
+        let meta = txn.open_table(META).map_err(db_err)?;
+        let Some(v) = meta.get(TOTALS_KEY).map_err(db_err)? else {
+            return Ok(None);
+        };
+        Ok(serde_json::from_str(v.value()).ok())
+    }
+
+    fn set_totals(&self, totals: &Totals) -> Result<(), StoreError> {
+        let json = serde_json::to_string(totals).map_err(db_err)?;
+        let txn = self.db.begin_write().map_err(db_err)?;
+        txn.open_table(META)
+            .map_err(db_err)?
+            .insert(TOTALS_KEY, json.as_str())
+            .map_err(db_err)?;
+        txn.commit().map_err(db_err)?;
+        // A durable commit made the lazy ones before it durable too.
+        *self.lazy.lock().unwrap_or_else(|p| p.into_inner()) = (0, 0);
+        Ok(())
     }
 }
 
@@ -345,9 +440,11 @@ impl Store for Redis {
         Ok(value.and_then(|v| codec::decode(&v)))
     }
 
+    /// `marks` are not kept: this store has no [`Store::stamps`].
     fn save(
         &self,
         upserts: &[(u64, u128, &FileIndex)],
+        _marks: &[(&str, u64, u128)],
         removes: &[String],
     ) -> Result<(), StoreError> {
         if upserts.is_empty() && removes.is_empty() {
@@ -355,8 +452,8 @@ impl Store for Redis {
         }
         let mut pipe = redis::pipe();
         pipe.atomic();
-        for (len, mtime, record) in upserts {
-            let bytes = codec::encode_parts(*len, *mtime, record);
+        for (len, changed, record) in upserts {
+            let bytes = codec::encode_parts(*len, *changed, record);
             pipe.cmd("SET")
                 .arg(format!("{}file:{}", self.prefix, record.path))
                 .arg(bytes)
@@ -431,13 +528,47 @@ mod tests {
     use crate::index_file;
 
     #[test]
+    fn stamps_and_totals_until_the_next_save() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("idx.redb");
+        let record = index_file("a.rs", b"pub fn f() {}\n");
+        let s = Redb::open(&path).expect("open");
+        assert_eq!(s.totals().expect("totals"), None);
+        s.save(&[(14, 7, &record)], &[("go.mod", 3, 9)], &[])
+            .expect("save");
+        let stamps = s.stamps().expect("stamps").expect("kept");
+        assert_eq!(stamps.len(), 2);
+        assert_eq!(stamps["a.rs"], (14, 7));
+        assert_eq!(stamps["go.mod"], (3, 9));
+        // A mark has no record.
+        assert_eq!(s.load_all().expect("load").len(), 1);
+        let totals = super::Totals {
+            files: 2,
+            definitions: 1,
+            ..Default::default()
+        };
+        s.set_totals(&totals).expect("set");
+        drop(s);
+        let s = Redb::open(&path).expect("reopen");
+        assert_eq!(s.totals().expect("totals"), Some(totals));
+        // Any save makes them stale; a removal takes the stamp too.
+        s.save(&[], &[], &["go.mod".to_string()]).expect("remove");
+        assert_eq!(s.totals().expect("totals"), None);
+        assert_eq!(s.stamps().expect("stamps").expect("kept").len(), 1);
+        s.set_totals(&totals).expect("set");
+        s.clear().expect("clear");
+        assert_eq!(s.totals().expect("totals"), None);
+        assert!(s.stamps().expect("stamps").expect("kept").is_empty());
+    }
+
+    #[test]
     fn round_trip_and_schema_change() {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("idx.redb");
         let record = index_file("a.rs", b"pub fn f() {}\n");
         {
             let s = Redb::open(&path).expect("open");
-            s.save(&[(14, 7, &record)], &[]).expect("save");
+            s.save(&[(14, 7, &record)], &[], &[]).expect("save");
         }
         let s = Redb::open(&path).expect("reopen");
         let loaded = s.load_all().expect("load");
@@ -449,8 +580,8 @@ mod tests {
         assert_eq!(s.get("a.rs").expect("get").expect("stored").record, record);
         assert!(s.get("b.rs").expect("get").is_none());
         assert_eq!(loaded[0].record.occurrences.len(), 1);
-        assert_eq!((loaded[0].len, loaded[0].mtime_ns), (14, 7));
-        s.save(&[], &["a.rs".to_string()]).expect("remove");
+        assert_eq!((loaded[0].len, loaded[0].changed_ns), (14, 7));
+        s.save(&[], &[], &["a.rs".to_string()]).expect("remove");
         assert!(s.load_all().expect("load").is_empty());
         drop(s);
         // Another schema: thrown away.

@@ -1,6 +1,6 @@
 //! The code index as a workspace service: [`CodeIndex`] follows the workspace.
 //!
-//! Before an answer, files whose size or modification time changed on disk since they
+//! Before an answer, files whose size or change time moved on disk since they
 //! were indexed are reindexed (unchanged content is skipped by hash), new files are added,
 //! deleted ones dropped, and open buffers are indexed from their text, so an agent sees
 //! what it just edited. A watcher narrows a refresh to the paths it reported. Protected
@@ -19,8 +19,13 @@ use ultra_index::store::{Redb, Redis, Store};
 use ultra_index::{Index, index_file};
 use ultra_workspace::{Root, Workspace};
 
+mod stamp;
+mod totals;
 mod watch;
 
+use stamp::{Stamp, now_ns};
+
+pub use ultra_index::store::Totals;
 pub use watch::WatchHandle;
 use watch::Watched;
 
@@ -64,33 +69,11 @@ pub enum StoreAt {
     Nowhere,
 }
 
-/// What was on disk when a file was indexed.
-#[derive(Clone, Copy, PartialEq, Eq)]
-struct Stamp {
-    len: u64,
-    mtime_ns: u128,
-}
-
-impl Stamp {
-    /// The size and modification time of a file now.
-    fn of(path: &std::path::Path) -> Option<Stamp> {
-        let m = std::fs::metadata(path).ok()?;
-        Some(Stamp {
-            len: m.len(),
-            mtime_ns: build::mtime_ns(&m).unwrap_or(0),
-        })
-    }
-
-    /// What the walk saw of a file (it does not follow links, and only regular files are
-    /// found), or the file now.
-    fn of_found(f: &build::Found) -> Option<Stamp> {
-        match f.mtime_ns {
-            Some(mtime_ns) => Some(Stamp {
-                len: f.len,
-                mtime_ns,
-            }),
-            None => Stamp::of(&f.abs),
-        }
+/// Whether the root lets the index read a workspace-relative path (the walks' filter).
+fn readable(root: &Root) -> impl Fn(&str) -> bool + Sync + '_ {
+    |rel: &str| {
+        root.lexical(rel)
+            .is_ok_and(|r| root.check_readable(&r, false).is_ok())
     }
 }
 
@@ -324,7 +307,7 @@ impl CodeIndex {
                     found.push(build::Found {
                         len: m.len(),
                         nlink: m.nlink(),
-                        mtime_ns: build::mtime_ns(&m),
+                        changed_ns: build::changed_ns(&m),
                         path: p,
                         abs,
                     });
@@ -413,10 +396,7 @@ impl CodeIndex {
             &self.warming,
             !self.walked.load(std::sync::atomic::Ordering::SeqCst),
         );
-        let allow = |rel: &str| {
-            root.lexical(rel)
-                .is_ok_and(|r| root.check_readable(&r, false).is_ok())
-        };
+        let allow = readable(root);
         // With a watcher, look only at what it reported (and the files asked about);
         // without one, or after it lost events, walk the whole tree, while the stored
         // records load.
@@ -468,7 +448,7 @@ impl CodeIndex {
                 idx.remove(p);
                 stamps.remove(p);
             }
-            self.persist(&[], &gone);
+            self.persist(&[], &[], &gone);
         }
         if !changed.is_empty() {
             let threads = ultra_index::build::cores();
@@ -477,9 +457,11 @@ impl CodeIndex {
             if big {
                 self.warming.set((0, total));
             }
+            // Before any file is read: a stamp this close to the read is kept as racy.
+            let read_from = now_ns();
             let stamps_for: HashMap<String, Stamp> = changed
                 .iter()
-                .filter_map(|f| Some((f.path.clone(), Stamp::of_found(f)?)))
+                .filter_map(|f| Some((f.path.clone(), Stamp::of_found(f)?.settled(read_from))))
                 .collect();
             let mut batch = Vec::new();
             let progress = build::index_files(
@@ -622,6 +604,7 @@ impl CodeIndex {
         stamps_for: &HashMap<String, Stamp>,
     ) {
         let mut stored = Vec::with_capacity(batch.len());
+        let mut marks = Vec::new();
         {
             let mut idx = self.write();
             let mut stamps = self.stamps.lock().unwrap_or_else(|p| p.into_inner());
@@ -631,20 +614,32 @@ impl CodeIndex {
                     // Its module path is read from its content, which is not stored.
                     idx.set_go_module(&path, &String::from_utf8_lossy(&content));
                 }
-                idx.upsert(record);
+                // The same content read again keeps the resident record, which may have
+                // left its details in the store: the store gets the fresh, whole record
+                // (with the new stamp), never the resident one.
+                let fresh = match idx.get(&path) {
+                    Some(old) if old.hash == record.hash => Some(Arc::new(record)),
+                    _ => {
+                        idx.upsert(record);
+                        idx.get(&path)
+                    }
+                };
                 if let Some(s) = stamps_for.get(&path) {
                     stamps.insert(path.clone(), *s);
-                    if !path.ends_with("go.mod")
-                        && let Some(r) = idx.get(&path)
-                    {
-                        stored.push((s.len, s.mtime_ns, r));
+                    if path.ends_with("go.mod") {
+                        // Kept as a stamp only: a check that nothing changed sees it.
+                        marks.push((path, s.len, s.changed_ns));
+                    } else if let Some(r) = fresh {
+                        stored.push((s.len, s.changed_ns, r));
                     }
                 }
             }
         }
         let refs: Vec<(u64, u128, &ultra_index::FileIndex)> =
             stored.iter().map(|(l, m, r)| (*l, *m, &**r)).collect();
-        if self.persist(&refs, &[]) && !stored.is_empty() {
+        let marks: Vec<(&str, u64, u128)> =
+            marks.iter().map(|(p, l, m)| (p.as_str(), *l, *m)).collect();
+        if self.persist(&refs, &marks, &[]) && !stored.is_empty() {
             let saved: Vec<(String, String)> = stored
                 .iter()
                 .map(|(_, _, r)| (r.path.clone(), r.hash.clone()))
@@ -720,7 +715,7 @@ impl CodeIndex {
                         r.record.path.clone(),
                         Stamp {
                             len: r.len,
-                            mtime_ns: r.mtime_ns,
+                            changed_ns: r.changed_ns,
                         },
                     );
                     // Loaded without details: queries that need them ask the store.
@@ -749,11 +744,12 @@ impl CodeIndex {
     fn persist(
         &self,
         upserts: &[(u64, u128, &ultra_index::FileIndex)],
+        marks: &[(&str, u64, u128)],
         removes: &[String],
     ) -> bool {
         let slot = self.store.lock().unwrap_or_else(|p| p.into_inner());
         match slot.as_ref() {
-            Some(Some(store)) => store.save(upserts, removes).is_ok(),
+            Some(Some(store)) => store.save(upserts, marks, removes).is_ok(),
             _ => false,
         }
     }

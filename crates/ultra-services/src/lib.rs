@@ -309,6 +309,12 @@ impl Services {
         })
     }
 
+    /// The state and totals of the last complete index when the tree has not changed since,
+    /// found without loading or parsing anything (see [`ultra_indexer::CodeIndex::unchanged`]).
+    pub fn index_unchanged(&self) -> Option<(ultra_indexer::IndexState, ultra_indexer::Totals)> {
+        self.code.unchanged(&self.shell_root)
+    }
+
     /// Index the workspace now (from scratch when `cold`), reporting progress: `ultra index`.
     pub fn index_now(
         &self,

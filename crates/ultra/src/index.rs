@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use ultra_core::Config;
+use ultra_index::store::Totals;
 
 /// Index `root` (from scratch when `cold`).
 pub fn run(root: &std::path::Path, cold: bool, json: bool) -> ExitCode {
@@ -24,8 +25,20 @@ pub fn run(root: &std::path::Path, cold: bool, json: bool) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let tty = std::io::stderr().is_terminal();
     let start = Instant::now();
+    if !cold && let Some((state, totals)) = exec.services().index_unchanged() {
+        let summary = Summary {
+            files: state.files,
+            skipped: state.skipped,
+            totals,
+            parsed: 0,
+            megabytes: 0.0,
+            seconds: start.elapsed().as_secs_f64(),
+        };
+        summary.print(json);
+        return ExitCode::SUCCESS;
+    }
+    let tty = std::io::stderr().is_terminal();
     let mut last = Instant::now();
     let mut parsed = ultra_index::build::Progress::default();
     let mut announced = false;
@@ -67,45 +80,64 @@ pub fn run(root: &std::path::Path, cold: bool, json: bool) -> ExitCode {
     if tty && parsed.total > 0 {
         eprintln!();
     }
-    let secs = start.elapsed().as_secs_f64();
-    let idx = code.read();
-    let (mut symbols, mut refs, mut imports) = (0usize, 0usize, 0usize);
-    for f in idx.files() {
-        symbols += f.definitions.len();
-        refs += f.occurrences.len();
-        imports += f.imports.len();
-    }
-    let graph = idx.graph();
-    let edges: usize = graph.deps.values().map(Vec::len).sum();
-    drop(graph);
-    drop(idx);
-    let mb = parsed.bytes as f64 / 1e6;
+    let totals = code.totals();
+    code.keep_totals(&totals);
     // Files this run read but could not index (too large, binary, unreadable) were counted
     // as done, not parsed.
-    let parsed_now = parsed.done - parsed.skipped;
-    if json {
-        println!(
-            "{}",
-            serde_json::json!({
-                "files": state.files, "parsed": parsed_now, "skipped": state.skipped,
-                "megabytes": mb, "seconds": secs, "definitions": symbols,
-                "references": refs, "imports": imports, "dependencyEdges": edges,
-            })
-        );
-    } else {
-        println!(
-            "indexed {} files ({} parsed now, {} skipped) in {:.2} s: {:.0} files/s, {:.1} MB/s",
-            state.files,
-            parsed_now,
-            state.skipped,
-            secs,
-            parsed_now as f64 / secs.max(1e-9),
-            mb / secs.max(1e-9)
-        );
-        println!(
-            "{symbols} definitions, {refs} references, {imports} imports ({edges} resolved to workspace files)"
-        );
-    }
+    let summary = Summary {
+        files: state.files,
+        skipped: state.skipped,
+        totals,
+        parsed: parsed.done - parsed.skipped,
+        megabytes: parsed.bytes as f64 / 1e6,
+        seconds: start.elapsed().as_secs_f64(),
+    };
+    summary.print(json);
     code.forget_at_exit();
     ExitCode::SUCCESS
+}
+
+/// What `ultra index` reports.
+struct Summary {
+    files: usize,
+    skipped: usize,
+    totals: Totals,
+    /// Files parsed by this run.
+    parsed: usize,
+    megabytes: f64,
+    seconds: f64,
+}
+
+impl Summary {
+    fn print(&self, json: bool) {
+        let Summary {
+            files,
+            skipped,
+            totals: t,
+            parsed,
+            megabytes: mb,
+            seconds: secs,
+        } = self;
+        if json {
+            println!(
+                "{}",
+                serde_json::json!({
+                    "files": files, "parsed": parsed, "skipped": skipped,
+                    "megabytes": mb, "seconds": secs, "definitions": t.definitions,
+                    "references": t.references, "imports": t.imports,
+                    "dependencyEdges": t.dependency_edges,
+                })
+            );
+        } else {
+            println!(
+                "indexed {files} files ({parsed} parsed now, {skipped} skipped) in {secs:.2} s: {:.0} files/s, {:.1} MB/s",
+                *parsed as f64 / secs.max(1e-9),
+                mb / secs.max(1e-9)
+            );
+            println!(
+                "{} definitions, {} references, {} imports ({} resolved to workspace files)",
+                t.definitions, t.references, t.imports, t.dependency_edges
+            );
+        }
+    }
 }

@@ -884,6 +884,18 @@ fn details_left_in_the_store_come_back_when_asked() {
     );
     assert_eq!(f["doc"], "Subtracts.", "{f}");
     check(&mut c);
+    // The same content written again is read again (a new stamp): the store must keep
+    // the whole record, not the resident one that left its details there.
+    for _ in 0..2 {
+        let same = ws.read("rs/src/lib.rs");
+        ws.write("rs/src/lib.rs", &same);
+        c.ok("code.reindex", json!({}));
+        let f = c.ok(
+            "code.getFunction",
+            json!({"path": "rs/src/lib.rs", "name": "sub"}),
+        );
+        assert_eq!(f["doc"], "Subtracts.", "{f}");
+    }
     drop(c);
     drop(server);
     // Without a store file the details come from the disk.
