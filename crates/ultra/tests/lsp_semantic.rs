@@ -414,6 +414,91 @@ fn clangd_judges_c_edits_and_finds_definitions() {
     );
 }
 
+#[test]
+fn gopls_judges_go_edits_finds_references_and_renames() {
+    let gopls = which("gopls").expect("gopls is installed (.ci/run: apt-get install gopls)");
+    let ws = Ws::new();
+    ws.write("go.mod", "module example.com/demo\n\ngo 1.19\n");
+    ws.write(
+        "util/util.go",
+        "package util\n\n// Twice doubles n.\nfunc Twice(n int) int { return 2 * n }\n",
+    );
+    ws.write(
+        "main.go",
+        "package main\n\nimport \"example.com/demo/util\"\n\nfunc main() {\n\tprintln(util.Twice(2))\n}\n",
+    );
+    ws.config(json!({"lsp": {
+        "go": {"command": gopls.to_string_lossy()},
+        "python": {"enabled": false}, "typescript": {"enabled": false}
+    }}));
+    let _server = ws.serve();
+    let mut c = ws.agent("bot");
+    let d = c.ok("state.getDiagnostics", json!({"path": "main.go"}));
+    assert_eq!(d["languageServer"]["state"], "ready", "{d}");
+    assert_eq!(d["diagnostics"], json!([]), "{d}");
+
+    // `Twice` in `util.Twice(2)`: its definition and every use, from the server.
+    let def = c.ok(
+        "state.goToDefinition",
+        json!({"path": "main.go", "position": at(5, 15)}),
+    );
+    assert_eq!(def["precision"], "semantic", "{def}");
+    assert_eq!(
+        places(&def["locations"]),
+        [("util/util.go".to_string(), 3)],
+        "{def}"
+    );
+    let refs = c.ok(
+        "state.findReferences",
+        json!({"path": "main.go", "position": at(5, 15)}),
+    );
+    assert_eq!(refs["precision"], "semantic", "{refs}");
+    assert_eq!(
+        places(&refs["locations"]),
+        [("main.go".to_string(), 5), ("util/util.go".to_string(), 3)],
+        "{refs}"
+    );
+
+    // A type error an agent's edit brings comes back with the edit.
+    let e = c.ok(
+        "ultra.applyEdits",
+        json!({"files": [{"path": "main.go", "edits": [{"old": "Twice(2)", "new": "Twice(\"2\")"}]}]}),
+    );
+    let new = e["newDiagnostics"].as_array().unwrap();
+    assert!(
+        new.iter()
+            .any(|d| d["severity"] == "error" && d["range"]["start"]["line"] == 5),
+        "{e}"
+    );
+    let fixed = c.ok(
+        "ultra.applyEdits",
+        json!({"files": [{"path": "main.go", "edits": [{"old": "Twice(\"2\")", "new": "Twice(2)"}]}]}),
+    );
+    assert_eq!(fixed["newDiagnostics"], json!([]), "{fixed}");
+    assert!(
+        !fixed["fixedDiagnostics"].as_array().unwrap().is_empty(),
+        "{fixed}"
+    );
+
+    // A rename across both packages, in one undo step.
+    let r = c.ok(
+        "ultra.renameSymbol",
+        json!({"path": "util/util.go", "symbol": "Twice", "line": 4, "newName": "Double"}),
+    );
+    assert_eq!(r["applied"], true, "{r}");
+    assert!(ws.read("main.go").contains("util.Double(2)"), "{r}");
+    assert!(
+        ws.read("util/util.go").contains("func Double(n int)"),
+        "{r}"
+    );
+    c.ok("ultra.undo", json!({"txnId": r["txnId"]}));
+    let text = c.ok("ultra.getFileContent", json!({"path": "main.go"}))["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(text.contains("util.Twice(2)"), "{text}");
+}
+
 /// `name` on `PATH`.
 fn which(name: &str) -> Option<std::path::PathBuf> {
     std::env::split_paths(&std::env::var_os("PATH")?)
