@@ -11,28 +11,8 @@ mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use common::{Conn, Ws};
+use common::{Conn, Rng, Ws};
 use serde_json::json;
-
-/// A small deterministic generator (xorshift64*), so a failing seed can be replayed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn pick<'a, T>(&mut self, xs: &'a [T]) -> &'a T {
-        &xs[self.below(xs.len())]
-    }
-}
 
 /// What is on disk: each file's function names, and whether `toggled/` is ignored.
 #[derive(Default)]

@@ -8,24 +8,8 @@
 
 mod common;
 
-use common::Ws;
+use common::{Rng, Ws};
 use serde_json::{Value, json};
-
-/// A small deterministic generator (xorshift64*), so a failing seed can be replayed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
 
 const MODULES: usize = 6;
 
