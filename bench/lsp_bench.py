@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
 """Issue 22's benchmarks, Ultra beside the language server's own CLI, in one run.
 
-1. Edit to diagnostics. On a copy of Django 5.2.8's package (the PyPI sdist index_scale.py
-   downloads), an agent's `ultra.applyEdits` alternately adds a type error to
-   `django/utils/text.py` and takes it away; the call answers once pyright (through Ultra,
-   warm) settled, with `newDiagnostics`/`fixedDiagnostics`. Beside it: what an agent
-   without Ultra runs after each edit, `pyright django/utils/text.py` on the same files.
-   Both must see the error when it is there, and not when it is not.
+1. Edit to diagnostics, for two languages. An agent's `ultra.applyEdits` alternately adds a
+   type error to a file and takes it away; the call answers once the language server
+   (through Ultra, warm) settled, with `newDiagnostics`/`fixedDiagnostics`. Beside it: what
+   an agent without Ultra runs after each edit on the same files. Both must see the error
+   when it is there, and not when it is not.
+   - Python: a copy of Django 5.2.8's package (the PyPI sdist index_scale.py downloads),
+     `django/utils/text.py`, pyright; beside it `pyright django/utils/text.py`.
+   - TypeScript: a copy of rxjs 7.8.2's `src/` (the npm tarball), with a strict tsconfig
+     of the bench's own, `src/internal/Observable.ts`, typescript-language-server; beside
+     it `tsc --noEmit -p .` (the project: tsc checks nothing less).
 2. Precision and recall of `find_references` on a generated fixture whose right answers are
    known by construction: same-named functions in several modules, a method of that name,
    locals shadowing it, and `@overload`ed declarations. For each target symbol: the
@@ -16,7 +20,7 @@
 Needs: `cargo build --release -p ultra`, the servers installed by `npm ci` in
 crates/ultra-lsp/tests/servers, and the corpus (index_scale.py builds it).
 
-    python3 bench/lsp_bench.py [--edits 20] [--cli-runs 5]
+    python3 bench/lsp_bench.py [--edits 20] [--cli-runs 6] [--cases python,typescript]
 """
 
 import argparse
@@ -35,8 +39,62 @@ from index_scale import Client, pct, med  # noqa: E402
 
 SERVERS = os.path.join(REPO, "crates/ultra-lsp/tests/servers/node_modules/.bin")
 DJANGO = os.path.join(HERE, "work/index-scale/python/django-5.2.8")
-TARGET = "django/utils/text.py"
-PROBE = '\n_ultra_bench_probe: int = "not an int"\n'
+RXJS = os.path.join(HERE, "work/index-scale/npm/rxjs-7.8.2")
+TSCONFIG = {
+    "compilerOptions": {
+        "strict": True, "target": "es2020", "lib": ["es2020", "dom"], "module": "esnext",
+        "moduleResolution": "node", "noEmit": True, "skipLibCheck": True,
+        "baseUrl": "src", "paths": {"rxjs": ["./"], "rxjs/*": ["./*"]},
+    },
+    "include": ["src/**/*.ts"],
+}
+
+
+def copy_django(root):
+    shutil.copytree(os.path.join(DJANGO, "django"), os.path.join(root, "django"))
+
+
+def copy_rxjs(root):
+    # rxjs' own tsconfigs extend files outside `src/` and need tslib: the bench's replaces them.
+    shutil.copytree(os.path.join(RXJS, "src"), os.path.join(root, "src"),
+                    ignore=shutil.ignore_patterns("tsconfig*.json"))
+    with open(os.path.join(root, "tsconfig.json"), "w") as f:
+        json.dump(TSCONFIG, f)
+
+
+def pyright_finds(root, target):
+    p = subprocess.run([os.path.join(SERVERS, "pyright"), "--outputjson", target], cwd=root,
+                       capture_output=True)
+    out = json.loads(p.stdout or b"{}")
+    return [d.get("rule") for d in out.get("generalDiagnostics", [])
+            if d.get("rule") == "reportAssignmentType"]
+
+
+def tsc_finds(root, target):
+    p = subprocess.run([os.path.join(SERVERS, "tsc"), "--noEmit", "-p", "."], cwd=root,
+                       capture_output=True, text=True)
+    return ["2322" for line in p.stdout.splitlines()
+            if line.startswith(target + "(") and "error TS2322" in line]
+
+
+CASES = {
+    "python": {
+        "copy": copy_django, "target": "django/utils/text.py",
+        "probe": '\n_ultra_bench_probe: int = "not an int"\n', "code": "reportAssignmentType",
+        "lsp": {"python": {"command": os.path.join(SERVERS, "pyright-langserver"),
+                           "args": ["--stdio"]},
+                "typescript": {"enabled": False}},
+        "server": "pyright", "cli": "pyright django/utils/text.py", "finds": pyright_finds,
+    },
+    "typescript": {
+        "copy": copy_rxjs, "target": "src/internal/Observable.ts",
+        "probe": '\nexport const ultraBenchProbe: number = "not a number";\n', "code": "2322",
+        "lsp": {"typescript": {"command": os.path.join(SERVERS, "typescript-language-server"),
+                               "args": ["--stdio"]},
+                "python": {"enabled": False}},
+        "server": "typescript-language-server", "cli": "tsc --noEmit -p .", "finds": tsc_finds,
+    },
+}
 
 
 def log(msg):
@@ -44,17 +102,16 @@ def log(msg):
 
 
 class Serve:
-    """`ultra serve` on `root` with pyright from the test servers; stopped by `stop()`."""
+    """`ultra serve` on `root` with the test servers (`lsp`: the config's `lsp` section,
+    pyright by default); stopped by `stop()`."""
 
-    def __init__(self, ultra, root, tmp):
+    def __init__(self, ultra, root, tmp, lsp=None):
         self.env = dict(os.environ, XDG_STATE_HOME=os.path.join(tmp, "state"),
                         XDG_RUNTIME_DIR=os.path.join(tmp, "run"), HOME=os.path.join(tmp, "home"))
         for d in ("state", "run", "home"):
             os.makedirs(os.path.join(tmp, d), mode=0o700, exist_ok=True)
         with open(os.path.join(root, "ultra.config.json"), "w") as f:
-            json.dump({"lsp": {"python": {"command": os.path.join(SERVERS, "pyright-langserver"),
-                                          "args": ["--stdio"]},
-                               "typescript": {"enabled": False}, "rust": {"enabled": False}}}, f)
+            json.dump({"lsp": {**(lsp or CASES["python"]["lsp"]), "rust": {"enabled": False}}}, f)
         self.sock = os.path.join(tmp, "run", "ultra.sock")
         self.log = open(os.path.join(tmp, "serve.log"), "ab")
         self.proc = subprocess.Popen([ultra, "serve", "--root", root, "--socket", self.sock,
@@ -81,33 +138,35 @@ def codes(ds):
     return sorted(str(d.get("code")) for d in ds)
 
 
-def edit_to_diagnostics(ultra, tmp, edits, cli_runs):
-    root = os.path.join(tmp, "django")
-    log(f"copying {DJANGO}/django")
-    shutil.copytree(os.path.join(DJANGO, "django"), os.path.join(root, "django"))
-    path = os.path.join(root, TARGET)
+def edit_to_diagnostics(ultra, tmp, case, edits, cli_runs):
+    c = CASES[case]
+    target, probe, code = c["target"], c["probe"], c["code"]
+    root = os.path.join(tmp, case)
+    log(f"{case}: copying the project")
+    c["copy"](root)
+    path = os.path.join(root, target)
     clean = open(path).read()
-    s = Serve(ultra, root, tmp)
+    s = Serve(ultra, root, os.path.join(tmp, case + "-state"), c["lsp"])
     try:
         t0 = time.perf_counter()
         while True:
-            d = s.c.result("state.getDiagnostics", {"path": TARGET}, timeout=300)
+            d = s.c.result("state.getDiagnostics", {"path": target}, timeout=300)
             if d.get("languageServer", {}).get("state") == "ready":
                 break
         first = time.perf_counter() - t0
-        log(f"first diagnostics of {TARGET} (pyright starting): {first:.2f} s")
+        log(f"first diagnostics of {target} ({c['server']} starting): {first:.2f} s")
         ultra_s, ok = [], 0
         for i in range(edits):
             adding = i % 2 == 0
-            e = ({"old": clean[-40:], "new": clean[-40:] + PROBE} if adding
-                 else {"old": PROBE, "new": ""})
+            e = ({"old": clean[-40:], "new": clean[-40:] + probe} if adding
+                 else {"old": probe, "new": ""})
             reply, _, dt = s.c.request("ultra.applyEdits",
-                                       {"files": [{"path": TARGET, "edits": [e]}], "save": True})
+                                       {"files": [{"path": target, "edits": [e]}], "save": True})
             r = reply["result"]
             servers = r.get("languageServers", [])
             right = (servers and servers[0]["state"] == "ready" and
-                     (codes(r["newDiagnostics"]) == ["reportAssignmentType"] if adding
-                      else codes(r["fixedDiagnostics"]) == ["reportAssignmentType"]))
+                     (codes(r["newDiagnostics"]) == [code] if adding
+                      else codes(r["fixedDiagnostics"]) == [code]))
             ok += bool(right)
             if not right:
                 log(f"edit {i}: unexpected answer {json.dumps(r)[:400]}")
@@ -115,17 +174,13 @@ def edit_to_diagnostics(ultra, tmp, edits, cli_runs):
     finally:
         s.stop()
     cli_s, cli_ok = [], 0
-    pyright = os.path.join(SERVERS, "pyright")
     for i in range(cli_runs):
         adding = i % 2 == 0
-        open(path, "w").write(clean + PROBE if adding else clean)
+        open(path, "w").write(clean + probe if adding else clean)
         t0 = time.perf_counter()
-        p = subprocess.run([pyright, "--outputjson", TARGET], cwd=root, capture_output=True)
+        found = c["finds"](root, target)
         cli_s.append(time.perf_counter() - t0)
-        out = json.loads(p.stdout or b"{}")
-        found = [d.get("rule") for d in out.get("generalDiagnostics", [])
-                 if d.get("rule") == "reportAssignmentType"]
-        cli_ok += (found == ["reportAssignmentType"]) == adding
+        cli_ok += (found == [code]) == adding
     open(path, "w").write(clean)
     return {"first": first, "ultra": ultra_s, "ultra_ok": ok, "cli": cli_s, "cli_ok": cli_ok}
 
@@ -214,27 +269,37 @@ def main():
     ap.add_argument("--edits", type=int, default=20)
     ap.add_argument("--cli-runs", type=int, default=6)
     ap.add_argument("--ultra", default=os.path.join(REPO, "target/release/ultra"))
+    ap.add_argument("--cases", default="python,typescript",
+                    help="edit-to-diagnostics cases, of: " + ", ".join(CASES))
     a = ap.parse_args()
-    if not os.path.isdir(DJANGO):
+    if not os.path.isdir(DJANGO) or not os.path.isdir(RXJS):
         raise SystemExit("no corpus: run python3 -c \"import sys; sys.path.insert(0,'bench'); "
                          "import index_scale as m; m.build_corpus()\"")
     if not os.path.exists(os.path.join(SERVERS, "pyright")):
         subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], check=True,
                        cwd=os.path.dirname(os.path.dirname(SERVERS)))
+    cases = a.cases.split(",")
     with tempfile.TemporaryDirectory() as tmp:
-        e = edit_to_diagnostics(a.ultra, tmp, a.edits, a.cli_runs)
+        runs = {case: edit_to_diagnostics(a.ultra, tmp, case, a.edits, a.cli_runs)
+                for case in cases}
         pr = precision_recall(a.ultra, tmp)
-    print("## Edit to diagnostics: pyright through Ultra vs the pyright CLI\n")
-    print(f"`{TARGET}` in Django 5.2.8; pyright's first diagnostics after its start: "
-          f"{e['first']:.2f} s.\n")
-    print("| | runs | right | p50 | p95 |")
-    print("|---|---|---|---|---|")
-    u, c = e["ultra"], e["cli"]
-    print(f"| Ultra `applyEdits` with `newDiagnostics` (pyright warm) | {len(u)} | {e['ultra_ok']} | "
-          f"{med(u) * 1000:.0f} ms | {pct(u, 95) * 1000:.0f} ms |")
-    print(f"| `pyright {TARGET}` after the edit | {len(c)} | {e['cli_ok']} | "
-          f"{med(c) * 1000:.0f} ms | {pct(c, 95) * 1000:.0f} ms |")
-    print(f"\nRatio of medians (CLI / Ultra): {med(c) / med(u):.1f}x\n")
+    print("## Edit to diagnostics: the language server through Ultra vs its CLI\n")
+    print("| project, file | | runs | right | p50 | p95 |")
+    print("|---|---|---|---|---|---|")
+    for case in cases:
+        c, e = CASES[case], runs[case]
+        u, cli = e["ultra"], e["cli"]
+        print(f"| {case}: `{c['target']}` | Ultra `applyEdits` with `newDiagnostics` "
+              f"({c['server']} warm) | {len(u)} | {e['ultra_ok']} | {med(u) * 1000:.0f} ms | "
+              f"{pct(u, 95) * 1000:.0f} ms |")
+        print(f"| | `{c['cli']}` after the edit | {len(cli)} | {e['cli_ok']} | "
+              f"{med(cli) * 1000:.0f} ms | {pct(cli, 95) * 1000:.0f} ms |")
+    print()
+    for case in cases:
+        e = runs[case]
+        print(f"- {case}: the CLI takes {med(e['cli']) / med(e['ultra']):.1f}x Ultra's median; "
+              f"the server's first diagnostics after its start took {e['first']:.2f} s.")
+    print()
     print("## find_references: precision and recall\n")
     print("| targets | semantic precision | semantic recall | syntactic precision | syntactic recall |")
     print("|---|---|---|---|---|")

@@ -11,6 +11,7 @@ mod client;
 pub mod encoding;
 pub mod framing;
 mod servers;
+mod tsserver;
 pub mod uri;
 
 pub use client::{Client, LspError, OnPublish, Published, ServerSpec};

@@ -382,6 +382,11 @@ impl Servers {
         } = self.document(path, text, wait)?;
         // Unchanged since the server was given it, or just sent: what it published since.
         let (Ok(v) | Err(v)) = version;
+        if crate::tsserver::serves(client.capabilities()) {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let asked = crate::tsserver::pull(&client, path, v, left);
+            return Ok((client, asked));
+        }
         // A server that never published for this file, though given the time, likely never
         // will (a file outside its project): it is not waited for in full again.
         let silent = {

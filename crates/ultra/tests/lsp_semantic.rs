@@ -264,6 +264,67 @@ fn with_typescript() -> Ws {
     ws
 }
 
+/// typescript-language-server publishes late, in parts and without versions, and not at
+/// all when nothing changed: each edit's answer must be about its own text, and an edit
+/// of a clean file must not wait for a publication that never comes.
+#[test]
+fn typescript_edits_answer_with_their_own_diagnostics() {
+    let ws = with_typescript();
+    let _server = ws.serve();
+    let mut c = ws.agent("bot");
+    let d = c.ok("state.getDiagnostics", json!({"path": "src/util.ts"}));
+    assert_eq!(d["languageServer"]["state"], "ready", "{d}");
+    for round in 0..2 {
+        // A clean file stays clean: the server is ready and nothing is new.
+        let clean = c.ok(
+            "ultra.applyEdits",
+            json!({"files": [{"path": "src/util.ts", "edits": [{"old": "2 * n", "new": "n * 2"}]}]}),
+        );
+        assert_eq!(clean["languageServers"][0]["state"], "ready", "{clean}");
+        assert_eq!(clean["newDiagnostics"], json!([]), "{clean}");
+        c.ok(
+            "ultra.applyEdits",
+            json!({"files": [{"path": "src/util.ts", "edits": [{"old": "n * 2", "new": "2 * n"}]}]}),
+        );
+        // A type error comes back with the edit that made it, and only then.
+        let broke = c.ok(
+            "ultra.applyEdits",
+            json!({"files": [{"path": "src/util.ts", "edits": [{"old": "return 2 * n;", "new": "return \"two\";"}]}]}),
+        );
+        // (With a hint that `n` is no longer read.)
+        let errors = |v: &Value, key: &str| -> Vec<(String, u64)> {
+            v[key]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|d| d["severity"] == "error")
+                .map(|d| {
+                    let code = d["code"].as_str().unwrap().to_string();
+                    (code, d["range"]["start"]["line"].as_u64().unwrap())
+                })
+                .collect()
+        };
+        assert_eq!(
+            errors(&broke, "newDiagnostics"),
+            [("2322".to_string(), 1)],
+            "round {round}: {broke}"
+        );
+        let fixed = c.ok(
+            "ultra.applyEdits",
+            json!({"files": [{"path": "src/util.ts", "edits": [{"old": "return \"two\";", "new": "return 2 * n;"}]}]}),
+        );
+        assert_eq!(fixed["newDiagnostics"], json!([]), "round {round}: {fixed}");
+        assert_eq!(
+            errors(&fixed, "fixedDiagnostics"),
+            [("2322".to_string(), 1)],
+            "round {round}: {fixed}"
+        );
+    }
+    // The workspace-wide list agrees with what the file holds now.
+    let d = c.ok("state.getDiagnostics", json!({"path": "src/util.ts"}));
+    assert_eq!(d["diagnostics"], json!([]), "{d}");
+}
+
 #[test]
 fn a_quick_fix_and_organise_imports_apply_as_one_batch() {
     let ws = with_typescript();
