@@ -329,8 +329,9 @@ impl Store for Redb {
     }
 }
 
-/// The shared store: a Redis server. Keys are `<namespace>:schema` and
-/// `<namespace>:file:<path>`; a save is one MULTI/EXEC transaction.
+/// The shared store: a Redis server. Keys are `<namespace>:schema`,
+/// `<namespace>:file:<path>`, the hash `<namespace>:stamps` and `<namespace>:totals`; a
+/// save is one MULTI/EXEC transaction.
 pub struct Redis {
     client: redis::Client,
     conn: std::sync::Mutex<redis::Connection>,
@@ -357,6 +358,11 @@ impl Redis {
                     .query::<()>(&mut conn)
                     .map_err(db_err)?;
             }
+            redis::cmd("DEL")
+                .arg(format!("{prefix}stamps"))
+                .arg(format!("{prefix}{TOTALS_KEY}"))
+                .query::<()>(&mut conn)
+                .map_err(db_err)?;
             redis::cmd("SET")
                 .arg(&schema_key)
                 .arg(SCHEMA_VERSION)
@@ -368,6 +374,15 @@ impl Redis {
             conn: std::sync::Mutex::new(conn),
             prefix,
         })
+    }
+
+    /// The hash of each file's stamp (`"len changed_ns"` by path).
+    fn stamps_key(&self) -> String {
+        format!("{}stamps", self.prefix)
+    }
+
+    fn totals_key(&self) -> String {
+        format!("{}{TOTALS_KEY}", self.prefix)
     }
 
     fn conn(&self) -> Result<std::sync::MutexGuard<'_, redis::Connection>, StoreError> {
@@ -410,7 +425,48 @@ impl Store for Redis {
                 .query::<()>(&mut *conn)
                 .map_err(db_err)?;
         }
-        Ok(())
+        redis::cmd("DEL")
+            .arg(self.stamps_key())
+            .arg(self.totals_key())
+            .query::<()>(&mut *conn)
+            .map_err(db_err)
+    }
+
+    fn stamps(&self) -> Result<Option<HashMap<String, StampOf>>, StoreError> {
+        let mut conn = self.conn()?;
+        let all: HashMap<String, String> = redis::cmd("HGETALL")
+            .arg(self.stamps_key())
+            .query(&mut *conn)
+            .map_err(db_err)?;
+        let parse = |v: &str| -> Option<StampOf> {
+            let (len, changed) = v.split_once(' ')?;
+            Some((len.parse().ok()?, changed.parse().ok()?))
+        };
+        // An entry that does not read is left out: its file then counts as changed.
+        Ok(Some(
+            all.into_iter()
+                .filter_map(|(k, v)| Some((k, parse(&v)?)))
+                .collect(),
+        ))
+    }
+
+    fn totals(&self) -> Result<Option<Totals>, StoreError> {
+        let mut conn = self.conn()?;
+        let v: Option<String> = redis::cmd("GET")
+            .arg(self.totals_key())
+            .query(&mut *conn)
+            .map_err(db_err)?;
+        Ok(v.and_then(|v| serde_json::from_str(&v).ok()))
+    }
+
+    fn set_totals(&self, totals: &Totals) -> Result<(), StoreError> {
+        let json = serde_json::to_string(totals).map_err(db_err)?;
+        let mut conn = self.conn()?;
+        redis::cmd("SET")
+            .arg(self.totals_key())
+            .arg(json)
+            .query::<()>(&mut *conn)
+            .map_err(db_err)
     }
 
     fn load(&self, sink: &mut dyn FnMut(Vec<Stored>)) -> Result<(), StoreError> {
@@ -440,30 +496,44 @@ impl Store for Redis {
         Ok(value.and_then(|v| codec::decode(&v)))
     }
 
-    /// `marks` are not kept: this store has no [`Store::stamps`].
     fn save(
         &self,
         upserts: &[(u64, u128, &FileIndex)],
-        _marks: &[(&str, u64, u128)],
+        marks: &[(&str, u64, u128)],
         removes: &[String],
     ) -> Result<(), StoreError> {
-        if upserts.is_empty() && removes.is_empty() {
+        if upserts.is_empty() && marks.is_empty() && removes.is_empty() {
             return Ok(());
         }
         let mut pipe = redis::pipe();
         pipe.atomic();
+        let stamps = self.stamps_key();
         for (len, changed, record) in upserts {
             let bytes = codec::encode_parts(*len, *changed, record);
             pipe.cmd("SET")
                 .arg(format!("{}file:{}", self.prefix, record.path))
                 .arg(bytes)
                 .ignore();
+            pipe.cmd("HSET")
+                .arg(&stamps)
+                .arg(&record.path)
+                .arg(format!("{len} {changed}"))
+                .ignore();
+        }
+        for (path, len, changed) in marks {
+            pipe.cmd("HSET")
+                .arg(&stamps)
+                .arg(*path)
+                .arg(format!("{len} {changed}"))
+                .ignore();
         }
         for p in removes {
             pipe.cmd("DEL")
                 .arg(format!("{}file:{p}", self.prefix))
                 .ignore();
+            pipe.cmd("HDEL").arg(&stamps).arg(p).ignore();
         }
+        pipe.cmd("DEL").arg(self.totals_key()).ignore();
         let mut conn = self.conn()?;
         pipe.query::<()>(&mut *conn).map_err(db_err)
     }

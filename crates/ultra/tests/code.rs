@@ -44,10 +44,17 @@ fn fixture() -> Ws {
         "use crate::add;\n/* HACK: fixed port */\npub struct Conn {\n    port: u16,\n}\n",
     );
     ws.write("notes.txt", "not code\n");
+    rest_past_the_racy_tick();
     ws
 }
 
 /// `ultra -c TOOL -a ARGS --json`: the reply.
+/// A file read within a clock tick of its change is read again by the next walk (its stamp
+/// could hide a second write): tests that count what a run parsed let the tree rest first.
+fn rest_past_the_racy_tick() {
+    std::thread::sleep(std::time::Duration::from_millis(40));
+}
+
 fn call(ws: &Ws, cmd: &str, args: Value) -> Value {
     let out = ws.cli(&["-c", cmd, "-a", &args.to_string(), "--json"]);
     out.json()[0].clone()
@@ -309,6 +316,7 @@ fn the_index_persists_across_runs() {
     assert_eq!(second["index"]["refreshed"], 0, "{second}");
     assert_eq!(second["definitions"], first["definitions"]);
     ws.write("py/app/views.py", "def show2(user):\n    return user\n");
+    rest_past_the_racy_tick();
     let d = data(&ws, "code.findDefinition", json!({"symbol": "show2"}));
     assert_eq!(d["index"]["refreshed"], 1, "{d}");
     std::fs::remove_file(ws.path("rs/src/net.rs")).unwrap();
@@ -482,9 +490,40 @@ fn redis_backend_shares_the_index() {
         Some(2),
         "{class}"
     );
+    // A warm `ultra index` checks the shared stamps: after a complete index, its totals
+    // are kept in Redis and printed again without loading anything.
+    let redis_cli = |args: &[&str]| {
+        let out = std::process::Command::new("redis-cli")
+            .args(["-p", &redis.port.to_string()])
+            .args(args)
+            .output()
+            .expect("redis-cli is installed with redis-server");
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    let index = || ws.cli(&["index", "--json-summary"]).json().pop().unwrap();
+    let full = index();
+    assert_eq!(redis_cli(&["HLEN", "ultra-test:stamps"]), "13");
+    let kept = redis_cli(&["GET", "ultra-test:totals"]);
+    assert!(kept.contains("\"files\":13"), "{kept}");
+    let warm = index();
+    assert_eq!(warm["parsed"], 0, "{warm}");
+    for k in [
+        "files",
+        "definitions",
+        "references",
+        "imports",
+        "dependencyEdges",
+    ] {
+        assert_eq!(warm[k], full[k], "{k}: {warm} against {full}");
+    }
     // A cold reindex empties the shared entries and writes them again.
     let r = data(&ws, "code.reindex", json!({"cold": true}));
     assert_eq!(r["parsed"], 13, "{r}");
+    assert_eq!(
+        redis_cli(&["GET", "ultra-test:totals"]),
+        "",
+        "a save drops the totals"
+    );
 
     drop(redis);
     let d = data(&ws, "code.findDefinition", json!({"symbol": "User"}));
