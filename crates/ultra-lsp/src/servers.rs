@@ -404,8 +404,10 @@ impl Servers {
                 .unwrap_or_else(|p| p.into_inner())
                 .insert(path.to_path_buf());
         }
-        // Settled: a server that gives no versions may publish in parts (tsserver's syntax,
-        // then its semantic diagnostics); the last of a burst counts.
+        // Settled: a server that gives no versions may publish in parts, and one that does
+        // publishes again for a file another in the batch changed; the last of a burst
+        // counts. (typescript-language-server, the one that publishes in parts, is asked
+        // above instead.)
         while let Some(p) = &got {
             if exact && p.version == Some(v) {
                 break;
