@@ -381,7 +381,14 @@ impl Client {
                     "configuration": true,
                     "workspaceFolders": true,
                     "didChangeWatchedFiles": { "dynamicRegistration": true },
-                    "workspaceEdit": { "documentChanges": true }
+                    // Ultra applies a whole edit or none of it: file operations
+                    // included, in one journaled batch.
+                    "workspaceEdit": {
+                        "documentChanges": true,
+                        "resourceOperations": ["create", "rename", "delete"],
+                        "failureHandling": "transactional"
+                    },
+                    "fileOperations": { "willRename": true, "didRename": true }
                 },
                 "window": { "workDoneProgress": true }
             }

@@ -5,7 +5,8 @@ use ultra_core::Cx;
 use ultra_core::events::EventBus;
 use ultra_protocol::event::names;
 use ultra_protocol::{CommandError, Source, SourceKind};
-use ultra_workspace::workspace::{Notice, Saved, TxnOutcome};
+use ultra_workspace::history::Existence;
+use ultra_workspace::workspace::{FileOutcome, Notice, Saved, TxnOutcome};
 use ultra_workspace::{RelPath, Workspace};
 
 use crate::Services;
@@ -196,20 +197,49 @@ pub fn save_in(
     Ok(saved)
 }
 
-/// Save several buffers as one batch ([`Workspace::save_many`]: all or nothing on disk,
-/// across crashes) under a lock the caller holds, and announce each.
+/// Save several buffers as one batch, deleting the files of `removed`
+/// ([`Workspace::save_and_remove`]: all or nothing on disk, across crashes) under a lock the
+/// caller holds, and announce each.
 pub fn save_many_in(
     cx: &Cx<'_, Services>,
     ws: &mut Workspace,
     rels: &[RelPath],
+    removed: &[RelPath],
 ) -> Result<Vec<Saved>, CommandError> {
-    let saved = ws.save_many(rels, false);
+    let saved = ws.save_and_remove(rels, removed, false);
     emit_notices(cx, ws);
     let saved = saved?;
     for s in &saved {
         announce_saved(cx, s);
     }
+    for r in removed {
+        cx.events.emit(
+            names::FILE_SAVED,
+            json!({ "path": r.to_string(), "deleted": true }),
+            Some(cx.source),
+        );
+    }
     Ok(saved)
+}
+
+/// Put a transaction's files on disk as one batch (see [`save_many_in`]): those it
+/// removed are deleted, the others saved.
+pub fn persist_txn(
+    cx: &Cx<'_, Services>,
+    ws: &mut Workspace,
+    files: &[FileOutcome],
+) -> Result<Vec<Saved>, CommandError> {
+    let (removed, saved): (Vec<&FileOutcome>, Vec<&FileOutcome>) = files
+        .iter()
+        .partition(|f| f.existence == Existence::Removed);
+    let rels = |files: Vec<&FileOutcome>| {
+        files
+            .iter()
+            .map(|f| ws.root().lexical(&f.path))
+            .collect::<Result<Vec<RelPath>, _>>()
+    };
+    let (saved, removed) = (rels(saved)?, rels(removed)?);
+    save_many_in(cx, ws, &saved, &removed)
 }
 
 /// Announce a save as `file.saved`, and to a language server that has the file open

@@ -8,6 +8,8 @@
 
 use std::collections::VecDeque;
 
+use schemars::JsonSchema;
+use serde::Serialize;
 use ultra_protocol::{Source, SourceKind};
 
 use crate::error::WsError;
@@ -42,14 +44,49 @@ impl Replacement {
     }
 }
 
-/// The replacements a transaction made in one file, sorted by `start`, non-overlapping.
+/// Whether a transaction made a file exist, or made it go, besides changing its text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum Existence {
+    /// The file was there before and after.
+    #[default]
+    Kept,
+    /// The file did not exist before (its replacements start from an empty text).
+    Created,
+    /// The file is gone after (its replacements leave an empty text).
+    Removed,
+}
+
+impl Existence {
+    /// What undoing this does.
+    pub fn inverse(self) -> Existence {
+        match self {
+            Existence::Kept => Existence::Kept,
+            Existence::Created => Existence::Removed,
+            Existence::Removed => Existence::Created,
+        }
+    }
+}
+
+/// The replacements a transaction made in one file, sorted by `start`, non-overlapping,
+/// and whether it created or removed the file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileChange {
     pub path: RelPath,
     pub reps: Vec<Replacement>,
+    pub existence: Existence,
 }
 
 impl FileChange {
+    /// Text changed in a file that stays.
+    pub fn kept(path: RelPath, reps: Vec<Replacement>) -> FileChange {
+        FileChange {
+            path,
+            reps,
+            existence: Existence::Kept,
+        }
+    }
+
     /// The inverse, in the coordinates of the text after this change.
     pub fn inverse(&self) -> Vec<Replacement> {
         let mut delta: isize = 0;
@@ -387,6 +424,7 @@ impl History {
             out.push(FileChange {
                 path: fc.path.clone(),
                 reps,
+                existence: fc.existence.inverse(),
             });
         }
         Ok(out)
@@ -537,10 +575,7 @@ mod tests {
                 src.clone(),
                 "edit",
                 TxnKind::Edit,
-                vec![FileChange {
-                    path: path.clone(),
-                    reps: vec![rep(at, "", "x")],
-                }],
+                vec![FileChange::kept(path.clone(), vec![rep(at, "", "x")])],
             );
         };
         let ai = Source::new(SourceKind::Ai);

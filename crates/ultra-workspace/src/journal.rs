@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use serde::{Deserialize, Serialize};
 
 use crate::error::WsError;
-use crate::root::{Root, Staged};
+use crate::root::{RelPath, Root, Staged};
 
 /// A committed batch's journal, removed by [`done`] once every file is in place.
 #[derive(Debug)]
@@ -38,6 +38,9 @@ struct Journal {
     /// The workspace root the paths are relative to.
     root: PathBuf,
     files: Vec<Entry>,
+    /// Files the batch deletes, after every staged file is in place.
+    #[serde(default)]
+    removes: Vec<String>,
 }
 
 static COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -50,8 +53,14 @@ fn sync_dir(dir: &Path) -> std::io::Result<()> {
     std::fs::File::open(dir)?.sync_all()
 }
 
-/// Make the batch's intent durable: after this returns, a crash leaves every file new.
-pub fn write(dir: &Path, root: &Root, staged: &[Staged]) -> Result<Intent, WsError> {
+/// Make the batch's intent durable: after this returns, a crash leaves every file new, and
+/// every file of `removes` gone.
+pub fn write(
+    dir: &Path,
+    root: &Root,
+    staged: &[Staged],
+    removes: &[RelPath],
+) -> Result<Intent, WsError> {
     {
         use std::os::unix::fs::DirBuilderExt;
         std::fs::DirBuilder::new()
@@ -69,6 +78,7 @@ pub fn write(dir: &Path, root: &Root, staged: &[Staged]) -> Result<Intent, WsErr
                 tmp: s.tmp.as_str().to_string(),
             })
             .collect(),
+        removes: removes.iter().map(|r| r.as_str().to_string()).collect(),
     };
     let name = format!(
         "batch-{}-{}.json",
@@ -119,7 +129,7 @@ pub(crate) fn alive(pid: u32) -> bool {
 }
 
 /// Finish the batches of writers that died after committing: put each staged file still
-/// there in place, then drop the journal. Journals never committed (`.tmp`) are dropped.
+/// there in place and delete the files the batch removes, then drop the journal. Journals never committed (`.tmp`) are dropped.
 /// Returns how many batches were finished.
 pub fn recover(root: &Root, dir: &Path) -> usize {
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -154,6 +164,11 @@ pub fn recover(root: &Root, dir: &Path) -> usize {
                         let _ = root.publish(&Staged { target, tmp });
                     }
                 }
+                for r in j.removes.iter().filter_map(|r| root.lexical(r).ok()) {
+                    if root.exists(&r) {
+                        let _ = root.remove_file(&r);
+                    }
+                }
                 finished += 1;
             }
         }
@@ -163,4 +178,35 @@ pub fn recover(root: &Root, dir: &Path) -> usize {
         let _ = sync_dir(dir);
     }
     finished
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::root::RootOptions;
+
+    /// A writer that died after its journal was durable: the next open puts the staged
+    /// file in place and deletes the file the batch removes.
+    #[test]
+    fn a_dead_writers_batch_is_finished_removals_included() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path().join("ws");
+        std::fs::create_dir_all(&ws).unwrap();
+        std::fs::write(ws.join("old.ts"), "moved\n").unwrap();
+        let root = Root::open(&ws, RootOptions::default()).unwrap();
+        let new = root.lexical("new.ts").unwrap();
+        let staged = root.stage(&new, b"moved\n").unwrap();
+        let state = dir.path().join("state");
+        let intent = write(&state, &root, &[staged], &[root.lexical("old.ts").unwrap()]).unwrap();
+        // As if another process (one that no longer runs) had written it.
+        let dead = state.join(format!("batch-{}-0.json", i32::MAX));
+        std::fs::rename(&intent.path, &dead).unwrap();
+        assert_eq!(recover(&root, &state), 1);
+        assert_eq!(
+            std::fs::read_to_string(ws.join("new.ts")).unwrap(),
+            "moved\n"
+        );
+        assert!(!ws.join("old.ts").exists());
+        assert!(!dead.exists());
+    }
 }

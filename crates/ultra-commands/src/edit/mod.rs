@@ -5,9 +5,10 @@
 //! one undoable transaction tagged with its source.
 
 pub mod code_action;
+pub(crate) mod file_move;
 pub mod rename;
 pub mod replace;
-mod server_edit;
+pub(crate) mod server_edit;
 pub mod tools;
 pub mod typing;
 
@@ -17,9 +18,9 @@ use ultra_core::command::{CommandSpec, Example, Touches};
 use ultra_core::registry::RegistryError;
 use ultra_core::{Command, Cx, Registry};
 use ultra_protocol::{CommandError, ErrorCode, Position, PositionEncoding, Range, SourceKind};
-use ultra_workspace::history::Filter;
+use ultra_workspace::Workspace;
+use ultra_workspace::history::{Existence, Filter};
 use ultra_workspace::workspace::{EditOp, FileEdits, Prepared, TxnOutcome};
-use ultra_workspace::{RelPath, Workspace};
 
 use ultra_services::util::{emit_changed, emit_notices, is_human, target};
 use ultra_services::{Services, WsGuard};
@@ -74,16 +75,14 @@ pub(crate) fn apply(
         }
     }
     check_content(cx, ws, &prepared)?;
-    let saving: Option<Vec<RelPath>> =
-        (finish == Finish::Save).then(|| prepared.files.iter().map(|f| f.path.clone()).collect());
     let outcome = if finish == Finish::Typing {
         ws.commit_typing(prepared, cx.source, cx.command_id)
     } else {
         ws.commit(prepared, cx.source, cx.command_id)
     };
     emit_changed(cx, &outcome, cx.command_id);
-    if let Some(paths) = saving {
-        ultra_services::util::save_many_in(cx, ws, &paths)?;
+    if finish == Finish::Save {
+        ultra_services::util::persist_txn(cx, ws, &outcome.files)?;
     }
     Ok(outcome)
 }
@@ -647,6 +646,20 @@ impl UndoArgs {
     }
 }
 
+/// An undo or redo that brings back or takes away files happens on disk, as the
+/// transaction it inverts did: a buffer cannot stand for a file that is gone, nor for one
+/// that must come back. Its other files are saved with it, in one batch.
+fn persist_if_files_came_or_went(
+    cx: &Cx<'_, Services>,
+    ws: &mut Workspace,
+    outcome: &TxnOutcome,
+) -> Result<(), CommandError> {
+    if outcome.files.iter().any(|f| f.existence != Existence::Kept) {
+        ultra_services::util::persist_txn(cx, ws, &outcome.files)?;
+    }
+    Ok(())
+}
+
 /// `ultra.undo`.
 pub struct Undo;
 
@@ -686,6 +699,7 @@ impl Command<Services> for Undo {
         let mut ws = cx.services.ws();
         let outcome = ws.undo(&filter)?;
         emit_changed(cx, &outcome, Undo::SPEC.id);
+        persist_if_files_came_or_went(cx, &mut ws, &outcome)?;
         Ok(outcome)
     }
 }
@@ -723,6 +737,7 @@ impl Command<Services> for Redo {
         let mut ws = cx.services.ws();
         let outcome = ws.redo(&filter)?;
         emit_changed(cx, &outcome, Redo::SPEC.id);
+        persist_if_files_came_or_went(cx, &mut ws, &outcome)?;
         Ok(outcome)
     }
 }

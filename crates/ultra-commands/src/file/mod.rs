@@ -17,6 +17,7 @@ use ultra_workspace::buffer::Selection;
 use ultra_workspace::text;
 use ultra_workspace::workspace::{Saved, TxnOutcome};
 
+use crate::edit::file_move::{Imports, move_updating_imports};
 use ultra_services::Services;
 use ultra_services::util::{emit_changed, emit_notices, is_human, target};
 
@@ -560,6 +561,11 @@ pub struct RenameFileArgs {
     pub overwrite: bool,
     /// Only rename if the source's content hash is still this.
     pub expected_hash: Option<String>,
+    /// Update what imports a moved code file (its language server works the edits out;
+    /// they land with the move in one batch and one undo step). Default: when the file's
+    /// server handles moves (typescript-language-server does); `true` makes a server that
+    /// cannot an error, `false` moves the file alone.
+    pub update_imports: Option<bool>,
 }
 
 /// Result of rename commands.
@@ -568,6 +574,13 @@ pub struct RenameFileArgs {
 pub struct Renamed {
     pub path: String,
     pub new_path: String,
+    /// With importers updated: the files changed (the move as `removed` and `created`),
+    /// the transaction to undo it all, and the diagnostics it brought or fixed.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub imports: Option<crate::edit::server_edit::ServerEdited>,
+    /// Why importers were not updated, when a language server could have.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub imports_not_updated: Option<String>,
 }
 
 /// `ultra.renameFile`.
@@ -618,13 +631,35 @@ impl Command<Services> for RenameFile {
         cx: &mut Cx<'_, Services>,
         args: RenameFileArgs,
     ) -> Result<Renamed, CommandError> {
-        rename(
+        let mut note = None;
+        if args.update_imports != Some(false) {
+            if let Some(hash) = &args.expected_hash {
+                let mut ws = cx.services.ws();
+                let from = ws.resolve_entry(&args.path, is_human(cx))?;
+                ws.check_expected(&from, None, Some(hash))?;
+            }
+            let required = args.update_imports == Some(true);
+            match move_updating_imports(cx, &args.path, &args.new_path, args.overwrite, required)? {
+                Imports::Updated(edited) => {
+                    return Ok(Renamed {
+                        path: args.path,
+                        new_path: args.new_path,
+                        imports: Some(edited),
+                        imports_not_updated: None,
+                    });
+                }
+                Imports::NotUpdated(why) => note = why,
+            }
+        }
+        let mut renamed = rename(
             cx,
             &args.path,
             &args.new_path,
             args.overwrite,
             args.expected_hash.as_deref(),
-        )
+        )?;
+        renamed.imports_not_updated = note;
+        Ok(renamed)
     }
 }
 
@@ -653,6 +688,8 @@ pub(crate) fn rename(
     Ok(Renamed {
         path: from.to_string(),
         new_path: to.to_string(),
+        imports: None,
+        imports_not_updated: None,
     })
 }
 

@@ -57,10 +57,6 @@ pub type Answered<T> = Result<T, Option<ServerAnswer>>;
 /// A server's answer and its position encoding.
 pub type Asked = Answered<(Value, ultra_lsp::PositionEncoding)>;
 
-/// One file's text edits: its workspace-relative path, and (range in the server's
-/// encoding, new text) pairs.
-pub type FileTextEdits = (String, Vec<(Range, String)>);
-
 fn answer(language: &str, state: &str, reason: Option<String>) -> ServerAnswer {
     ServerAnswer {
         language: language.to_string(),
@@ -106,6 +102,25 @@ pub fn ask(
 /// The URI a server knows the workspace file `path` by.
 pub fn document_uri(cx: &Cx<'_, Services>, path: &str) -> String {
     ultra_lsp::uri::from_path(&cx.services.root_path().join(path))
+}
+
+/// The language server of `path`, started if need be, when it works out the edits a
+/// file move needs (`workspace/willRenameFiles`): `Ok(None)` when no server serves the
+/// file or its server does not handle moves, `Err` (why) when it cannot be started.
+pub fn file_mover(
+    cx: &Cx<'_, Services>,
+    path: &str,
+) -> Result<Option<std::sync::Arc<ultra_lsp::Client>>, String> {
+    let Some((language, _)) = ultra_lsp::language_of(path) else {
+        return Ok(None);
+    };
+    let client = cx
+        .services
+        .lsp()
+        .client(language)
+        .map_err(|e| e.to_string())?;
+    let moves = !client.capabilities()["workspace"]["fileOperations"]["willRename"].is_null();
+    Ok(moves.then_some(client))
 }
 
 /// Ask the server of `path` (its text is `rope`, given to it first) `method`, with the
@@ -309,51 +324,64 @@ pub fn same_server(a: &str, b: &str) -> bool {
     language(a).is_some() && language(a) == language(b)
 }
 
-/// The text edits of a `WorkspaceEdit` (`changes` and `documentChanges`), by
-/// workspace-relative path, as (range in the server's encoding, new text). Creating,
-/// renaming or deleting files, or any edit outside `root`, is refused.
-pub fn workspace_edit(
-    root: &std::path::Path,
-    edit: &Value,
-) -> Result<Vec<FileTextEdits>, CommandError> {
-    let mut by_uri: std::collections::BTreeMap<String, Vec<Value>> = Default::default();
-    if let Some(changes) = edit["changes"].as_object() {
-        for (uri, edits) in changes {
-            by_uri
-                .entry(uri.clone())
-                .or_default()
-                .extend(edits.as_array().cloned().unwrap_or_default());
-        }
+/// One step of a language server's `WorkspaceEdit`, paths workspace-relative. Steps
+/// apply in order, each to the files as the steps before it left them.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EditStep {
+    /// Text edits of one file: (range in the server's encoding, new text), all against
+    /// the text before them.
+    Text {
+        path: String,
+        edits: Vec<(Range, String)>,
+    },
+    Create {
+        path: String,
+        overwrite: bool,
+        ignore_if_exists: bool,
+    },
+    Rename {
+        from: String,
+        to: String,
+        overwrite: bool,
+        ignore_if_exists: bool,
+    },
+    Delete {
+        path: String,
+        ignore_if_not_exists: bool,
+    },
+}
+
+impl EditStep {
+    /// Whether it creates, renames or deletes a file.
+    pub fn is_resource(&self) -> bool {
+        !matches!(self, EditStep::Text { .. })
     }
-    for change in edit["documentChanges"].as_array().into_iter().flatten() {
-        if let Some(kind) = change["kind"].as_str() {
-            return Err(CommandError::new(
-                ErrorCode::InvalidArguments,
-                format!("the language server's edit would also {kind} a file, which is not applied with it"),
-            )
-            .with_suggestion("rename or create the file with fs.rename or create_file, then the symbol"));
-        }
-        let uri = change["textDocument"]["uri"].as_str().unwrap_or_default();
-        by_uri
-            .entry(uri.to_string())
-            .or_default()
-            .extend(change["edits"].as_array().cloned().unwrap_or_default());
-    }
-    let mut out = Vec::new();
-    for (uri, edits) in by_uri {
-        let abs = ultra_lsp::uri::to_path(&uri).unwrap_or_default();
-        let Some(path) = abs.strip_prefix(root).ok().and_then(|p| p.to_str()) else {
-            return Err(CommandError::new(
+}
+
+/// The steps of a `WorkspaceEdit`: its `documentChanges` in order (text edits and file
+/// creations, renames and deletions) or, without them, its `changes`. A step outside
+/// `root` is refused: nothing of the edit is applied.
+pub fn workspace_edit(root: &std::path::Path, edit: &Value) -> Result<Vec<EditStep>, CommandError> {
+    let path = |uri: &Value| -> Result<String, CommandError> {
+        let uri = uri.as_str().unwrap_or_default();
+        let abs = ultra_lsp::uri::to_path(uri).unwrap_or_default();
+        match abs.strip_prefix(root).ok().and_then(|p| p.to_str()) {
+            Some(p) if !p.is_empty() => Ok(p.to_string()),
+            _ => Err(CommandError::new(
                 ErrorCode::PathOutsideWorkspace,
                 format!(
                     "the edit would change {}, outside the workspace",
                     abs.display()
                 ),
             )
-            .with_suggestion("change only what this workspace defines"));
-        };
-        let edits = edits
-            .iter()
+            .with_suggestion("change only what this workspace defines")),
+        }
+    };
+    let text_edits = |edits: &Value| -> Result<Vec<(Range, String)>, CommandError> {
+        edits
+            .as_array()
+            .into_iter()
+            .flatten()
             .map(|e| {
                 let range: Range = serde_json::from_value(e["range"].clone()).map_err(|err| {
                     CommandError::new(
@@ -363,10 +391,51 @@ pub fn workspace_edit(
                 })?;
                 Ok((range, e["newText"].as_str().unwrap_or_default().to_string()))
             })
-            .collect::<Result<Vec<_>, CommandError>>()?;
-        out.push((path.to_string(), edits));
+            .collect()
+    };
+    let flag = |change: &Value, name: &str| change["options"][name].as_bool().unwrap_or(false);
+    let mut steps = Vec::new();
+    // A server that sends both means `documentChanges` (LSP: clients that support them
+    // use them and ignore `changes`).
+    if let Some(changes) = edit["documentChanges"].as_array() {
+        for change in changes {
+            steps.push(match change["kind"].as_str() {
+                None => EditStep::Text {
+                    path: path(&change["textDocument"]["uri"])?,
+                    edits: text_edits(&change["edits"])?,
+                },
+                Some("create") => EditStep::Create {
+                    path: path(&change["uri"])?,
+                    overwrite: flag(change, "overwrite"),
+                    ignore_if_exists: flag(change, "ignoreIfExists"),
+                },
+                Some("rename") => EditStep::Rename {
+                    from: path(&change["oldUri"])?,
+                    to: path(&change["newUri"])?,
+                    overwrite: flag(change, "overwrite"),
+                    ignore_if_exists: flag(change, "ignoreIfExists"),
+                },
+                Some("delete") => EditStep::Delete {
+                    path: path(&change["uri"])?,
+                    ignore_if_not_exists: flag(change, "ignoreIfNotExists"),
+                },
+                Some(other) => {
+                    return Err(CommandError::new(
+                        ErrorCode::InternalError,
+                        format!("the language server sent an unknown file operation `{other}`"),
+                    ));
+                }
+            });
+        }
+    } else if let Some(changes) = edit["changes"].as_object() {
+        for (uri, edits) in changes {
+            steps.push(EditStep::Text {
+                path: path(&Value::String(uri.clone()))?,
+                edits: text_edits(edits)?,
+            });
+        }
     }
-    Ok(out)
+    Ok(steps)
 }
 
 /// Who answered a navigation query, flattened into its result.
@@ -420,5 +489,66 @@ mod tests {
             "{}",
             &text[text.len() - 40..]
         );
+    }
+
+    /// `documentChanges` in order, file operations included; `changes` only without them;
+    /// a step outside the root refuses the whole edit.
+    #[test]
+    fn a_workspace_edits_steps_in_order() {
+        let root = std::path::Path::new("/w");
+        let range =
+            json!({"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}});
+        let edit = json!({
+            "changes": {"file:///w/ignored.ts": [{"range": range, "newText": "x"}]},
+            "documentChanges": [
+                {"kind": "create", "uri": "file:///w/new.ts", "options": {"ignoreIfExists": true}},
+                {"textDocument": {"uri": "file:///w/new.ts", "version": null}, "edits": [{"range": range, "newText": "y"}]},
+                {"kind": "rename", "oldUri": "file:///w/a.ts", "newUri": "file:///w/b/a.ts", "options": {"overwrite": true}},
+                {"kind": "delete", "uri": "file:///w/old.ts"},
+            ]
+        });
+        let steps = workspace_edit(root, &edit).unwrap();
+        let r: Range = serde_json::from_value(range.clone()).unwrap();
+        assert_eq!(
+            steps,
+            [
+                EditStep::Create {
+                    path: "new.ts".into(),
+                    overwrite: false,
+                    ignore_if_exists: true
+                },
+                EditStep::Text {
+                    path: "new.ts".into(),
+                    edits: vec![(r, "y".into())]
+                },
+                EditStep::Rename {
+                    from: "a.ts".into(),
+                    to: "b/a.ts".into(),
+                    overwrite: true,
+                    ignore_if_exists: false
+                },
+                EditStep::Delete {
+                    path: "old.ts".into(),
+                    ignore_if_not_exists: false
+                },
+            ]
+        );
+        let only_changes =
+            json!({"changes": {"file:///w/c.ts": [{"range": range, "newText": "z"}]}});
+        assert_eq!(
+            workspace_edit(root, &only_changes).unwrap(),
+            [EditStep::Text {
+                path: "c.ts".into(),
+                edits: vec![(r, "z".into())]
+            }]
+        );
+        for outside in [
+            json!({"documentChanges": [{"kind": "create", "uri": "file:///etc/cron.d/x"}]}),
+            json!({"documentChanges": [{"kind": "rename", "oldUri": "file:///w/a.ts", "newUri": "file:///tmp/a.ts"}]}),
+            json!({"documentChanges": [{"kind": "delete", "uri": "file:///w"}]}),
+        ] {
+            let e = workspace_edit(root, &outside).unwrap_err();
+            assert_eq!(e.code, ErrorCode::PathOutsideWorkspace, "{outside}");
+        }
     }
 }

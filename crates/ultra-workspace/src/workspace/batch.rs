@@ -11,7 +11,7 @@ use super::Workspace;
 use crate::anchor;
 use crate::buffer::Buffer;
 use crate::error::WsError;
-use crate::history::{FileChange, Filter, History, Plan, Replacement, TxnKind};
+use crate::history::{Existence, FileChange, Filter, History, Plan, Replacement, TxnKind};
 use crate::root::RelPath;
 use crate::text;
 
@@ -52,6 +52,11 @@ pub enum EditOp {
     },
     /// Replace the whole text.
     All { text: String },
+    /// Create the file with this text; it may not exist, on disk or as a buffer. A file's
+    /// only edit: committed, the file is a new buffer, which the save writes.
+    Create { text: String },
+    /// Remove the file: its whole text goes, and the save deletes it. A file's only edit.
+    Remove,
 }
 
 /// The edits for one file, with optional preconditions.
@@ -79,6 +84,8 @@ pub struct PreparedFile {
     pub match_levels: Vec<&'static str>,
     /// How many occurrences anchor edits replaced.
     pub replaced: usize,
+    /// Whether the batch creates or removes the file.
+    pub existence: Existence,
 }
 
 /// The result of a committed transaction.
@@ -104,6 +111,14 @@ pub struct FileOutcome {
     /// The changed lines (first, last), 1-based, after the edit.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub changed_lines: Option<(usize, usize)>,
+    /// `created` or `removed` when the transaction made the file exist or go (absent
+    /// when it only changed its text).
+    #[serde(skip_serializing_if = "is_kept")]
+    pub existence: Existence,
+}
+
+fn is_kept(e: &Existence) -> bool {
+    *e == Existence::Kept
 }
 
 impl FileOutcome {
@@ -121,6 +136,7 @@ impl FileOutcome {
             match_levels: vec![],
             replaced: 0,
             changed_lines,
+            existence: Existence::Kept,
         }
     }
 }
@@ -143,6 +159,10 @@ impl Workspace {
                     "{} appears twice in the batch; put all its edits in one entry",
                     fe.path
                 )));
+            }
+            if let Some(pf) = self.prepare_existence(&fe, &mut inserted)? {
+                out.push(pf);
+                continue;
             }
             self.open_buffer(&fe.path)?;
             self.check_expected(&fe.path, fe.expected_version, fe.expected_hash.as_deref())?;
@@ -199,6 +219,12 @@ impl Workspace {
                     }
                     EditOp::All { text: t } => {
                         spans.push((0, rope.len_chars(), anchor::fit_whole(rope, &t), i))
+                    }
+                    EditOp::Create { .. } | EditOp::Remove => {
+                        return Err(WsError::InvalidPosition(format!(
+                            "edit {i}: creating or removing {} must be the file's only edit",
+                            fe.path
+                        )));
                     }
                     EditOp::Anchor {
                         old,
@@ -265,13 +291,74 @@ impl Workspace {
                 reps,
                 match_levels: levels,
                 replaced,
+                existence: Existence::Kept,
             });
         }
         Ok(Prepared { files: out })
     }
 
+    /// Whether a file exists for a batch: on disk, or as an open buffer (a new file not
+    /// saved yet included).
+    pub fn exists(&self, rel: &RelPath) -> bool {
+        self.buffers.contains_key(rel) || self.root.exists(rel)
+    }
+
+    /// A file's `Create` or `Remove` (its only edit), resolved; `None` for other edits.
+    fn prepare_existence(
+        &mut self,
+        fe: &FileEdits,
+        inserted: &mut usize,
+    ) -> Result<Option<PreparedFile>, WsError> {
+        let prepared = |reps: Vec<Replacement>, existence| PreparedFile {
+            path: fe.path.clone(),
+            reps,
+            match_levels: Vec::new(),
+            replaced: 0,
+            existence,
+        };
+        match fe.edits.as_slice() {
+            [EditOp::Create { text }] => {
+                if self.exists(&fe.path) {
+                    return Err(WsError::Exists(fe.path.to_string()));
+                }
+                *inserted += text.len();
+                if *inserted > MAX_BATCH_TEXT {
+                    return Err(WsError::EditTooLarge {
+                        path: fe.path.to_string(),
+                        size: *inserted as u64,
+                        limit: MAX_BATCH_TEXT as u64,
+                    });
+                }
+                let reps = if text.is_empty() {
+                    Vec::new()
+                } else {
+                    vec![Replacement::new(0, String::new(), text.clone())]
+                };
+                Ok(Some(prepared(reps, Existence::Created)))
+            }
+            [EditOp::Remove] => {
+                self.open_buffer(&fe.path)?;
+                self.check_expected(&fe.path, fe.expected_version, fe.expected_hash.as_deref())?;
+                let Some(buf) = self.buffers.get(&fe.path) else {
+                    return Err(WsError::NotFound(fe.path.to_string()));
+                };
+                let text = buf.rope.to_string();
+                let reps = if text.is_empty() {
+                    Vec::new()
+                } else {
+                    vec![Replacement::new(0, text, String::new())]
+                };
+                Ok(Some(prepared(reps, Existence::Removed)))
+            }
+            _ => Ok(None),
+        }
+    }
+
     /// The full text a prepared file would have after commit (for validators).
     pub fn preview(&self, file: &PreparedFile) -> String {
+        if file.existence == Existence::Created {
+            return file.reps.iter().map(|r| r.new.as_str()).collect();
+        }
         let Some(buf) = self.buffers.get(&file.path) else {
             return String::new();
         };
@@ -310,6 +397,10 @@ impl Workspace {
         let mut files = Vec::new();
         let mut changes = Vec::new();
         for pf in prepared.files {
+            if pf.existence == Existence::Created {
+                // Checked absent by `prepare`, under the same lock.
+                let _ = self.open_new_buffer(&pf.path, "");
+            }
             let Some(buf) = self.buffers.get_mut(&pf.path) else {
                 continue;
             };
@@ -320,12 +411,14 @@ impl Workspace {
             files.push(FileOutcome {
                 match_levels: pf.match_levels,
                 replaced: pf.replaced,
+                existence: pf.existence,
                 ..FileOutcome::of(&pf.path, buf, changed_lines)
             });
-            if !pf.reps.is_empty() {
+            if !pf.reps.is_empty() || pf.existence != Existence::Kept {
                 changes.push(FileChange {
                     path: pf.path,
                     reps: pf.reps,
+                    existence: pf.existence,
                 });
             }
         }
@@ -347,7 +440,19 @@ impl Workspace {
     }
 
     fn apply_changes(&mut self, changes: &[FileChange]) -> Result<Vec<FileOutcome>, WsError> {
+        let conflict = |c: &FileChange| WsError::UndoConflict {
+            action: "undo",
+            txn: 0,
+            path: c.path.to_string(),
+        };
         for c in changes {
+            if c.existence == Existence::Created {
+                // Made again from nothing: someone made another file there since.
+                if self.exists(&c.path) || c.reps.iter().any(|r| r.start > 0 || r.old_chars > 0) {
+                    return Err(conflict(c));
+                }
+                continue;
+            }
             self.open_buffer(&c.path)?;
             let Some(buf) = self.buffers.get(&c.path) else {
                 return Err(WsError::NotFound(c.path.to_string()));
@@ -355,22 +460,33 @@ impl Workspace {
             for r in &c.reps {
                 let end = r.start + r.old_chars;
                 if end > buf.rope.len_chars() || buf.rope.slice(r.start..end) != r.old.as_str() {
-                    return Err(WsError::UndoConflict {
-                        action: "undo",
-                        txn: 0,
-                        path: c.path.to_string(),
-                    });
+                    return Err(conflict(c));
                 }
+            }
+            // Removed only if nothing is left: text added since would go with the file.
+            let left: i64 = buf.rope.len_chars() as i64
+                - c.reps
+                    .iter()
+                    .map(|r| r.old_chars as i64 - r.new_chars as i64)
+                    .sum::<i64>();
+            if c.existence == Existence::Removed && left != 0 {
+                return Err(conflict(c));
             }
         }
         let mut out = Vec::new();
         for c in changes {
+            if c.existence == Existence::Created {
+                let _ = self.open_new_buffer(&c.path, "");
+            }
             let Some(buf) = self.buffers.get_mut(&c.path) else {
                 continue;
             };
             buf.apply(&c.reps);
             let changed_lines = changed_lines(&c.reps, buf);
-            out.push(FileOutcome::of(&c.path, buf, changed_lines));
+            out.push(FileOutcome {
+                existence: c.existence,
+                ..FileOutcome::of(&c.path, buf, changed_lines)
+            });
         }
         Ok(out)
     }

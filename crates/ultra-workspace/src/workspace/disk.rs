@@ -132,10 +132,7 @@ impl Workspace {
             Source::new(SourceKind::Internal),
             "reload",
             TxnKind::Edit,
-            vec![FileChange {
-                path: rel.clone(),
-                reps: vec![rep],
-            }],
+            vec![FileChange::kept(rel.clone(), vec![rep])],
         );
         self.notices.push(Notice::Reloaded {
             path: rel.to_string(),
@@ -164,10 +161,7 @@ impl Workspace {
         let mut changes = Vec::new();
         if !same {
             let rep = buf.replace_all(&text);
-            changes.push(FileChange {
-                path: rel.clone(),
-                reps: vec![rep],
-            });
+            changes.push(FileChange::kept(rel.clone(), vec![rep]));
         }
         buf.mark_saved(Some(disk));
         let outcome = FileOutcome::of(rel, buf, None);

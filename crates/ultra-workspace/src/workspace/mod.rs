@@ -240,11 +240,17 @@ impl Workspace {
     /// Forget an open buffer and its undo history; the newest remaining buffer becomes
     /// active if it was.
     fn drop_buffer(&mut self, rel: &RelPath) {
-        if self.buffers.remove(rel).is_some() {
+        if self.buffers.contains_key(rel) {
             self.history.forget(rel);
-            if self.active.as_ref() == Some(rel) {
-                self.active = self.buffers.keys().next_back().cloned();
-            }
+            self.close_removed(rel);
+        }
+    }
+
+    /// Close the buffer of a file a transaction removed, keeping the history that can
+    /// bring it back; the newest remaining buffer becomes active if it was.
+    fn close_removed(&mut self, rel: &RelPath) {
+        if self.buffers.remove(rel).is_some() && self.active.as_ref() == Some(rel) {
+            self.active = self.buffers.keys().next_back().cloned();
         }
     }
 }

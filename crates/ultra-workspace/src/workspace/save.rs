@@ -86,10 +86,24 @@ impl Workspace {
     /// A crash before the journal leaves every file old (the temp files are swept); after
     /// it, the next open finishes the batch, so every file is new.
     pub fn save_many(&mut self, rels: &[RelPath], force: bool) -> Result<Vec<Saved>, WsError> {
-        if rels.len() < 2 {
+        self.save_and_remove(rels, &[], force)
+    }
+
+    /// [`Workspace::save_many`] that also deletes the files of `removed` (open buffers a
+    /// transaction emptied to remove them), in the same journaled batch: after a crash
+    /// every file is new and every removed file gone, or nothing happened. Their buffers
+    /// close; their undo history stays, so the transaction that removed them can be
+    /// undone.
+    pub fn save_and_remove(
+        &mut self,
+        rels: &[RelPath],
+        removed: &[RelPath],
+        force: bool,
+    ) -> Result<Vec<Saved>, WsError> {
+        if rels.len() < 2 && removed.is_empty() {
             return rels.iter().map(|r| self.save(r, force)).collect();
         }
-        for rel in rels {
+        for rel in rels.iter().chain(removed) {
             self.ready_to_save(rel, force)?;
         }
         if self.root.is_dry_run() {
@@ -120,8 +134,14 @@ impl Workspace {
                 }
             }
         }
+        // A buffer never saved has nothing on disk to delete.
+        let on_disk: Vec<RelPath> = removed
+            .iter()
+            .filter(|r| self.buffers.get(*r).is_some_and(|b| b.disk.is_some()))
+            .cloned()
+            .collect();
         let intent = match &self.journal_dir {
-            Some(dir) => match journal::write(dir, &self.root, &staged) {
+            Some(dir) => match journal::write(dir, &self.root, &staged, &on_disk) {
                 Ok(j) => Some(j),
                 Err(e) => {
                     for st in &staged {
@@ -151,6 +171,16 @@ impl Workspace {
                     failed.get_or_insert(e);
                 }
             }
+        }
+        for rel in &on_disk {
+            if let Err(e) = self.root.remove_file(rel)
+                && self.root.exists(rel)
+            {
+                failed.get_or_insert(e);
+            }
+        }
+        for rel in removed {
+            self.close_removed(rel);
         }
         if let Some(j) = intent {
             journal::done(&j);

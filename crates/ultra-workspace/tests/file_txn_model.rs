@@ -1,0 +1,278 @@
+//! Model test: transactions that create, remove and rename files (as a language server's
+//! workspace edit does) are saved as one batch and undone and redone on disk.
+//!
+//! Random sequences of batches over a few paths (creates, removes, renames as a remove
+//! and a create, and text edits, several files at once) are committed and saved; then
+//! every one is undone, newest first, and redone, each saved as the command layer does.
+//! After every step the disk must hold exactly the snapshot the model expects: the state
+//! after the batch, or, after k undos, the state k batches back. A batch that creates a
+//! file that exists, or removes one that does not, is refused and changes nothing.
+
+#![allow(clippy::unwrap_used)]
+
+use std::collections::BTreeMap;
+
+use proptest::prelude::*;
+use ultra_protocol::{Source, SourceKind};
+use ultra_workspace::history::{Existence, Filter};
+use ultra_workspace::workspace::{EditOp, FileEdits, FileOutcome, WorkspaceOptions};
+use ultra_workspace::{RelPath, Workspace, WsError};
+
+const PATHS: [&str; 4] = ["a.ts", "b.ts", "d/c.ts", "d/e/f.ts"];
+
+/// What a step does to one path (an index into `PATHS`).
+#[derive(Debug, Clone)]
+enum Act {
+    /// Create it if absent, or else replace its text.
+    Write(usize, String),
+    /// Insert at its start, if it exists.
+    Prepend(usize, String),
+    /// Remove it, if it exists.
+    Remove(usize),
+    /// Move it to the other path, if it exists and the other does not.
+    Rename(usize, usize),
+}
+
+fn text() -> impl Strategy<Value = String> {
+    proptest::collection::vec(prop_oneof![Just("x"), Just("yé\n"), Just("z\n")], 0..4)
+        .prop_map(|v| v.concat())
+}
+
+fn act() -> impl Strategy<Value = Act> {
+    prop_oneof![
+        3 => (0..PATHS.len(), text()).prop_map(|(p, t)| Act::Write(p, t)),
+        2 => (0..PATHS.len(), text()).prop_map(|(p, t)| Act::Prepend(p, t)),
+        2 => (0..PATHS.len()).prop_map(Act::Remove),
+        2 => (0..PATHS.len(), 0..PATHS.len()).prop_map(|(a, b)| Act::Rename(a, b)),
+    ]
+}
+
+type Disk = BTreeMap<&'static str, String>;
+
+fn read_disk(root: &std::path::Path) -> Disk {
+    PATHS
+        .iter()
+        .filter_map(|p| Some((*p, std::fs::read_to_string(root.join(p)).ok()?)))
+        .collect()
+}
+
+fn agent() -> Source {
+    let mut s = Source::new(SourceKind::Ai);
+    s.agent_id = Some("bot".into());
+    s
+}
+
+/// The batch for `acts` on `disk`, and the disk it should leave; acts that do not apply
+/// (or touch a path already in the batch) are left out.
+fn batch(ws: &Workspace, acts: &[Act], disk: &Disk) -> (Vec<FileEdits>, Disk) {
+    let mut after = disk.clone();
+    let mut files: Vec<FileEdits> = Vec::new();
+    let rel = |i: usize| ws.root().lexical(PATHS[i]).unwrap();
+    let edits = |path: RelPath, op: EditOp| FileEdits {
+        path,
+        expected_version: None,
+        expected_hash: None,
+        edits: vec![op],
+    };
+    for a in acts {
+        let busy = |i: usize| files.iter().any(|f| f.path.as_str() == PATHS[i]);
+        match a {
+            Act::Write(i, t) if !busy(*i) => {
+                let op = if disk.contains_key(PATHS[*i]) {
+                    EditOp::All { text: t.clone() }
+                } else {
+                    EditOp::Create { text: t.clone() }
+                };
+                files.push(edits(rel(*i), op));
+                after.insert(PATHS[*i], t.clone());
+            }
+            Act::Prepend(i, t) if !busy(*i) && disk.contains_key(PATHS[*i]) => {
+                files.push(edits(
+                    rel(*i),
+                    EditOp::Chars {
+                        start: 0,
+                        end: 0,
+                        text: t.clone(),
+                    },
+                ));
+                after.insert(PATHS[*i], format!("{t}{}", disk[PATHS[*i]]));
+            }
+            Act::Remove(i) if !busy(*i) && disk.contains_key(PATHS[*i]) => {
+                files.push(edits(rel(*i), EditOp::Remove));
+                after.remove(PATHS[*i]);
+            }
+            Act::Rename(i, j)
+                if i != j
+                    && !busy(*i)
+                    && !busy(*j)
+                    && disk.contains_key(PATHS[*i])
+                    && !disk.contains_key(PATHS[*j]) =>
+            {
+                let t = disk[PATHS[*i]].clone();
+                files.push(edits(rel(*i), EditOp::Remove));
+                files.push(edits(rel(*j), EditOp::Create { text: t.clone() }));
+                after.remove(PATHS[*i]);
+                after.insert(PATHS[*j], t);
+            }
+            _ => {}
+        }
+    }
+    (files, after)
+}
+
+/// Put a transaction's files on disk as `persist_txn` in the command layer does.
+fn persist(ws: &mut Workspace, files: &[FileOutcome]) {
+    let rels = |removed: bool| -> Vec<RelPath> {
+        files
+            .iter()
+            .filter(|f| (f.existence == Existence::Removed) == removed)
+            .map(|f| ws.root().lexical(&f.path).unwrap())
+            .collect()
+    };
+    let (saved, removed) = (rels(false), rels(true));
+    ws.save_and_remove(&saved, &removed, false).unwrap();
+}
+
+fn open(dir: &tempfile::TempDir) -> Workspace {
+    let opts = WorkspaceOptions {
+        journal_dir: Some(dir.path().join(".state")),
+        ..WorkspaceOptions::default()
+    };
+    Workspace::open(&dir.path().join("ws"), opts).unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn files_made_and_removed_by_transactions_undo_and_redo_on_disk(
+        steps in proptest::collection::vec(proptest::collection::vec(act(), 1..4), 1..7),
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("ws");
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::write(root.join("a.ts"), "one\n").unwrap();
+        let mut ws = open(&dir);
+        let mut snapshots = vec![read_disk(&root)];
+        let by = agent();
+        let mut txns = 0;
+        for acts in &steps {
+            let disk = snapshots.last().unwrap().clone();
+            let (files, after) = batch(&ws, acts, &disk);
+            if files.is_empty() {
+                continue;
+            }
+            let prepared = ws.prepare(files).unwrap();
+            let outcome = ws.commit(prepared, &by, "test");
+            persist(&mut ws, &outcome.files);
+            prop_assert_eq!(read_disk(&root), after.clone(), "after batch {:?}", acts);
+            // A batch that changes nothing is no transaction, and nothing to undo.
+            if after != disk {
+                snapshots.push(after);
+                txns += 1;
+            }
+        }
+        let filter = Filter { agent_id: Some("bot".into()), ..Filter::default() };
+        for k in 1..=txns {
+            let outcome = ws.undo(&filter).unwrap();
+            persist(&mut ws, &outcome.files);
+            prop_assert_eq!(read_disk(&root), snapshots[txns - k].clone(), "after undo {}", k);
+        }
+        for (k, expected) in snapshots.iter().enumerate().skip(1) {
+            let outcome = ws.redo(&filter).unwrap();
+            persist(&mut ws, &outcome.files);
+            prop_assert_eq!(read_disk(&root), expected.clone(), "after redo {}", k);
+        }
+    }
+}
+
+#[test]
+fn creating_what_exists_or_removing_what_does_not_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("ws");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(root.join("a.ts"), "one\n").unwrap();
+    let mut ws = open(&dir);
+    let rel = |ws: &Workspace, p: &str| ws.root().lexical(p).unwrap();
+    let fe = |path: RelPath, op: EditOp| FileEdits {
+        path,
+        expected_version: None,
+        expected_hash: None,
+        edits: vec![op],
+    };
+    let create_a = fe(
+        rel(&ws, "a.ts"),
+        EditOp::Create {
+            text: "two\n".into(),
+        },
+    );
+    let remove_b = fe(rel(&ws, "b.ts"), EditOp::Remove);
+    assert!(matches!(
+        ws.prepare(vec![create_a]),
+        Err(WsError::Exists(_))
+    ));
+    assert!(matches!(
+        ws.prepare(vec![remove_b]),
+        Err(WsError::NotFound(_))
+    ));
+    // A create mixed with other edits of the same file is refused.
+    let mixed = FileEdits {
+        edits: vec![
+            EditOp::Remove,
+            EditOp::Chars {
+                start: 0,
+                end: 0,
+                text: "x".into(),
+            },
+        ],
+        ..fe(rel(&ws, "a.ts"), EditOp::Remove)
+    };
+    assert!(matches!(
+        ws.prepare(vec![mixed]),
+        Err(WsError::InvalidPosition(_))
+    ));
+    assert_eq!(
+        read_disk(&root),
+        Disk::from([("a.ts", "one\n".to_string())])
+    );
+}
+
+#[test]
+fn a_created_file_edited_since_is_not_removed_by_undo() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("ws")).unwrap();
+    let mut ws = open(&dir);
+    let by = agent();
+    let new = ws.root().lexical("n.ts").unwrap();
+    let fe = |op: EditOp| FileEdits {
+        path: new.clone(),
+        expected_version: None,
+        expected_hash: None,
+        edits: vec![op],
+    };
+    let p = ws
+        .prepare(vec![fe(EditOp::Create {
+            text: "made\n".into(),
+        })])
+        .unwrap();
+    let made = ws.commit(p, &by, "test");
+    persist(&mut ws, &made.files);
+    // A person adds a line after it: undoing the create would delete their text.
+    let p = ws
+        .prepare(vec![fe(EditOp::Chars {
+            start: 5,
+            end: 5,
+            text: "mine\n".into(),
+        })])
+        .unwrap();
+    ws.commit(p, &Source::new(SourceKind::Human), "test");
+    let undo = ws.undo(&Filter {
+        txn_id: Some(made.txn_id),
+        ..Filter::default()
+    });
+    assert!(
+        matches!(undo, Err(WsError::UndoConflict { .. })),
+        "{undo:?}"
+    );
+    assert_eq!(ws.buffer(&new).unwrap().rope.to_string(), "made\nmine\n");
+}
