@@ -161,3 +161,81 @@ fn a_move_out_of_the_workspace_changes_nothing() {
     assert_eq!(ws.read("src/util.ts"), UTIL);
     assert_eq!(ws.read("src/main.ts"), MAIN);
 }
+
+/// A move with its importers' edits is all or nothing on disk whatever instant `kill -9`
+/// lands: each restart finds the file at its old path with every importer as it was, or
+/// at its new path with every importer updated, and no journal is left.
+#[test]
+fn a_move_is_all_or_nothing_across_kill_9() {
+    let ws = with_typescript();
+    let moved_main = MAIN.replace("\"./util\"", "\"./core/util\"");
+    let reset = || {
+        let _ = std::fs::remove_file(ws.path("src/core/util.ts"));
+        ws.write("src/util.ts", UTIL);
+        ws.write("src/main.ts", MAIN);
+        ws.write("src/lib/deep.ts", DEEP);
+    };
+    let ready = |c: &mut common::Conn| {
+        common::wait_until("typescript to be ready", || {
+            let d = c.ok("state.getDiagnostics", json!({"path": "src/main.ts"}));
+            d["languageServer"]["state"] == "ready"
+        });
+    };
+    let params = json!({"path": "src/util.ts", "newPath": "src/core/util.ts"});
+    // How long a move takes here, to spread the kills over it.
+    let took = {
+        let _server = ws.serve();
+        let mut c = ws.agent("bot");
+        ready(&mut c);
+        let t = std::time::Instant::now();
+        c.ok("ultra.renameFile", params.clone());
+        t.elapsed()
+    };
+    reset();
+    let mut outcomes = [0usize; 2];
+    for round in 1..=6u32 {
+        let mut server = ws.serve();
+        let mut c = ws.agent("bot");
+        ready(&mut c);
+        c.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "ultra.renameFile", "params": params}));
+        // The first move is the slowest (tsserver warms up): spread over its first half.
+        std::thread::sleep(took.mul_f64(f64::from(round - 1) / 10.0));
+        server.kill9();
+        // Recovery runs when the workspace opens again.
+        let _server = ws.serve();
+        let old = ws.exists("src/util.ts")
+            && !ws.exists("src/core/util.ts")
+            && ws.read("src/util.ts") == UTIL
+            && ws.read("src/main.ts") == MAIN
+            && ws.read("src/lib/deep.ts") == DEEP;
+        let new = !ws.exists("src/util.ts")
+            && ws.exists("src/core/util.ts")
+            && ws.read("src/main.ts") == moved_main
+            && ws.read("src/lib/deep.ts") == DEEP.replace("\"../util\"", "\"../core/util\"");
+        assert!(
+            old || new,
+            "round {round}: a half-done move: util {:?}, core/util {:?}, main {:?}",
+            ws.exists("src/util.ts"),
+            ws.exists("src/core/util.ts"),
+            ws.read("src/main.ts")
+        );
+        outcomes[usize::from(new)] += 1;
+        reset();
+    }
+    let journals = std::fs::read_dir(ws.base().join("state/ultra"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .flat_map(|d| {
+            std::fs::read_dir(d.path().join("journal"))
+                .into_iter()
+                .flatten()
+                .flatten()
+        })
+        .count();
+    assert_eq!(journals, 0, "journals left behind");
+    eprintln!(
+        "kills: {} before the move committed, {} after",
+        outcomes[0], outcomes[1]
+    );
+}
