@@ -193,18 +193,7 @@ fn a_saved_batch_is_all_or_nothing_across_kill_9() {
             }
         }
     }
-    let journals = std::fs::read_dir(ws.base().join("state/ultra"))
-        .into_iter()
-        .flatten()
-        .flatten()
-        .flat_map(|d| {
-            std::fs::read_dir(d.path().join("journal"))
-                .into_iter()
-                .flatten()
-                .flatten()
-        })
-        .count();
-    assert_eq!(journals, 0, "journals left behind");
+    assert_eq!(common::journals_left(&ws), 0, "journals left behind");
     eprintln!(
         "kills: {} before the batch committed, {} after",
         outcomes[0], outcomes[1]

@@ -222,18 +222,7 @@ fn a_move_is_all_or_nothing_across_kill_9() {
         outcomes[usize::from(new)] += 1;
         reset();
     }
-    let journals = std::fs::read_dir(ws.base().join("state/ultra"))
-        .into_iter()
-        .flatten()
-        .flatten()
-        .flat_map(|d| {
-            std::fs::read_dir(d.path().join("journal"))
-                .into_iter()
-                .flatten()
-                .flatten()
-        })
-        .count();
-    assert_eq!(journals, 0, "journals left behind");
+    assert_eq!(common::journals_left(&ws), 0, "journals left behind");
     eprintln!(
         "kills: {} before the move committed, {} after",
         outcomes[0], outcomes[1]

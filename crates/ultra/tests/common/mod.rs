@@ -608,6 +608,22 @@ pub fn temp_files(dir: &Path) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// How many batch journals the workspace's state directory still holds (a finished or
+/// recovered batch leaves none).
+pub fn journals_left(ws: &Ws) -> usize {
+    std::fs::read_dir(ws.base().join("state/ultra"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .flat_map(|d| {
+            std::fs::read_dir(d.path().join("journal"))
+                .into_iter()
+                .flatten()
+                .flatten()
+        })
+        .count()
+}
+
 /// Run git in the workspace (no system or user config), asserting success; its stdout.
 pub fn git(ws: &Ws, args: &[&str]) -> String {
     let out = Command::new("git")
