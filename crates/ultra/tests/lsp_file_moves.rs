@@ -31,6 +31,15 @@ fn with_typescript() -> Ws {
     ws
 }
 
+/// Wait until tsserver has the project loaded: it has judged a file of it (a busy machine
+/// can take longer than one answer's wait).
+fn ready(c: &mut common::Conn) {
+    common::wait_until("typescript to be ready", || {
+        let d = c.ok("state.getDiagnostics", json!({"path": "src/main.ts"}));
+        d["languageServer"]["state"] == "ready"
+    });
+}
+
 /// The changed files of an answer, as (path, `file`, `renamedFrom`).
 fn changed(v: &Value) -> Vec<(String, Option<String>, Option<String>)> {
     let mut out: Vec<_> = v["files"]
@@ -54,9 +63,7 @@ fn moving_a_file_updates_its_importers_in_one_undoable_batch() {
     let ws = with_typescript();
     let _server = ws.serve();
     let mut c = ws.agent("bot");
-    // tsserver has the project loaded once it has judged a file of it.
-    let d = c.ok("state.getDiagnostics", json!({"path": "src/main.ts"}));
-    assert_eq!(d["languageServer"]["state"], "ready", "{d}");
+    ready(&mut c);
 
     let moved = c.ok(
         "ultra.renameFile",
@@ -148,8 +155,7 @@ fn a_move_out_of_the_workspace_changes_nothing() {
     let ws = with_typescript();
     let _server = ws.serve();
     let mut c = ws.agent("bot");
-    let d = c.ok("state.getDiagnostics", json!({"path": "src/main.ts"}));
-    assert_eq!(d["languageServer"]["state"], "ready", "{d}");
+    ready(&mut c);
     let e = c.err(
         "ultra.renameFile",
         json!({"path": "src/util.ts", "newPath": "../outside.ts"}),
@@ -174,12 +180,6 @@ fn a_move_is_all_or_nothing_across_kill_9() {
         ws.write("src/util.ts", UTIL);
         ws.write("src/main.ts", MAIN);
         ws.write("src/lib/deep.ts", DEEP);
-    };
-    let ready = |c: &mut common::Conn| {
-        common::wait_until("typescript to be ready", || {
-            let d = c.ok("state.getDiagnostics", json!({"path": "src/main.ts"}));
-            d["languageServer"]["state"] == "ready"
-        });
     };
     let params = json!({"path": "src/util.ts", "newPath": "src/core/util.ts"});
     // How long a move takes here, to spread the kills over it.

@@ -44,7 +44,8 @@ pub(crate) fn move_updating_imports(
     };
     {
         let ws = cx.services.ws();
-        let rel = ws.resolve_write(from, is_human(cx))?;
+        // The entry itself, as a plain move takes it: a symlink moves as a link, alone.
+        let rel = ws.resolve_entry(from, is_human(cx))?;
         let is_file = ws
             .root()
             .lstat(&rel)
