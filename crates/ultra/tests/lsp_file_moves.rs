@@ -148,11 +148,16 @@ fn moving_a_file_updates_its_importers_in_one_undoable_batch() {
     assert!(ws.exists("notes/done.md"));
 }
 
-/// The target of a move is confined like any write: a server's edit cannot reach outside
-/// the workspace, and the move is refused before anything changes.
+/// The target of a move is confined like any write, and taken as an entry: a move out of
+/// the workspace or over a symlink is refused before anything changes (through the link,
+/// it would create the file the link names), and a symlink moves alone.
 #[test]
-fn a_move_out_of_the_workspace_changes_nothing() {
+fn a_move_out_of_the_workspace_or_through_a_link_changes_nothing() {
     let ws = with_typescript();
+    // Overwriting is destructive: allowed here, so that confinement is what refuses.
+    let mut config: Value = serde_json::from_str(&ws.read("ultra.config.json")).unwrap();
+    config["policy"] = json!({ "commands": { "ultra.renameFile": "allow" } });
+    ws.config(config);
     let _server = ws.serve();
     let mut c = ws.agent("bot");
     ready(&mut c);
@@ -164,6 +169,26 @@ fn a_move_out_of_the_workspace_changes_nothing() {
         ["PATH_OUTSIDE_WORKSPACE", "INVALID_PATH"].contains(&e["data"]["code"].as_str().unwrap()),
         "{e}"
     );
+    assert_eq!(ws.read("src/util.ts"), UTIL);
+    assert_eq!(ws.read("src/main.ts"), MAIN);
+
+    // A symlink moves as a link, alone: the file it points to stays where it is.
+    std::os::unix::fs::symlink("util.ts", ws.path("src/alias.ts")).unwrap();
+    let link = c.ok(
+        "ultra.renameFile",
+        json!({"path": "src/alias.ts", "newPath": "src/lib/alias.ts"}),
+    );
+    assert!(link.get("txnId").is_none(), "{link}");
+    assert!(ws.path("src/lib/alias.ts").is_symlink());
+    assert_eq!(ws.read("src/util.ts"), UTIL);
+    // A move over a symlink is not made through it: the file it points to is not
+    // replaced, and nothing changes.
+    let e = c.err(
+        "ultra.renameFile",
+        json!({"path": "src/util.ts", "newPath": "src/lib/alias.ts", "overwrite": true}),
+    );
+    assert_eq!(e["data"]["code"], "INVALID_ARGUMENTS", "{e}");
+    assert!(ws.path("src/lib/alias.ts").is_symlink());
     assert_eq!(ws.read("src/util.ts"), UTIL);
     assert_eq!(ws.read("src/main.ts"), MAIN);
 }

@@ -252,6 +252,24 @@ fn plan(
         }
         Ok(key)
     };
+    // A file operation takes a path as an entry: on a symlink it would move or delete the
+    // file the link points to (the path `resolve_write` gives), and leave the link.
+    let not_a_link = |path: &str| -> Result<(), CommandError> {
+        let entry = ws.resolve_entry(path, human)?;
+        if ws
+            .root()
+            .lstat(&entry)
+            .is_ok_and(|m| m.kind == ultra_workspace::root::Kind::Symlink)
+        {
+            return Err(refused(
+                format!(
+                    "the language server's edit would move, replace or delete the symlink {entry}, which is not applied with it"
+                ),
+                "change the link with ultra.renameFile or ultra.deleteFile",
+            ));
+        }
+        Ok(())
+    };
     // Every key `sim` gave is in `files`.
     let gone = || CommandError::new(ErrorCode::InternalError, "a file of the edit was lost");
     let mut edits_count: BTreeMap<String, usize> = BTreeMap::new();
@@ -301,6 +319,7 @@ fn plan(
                 overwrite,
                 ignore_if_exists,
             } => {
+                not_a_link(&path)?;
                 let key = sim(&mut files, &path)?;
                 let f = files.get_mut(&key).ok_or_else(gone)?;
                 if f.text.is_some() && !overwrite {
@@ -318,6 +337,8 @@ fn plan(
                 overwrite,
                 ignore_if_exists,
             } => {
+                not_a_link(&from)?;
+                not_a_link(&to)?;
                 let (from, to) = (sim(&mut files, &from)?, sim(&mut files, &to)?);
                 if files.get(&to).is_some_and(|f| f.text.is_some()) && !overwrite {
                     if ignore_if_exists {
@@ -340,6 +361,7 @@ fn plan(
                 path,
                 ignore_if_not_exists,
             } => {
+                not_a_link(&path)?;
                 let key = sim(&mut files, &path)?;
                 let f = files.get_mut(&key).ok_or_else(gone)?;
                 if f.text.is_none() {
