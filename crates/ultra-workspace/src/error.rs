@@ -188,7 +188,7 @@ impl From<WsError> for CommandError {
                 .with_suggestion("include more surrounding lines in `old` so it matches once, or pass \"replaceAll\": true"),
             WsError::Dirty(path) => err
                 .with_details(json!({ "path": path }))
-                .with_suggestion("save first, or pass \"force\": true to discard the changes"),
+                .with_suggestion("save or revert it first (to close or delete it anyway, pass \"force\": true to discard the changes)"),
             WsError::NoActiveBuffer => err.with_suggestion("open a file with ultra.openFile, or pass `path`"),
             WsError::InvalidPosition(_) => err.with_suggestion("positions are 0-based; read the file to see its line count"),
             WsError::TooLarge { path, size, limit } => err

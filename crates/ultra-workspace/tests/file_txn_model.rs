@@ -276,3 +276,71 @@ fn a_created_file_edited_since_is_not_removed_by_undo() {
     );
     assert_eq!(ws.buffer(&new).unwrap().rope.to_string(), "made\nmine\n");
 }
+
+/// Undoing a move saves every file it changed: an importer with someone's unsaved changes
+/// would be saved with them, so the undo waits (BUFFER_DIRTY) and changes nothing.
+#[test]
+fn a_move_is_not_undone_over_someones_unsaved_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("ws");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(root.join("a.ts"), "one\n").unwrap();
+    std::fs::write(root.join("b.ts"), "import './a';\n").unwrap();
+    let mut ws = open(&dir);
+    let rel = |ws: &Workspace, p: &str| ws.root().lexical(p).unwrap();
+    let fe = |path: RelPath, op: EditOp| FileEdits {
+        path,
+        expected_version: None,
+        expected_hash: None,
+        edits: vec![op],
+    };
+    let moved = vec![
+        fe(rel(&ws, "a.ts"), EditOp::Remove),
+        fe(
+            rel(&ws, "d/a.ts"),
+            EditOp::Create {
+                text: "one\n".into(),
+            },
+        ),
+        fe(
+            rel(&ws, "b.ts"),
+            EditOp::All {
+                text: "import './d/a';\n".into(),
+            },
+        ),
+    ];
+    let p = ws.prepare(moved).unwrap();
+    let txn = ws.commit(p, &agent(), "test");
+    persist(&mut ws, &txn.files);
+    // A person types in the importer, and does not save.
+    let p = ws
+        .prepare(vec![fe(
+            rel(&ws, "b.ts"),
+            EditOp::Chars {
+                start: 0,
+                end: 0,
+                text: "// wip\n".into(),
+            },
+        )])
+        .unwrap();
+    ws.commit(p, &Source::new(SourceKind::Human), "test");
+    let undo = ws.undo(&Filter {
+        txn_id: Some(txn.txn_id),
+        ..Filter::default()
+    });
+    assert!(
+        matches!(undo, Err(WsError::Dirty(ref p)) if p == "b.ts"),
+        "{undo:?}"
+    );
+    assert_eq!(
+        read_disk(&root),
+        Disk::from([("b.ts", "import './d/a';\n".to_string())]),
+        "nothing on disk changed"
+    );
+    assert!(root.join("d/a.ts").exists());
+    let b = rel(&ws, "b.ts");
+    assert_eq!(
+        ws.buffer(&b).unwrap().rope.to_string(),
+        "// wip\nimport './d/a';\n"
+    );
+}

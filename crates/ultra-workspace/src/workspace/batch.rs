@@ -509,6 +509,17 @@ impl Workspace {
         plan: Plan,
         record: fn(&mut History, Plan) -> u64,
     ) -> Result<TxnOutcome, WsError> {
+        // One that brings files back or takes them away is saved whole, as the transaction
+        // it inverts was: a buffer of it with unsaved changes of someone's would be saved
+        // with it, so it waits until they are saved or reverted.
+        if plan.changes.iter().any(|c| c.existence != Existence::Kept)
+            && let Some(c) = plan.changes.iter().find(|c| {
+                c.existence == Existence::Kept
+                    && self.buffers.get(&c.path).is_some_and(|b| b.is_dirty())
+            })
+        {
+            return Err(WsError::Dirty(c.path.to_string()));
+        }
         let files = self.apply_changes(&plan.changes)?;
         let txn_id = plan.txn_id;
         record(&mut self.history, plan);
