@@ -116,6 +116,18 @@ fn moving_a_file_updates_its_importers_in_one_undoable_batch() {
     );
     c.ok("ultra.undo", json!({"txnId": moved["txnId"]}));
     assert_eq!(ws.read("src/util.ts"), UTIL);
+    // A path spelled another way names the same file to the server.
+    let again = c.ok(
+        "ultra.renameFile",
+        json!({"path": "./src/util.ts", "newPath": "src/core/util.ts"}),
+    );
+    assert_eq!(
+        ws.read("src/main.ts"),
+        MAIN.replace("\"./util\"", "\"./core/util\""),
+        "{again}"
+    );
+    c.ok("ultra.undo", json!({"txnId": again["txnId"]}));
+    assert_eq!(ws.read("src/main.ts"), MAIN);
 
     // Asked not to, the file moves alone.
     let alone = c.ok(

@@ -42,7 +42,8 @@ pub(crate) fn move_updating_imports(
             why => Ok(Imports::NotUpdated(why)),
         }
     };
-    {
+    // Workspace-relative from here on: the server is told of the paths as it knows them.
+    let (from, to) = {
         let ws = cx.services.ws();
         // The entry itself, as a plain move takes it: a symlink moves as a link, alone.
         let rel = ws.resolve_entry(from, is_human(cx))?;
@@ -53,7 +54,10 @@ pub(crate) fn move_updating_imports(
         if !is_file {
             return not_updated(required.then(|| "imports are updated for a single file".into()));
         }
-    }
+        let to = ws.resolve_entry(to, is_human(cx))?;
+        (rel.as_str().to_string(), to.as_str().to_string())
+    };
+    let (from, to) = (from.as_str(), to.as_str());
     let client = match semantic::file_mover(cx, from) {
         Ok(Some(c)) => c,
         Ok(None) => {
