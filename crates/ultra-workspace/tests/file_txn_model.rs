@@ -7,6 +7,8 @@
 //! After every step the disk must hold exactly the snapshot the model expects: the state
 //! after the batch, or, after k undos, the state k batches back. A batch that creates a
 //! file that exists, or removes one that does not, is refused and changes nothing.
+//! Interleaved with other processes' writes and deletes, what is refused changes nothing
+//! on disk and what lands changes only its own files.
 
 #![allow(clippy::unwrap_used)]
 
@@ -343,4 +345,111 @@ fn a_move_is_not_undone_over_someones_unsaved_changes() {
         ws.buffer(&b).unwrap().rope.to_string(),
         "// wip\nimport './d/a';\n"
     );
+}
+
+/// One step of an interleaving: ours, or someone else's on the disk.
+#[derive(Debug, Clone)]
+enum Step {
+    Batch(Vec<Act>),
+    Undo,
+    Redo,
+    /// Another process writes (creates or replaces) a file.
+    Write(usize, String),
+    /// Another process deletes a file.
+    Delete(usize),
+}
+
+fn step() -> impl Strategy<Value = Step> {
+    prop_oneof![
+        4 => proptest::collection::vec(act(), 1..4).prop_map(Step::Batch),
+        3 => Just(Step::Undo),
+        2 => Just(Step::Redo),
+        2 => (0..PATHS.len(), text()).prop_map(|(p, t)| Step::Write(p, t)),
+        1 => (0..PATHS.len()).prop_map(Step::Delete),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// Interleaved with other processes' writes and deletes, a batch, undo or redo that
+    /// is refused changes nothing on disk, and one that lands creates no file where one
+    /// is and changes only its own files:
+    /// each saved one holds its buffer's text, each removed one is gone, and every other
+    /// file is as the other process left it.
+    #[test]
+    fn file_transactions_never_touch_what_they_do_not_own(
+        steps in proptest::collection::vec(step(), 1..12),
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("ws");
+        std::fs::create_dir_all(root.join("d/e")).unwrap();
+        std::fs::write(root.join("a.ts"), "one\n").unwrap();
+        let mut ws = open(&dir);
+        let by = agent();
+        let filter = Filter { agent_id: Some("bot".into()), ..Filter::default() };
+        for s in &steps {
+            let before = read_disk(&root);
+            let outcome = match s {
+                Step::Write(i, t) => {
+                    std::fs::write(root.join(PATHS[*i]), t).unwrap();
+                    continue;
+                }
+                Step::Delete(i) => {
+                    let _ = std::fs::remove_file(root.join(PATHS[*i]));
+                    continue;
+                }
+                Step::Batch(acts) => {
+                    let (files, _) = batch(&ws, acts, &before);
+                    if files.is_empty() {
+                        continue;
+                    }
+                    match ws.prepare(files) {
+                        Ok(p) => Ok(ws.commit(p, &by, "test")),
+                        Err(e) => Err(e),
+                    }
+                }
+                Step::Undo => ws.undo(&filter),
+                Step::Redo => ws.redo(&filter),
+            };
+            let Ok(outcome) = outcome else {
+                prop_assert_eq!(read_disk(&root), before, "refused {:?} changed the disk", s);
+                continue;
+            };
+            let mine: Vec<&str> = outcome.files.iter().map(|f| f.path.as_str()).collect();
+            // A file is made only where none is: never over another process's.
+            for f in outcome.files.iter().filter(|f| f.existence == Existence::Created) {
+                prop_assert!(!before.contains_key(f.path.as_str()), "{:?} created {} over a file", s, f.path);
+            }
+            let saved = {
+                let rels = |removed: bool| -> Vec<RelPath> {
+                    outcome
+                        .files
+                        .iter()
+                        .filter(|f| (f.existence == Existence::Removed) == removed)
+                        .map(|f| ws.root().lexical(&f.path).unwrap())
+                        .collect()
+                };
+                let (saved, removed) = (rels(false), rels(true));
+                ws.save_and_remove(&saved, &removed, false)
+            };
+            let after = read_disk(&root);
+            for p in PATHS.iter().filter(|p| !mine.contains(p)) {
+                prop_assert_eq!(after.get(p), before.get(p), "{} is not {:?}'s", p, s);
+            }
+            if saved.is_err() {
+                continue;
+            }
+            for f in &outcome.files {
+                let rel = ws.root().lexical(&f.path).unwrap();
+                if f.existence == Existence::Removed {
+                    prop_assert!(!after.contains_key(f.path.as_str()), "{} removed by {:?}", f.path, s);
+                    prop_assert!(ws.buffer(&rel).is_none());
+                } else {
+                    let text = ws.buffer(&rel).unwrap().rope.to_string();
+                    prop_assert_eq!(after.get(f.path.as_str()), Some(&text), "{} saved by {:?}", f.path, s);
+                }
+            }
+        }
+    }
 }
