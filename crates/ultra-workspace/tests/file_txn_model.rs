@@ -453,3 +453,44 @@ proptest! {
         }
     }
 }
+
+/// A file that appears on disk between a batch's prepare and its commit (a validator may
+/// run in between) is not written over: the save refuses, and the disk keeps both the
+/// file the batch would remove and the one that appeared.
+#[test]
+fn a_file_that_appears_before_the_commit_is_not_written_over() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("ws");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(root.join("a.ts"), "one\n").unwrap();
+    let mut ws = open(&dir);
+    let rel = |ws: &Workspace, p: &str| ws.root().lexical(p).unwrap();
+    let fe = |path: RelPath, op: EditOp| FileEdits {
+        path,
+        expected_version: None,
+        expected_hash: None,
+        edits: vec![op],
+    };
+    let moved = vec![
+        fe(rel(&ws, "a.ts"), EditOp::Remove),
+        fe(
+            rel(&ws, "b.ts"),
+            EditOp::Create {
+                text: "one\n".into(),
+            },
+        ),
+    ];
+    let p = ws.prepare(moved).unwrap();
+    std::fs::write(root.join("b.ts"), "theirs\n").unwrap();
+    let txn = ws.commit(p, &agent(), "test");
+    assert_eq!(txn.files.len(), 2, "the transaction stays whole: {txn:?}");
+    let saved = ws.save_and_remove(&[rel(&ws, "b.ts")], &[rel(&ws, "a.ts")], false);
+    assert!(saved.is_err(), "{saved:?}");
+    assert_eq!(
+        read_disk(&root),
+        Disk::from([
+            ("a.ts", "one\n".to_string()),
+            ("b.ts", "theirs\n".to_string())
+        ])
+    );
+}

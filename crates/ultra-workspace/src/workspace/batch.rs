@@ -303,6 +303,18 @@ impl Workspace {
         self.buffers.contains_key(rel) || self.root.exists(rel)
     }
 
+    /// The empty buffer a transaction creates a file in. It was checked absent, but a
+    /// file may have appeared on disk since: the buffer is made all the same, so the
+    /// transaction stays whole, and the save, which finds the file there, refuses to
+    /// write over it (nothing is lost, and the transaction can be undone).
+    fn created_buffer(&mut self, rel: &RelPath) {
+        if !self.buffers.contains_key(rel) {
+            let mut buf = Buffer::new(rel.clone(), "", None);
+            buf.mark_saved(None);
+            self.buffers.insert(rel.clone(), buf);
+        }
+    }
+
     /// A file's `Create` or `Remove` (its only edit), resolved; `None` for other edits.
     fn prepare_existence(
         &mut self,
@@ -398,8 +410,7 @@ impl Workspace {
         let mut changes = Vec::new();
         for pf in prepared.files {
             if pf.existence == Existence::Created {
-                // Checked absent by `prepare`, under the same lock.
-                let _ = self.open_new_buffer(&pf.path, "");
+                self.created_buffer(&pf.path);
             }
             let Some(buf) = self.buffers.get_mut(&pf.path) else {
                 continue;
@@ -476,7 +487,7 @@ impl Workspace {
         let mut out = Vec::new();
         for c in changes {
             if c.existence == Existence::Created {
-                let _ = self.open_new_buffer(&c.path, "");
+                self.created_buffer(&c.path);
             }
             let Some(buf) = self.buffers.get_mut(&c.path) else {
                 continue;
