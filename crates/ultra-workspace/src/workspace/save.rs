@@ -172,6 +172,14 @@ impl Workspace {
                 }
             }
         }
+        // A file that could not be put in place may be where a removed file's text went
+        // (a move): nothing is removed then, so that text is still on disk.
+        if let Some(e) = failed {
+            if let Some(j) = intent {
+                journal::done(&j);
+            }
+            return Err(e);
+        }
         for rel in &on_disk {
             if let Err(e) = self.root.remove_file(rel)
                 && self.root.exists(rel)
