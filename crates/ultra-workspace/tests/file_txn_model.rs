@@ -69,13 +69,7 @@ fn agent() -> Source {
 fn batch(ws: &Workspace, acts: &[Act], disk: &Disk) -> (Vec<FileEdits>, Disk) {
     let mut after = disk.clone();
     let mut files: Vec<FileEdits> = Vec::new();
-    let rel = |i: usize| ws.root().lexical(PATHS[i]).unwrap();
-    let edits = |path: RelPath, op: EditOp| FileEdits {
-        path,
-        expected_version: None,
-        expected_hash: None,
-        edits: vec![op],
-    };
+    let at = |i: usize| rel(ws, PATHS[i]);
     for a in acts {
         let busy = |i: usize| files.iter().any(|f| f.path.as_str() == PATHS[i]);
         match a {
@@ -85,12 +79,12 @@ fn batch(ws: &Workspace, acts: &[Act], disk: &Disk) -> (Vec<FileEdits>, Disk) {
                 } else {
                     EditOp::Create { text: t.clone() }
                 };
-                files.push(edits(rel(*i), op));
+                files.push(fe(at(*i), op));
                 after.insert(PATHS[*i], t.clone());
             }
             Act::Prepend(i, t) if !busy(*i) && disk.contains_key(PATHS[*i]) => {
-                files.push(edits(
-                    rel(*i),
+                files.push(fe(
+                    at(*i),
                     EditOp::Chars {
                         start: 0,
                         end: 0,
@@ -100,7 +94,7 @@ fn batch(ws: &Workspace, acts: &[Act], disk: &Disk) -> (Vec<FileEdits>, Disk) {
                 after.insert(PATHS[*i], format!("{t}{}", disk[PATHS[*i]]));
             }
             Act::Remove(i) if !busy(*i) && disk.contains_key(PATHS[*i]) => {
-                files.push(edits(rel(*i), EditOp::Remove));
+                files.push(fe(at(*i), EditOp::Remove));
                 after.remove(PATHS[*i]);
             }
             Act::Rename(i, j)
@@ -111,8 +105,8 @@ fn batch(ws: &Workspace, acts: &[Act], disk: &Disk) -> (Vec<FileEdits>, Disk) {
                     && !disk.contains_key(PATHS[*j]) =>
             {
                 let t = disk[PATHS[*i]].clone();
-                files.push(edits(rel(*i), EditOp::Remove));
-                files.push(edits(rel(*j), EditOp::Create { text: t.clone() }));
+                files.push(fe(at(*i), EditOp::Remove));
+                files.push(fe(at(*j), EditOp::Create { text: t.clone() }));
                 after.remove(PATHS[*i]);
                 after.insert(PATHS[*j], t);
             }
@@ -124,23 +118,52 @@ fn batch(ws: &Workspace, acts: &[Act], disk: &Disk) -> (Vec<FileEdits>, Disk) {
 
 /// Put a transaction's files on disk as `persist_txn` in the command layer does.
 fn persist(ws: &mut Workspace, files: &[FileOutcome]) {
+    try_persist(ws, files).unwrap();
+}
+
+/// [`persist`], which may be refused.
+fn try_persist(ws: &mut Workspace, files: &[FileOutcome]) -> Result<(), WsError> {
     let rels = |removed: bool| -> Vec<RelPath> {
         files
             .iter()
             .filter(|f| (f.existence == Existence::Removed) == removed)
-            .map(|f| ws.root().lexical(&f.path).unwrap())
+            .map(|f| rel(ws, &f.path))
             .collect()
     };
     let (saved, removed) = (rels(false), rels(true));
-    ws.save_and_remove(&saved, &removed, false).unwrap();
+    ws.save_and_remove(&saved, &removed, false).map(|_| ())
 }
 
-fn open(dir: &tempfile::TempDir) -> Workspace {
+/// A workspace (with a journal) holding `files`: the temp dir, the root, the workspace.
+fn setup(files: &[(&str, &str)]) -> (tempfile::TempDir, std::path::PathBuf, Workspace) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("ws");
+    std::fs::create_dir_all(&root).unwrap();
+    for (path, text) in files {
+        let abs = root.join(path);
+        std::fs::create_dir_all(abs.parent().unwrap()).unwrap();
+        std::fs::write(abs, text).unwrap();
+    }
     let opts = WorkspaceOptions {
         journal_dir: Some(dir.path().join(".state")),
         ..WorkspaceOptions::default()
     };
-    Workspace::open(&dir.path().join("ws"), opts).unwrap()
+    let ws = Workspace::open(&root, opts).unwrap();
+    (dir, root, ws)
+}
+
+fn rel(ws: &Workspace, path: &str) -> RelPath {
+    ws.root().lexical(path).unwrap()
+}
+
+/// One edit of one file, without preconditions.
+fn fe(path: RelPath, op: EditOp) -> FileEdits {
+    FileEdits {
+        path,
+        expected_version: None,
+        expected_hash: None,
+        edits: vec![op],
+    }
 }
 
 proptest! {
@@ -150,11 +173,7 @@ proptest! {
     fn files_made_and_removed_by_transactions_undo_and_redo_on_disk(
         steps in proptest::collection::vec(proptest::collection::vec(act(), 1..4), 1..7),
     ) {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().join("ws");
-        std::fs::create_dir_all(&root).unwrap();
-        std::fs::write(root.join("a.ts"), "one\n").unwrap();
-        let mut ws = open(&dir);
+        let (_dir, root, mut ws) = setup(&[("a.ts", "one\n")]);
         let mut snapshots = vec![read_disk(&root)];
         let by = agent();
         let mut txns = 0;
@@ -190,18 +209,7 @@ proptest! {
 
 #[test]
 fn creating_what_exists_or_removing_what_does_not_changes_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("ws");
-    std::fs::create_dir_all(&root).unwrap();
-    std::fs::write(root.join("a.ts"), "one\n").unwrap();
-    let mut ws = open(&dir);
-    let rel = |ws: &Workspace, p: &str| ws.root().lexical(p).unwrap();
-    let fe = |path: RelPath, op: EditOp| FileEdits {
-        path,
-        expected_version: None,
-        expected_hash: None,
-        edits: vec![op],
-    };
+    let (_dir, root, mut ws) = setup(&[("a.ts", "one\n")]);
     let create_a = fe(
         rel(&ws, "a.ts"),
         EditOp::Create {
@@ -241,17 +249,10 @@ fn creating_what_exists_or_removing_what_does_not_changes_nothing() {
 
 #[test]
 fn a_created_file_edited_since_is_not_removed_by_undo() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(dir.path().join("ws")).unwrap();
-    let mut ws = open(&dir);
+    let (_dir, _root, mut ws) = setup(&[]);
     let by = agent();
-    let new = ws.root().lexical("n.ts").unwrap();
-    let fe = |op: EditOp| FileEdits {
-        path: new.clone(),
-        expected_version: None,
-        expected_hash: None,
-        edits: vec![op],
-    };
+    let new = rel(&ws, "n.ts");
+    let fe = |op: EditOp| fe(new.clone(), op);
     let p = ws
         .prepare(vec![fe(EditOp::Create {
             text: "made\n".into(),
@@ -283,19 +284,7 @@ fn a_created_file_edited_since_is_not_removed_by_undo() {
 /// would be saved with them, so the undo waits (BUFFER_DIRTY) and changes nothing.
 #[test]
 fn a_move_is_not_undone_over_someones_unsaved_changes() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("ws");
-    std::fs::create_dir_all(&root).unwrap();
-    std::fs::write(root.join("a.ts"), "one\n").unwrap();
-    std::fs::write(root.join("b.ts"), "import './a';\n").unwrap();
-    let mut ws = open(&dir);
-    let rel = |ws: &Workspace, p: &str| ws.root().lexical(p).unwrap();
-    let fe = |path: RelPath, op: EditOp| FileEdits {
-        path,
-        expected_version: None,
-        expected_hash: None,
-        edits: vec![op],
-    };
+    let (_dir, root, mut ws) = setup(&[("a.ts", "one\n"), ("b.ts", "import './a';\n")]);
     let moved = vec![
         fe(rel(&ws, "a.ts"), EditOp::Remove),
         fe(
@@ -381,11 +370,8 @@ proptest! {
     fn file_transactions_never_touch_what_they_do_not_own(
         steps in proptest::collection::vec(step(), 1..12),
     ) {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().join("ws");
+        let (_dir, root, mut ws) = setup(&[("a.ts", "one\n")]);
         std::fs::create_dir_all(root.join("d/e")).unwrap();
-        std::fs::write(root.join("a.ts"), "one\n").unwrap();
-        let mut ws = open(&dir);
         let by = agent();
         let filter = Filter { agent_id: Some("bot".into()), ..Filter::default() };
         for s in &steps {
@@ -421,18 +407,7 @@ proptest! {
             for f in outcome.files.iter().filter(|f| f.existence == Existence::Created) {
                 prop_assert!(!before.contains_key(f.path.as_str()), "{:?} created {} over a file", s, f.path);
             }
-            let saved = {
-                let rels = |removed: bool| -> Vec<RelPath> {
-                    outcome
-                        .files
-                        .iter()
-                        .filter(|f| (f.existence == Existence::Removed) == removed)
-                        .map(|f| ws.root().lexical(&f.path).unwrap())
-                        .collect()
-                };
-                let (saved, removed) = (rels(false), rels(true));
-                ws.save_and_remove(&saved, &removed, false)
-            };
+            let saved = try_persist(&mut ws, &outcome.files);
             let after = read_disk(&root);
             for p in PATHS.iter().filter(|p| !mine.contains(p)) {
                 prop_assert_eq!(after.get(p), before.get(p), "{} is not {:?}'s", p, s);
@@ -459,18 +434,7 @@ proptest! {
 /// file the batch would remove and the one that appeared.
 #[test]
 fn a_file_that_appears_before_the_commit_is_not_written_over() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("ws");
-    std::fs::create_dir_all(&root).unwrap();
-    std::fs::write(root.join("a.ts"), "one\n").unwrap();
-    let mut ws = open(&dir);
-    let rel = |ws: &Workspace, p: &str| ws.root().lexical(p).unwrap();
-    let fe = |path: RelPath, op: EditOp| FileEdits {
-        path,
-        expected_version: None,
-        expected_hash: None,
-        edits: vec![op],
-    };
+    let (_dir, root, mut ws) = setup(&[("a.ts", "one\n")]);
     let moved = vec![
         fe(rel(&ws, "a.ts"), EditOp::Remove),
         fe(
