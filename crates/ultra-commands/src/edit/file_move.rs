@@ -10,6 +10,7 @@ use ultra_protocol::{CommandError, ErrorCode};
 use ultra_services::Services;
 use ultra_services::util::is_human;
 use ultra_tools::code::semantic::{self, EditStep};
+use ultra_workspace::root::Kind;
 
 use super::server_edit::{self, ServerEdited, Shown};
 
@@ -47,11 +48,7 @@ pub(crate) fn move_updating_imports(
         let ws = cx.services.ws();
         // The entry itself, as a plain move takes it: a symlink moves as a link, alone.
         let rel = ws.resolve_entry(from, is_human(cx))?;
-        let is_file = ws
-            .root()
-            .lstat(&rel)
-            .is_ok_and(|m| m.kind == ultra_workspace::root::Kind::File);
-        if !is_file {
+        if ws.root().entry_kind(&rel) != Some(Kind::File) {
             return not_updated(required.then(|| "imports are updated for a single file".into()));
         }
         let to = ws.resolve_entry(to, is_human(cx))?;

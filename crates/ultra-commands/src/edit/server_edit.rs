@@ -13,6 +13,7 @@ use ultra_protocol::{CommandError, ErrorCode};
 use ultra_tools::code::after_edit::EditDiagnostics;
 use ultra_tools::code::semantic::{self, EditStep, NAV_WAIT, ServerAnswer};
 use ultra_workspace::history::Existence;
+use ultra_workspace::root::Kind;
 use ultra_workspace::workspace::{EditOp, FileEdits};
 use ultra_workspace::{RelPath, WsError};
 
@@ -223,11 +224,7 @@ fn plan(
         let rel = ws.resolve_write(path, human)?;
         let key = rel.as_str().to_string();
         if !files.contains_key(&key) {
-            if ws
-                .root()
-                .lstat(&rel)
-                .is_ok_and(|m| m.kind == ultra_workspace::root::Kind::Dir)
-            {
+            if ws.root().entry_kind(&rel) == Some(Kind::Dir) {
                 return Err(refused(
                     format!(
                         "the language server's edit would change the directory {rel} as a whole, which is not applied with it"
@@ -256,11 +253,7 @@ fn plan(
     // file the link points to (the path `resolve_write` gives), and leave the link.
     let not_a_link = |path: &str| -> Result<(), CommandError> {
         let entry = ws.resolve_entry(path, human)?;
-        if ws
-            .root()
-            .lstat(&entry)
-            .is_ok_and(|m| m.kind == ultra_workspace::root::Kind::Symlink)
-        {
+        if ws.root().entry_kind(&entry) == Some(Kind::Symlink) {
             return Err(refused(
                 format!(
                     "the language server's edit would move, replace or delete the symlink {entry}, which is not applied with it"

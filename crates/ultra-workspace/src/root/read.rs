@@ -58,6 +58,11 @@ impl Root {
             .map_err(|e| WsError::io("stat", rel.as_str(), e))
     }
 
+    /// What the path itself is (a symlink is one), if anything is there.
+    pub fn entry_kind(&self, rel: &RelPath) -> Option<Kind> {
+        self.lstat(rel).ok().map(|m| m.kind)
+    }
+
     /// Metadata of the path itself (a symlink is reported as one).
     pub fn lstat(&self, rel: &RelPath) -> Result<Meta, WsError> {
         self.dir
