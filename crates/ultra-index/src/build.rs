@@ -245,14 +245,24 @@ pub fn schedule(files: &mut [Found], first: &[String]) {
     files.sort_by_key(|f| (!first.contains(&f.path), std::cmp::Reverse(f.len)));
 }
 
+/// More files than this at once are a bulk index (a first index, a branch switch): they
+/// are parsed in outline ([`passes::index_outline`]), and answers say the index is warming.
+/// Fewer are what someone just changed, and are parsed whole, so that every syntax error
+/// in them is found.
+pub const BULK: usize = 200;
+
 /// A file's record and, for `go.mod` (whose module path is read from it), its content;
 /// `None` when it is too big or cannot be read.
-fn index_one(f: &Found) -> Option<(FileIndex, Vec<u8>)> {
+fn index_one(f: &Found, outline: bool) -> Option<(FileIndex, Vec<u8>)> {
     if f.len > MAX_FILE_BYTES {
         return None;
     }
     let content = std::fs::read(&f.abs).ok()?;
-    let record = passes::index_file(&f.path, &content);
+    let record = if outline {
+        passes::index_outline(&f.path, &content)
+    } else {
+        passes::index_file(&f.path, &content)
+    };
     let keep = if f.path.ends_with("go.mod") {
         content
     } else {
@@ -270,7 +280,7 @@ pub fn cores() -> usize {
 
 /// Index `files` on `threads` threads, files in `first` before the rest; `on_record` gets
 /// each record on the calling thread as soon as it is made (with the file's content, for
-/// `go.mod`), `on_progress` after each.
+/// `go.mod`), `on_progress` after each. More than [`BULK`] files are parsed in outline.
 pub fn index_files(
     mut files: Vec<Found>,
     first: &[String],
@@ -280,6 +290,7 @@ pub fn index_files(
 ) -> Progress {
     schedule(&mut files, first);
     let total = files.len();
+    let outline = total > BULK;
     let next = AtomicUsize::new(0);
     let mut progress = Progress {
         total,
@@ -305,7 +316,7 @@ pub fn index_files(
     // cost more than the file (and jemalloc hands each ended thread's cache back).
     if threads <= 1 || files.len() <= 2 {
         for f in &files {
-            receive(index_one(f));
+            receive(index_one(f, outline));
         }
         return progress;
     }
@@ -326,7 +337,7 @@ pub fn index_files(
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(f) = files.get(i) else { break };
-                    batch.push(index_one(f));
+                    batch.push(index_one(f, outline));
                     bytes += f.len;
                     if batch.len() >= BATCH || bytes >= BATCH_BYTES || i < urgent {
                         if tx.send(std::mem::take(&mut batch)).is_err() {

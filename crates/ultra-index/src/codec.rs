@@ -269,6 +269,7 @@ impl Enc for FileIndex {
             complexity,
             todos,
             errors,
+            outline,
             details_stored: _,
         } = self;
         path.enc(w);
@@ -289,6 +290,7 @@ impl Enc for FileIndex {
         complexity.enc(w);
         todos.enc(w);
         errors.enc(w);
+        outline.enc(w);
     }
 }
 
@@ -328,6 +330,7 @@ fn file_index(r: &mut Reader<'_>, details: bool) -> Option<FileIndex> {
         complexity: Dec::dec(r)?,
         todos: Dec::dec(r)?,
         errors: Dec::dec(r)?,
+        outline: Dec::dec(r)?,
         details_stored: !details,
     })
 }

@@ -16,6 +16,7 @@ use tree_sitter::{InputEdit, Node, Tree};
 use crate::lang::Lang;
 use crate::lex::{self, Sink, State};
 use crate::model::{Complexity, Occurrence, SyntaxError, Todo};
+use crate::outline::{Body, Finder};
 
 /// Most syntax errors recorded per file.
 const MAX_ERRORS: usize = 100;
@@ -78,22 +79,18 @@ impl Generic {
         defs: &DefSpots,
         keep: bool,
     ) -> Generic {
-        let mut f = Facts::new(src, 0, State::default(), keep, None);
-        // Sized for the whole file at once: growing them was a tenth of the scan.
-        f.occ.reserve(src.len() / 8);
-        f.ids.reserve(src.len() / 128);
-        f.distinct.reserve(src.len() / 128);
-        f.rows.reserve(src.len() / 32);
+        let mut f = Facts::whole(src, keep, false);
         lex::scan(lang, src, 0, 0, State::default(), &mut f);
-        let (names, occurrences) = f.occurrences(defs);
-        Generic {
-            names,
-            occurrences,
-            todos: f.todos,
-            errors,
-            rows: f.rows,
-            states: f.states,
-        }
+        Scan(f).finish(errors, defs)
+    }
+
+    /// Scan the whole text before it is parsed, finding (in Rust) the function bodies an
+    /// outline parse may leave out (`outline.rs`); no row states kept.
+    pub fn scan_first(lang: Lang, src: &[u8]) -> (Scan<'_>, Vec<Body>) {
+        let mut f = Facts::whole(src, false, lang == Lang::Rust);
+        lex::scan(lang, src, 0, 0, State::default(), &mut f);
+        let bodies = f.finder.take().map(Finder::finish).unwrap_or_default();
+        (Scan(f), bodies)
     }
 
     /// The results for `tree` and `src` (the text after `edit`), from `self` (the results
@@ -289,7 +286,7 @@ fn row_count(src: &[u8]) -> usize {
 
 /// The tree's error and missing nodes, in source order (at most [`MAX_ERRORS`]), found by
 /// descending only into subtrees that hold one.
-fn tree_errors(root: Node<'_>, src: &[u8]) -> Vec<SyntaxError> {
+pub(crate) fn tree_errors(root: Node<'_>, src: &[u8]) -> Vec<SyntaxError> {
     let mut errors = Vec::new();
     if !root.has_error() {
         return errors;
@@ -328,6 +325,25 @@ fn tree_errors(root: Node<'_>, src: &[u8]) -> Vec<SyntaxError> {
     }
 }
 
+/// A whole file's scan, waiting for the parse's errors and definitions.
+pub(crate) struct Scan<'s>(Facts<'s, 'static>);
+
+impl Scan<'_> {
+    /// The results, with the tree's `errors` and occurrences at `defs` flagged.
+    pub fn finish(mut self, errors: Vec<SyntaxError>, defs: &DefSpots) -> Generic {
+        let (names, occurrences) = self.0.occurrences(defs);
+        let f = self.0;
+        Generic {
+            names,
+            occurrences,
+            todos: f.todos,
+            errors,
+            rows: f.rows,
+            states: f.states,
+        }
+    }
+}
+
 /// Where an update's scan may stop: at a row start after `after` (new rows) whose state
 /// is the old state of the same row (`delta` rows earlier).
 struct Stop<'a> {
@@ -354,6 +370,8 @@ struct Facts<'s, 'a> {
     stop: Option<Stop<'a>>,
     /// The row the scan stopped at (not scanned).
     stopped: Option<usize>,
+    /// Finds the bodies an outline parse leaves out (Rust, whole scans before the parse).
+    finder: Option<Finder>,
 }
 
 impl<'s, 'a> Facts<'s, 'a> {
@@ -370,7 +388,20 @@ impl<'s, 'a> Facts<'s, 'a> {
             todos: Vec::new(),
             stop,
             stopped: None,
+            finder: None,
         }
+    }
+
+    /// For a scan of the whole file at once, sized for it: growing the vectors was a
+    /// tenth of the scan.
+    fn whole(src: &'s [u8], keep: bool, find_bodies: bool) -> Self {
+        let mut f = Facts::new(src, 0, State::default(), keep, None);
+        f.occ.reserve(src.len() / 8);
+        f.ids.reserve(src.len() / 128);
+        f.distinct.reserve(src.len() / 128);
+        f.rows.reserve(src.len() / 32);
+        f.finder = find_bodies.then(Finder::default);
+        f
     }
 
     fn row(&mut self, row: usize) -> &mut RowFacts {
@@ -418,6 +449,11 @@ impl<'s, 'a> Facts<'s, 'a> {
 
 impl<'s> Sink<'s> for Facts<'s, '_> {
     fn ident(&mut self, name: &'s str, row: usize, col: usize) {
+        if let Some(finder) = &mut self.finder
+            && matches!(name, "union" | "macro_rules")
+        {
+            finder.contextual_item();
+        }
         let id = *self.ids.entry(name).or_insert_with(|| {
             self.distinct.push(name);
             self.distinct.len() as u32 - 1
@@ -453,6 +489,18 @@ impl<'s> Sink<'s> for Facts<'s, '_> {
     fn block(&mut self, row: usize, depth: u32) {
         let r = self.row(row);
         r.depth = r.depth.max(depth);
+    }
+
+    fn punct(&mut self, b: u8, at: usize, row: usize, col: usize) {
+        if let Some(finder) = &mut self.finder {
+            finder.punct(self.src, b, at, row, col);
+        }
+    }
+
+    fn keyword(&mut self, w: &'s [u8], at: usize) {
+        if let Some(finder) = &mut self.finder {
+            finder.keyword(self.src, w, at);
+        }
     }
 
     fn row_start(&mut self, row: usize, state: &State) -> bool {

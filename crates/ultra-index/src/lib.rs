@@ -19,6 +19,7 @@ pub mod index;
 pub mod lang;
 mod lex;
 pub mod model;
+mod outline;
 pub mod passes;
 pub mod resolve;
 pub mod store;

@@ -34,6 +34,9 @@ pub struct FileIndex {
     pub complexity: Complexity,
     pub todos: Vec<Todo>,
     pub errors: Vec<SyntaxError>,
+    /// Parsed in outline (`ultra_index::passes::index_outline`): function bodies that
+    /// declare nothing were left out, so `errors` has none from inside them.
+    pub outline: bool,
     /// Its `functions` and `classes` were left in the store, to keep a large workspace's
     /// index small in memory: they are empty here, and the indexer loads them on demand.
     #[serde(skip)]

@@ -30,6 +30,11 @@ pub fn hash(content: &[u8]) -> String {
 /// with [`edit_for`]) tree-sitter reuses what did not change.
 pub fn parse(lang: Lang, content: &[u8], old: Option<&Tree>) -> Option<Tree> {
     let content = parse_input(lang, content);
+    with_parser(lang, |parser| parser.parse(&*content, old))
+}
+
+/// `f` with this thread's parser for `lang`.
+fn with_parser<R>(lang: Lang, f: impl FnOnce(&mut Parser) -> R) -> R {
     PARSERS.with(|p| {
         let mut parsers = p.borrow_mut();
         let parser = parsers.entry(lang.as_str()).or_insert_with(|| {
@@ -38,7 +43,7 @@ pub fn parse(lang: Lang, content: &[u8], old: Option<&Tree>) -> Option<Tree> {
             let _ = parser.set_language(&lang.grammar());
             parser
         });
-        parser.parse(&*content, old)
+        f(parser)
     })
 }
 
@@ -193,6 +198,45 @@ pub fn index_file(path: &str, content: &[u8]) -> FileIndex {
         finish(&mut out, generic);
     }
     out
+}
+
+/// [`index_file`] for a file indexed with many others (a walk of the tree): in Rust,
+/// function bodies that declare nothing are left out of the parse (`outline.rs`), so the
+/// record has no syntax errors from inside them and says so ([`FileIndex::outline`]).
+/// Everything else in the record is what [`index_file`] gives.
+pub fn index_outline(path: &str, content: &[u8]) -> FileIndex {
+    let mut out = header(path, content);
+    let Some(lang) = out.lang.filter(|l| *l == Lang::Rust) else {
+        return index_file(path, content);
+    };
+    let (scan, bodies) = Generic::scan_first(lang, content);
+    let outline = (!bodies.is_empty())
+        .then(|| parse_outline(lang, content, &bodies))
+        .flatten();
+    out.outline = outline.is_some();
+    let Some(tree) = outline.or_else(|| parse(lang, content, None)) else {
+        return out;
+    };
+    extract(lang, &tree, content, &mut out);
+    let errors = crate::generic::tree_errors(tree.root_node(), content);
+    drop(tree);
+    let generic = scan.finish(errors, &def_spots(&out));
+    finish(&mut out, generic);
+    out
+}
+
+/// `content` parsed without the insides of `bodies`; `None` when tree-sitter refuses the
+/// ranges or the tree shows the finder was wrong about one (see [`crate::outline::holds`]).
+fn parse_outline(lang: Lang, content: &[u8], bodies: &[crate::outline::Body]) -> Option<Tree> {
+    let ranges = crate::outline::included(bodies);
+    let tree = with_parser(lang, |parser| {
+        parser.set_included_ranges(&ranges).ok()?;
+        let tree = parser.parse(content, None);
+        // Back to the whole text for the next file.
+        let _ = parser.set_included_ranges(&[]);
+        tree
+    })?;
+    crate::outline::holds(&tree, bodies).then_some(tree)
 }
 
 /// [`index_file`] for text that changed since `prev` was taken: the edit is found by

@@ -18,7 +18,7 @@ use crate::codec;
 use crate::model::FileIndex;
 
 /// Bump when [`FileIndex`], an extractor or the encoding changes.
-pub const SCHEMA_VERSION: &str = "ultra-index-6";
+pub const SCHEMA_VERSION: &str = "ultra-index-7";
 
 /// The redb page cache.
 const STORE_CACHE_BYTES: usize = 16 << 20;

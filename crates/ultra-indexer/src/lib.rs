@@ -453,7 +453,7 @@ impl CodeIndex {
         if !changed.is_empty() {
             let threads = ultra_index::build::cores();
             let total = changed.len();
-            let big = total > 200;
+            let big = total > build::BULK;
             if big {
                 self.warming.set((0, total));
             }

@@ -154,6 +154,11 @@ pub struct Diagnostics {
     /// For one file a language server serves: whether its diagnostics are included.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub language_server: Option<ServerAnswer>,
+    /// Without `path`: files whose function bodies were not checked for syntax errors (a
+    /// first index of many files parses Rust in outline, skipping bodies that declare
+    /// nothing). Ask with `path` to check one whole; an edit or save checks it too.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bodies_unchecked: Option<usize>,
 }
 
 /// `state.getDiagnostics`.
@@ -200,8 +205,13 @@ impl Command<Services> for GetDiagnostics {
         let enc = cx.source.encoding();
         let uri = file_uri(cx.services.root_path(), &f.path);
         let rope = rope_of(cx, &f.path).unwrap_or_default();
-        let mut all: Vec<Diagnostic> = f
-            .errors
+        // A record parsed in outline lacks errors inside function bodies: parse it whole.
+        let whole = f
+            .outline
+            .then(|| ultra_index::index_file(&f.path, rope.to_string().as_bytes()).errors);
+        let mut all: Vec<Diagnostic> = whole
+            .as_ref()
+            .unwrap_or(&f.errors)
             .iter()
             .map(|e| Diagnostic::syntax(&f.path, &uri, e, &rope, enc))
             .collect();
@@ -227,6 +237,7 @@ impl Command<Services> for GetDiagnostics {
             next_cursor,
             index,
             language_server,
+            bodies_unchecked: None,
         })
     }
 }
@@ -424,6 +435,7 @@ fn all_files(
         }
     }
     let next_cursor = (start + diagnostics.len() < total).then_some(start + diagnostics.len());
+    let unchecked = code.read().files().filter(|f| f.outline).count();
     Ok(Diagnostics {
         diagnostics,
         total,
@@ -431,5 +443,6 @@ fn all_files(
         next_cursor,
         index,
         language_server: None,
+        bodies_unchecked: (unchecked > 0).then_some(unchecked),
     })
 }

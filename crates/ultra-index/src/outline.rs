@@ -1,0 +1,246 @@
+//! The outline parse of a whole tree's files: Rust functions' bodies that declare nothing
+//! (no nested `fn`, `impl`, `use`, ...) are left out of the parse, as ctags never reads
+//! them. They are a quarter of a Rust tree's bytes and two fifths of its parse, and nothing
+//! the index keeps comes from their syntax: names, TODOs and complexity come from the
+//! lexical scan (`lex/`), which still reads every byte.
+//!
+//! The bodies are found by that same scan, before the parse ([`Finder`] is fed its
+//! brackets and keywords), and tree-sitter is told to parse only what lies around them
+//! (`set_included_ranges`), each body parsed as an empty `{}` block. A body the finder got
+//! wrong would change the tree, so [`holds`] checks that each left-out range is the inside
+//! of a function's body block; if one is not, the file is parsed whole.
+//!
+//! What is lost: syntax errors inside a left-out body. So only files indexed in bulk (a
+//! walk of many files) are parsed this way; a file opened, edited, saved through Ultra or
+//! changed on disk alone is parsed whole, and a record says which it got
+//! ([`crate::FileIndex::outline`]).
+
+use tree_sitter::{Point, Range, Tree};
+
+/// Bodies smaller than this are parsed: skipping them saves less than the range costs.
+const MIN_BODY: usize = 48;
+
+/// A function body left out of the parse: its braces' bytes and positions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Body {
+    open: usize,
+    open_at: Point,
+    close: usize,
+    close_at: Point,
+}
+
+/// An open bracket, as the finder tracks it.
+#[derive(Debug, Clone, Copy)]
+struct Open {
+    /// `{`, `(` or `[`.
+    kind: u8,
+    byte: usize,
+    at: Point,
+    /// A function's body (`{` after `fn name ...`).
+    body: bool,
+    /// Holds an item's keyword: a body that does is parsed.
+    items: bool,
+    /// A macro's token tree (`quote! { .. }`, `macro_rules! m { .. }`): a `fn` in it is
+    /// not an item tree-sitter parses.
+    macro_tree: bool,
+}
+
+/// Finds, from the lexical scan's tokens, the function bodies that declare nothing.
+#[derive(Debug, Default)]
+pub(crate) struct Finder {
+    stack: Vec<Open>,
+    /// The bracket depth at a `fn name` whose body has not opened yet.
+    pending_fn: Option<usize>,
+    /// The next opening bracket starts a macro's token tree.
+    macro_next: bool,
+    /// Macro token trees open.
+    in_macro: usize,
+    /// Brackets did not pair up: the file is parsed whole.
+    broken: bool,
+    found: Vec<Body>,
+}
+
+/// Keywords that start an item the extractor reads inside a function body.
+fn starts_item(w: &[u8]) -> bool {
+    matches!(
+        w,
+        b"fn"
+            | b"struct"
+            | b"enum"
+            | b"union"
+            | b"trait"
+            | b"impl"
+            | b"type"
+            | b"const"
+            | b"static"
+            | b"mod"
+            | b"use"
+            | b"extern"
+            | b"macro_rules"
+    )
+}
+
+impl Finder {
+    /// `union` or `macro_rules`, which the scan reads as names.
+    pub fn contextual_item(&mut self) {
+        if let Some(top) = self.stack.last_mut() {
+            top.items = true;
+        }
+    }
+
+    /// A keyword at byte `at` of `src`.
+    pub fn keyword(&mut self, src: &[u8], w: &[u8], at: usize) {
+        // `'static` is a lifetime.
+        if !starts_item(w) || at.checked_sub(1).is_some_and(|b| src[b] == b'\'') {
+            return;
+        }
+        if let Some(top) = self.stack.last_mut() {
+            top.items = true;
+        }
+        if w == b"fn" && self.in_macro == 0 && next_non_blank(src, at + 2).is_some_and(word_byte) {
+            self.pending_fn = Some(self.stack.len());
+        }
+    }
+
+    /// A bracket, `;` or `!` at byte `at`, at `row`, `col`.
+    pub fn punct(&mut self, src: &[u8], b: u8, at: usize, row: usize, col: usize) {
+        let point = Point { row, column: col };
+        match b {
+            b'!' => {
+                // `name!(..)`, or `macro_rules! name { .. }`.
+                let after_name = at.checked_sub(1).is_some_and(|p| word_byte(src[p]));
+                let opens = next_non_blank(src, at + 1).is_some_and(|c| b"([{".contains(&c));
+                self.macro_next = after_name && (opens || src[..at].ends_with(b"macro_rules"));
+            }
+            b';' => {
+                if self.pending_fn == Some(self.stack.len()) {
+                    self.pending_fn = None;
+                }
+            }
+            b'{' | b'(' | b'[' => {
+                let body = b == b'{'
+                    && self.in_macro == 0
+                    && self.pending_fn == Some(self.stack.len())
+                    && !self.macro_next;
+                if body {
+                    self.pending_fn = None;
+                }
+                // An attribute's brackets are a token tree too: `#[error("{}", { .. })]`.
+                let attribute =
+                    b == b'[' && (src[..at].ends_with(b"#") || src[..at].ends_with(b"#!"));
+                let macro_tree = std::mem::take(&mut self.macro_next) || attribute;
+                self.in_macro += usize::from(macro_tree);
+                self.stack.push(Open {
+                    kind: b,
+                    byte: at,
+                    at: point,
+                    body,
+                    items: false,
+                    macro_tree,
+                });
+            }
+            _ => self.close(b, at, point),
+        }
+    }
+
+    fn close(&mut self, b: u8, at: usize, point: Point) {
+        let Some(open) = self.stack.pop() else {
+            self.broken = true;
+            return;
+        };
+        let opener = match b {
+            b'}' => b'{',
+            b')' => b'(',
+            _ => b'[',
+        };
+        if self.pending_fn.is_some_and(|d| d > self.stack.len()) {
+            self.pending_fn = None;
+        }
+        self.broken |= open.kind != opener;
+        self.in_macro -= usize::from(open.macro_tree);
+        if open.items {
+            if let Some(parent) = self.stack.last_mut() {
+                parent.items = true;
+            }
+        } else if open.body && at - open.byte > MIN_BODY {
+            self.found.push(Body {
+                open: open.byte,
+                open_at: open.at,
+                close: at,
+                close_at: point,
+            });
+        }
+    }
+
+    /// The bodies to leave out, in source order; none when the brackets did not pair up.
+    pub fn finish(self) -> Vec<Body> {
+        if self.broken || !self.stack.is_empty() {
+            return Vec::new();
+        }
+        let mut found = self.found;
+        // A body is recorded when it closes, after any body inside it (there are none:
+        // a nested `fn` makes its body kept), so the order is the closing order.
+        found.sort_unstable_by_key(|b| b.open);
+        found
+    }
+}
+
+fn word_byte(b: u8) -> bool {
+    crate::lex::ident_byte(b)
+}
+
+fn next_non_blank(src: &[u8], from: usize) -> Option<u8> {
+    src.get(from..)?
+        .iter()
+        .copied()
+        .find(|c| !c.is_ascii_whitespace())
+}
+
+/// The ranges tree-sitter parses: everything but the inside of each body.
+pub(crate) fn included(bodies: &[Body]) -> Vec<Range> {
+    let mut ranges = Vec::with_capacity(bodies.len() + 1);
+    let (mut from, mut from_at) = (0, Point { row: 0, column: 0 });
+    for b in bodies {
+        ranges.push(Range {
+            start_byte: from,
+            start_point: from_at,
+            end_byte: b.open + 1,
+            end_point: Point {
+                row: b.open_at.row,
+                column: b.open_at.column + 1,
+            },
+        });
+        (from, from_at) = (b.close, b.close_at);
+    }
+    ranges.push(Range {
+        start_byte: from,
+        start_point: from_at,
+        end_byte: usize::MAX,
+        end_point: Point {
+            row: usize::MAX,
+            column: usize::MAX,
+        },
+    });
+    ranges
+}
+
+/// Whether, in `tree` parsed without them, each of `bodies` is the inside of a function's
+/// body block: then the tree is the one a whole parse gives, bodies aside.
+pub(crate) fn holds(tree: &Tree, bodies: &[Body]) -> bool {
+    let root = tree.root_node();
+    bodies.iter().all(|b| {
+        let Some(block) = root
+            .descendant_for_byte_range(b.open, b.open + 1)
+            .and_then(|brace| brace.parent())
+        else {
+            return false;
+        };
+        block.kind() == "block"
+            && block.start_byte() == b.open
+            && block.end_byte() == b.close + 1
+            && !block.has_error()
+            && block.parent().is_some_and(|f| {
+                f.kind() == "function_item" && f.child_by_field_name("body") == Some(block)
+            })
+    })
+}
