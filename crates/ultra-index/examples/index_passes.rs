@@ -1,7 +1,7 @@
 //! What indexing adds to parsing, per language, measured steadily: the files are read
-//! first, then indexed whole, indexed in outline (as a bulk index does: Rust bodies that
-//! declare nothing left out) and parsed alone in turn, several passes, and the fastest pass
-//! of each is kept (a noisy machine slows passes, it never speeds them up).
+//! first, then indexed whole, indexed in outline (as a bulk index does: Rust and C
+//! bodies that declare nothing left out) and parsed alone in turn, several passes, and the
+//! fastest pass of each is kept (a noisy machine slows passes, it never speeds them up).
 //! `cargo run --release -p ultra-index --example index_passes -- DIR [PASSES] [LANG...]`
 
 #[path = "support/sources.rs"]

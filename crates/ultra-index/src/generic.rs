@@ -79,15 +79,15 @@ impl Generic {
         defs: &DefSpots,
         keep: bool,
     ) -> Generic {
-        let mut f = Facts::whole(src, keep, false);
+        let mut f = Facts::whole(src, keep, None);
         lex::scan(lang, src, 0, 0, State::default(), &mut f);
         Scan(f).finish(errors, defs)
     }
 
-    /// Scan the whole text before it is parsed, finding (in Rust) the function bodies an
+    /// Scan the whole text before it is parsed, finding (in Rust and C) the function bodies an
     /// outline parse may leave out (`outline.rs`); no row states kept.
     pub fn scan_first(lang: Lang, src: &[u8]) -> (Scan<'_>, Vec<Body>) {
-        let mut f = Facts::whole(src, false, lang == Lang::Rust);
+        let mut f = Facts::whole(src, false, Finder::of(lang));
         lex::scan(lang, src, 0, 0, State::default(), &mut f);
         let bodies = f.finder.take().map(Finder::finish).unwrap_or_default();
         (Scan(f), bodies)
@@ -394,13 +394,13 @@ impl<'s, 'a> Facts<'s, 'a> {
 
     /// For a scan of the whole file at once, sized for it: growing the vectors was a
     /// tenth of the scan.
-    fn whole(src: &'s [u8], keep: bool, find_bodies: bool) -> Self {
+    fn whole(src: &'s [u8], keep: bool, finder: Option<Finder>) -> Self {
         let mut f = Facts::new(src, 0, State::default(), keep, None);
         f.occ.reserve(src.len() / 8);
         f.ids.reserve(src.len() / 128);
         f.distinct.reserve(src.len() / 128);
         f.rows.reserve(src.len() / 32);
-        f.finder = find_bodies.then(Finder::default);
+        f.finder = finder;
         f
     }
 

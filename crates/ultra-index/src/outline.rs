@@ -1,8 +1,9 @@
-//! The outline parse of a whole tree's files: Rust functions' bodies that declare nothing
-//! (no nested `fn`, `impl`, `use`, ...) are left out of the parse, as ctags never reads
-//! them. They are a quarter of a Rust tree's bytes and two fifths of its parse, and nothing
-//! the index keeps comes from their syntax: names, TODOs and complexity come from the
-//! lexical scan (`lex/`), which still reads every byte.
+//! The outline parse of a whole tree's files: function bodies that declare nothing are
+//! left out of the parse, as ctags never reads them. In Rust, a body is left out when it
+//! holds no nested item (`fn`, `impl`, `use`, ...); in C, every function body is (the
+//! extractor reads nothing inside one). Such bodies are a quarter of a Rust tree's bytes
+//! and more of its parse, and nothing the index keeps comes from their syntax: names,
+//! TODOs and complexity come from the lexical scan (`lex/`), which still reads every byte.
 //!
 //! The bodies are found by that same scan, before the parse ([`Finder`] is fed its
 //! brackets and keywords), and tree-sitter is told to parse only what lies around them
@@ -16,6 +17,8 @@
 //! ([`crate::FileIndex::outline`]).
 
 use tree_sitter::{Point, Range, Tree};
+
+use crate::lang::Lang;
 
 /// Bodies smaller than this are parsed: skipping them saves less than the range costs.
 const MIN_BODY: usize = 48;
@@ -48,6 +51,8 @@ struct Open {
 /// Finds, from the lexical scan's tokens, the function bodies that declare nothing.
 #[derive(Debug, Default)]
 pub(crate) struct Finder {
+    /// C, where the extractor reads nothing inside a function (Rust otherwise).
+    c: bool,
     stack: Vec<Open>,
     /// The bracket depth at a `fn name` whose body has not opened yet.
     pending_fn: Option<usize>,
@@ -81,6 +86,18 @@ fn starts_item(w: &[u8]) -> bool {
 }
 
 impl Finder {
+    /// The finder for `lang`'s bodies, if it has one.
+    pub fn of(lang: Lang) -> Option<Finder> {
+        match lang {
+            Lang::Rust => Some(Finder::default()),
+            Lang::C => Some(Finder {
+                c: true,
+                ..Finder::default()
+            }),
+            _ => None,
+        }
+    }
+
     /// `union` or `macro_rules`, which the scan reads as names.
     pub fn contextual_item(&mut self) {
         if let Some(top) = self.stack.last_mut() {
@@ -106,6 +123,21 @@ impl Finder {
     pub fn punct(&mut self, src: &[u8], b: u8, at: usize, row: usize, col: usize) {
         let point = Point { row, column: col };
         match b {
+            b'{' if self.c => {
+                // `int f(void) {` outside any function and any bracket, not in a macro.
+                let body = self.stack.iter().all(|o| o.kind == b'{' && !o.body)
+                    && src[..at].trim_ascii_end().ends_with(b")")
+                    && !in_directive(src, at);
+                self.stack.push(Open {
+                    kind: b,
+                    byte: at,
+                    at: point,
+                    body,
+                    items: false,
+                    macro_tree: false,
+                });
+            }
+            b'!' | b';' if self.c => {}
             b'!' => {
                 // `name!(..)`, or `macro_rules! name { .. }`.
                 let after_name = at.checked_sub(1).is_some_and(|p| word_byte(src[p]));
@@ -185,6 +217,26 @@ impl Finder {
     }
 }
 
+/// Whether byte `at` is on a preprocessor line (`#define F(x) { .. }`), continued lines
+/// included.
+fn in_directive(src: &[u8], at: usize) -> bool {
+    let mut start = at;
+    loop {
+        start = src[..start]
+            .iter()
+            .rposition(|&c| c == b'\n')
+            .map_or(0, |i| i + 1);
+        let continued = start >= 2
+            && src[..start - 1].trim_ascii_end().ends_with(b"\\")
+            && src[start - 2] != b'\n';
+        if !continued {
+            break;
+        }
+        start -= 1;
+    }
+    src[start..].trim_ascii_start().starts_with(b"#")
+}
+
 fn word_byte(b: u8) -> bool {
     crate::lex::ident_byte(b)
 }
@@ -224,9 +276,13 @@ pub(crate) fn included(bodies: &[Body]) -> Vec<Range> {
     ranges
 }
 
-/// Whether, in `tree` parsed without them, each of `bodies` is the inside of a function's
-/// body block: then the tree is the one a whole parse gives, bodies aside.
-pub(crate) fn holds(tree: &Tree, bodies: &[Body]) -> bool {
+/// Whether, in `tree` (of `lang`) parsed without them, each of `bodies` is the inside of
+/// a function's body block: then the tree is the one a whole parse gives, bodies aside.
+pub(crate) fn holds(lang: Lang, tree: &Tree, bodies: &[Body]) -> bool {
+    let (block_kind, function_kind) = match lang {
+        Lang::C => ("compound_statement", "function_definition"),
+        _ => ("block", "function_item"),
+    };
     let root = tree.root_node();
     bodies.iter().all(|b| {
         let Some(block) = root
@@ -235,12 +291,12 @@ pub(crate) fn holds(tree: &Tree, bodies: &[Body]) -> bool {
         else {
             return false;
         };
-        block.kind() == "block"
+        block.kind() == block_kind
             && block.start_byte() == b.open
             && block.end_byte() == b.close + 1
             && !block.has_error()
             && block.parent().is_some_and(|f| {
-                f.kind() == "function_item" && f.child_by_field_name("body") == Some(block)
+                f.kind() == function_kind && f.child_by_field_name("body") == Some(block)
             })
     })
 }

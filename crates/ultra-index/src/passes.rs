@@ -200,13 +200,13 @@ pub fn index_file(path: &str, content: &[u8]) -> FileIndex {
     out
 }
 
-/// [`index_file`] for a file indexed with many others (a walk of the tree): in Rust,
-/// function bodies that declare nothing are left out of the parse (`outline.rs`), so the
+/// [`index_file`] for a file indexed with many others (a walk of the tree): in Rust and
+/// C, function bodies that declare nothing are left out of the parse (`outline.rs`), so the
 /// record has no syntax errors from inside them and says so ([`FileIndex::outline`]).
 /// Everything else in the record is what [`index_file`] gives.
 pub fn index_outline(path: &str, content: &[u8]) -> FileIndex {
     let mut out = header(path, content);
-    let Some(lang) = out.lang.filter(|l| *l == Lang::Rust) else {
+    let Some(lang) = out.lang.filter(|l| matches!(l, Lang::Rust | Lang::C)) else {
         return index_file(path, content);
     };
     let (scan, bodies) = Generic::scan_first(lang, content);
@@ -236,7 +236,7 @@ fn parse_outline(lang: Lang, content: &[u8], bodies: &[crate::outline::Body]) ->
         let _ = parser.set_included_ranges(&[]);
         tree
     })?;
-    crate::outline::holds(&tree, bodies).then_some(tree)
+    crate::outline::holds(lang, &tree, bodies).then_some(tree)
 }
 
 /// [`index_file`] for text that changed since `prev` was taken: the edit is found by

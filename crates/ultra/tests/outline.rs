@@ -1,4 +1,4 @@
-//! A first index of many files parses Rust in outline (function bodies that declare
+//! A first index of many files parses Rust (and C) in outline (function bodies that declare
 //! nothing are left out), through the real binary: symbols are all there, workspace-wide
 //! diagnostics say how many files had their bodies unchecked, and one file asked for by
 //! path, or changed on disk, is parsed whole.

@@ -29,7 +29,7 @@ pub(crate) trait Sink<'s> {
     fn block(&mut self, row: usize, depth: u32);
     /// Row `row` starts in `state`; `false` stops the scan there.
     fn row_start(&mut self, row: usize, state: &State) -> bool;
-    /// Rust only: a bracket, `;` or `!` at byte `at` (on `row`, at byte column `col`), for
+    /// Rust and C only: a bracket, `;` or `!` at byte `at` (on `row`, at byte column `col`), for
     /// the outline's body finder (`outline.rs`).
     fn punct(&mut self, _b: u8, _at: usize, _row: usize, _col: usize) {}
     /// Rust only: a keyword (not a member's name) at byte `at`.
@@ -384,7 +384,9 @@ impl<'s> Scanner<'s> {
         }
         self.st.after_dot = false;
         let regex_ok = std::mem::replace(&mut self.st.regex_ok, true);
-        if self.syn.rust && matches!(b, b'{' | b'}' | b'(' | b')' | b'[' | b']' | b';' | b'!') {
+        if (self.syn.rust || self.syn.c)
+            && matches!(b, b'{' | b'}' | b'(' | b')' | b'[' | b']' | b';' | b'!')
+        {
             sink.punct(b, self.at, self.row, self.at - self.line);
         }
         match b {

@@ -155,8 +155,8 @@ pub struct Diagnostics {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub language_server: Option<ServerAnswer>,
     /// Without `path`: files whose function bodies were not checked for syntax errors (a
-    /// first index of many files parses Rust in outline, skipping bodies that declare
-    /// nothing). Ask with `path` to check one whole; an edit or save checks it too.
+    /// first index of many files parses Rust and C in outline, skipping bodies that
+    /// declare nothing). Ask with `path` to check one whole; an edit or save checks it too.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bodies_unchecked: Option<usize>,
 }
