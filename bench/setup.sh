@@ -34,4 +34,7 @@ mkdir -p target/bench
 if [ ! -x target/bench/echo ] || [ bench/echo.rs -nt target/bench/echo ]; then
     rustc -O --edition 2021 -o target/bench/echo bench/echo.rs
 fi
-echo "setup done: target/release/ultra, target/bench/echo"
+if [ ! -x target/bench/rtt ] || [ bench/rtt.rs -nt target/bench/rtt ]; then
+    rustc -O --edition 2021 -o target/bench/rtt bench/rtt.rs
+fi
+echo "setup done: target/release/ultra, target/bench/echo, target/bench/rtt"
