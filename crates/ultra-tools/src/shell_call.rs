@@ -45,7 +45,7 @@ pub struct RunOutput {
 #[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ShellError {
-    /// `unknown_command`.
+    /// `unknown_command`, `write_refused`, `output_capped`.
     pub code: String,
     pub command: String,
     pub message: String,
@@ -153,14 +153,27 @@ impl Write for Capped {
     }
 }
 
-/// The result of a call from its captured streams.
+/// The result of a call from its captured streams. Output cut at the cap says so in
+/// `errors` (`output_capped`), with how to see the rest.
 pub(crate) fn output(
     out: Capped,
     err: Capped,
     exit_code: i32,
     cwd: &RelPath,
-    errors: Vec<ShellError>,
+    mut errors: Vec<ShellError>,
 ) -> RunOutput {
+    if out.truncated {
+        errors.push(ShellError {
+            code: "output_capped".to_string(),
+            command: String::new(),
+            message: format!(
+                "stdout was cut at {} bytes and the command stopped there; narrow it (a path, \
+                 a tighter pattern) or page through it (`| sed -n '2000,3000p'`)",
+                out.cap
+            ),
+            closest: Vec::new(),
+        });
+    }
     RunOutput {
         stdout: String::from_utf8_lossy(&out.buf).into_owned(),
         stderr: err.text_with_tail(),
@@ -199,6 +212,9 @@ pub(crate) fn run_one(
         .into_iter()
         .map(ShellError::from)
         .collect();
+    // One command stopped by the cap (its write refused) did its work up to there: the
+    // status of the refused write is not the command's answer (grep found matches).
+    let status = if out.truncated { 0 } else { status };
     output(out, err, status, cwd, errors)
 }
 

@@ -548,3 +548,40 @@ fn without_the_sandbox_agents_code_runs_wait_for_a_person() {
     );
     assert!(!ws.exists("inside.txt"));
 }
+
+/// A typed `grep` whose output is cut at the cap found matches: status 0, with a note
+/// saying the output was capped and how to see the rest (issue 23). A script stopped by
+/// the cap keeps its non-zero status, with the same note.
+#[test]
+fn capped_output_is_a_note_not_a_failure() {
+    let ws = Ws::new();
+    for i in 0..40 {
+        ws.write(
+            &format!("logs/f{i}.txt"),
+            &"match line here with some text\n".repeat(100),
+        );
+    }
+    let _server = ws.serve();
+    let mut c = ws.agent("bot");
+    let r = c.ok(
+        "shell.grep",
+        json!({"pattern": "match", "paths": ["logs"], "recursive": true}),
+    );
+    assert_eq!(r["truncated"], true, "{r}");
+    assert_eq!(r["exitCode"], 0, "{r}");
+    assert_eq!(r["errors"][0]["code"], "output_capped", "{r}");
+    assert_eq!(r["stdout"].as_str().unwrap().len(), 64 * 1024);
+    // Under the cap: no note.
+    let r = c.ok(
+        "shell.grep",
+        json!({"pattern": "match", "paths": ["logs/f1.txt"]}),
+    );
+    assert_eq!(r["truncated"], false, "{r}");
+    assert!(r.get("errors").is_none(), "{r}");
+    let r = c.ok(
+        "ultra.shell.run",
+        json!({"script": "grep -r match logs", "maxOutput": 1000}),
+    );
+    assert_ne!(r["exitCode"], 0, "{r}");
+    assert_eq!(r["errors"][0]["code"], "output_capped", "{r}");
+}
