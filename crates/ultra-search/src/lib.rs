@@ -4,6 +4,8 @@
 //! 0-based ranges in the caller's position encoding and a preview of their line. The
 //! `search.*` commands in `ultra-commands` declare the wire shapes around it.
 
+pub mod trigram;
+
 use std::collections::HashMap;
 
 use globset::{Glob, GlobMatcher};

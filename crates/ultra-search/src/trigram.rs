@@ -1,0 +1,608 @@
+//! A trigram index of text files, as code-search engines keep one (Russ Cox, "Regular
+//! Expression Matching with a Trigram Index"; zoekt, livegrep): for every three-byte
+//! sequence, the files that hold it. A query is planned into the trigrams every match must
+//! contain (ANDs and ORs of them, [`Query`]); only the files that hold them are candidates,
+//! and a caller searches those alone. A candidate is not a match: it is always verified.
+//!
+//! Trigrams are taken of ASCII-lowercased text, so one index serves case-sensitive and
+//! case-insensitive queries alike (fewer distinct trigrams, and a case-insensitive literal
+//! needs no expansion).
+//!
+//! A file's new version gets a fresh id and its old id is marked dead, so no other file's
+//! postings are touched: ids only grow, and a posting list stays sorted by appending. Dead
+//! ids are dropped from the postings once they are a quarter of all ids.
+
+use std::collections::HashMap;
+
+use regex_syntax::hir::{Class, Hir, HirKind};
+
+/// Three bytes, folded to ASCII lowercase, as `a << 16 | b << 8 | c`.
+pub type Gram = u32;
+
+/// Most strings a planned sub-pattern's exact set may hold before it becomes a query.
+const MAX_EXACT: usize = 64;
+/// Most characters a class may hold and still count as a choice of literals.
+const MAX_CLASS: usize = 8;
+
+fn gram(w: &[u8]) -> Gram {
+    u32::from(w[0].to_ascii_lowercase()) << 16
+        | u32::from(w[1].to_ascii_lowercase()) << 8
+        | u32::from(w[2].to_ascii_lowercase())
+}
+
+/// The distinct trigrams of `text`, folded, sorted.
+pub fn grams(text: &[u8]) -> Vec<Gram> {
+    let mut out: Vec<Gram> = text.windows(3).map(gram).collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// What a match must contain.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Query {
+    /// Any file may match (no trigram is required).
+    All,
+    /// No file can match.
+    Nothing,
+    /// Every one of these trigrams.
+    Grams(Vec<Gram>),
+    And(Vec<Query>),
+    Or(Vec<Query>),
+}
+
+impl Query {
+    /// A match contains `lit` (ASCII case aside).
+    pub fn literal(lit: &[u8]) -> Query {
+        if lit.len() < 3 {
+            Query::All
+        } else {
+            Query::Grams(grams(lit))
+        }
+    }
+
+    /// What every match of the regular expression `pattern` contains; `None` when it does
+    /// not parse (the caller's regex engine reports why).
+    pub fn regex(pattern: &str, case_insensitive: bool) -> Option<Query> {
+        let hir = regex_syntax::ParserBuilder::new()
+            .case_insensitive(case_insensitive)
+            .utf8(false)
+            .build()
+            .parse(pattern)
+            .ok()?;
+        Some(plan(&hir).full())
+    }
+
+    fn and(parts: Vec<Query>) -> Query {
+        let mut out = Vec::new();
+        for p in parts {
+            match p {
+                Query::All => {}
+                Query::Nothing => return Query::Nothing,
+                Query::And(inner) => out.extend(inner),
+                p => out.push(p),
+            }
+        }
+        match out.len() {
+            0 => Query::All,
+            1 => out.pop().unwrap_or(Query::All),
+            _ => Query::And(out),
+        }
+    }
+
+    fn or(parts: Vec<Query>) -> Query {
+        let mut out = Vec::new();
+        for p in parts {
+            match p {
+                Query::All => return Query::All,
+                Query::Nothing => {}
+                Query::Or(inner) => out.extend(inner),
+                p => out.push(p),
+            }
+        }
+        match out.len() {
+            0 => Query::Nothing,
+            1 => out.pop().unwrap_or(Query::Nothing),
+            _ => Query::Or(out),
+        }
+    }
+}
+
+/// What a sub-pattern is known to match: the exact strings it matches when they are few,
+/// and a query every match satisfies.
+struct Info {
+    exact: Option<Vec<Vec<u8>>>,
+    query: Query,
+}
+
+impl Info {
+    fn exact(strings: Vec<Vec<u8>>) -> Info {
+        Info {
+            exact: Some(strings),
+            query: Query::All,
+        }
+    }
+
+    fn any() -> Info {
+        Info {
+            exact: None,
+            query: Query::All,
+        }
+    }
+
+    /// Everything known, as one query.
+    fn full(self) -> Query {
+        match self.exact {
+            Some(strings) => Query::and(vec![self.query, exact_query(&strings)]),
+            None => self.query,
+        }
+    }
+}
+
+/// A match is one of `strings`.
+fn exact_query(strings: &[Vec<u8>]) -> Query {
+    Query::or(strings.iter().map(|s| Query::literal(s)).collect())
+}
+
+fn plan(h: &Hir) -> Info {
+    match h.kind() {
+        HirKind::Empty | HirKind::Look(_) => Info::exact(vec![Vec::new()]),
+        HirKind::Literal(lit) => Info::exact(vec![lit.0.to_vec()]),
+        HirKind::Class(class) => match class_strings(class) {
+            Some(strings) if strings.is_empty() => Info {
+                exact: None,
+                query: Query::Nothing,
+            },
+            Some(strings) => Info::exact(strings),
+            None => Info::any(),
+        },
+        HirKind::Capture(c) => plan(&c.sub),
+        HirKind::Repetition(r) => {
+            if r.min == 0 {
+                return Info::any();
+            }
+            let sub = plan(&r.sub);
+            if r.min == 1 && r.max == Some(1) {
+                return sub;
+            }
+            // At least one copy of the sub-pattern is in every match.
+            Info {
+                exact: None,
+                query: sub.full(),
+            }
+        }
+        HirKind::Concat(parts) => {
+            let mut queries = Vec::new();
+            let mut exact: Option<Vec<Vec<u8>>> = Some(vec![Vec::new()]);
+            for part in parts {
+                let info = plan(part);
+                queries.push(info.query);
+                exact = match (exact, info.exact) {
+                    (Some(left), Some(right)) if left.len() * right.len() <= MAX_EXACT => {
+                        Some(cross(&left, &right))
+                    }
+                    (left, right) => {
+                        // The set grew too big or is unknown: what it knew becomes a query.
+                        if let Some(left) = left {
+                            queries.push(exact_query(&left));
+                        }
+                        right
+                    }
+                };
+            }
+            Info {
+                exact,
+                query: Query::and(queries),
+            }
+        }
+        HirKind::Alternation(alts) => {
+            let infos: Vec<Info> = alts.iter().map(plan).collect();
+            let total: Option<usize> = infos.iter().map(|i| i.exact.as_ref().map(Vec::len)).sum();
+            let all_plain = infos.iter().all(|i| i.query == Query::All);
+            if total.is_some_and(|n| n <= MAX_EXACT) && all_plain {
+                let strings = infos.into_iter().flat_map(|i| i.exact.unwrap_or_default());
+                return Info::exact(strings.collect());
+            }
+            Info {
+                exact: None,
+                query: Query::or(infos.into_iter().map(Info::full).collect()),
+            }
+        }
+    }
+}
+
+/// Every string of `left` followed by every string of `right`.
+fn cross(left: &[Vec<u8>], right: &[Vec<u8>]) -> Vec<Vec<u8>> {
+    let mut out = Vec::with_capacity(left.len() * right.len());
+    for l in left {
+        for r in right {
+            let mut s = l.clone();
+            s.extend_from_slice(r);
+            out.push(s);
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The strings a class matches, folded to ASCII lowercase, when they are few.
+fn class_strings(class: &Class) -> Option<Vec<Vec<u8>>> {
+    let mut out: Vec<Vec<u8>> = Vec::new();
+    match class {
+        Class::Unicode(c) => {
+            let count: u64 = c
+                .ranges()
+                .iter()
+                .map(|r| u64::from(r.end()) - u64::from(r.start()) + 1)
+                .sum();
+            if count > MAX_CLASS as u64 * 2 {
+                return None;
+            }
+            for r in c.ranges() {
+                for ch in r.start()..=r.end() {
+                    let mut buf = [0; 4];
+                    out.push(
+                        ch.to_ascii_lowercase()
+                            .encode_utf8(&mut buf)
+                            .as_bytes()
+                            .to_vec(),
+                    );
+                }
+            }
+        }
+        Class::Bytes(c) => {
+            let count: usize = c
+                .ranges()
+                .iter()
+                .map(|r| usize::from(r.end()) - usize::from(r.start()) + 1)
+                .sum();
+            if count > MAX_CLASS * 2 {
+                return None;
+            }
+            for r in c.ranges() {
+                for b in r.start()..=r.end() {
+                    out.push(vec![b.to_ascii_lowercase()]);
+                }
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    (out.len() <= MAX_CLASS).then_some(out)
+}
+
+/// Files by the trigrams they hold.
+#[derive(Debug, Default)]
+pub struct TrigramIndex {
+    /// Per id, its file's path, or `None` once the file was replaced or removed.
+    docs: Vec<Option<Box<str>>>,
+    ids: HashMap<Box<str>, u32>,
+    postings: HashMap<Gram, Vec<u32>>,
+    dead: usize,
+}
+
+impl TrigramIndex {
+    /// An empty index.
+    pub fn new() -> TrigramIndex {
+        TrigramIndex::default()
+    }
+
+    /// Files indexed.
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// No file is indexed.
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// Distinct trigrams, and postings (file ids, dead ones included) over all of them.
+    pub fn stats(&self) -> (usize, usize) {
+        (
+            self.postings.len(),
+            self.postings.values().map(Vec::len).sum(),
+        )
+    }
+
+    /// Index `text` as the content of `path`, replacing what it had.
+    pub fn upsert(&mut self, path: &str, text: &[u8]) {
+        self.remove(path);
+        let id = self.docs.len() as u32;
+        self.docs.push(Some(path.into()));
+        self.ids.insert(path.into(), id);
+        for g in grams(text) {
+            self.postings.entry(g).or_default().push(id);
+        }
+    }
+
+    /// Forget `path`.
+    pub fn remove(&mut self, path: &str) {
+        if let Some(id) = self.ids.remove(path) {
+            self.docs[id as usize] = None;
+            self.dead += 1;
+            if self.dead * 4 > self.docs.len() {
+                self.compact();
+            }
+        }
+    }
+
+    /// Drop dead ids: live ones are renumbered in order, so postings stay sorted.
+    fn compact(&mut self) {
+        let mut new_id = vec![u32::MAX; self.docs.len()];
+        let mut docs = Vec::with_capacity(self.ids.len());
+        for (old, doc) in self.docs.drain(..).enumerate() {
+            if let Some(path) = doc {
+                new_id[old] = docs.len() as u32;
+                docs.push(Some(path));
+            }
+        }
+        self.postings.retain(|_, list| {
+            list.retain_mut(|id| {
+                *id = new_id[*id as usize];
+                *id != u32::MAX
+            });
+            !list.is_empty()
+        });
+        for id in self.ids.values_mut() {
+            *id = new_id[*id as usize];
+        }
+        self.docs = docs;
+        self.dead = 0;
+    }
+
+    /// The files a match of `q` may be in, sorted by path; `None` when the query requires
+    /// no trigram (every file is a candidate).
+    pub fn candidates(&self, q: &Query) -> Option<Vec<&str>> {
+        let ids = self.eval(q)?;
+        let mut paths: Vec<&str> = ids
+            .into_iter()
+            .filter_map(|id| self.docs[id as usize].as_deref())
+            .collect();
+        paths.sort_unstable();
+        Some(paths)
+    }
+
+    /// The ids (live or dead) that satisfy `q`, sorted; `None` for every id.
+    fn eval(&self, q: &Query) -> Option<Vec<u32>> {
+        match q {
+            Query::All => None,
+            Query::Nothing => Some(Vec::new()),
+            Query::Grams(gs) => {
+                let mut lists: Vec<&[u32]> = Vec::with_capacity(gs.len());
+                for g in gs {
+                    match self.postings.get(g) {
+                        Some(list) => lists.push(list),
+                        None => return Some(Vec::new()),
+                    }
+                }
+                lists.sort_by_key(|l| l.len());
+                let mut out = lists.first().map(|l| l.to_vec()).unwrap_or_default();
+                for l in &lists[1..] {
+                    out = intersect(&out, l);
+                }
+                Some(out)
+            }
+            Query::And(parts) => {
+                let mut out: Option<Vec<u32>> = None;
+                for p in parts {
+                    if let Some(ids) = self.eval(p) {
+                        out = Some(match out {
+                            Some(o) => intersect(&o, &ids),
+                            None => ids,
+                        });
+                    }
+                }
+                out
+            }
+            Query::Or(parts) => {
+                let mut out = Vec::new();
+                for p in parts {
+                    out = union(&out, &self.eval(p)?);
+                }
+                Some(out)
+            }
+        }
+    }
+}
+
+fn intersect(a: &[u32], b: &[u32]) -> Vec<u32> {
+    let mut out = Vec::with_capacity(a.len().min(b.len()));
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                out.push(a[i]);
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    out
+}
+
+fn union(a: &[u32], b: &[u32]) -> Vec<u32> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() || j < b.len() {
+        let next = match (a.get(i), b.get(j)) {
+            (Some(&x), Some(&y)) if x <= y => {
+                i += 1;
+                if x == y {
+                    j += 1;
+                }
+                x
+            }
+            (_, Some(&y)) => {
+                j += 1;
+                y
+            }
+            (Some(&x), None) => {
+                i += 1;
+                x
+            }
+            (None, None) => break,
+        };
+        out.push(next);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::BTreeMap;
+
+    /// Texts over a small alphabet, so that trigrams repeat and queries hit.
+    fn text() -> impl Strategy<Value = String> {
+        proptest::collection::vec(
+            prop_oneof![
+                Just("a"),
+                Just("b"),
+                Just("A"),
+                Just("B"),
+                Just("é"),
+                Just("É"),
+                Just("\n"),
+                Just("ab"),
+                Just("ba")
+            ],
+            0..40,
+        )
+        .prop_map(|v| v.concat())
+    }
+
+    /// Regular expressions over the same alphabet.
+    fn pattern() -> impl Strategy<Value = String> {
+        let leaf = prop_oneof![
+            Just("a".to_string()),
+            Just("b".to_string()),
+            Just("A".to_string()),
+            Just("é".to_string()),
+            Just("ab".to_string()),
+            Just("aba".to_string()),
+            Just("bab".to_string()),
+            Just("[ab]".to_string()),
+            Just("[aé]".to_string()),
+            Just("[^a]".to_string()),
+            Just(".".to_string()),
+            Just("\\w".to_string()),
+            Just("^".to_string()),
+            Just("$".to_string()),
+            Just("\\b".to_string()),
+        ];
+        leaf.prop_recursive(4, 24, 4, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 1..5).prop_map(|v| v.concat()),
+                proptest::collection::vec(inner.clone(), 2..4)
+                    .prop_map(|v| format!("(?:{})", v.join("|"))),
+                (
+                    inner.clone(),
+                    prop_oneof![Just("*"), Just("+"), Just("?"), Just("{2}"), Just("{1,3}")]
+                )
+                    .prop_map(|(p, r)| format!("(?:{p}){r}")),
+                inner.prop_map(|p| format!("({p})")),
+            ]
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        /// Every file a regex matches is a candidate, case-sensitive or not, after any
+        /// sequence of writes and removals.
+        #[test]
+        fn candidates_never_miss_a_match(
+            writes in proptest::collection::vec((0..6usize, proptest::option::weighted(0.8, text())), 1..30),
+            pat in pattern(),
+            ci in any::<bool>(),
+        ) {
+            let mut idx = TrigramIndex::new();
+            let mut model: BTreeMap<String, String> = BTreeMap::new();
+            for (f, w) in writes {
+                let path = format!("f{f}");
+                match w {
+                    Some(t) => {
+                        idx.upsert(&path, t.as_bytes());
+                        model.insert(path, t);
+                    }
+                    None => {
+                        idx.remove(&path);
+                        model.remove(&path);
+                    }
+                }
+            }
+            prop_assert_eq!(idx.len(), model.len());
+            let re = regex::bytes::RegexBuilder::new(&pat).case_insensitive(ci).build().unwrap();
+            let q = Query::regex(&pat, ci).unwrap();
+            let cands = idx.candidates(&q);
+            for (path, t) in &model {
+                if re.is_match(t.as_bytes()) {
+                    prop_assert!(
+                        cands.as_ref().is_none_or(|c| c.contains(&path.as_str())),
+                        "{} matches {:?} but {:?} left it out ({:?})", pat, t, q, cands
+                    );
+                }
+            }
+            // Removed files are never candidates.
+            for c in cands.unwrap_or_default() {
+                prop_assert!(model.contains_key(c));
+            }
+        }
+
+        /// A literal's candidates are exactly the files holding all its trigrams.
+        #[test]
+        fn a_literal_selects_the_files_with_all_its_trigrams(
+            texts in proptest::collection::vec(text(), 1..12),
+            lit in text(),
+        ) {
+            let mut idx = TrigramIndex::new();
+            for (i, t) in texts.iter().enumerate() {
+                idx.upsert(&format!("f{i:02}"), t.as_bytes());
+            }
+            let want = grams(lit.as_bytes());
+            let cands = idx.candidates(&Query::literal(lit.as_bytes()));
+            if lit.len() < 3 {
+                prop_assert!(cands.is_none());
+            } else {
+                let expected: Vec<String> = texts
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, t)| {
+                        let have = grams(t.as_bytes());
+                        want.iter().all(|g| have.binary_search(g).is_ok())
+                    })
+                    .map(|(i, _)| format!("f{i:02}"))
+                    .collect();
+                prop_assert_eq!(cands.unwrap(), expected);
+            }
+        }
+    }
+
+    #[test]
+    fn a_regex_with_a_required_literal_narrows_the_files() {
+        let mut idx = TrigramIndex::new();
+        idx.upsert("a.rs", b"fn spawn_blocking() {}");
+        idx.upsert("b.rs", b"fn other() {}");
+        idx.upsert("c.rs", b"let x = SPAWN;");
+        let q = Query::regex(r"spawn_\w+\(", false).unwrap();
+        assert_eq!(idx.candidates(&q), Some(vec!["a.rs"]));
+        // Case-insensitive: the folded trigrams find both.
+        let q = Query::regex("spawn", true).unwrap();
+        assert_eq!(idx.candidates(&q), Some(vec!["a.rs", "c.rs"]));
+        // An alternation: either side.
+        let q = Query::regex("other|spawn_b", false).unwrap();
+        assert_eq!(idx.candidates(&q), Some(vec!["a.rs", "b.rs"]));
+        // Nothing required: every file.
+        assert_eq!(idx.candidates(&Query::regex(r"\w+", false).unwrap()), None);
+        // Replacing and removing.
+        idx.upsert("b.rs", b"spawn_blocking again");
+        idx.remove("a.rs");
+        let q = Query::regex(r"spawn_\w+", false).unwrap();
+        assert_eq!(idx.candidates(&q), Some(vec!["b.rs"]));
+    }
+}
