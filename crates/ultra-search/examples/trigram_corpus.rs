@@ -42,12 +42,13 @@ fn main() {
         idx.upsert(path, text);
     }
     let build = t.elapsed();
-    let (grams, postings) = idx.stats();
+    let (grams, postings, encoded) = idx.stats();
     println!(
         "built in {build:.2?} (one thread): {grams} distinct trigrams, {postings} postings \
-         ({:.1} MB as u32, {:.0}% of the text)",
+         in {:.1} MB ({:.0}% of the text; {:.1} MB as u32)",
+        encoded as f64 / 1e6,
+        encoded as f64 / bytes as f64 * 100.0,
         postings as f64 * 4.0 / 1e6,
-        postings as f64 * 4.0 / bytes as f64 * 100.0
     );
 
     let queries: [(&str, bool, bool); 6] = [
