@@ -65,26 +65,6 @@ pub(crate) struct Finder {
     found: Vec<Body>,
 }
 
-/// Keywords that start an item the extractor reads inside a function body.
-fn starts_item(w: &[u8]) -> bool {
-    matches!(
-        w,
-        b"fn"
-            | b"struct"
-            | b"enum"
-            | b"union"
-            | b"trait"
-            | b"impl"
-            | b"type"
-            | b"const"
-            | b"static"
-            | b"mod"
-            | b"use"
-            | b"extern"
-            | b"macro_rules"
-    )
-}
-
 impl Finder {
     /// The finder for `lang`'s bodies, if it has one.
     pub fn of(lang: Lang) -> Option<Finder> {
@@ -108,7 +88,8 @@ impl Finder {
     /// A keyword at byte `at` of `src`.
     pub fn keyword(&mut self, src: &[u8], w: &[u8], at: usize) {
         // `'static` is a lifetime.
-        if !starts_item(w) || at.checked_sub(1).is_some_and(|b| src[b] == b'\'') {
+        if !crate::lang::rust_item_keyword(w) || at.checked_sub(1).is_some_and(|b| src[b] == b'\'')
+        {
             return;
         }
         if let Some(top) = self.stack.last_mut() {
@@ -123,20 +104,6 @@ impl Finder {
     pub fn punct(&mut self, src: &[u8], b: u8, at: usize, row: usize, col: usize) {
         let point = Point { row, column: col };
         match b {
-            b'{' if self.c => {
-                // `int f(void) {` outside any function and any bracket, not in a macro.
-                let body = self.stack.iter().all(|o| o.kind == b'{' && !o.body)
-                    && src[..at].trim_ascii_end().ends_with(b")")
-                    && !in_directive(src, at);
-                self.stack.push(Open {
-                    kind: b,
-                    byte: at,
-                    at: point,
-                    body,
-                    items: false,
-                    macro_tree: false,
-                });
-            }
             b'!' | b';' if self.c => {}
             b'!' => {
                 // `name!(..)`, or `macro_rules! name { .. }`.
@@ -150,17 +117,11 @@ impl Finder {
                 }
             }
             b'{' | b'(' | b'[' => {
-                let body = b == b'{'
-                    && self.in_macro == 0
-                    && self.pending_fn == Some(self.stack.len())
-                    && !self.macro_next;
-                if body {
-                    self.pending_fn = None;
-                }
-                // An attribute's brackets are a token tree too: `#[error("{}", { .. })]`.
-                let attribute =
-                    b == b'[' && (src[..at].ends_with(b"#") || src[..at].ends_with(b"#!"));
-                let macro_tree = std::mem::take(&mut self.macro_next) || attribute;
+                let (body, macro_tree) = if self.c {
+                    (b == b'{' && self.c_body(src, at), false)
+                } else {
+                    self.rust_opening(src, b, at)
+                };
                 self.in_macro += usize::from(macro_tree);
                 self.stack.push(Open {
                     kind: b,
@@ -173,6 +134,29 @@ impl Finder {
             }
             _ => self.close(b, at, point),
         }
+    }
+
+    /// C: whether the `{` at `at` opens a function's body: `int f(void) {` outside any
+    /// function and any bracket, not on a preprocessor line.
+    fn c_body(&self, src: &[u8], at: usize) -> bool {
+        self.stack.iter().all(|o| o.kind == b'{' && !o.body)
+            && src[..at].trim_ascii_end().ends_with(b")")
+            && !in_directive(src, at)
+    }
+
+    /// Rust: whether the bracket `b` at `at` opens a function's body, and whether it opens
+    /// a macro's token tree.
+    fn rust_opening(&mut self, src: &[u8], b: u8, at: usize) -> (bool, bool) {
+        let body = b == b'{'
+            && self.in_macro == 0
+            && self.pending_fn == Some(self.stack.len())
+            && !self.macro_next;
+        if body {
+            self.pending_fn = None;
+        }
+        // An attribute's brackets are a token tree too: `#[error("{}", { .. })]`.
+        let attribute = b == b'[' && (src[..at].ends_with(b"#") || src[..at].ends_with(b"#!"));
+        (body, std::mem::take(&mut self.macro_next) || attribute)
     }
 
     fn close(&mut self, b: u8, at: usize, point: Point) {

@@ -9,6 +9,8 @@ mod js;
 mod python;
 mod rust;
 
+pub(crate) use rust::starts_item as rust_item_keyword;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tree_sitter::{Node, Tree};

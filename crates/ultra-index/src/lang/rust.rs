@@ -65,29 +65,32 @@ fn body_of<'t>(src: &[u8], item: Node<'t>, out: &mut Vec<Node<'t>>) {
     }
 }
 
-/// Where in `text` a keyword an item starts with (`fn`, `struct`, `impl`, `use`, …) stands
-/// as a word, offset by `base`: an item can only be declared in a node that holds one.
+/// Whether `w` is a keyword an item starts with (`fn`, `struct`, `impl`, `use`, …): an
+/// item can only be declared in code that holds one.
+pub(crate) fn starts_item(w: &[u8]) -> bool {
+    // A `match` on the word compiles to a switch on its length, then one comparison.
+    matches!(
+        w,
+        b"fn"
+            | b"struct"
+            | b"enum"
+            | b"union"
+            | b"trait"
+            | b"impl"
+            | b"type"
+            | b"const"
+            | b"static"
+            | b"mod"
+            | b"use"
+            | b"extern"
+            | b"macro_rules"
+    )
+}
+
+/// Where in `text` a keyword an item starts with stands as a word, offset by `base`.
 /// (`'static` and `.union` are not.)
 fn item_keywords(text: &[u8], base: usize) -> Vec<usize> {
-    // A `match` on the word compiles to a switch on its length, then one comparison.
-    super::word_marks(text, base, b"'.", |w| {
-        matches!(
-            w,
-            b"fn"
-                | b"struct"
-                | b"enum"
-                | b"union"
-                | b"trait"
-                | b"impl"
-                | b"type"
-                | b"const"
-                | b"static"
-                | b"mod"
-                | b"use"
-                | b"extern"
-                | b"macro_rules"
-        )
-    })
+    super::word_marks(text, base, b"'.", starts_item)
 }
 
 /// Methods found in an `impl` block, merged into the type's [`Class`] at the end when the
