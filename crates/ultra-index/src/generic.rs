@@ -81,13 +81,13 @@ impl Generic {
     ) -> Generic {
         let mut f = Facts::whole(src, keep, None);
         lex::scan(lang, src, 0, 0, State::default(), &mut f);
-        Scan(f).finish(errors, defs)
+        Scan(f).with(errors, defs)
     }
 
-    /// Scan the whole text before it is parsed, finding (in Rust and C) the function bodies an
+    /// Scan the whole text before it is parsed, `finder` finding the function bodies an
     /// outline parse may leave out (`outline.rs`); no row states kept.
-    pub fn scan_first(lang: Lang, src: &[u8]) -> (Scan<'_>, Vec<Body>) {
-        let mut f = Facts::whole(src, false, Finder::of(lang));
+    pub fn scan_first(lang: Lang, src: &[u8], finder: Finder) -> (Scan<'_>, Vec<Body>) {
+        let mut f = Facts::whole(src, false, Some(finder));
         lex::scan(lang, src, 0, 0, State::default(), &mut f);
         let bodies = f.finder.take().map(Finder::finish).unwrap_or_default();
         (Scan(f), bodies)
@@ -286,7 +286,7 @@ fn row_count(src: &[u8]) -> usize {
 
 /// The tree's error and missing nodes, in source order (at most [`MAX_ERRORS`]), found by
 /// descending only into subtrees that hold one.
-pub(crate) fn tree_errors(root: Node<'_>, src: &[u8]) -> Vec<SyntaxError> {
+fn tree_errors(root: Node<'_>, src: &[u8]) -> Vec<SyntaxError> {
     let mut errors = Vec::new();
     if !root.has_error() {
         return errors;
@@ -325,12 +325,19 @@ pub(crate) fn tree_errors(root: Node<'_>, src: &[u8]) -> Vec<SyntaxError> {
     }
 }
 
-/// A whole file's scan, waiting for the parse's errors and definitions.
+/// A whole file's scan, waiting for the parse's tree and definitions.
 pub(crate) struct Scan<'s>(Facts<'s, 'static>);
 
 impl Scan<'_> {
-    /// The results, with the tree's `errors` and occurrences at `defs` flagged.
-    pub fn finish(mut self, errors: Vec<SyntaxError>, defs: &DefSpots) -> Generic {
+    /// The results, with the errors of `tree` (of `src`) and occurrences at `defs` flagged.
+    /// The tree is freed first, as in [`Generic::full`].
+    pub fn finish(self, tree: Tree, src: &[u8], defs: &DefSpots) -> Generic {
+        let errors = tree_errors(tree.root_node(), src);
+        drop(tree);
+        self.with(errors, defs)
+    }
+
+    fn with(mut self, errors: Vec<SyntaxError>, defs: &DefSpots) -> Generic {
         let (names, occurrences) = self.0.occurrences(defs);
         let f = self.0;
         Generic {
@@ -449,10 +456,8 @@ impl<'s, 'a> Facts<'s, 'a> {
 
 impl<'s> Sink<'s> for Facts<'s, '_> {
     fn ident(&mut self, name: &'s str, row: usize, col: usize) {
-        if let Some(finder) = &mut self.finder
-            && matches!(name, "union" | "macro_rules")
-        {
-            finder.contextual_item();
+        if let Some(finder) = &mut self.finder {
+            finder.ident(name);
         }
         let id = *self.ids.entry(name).or_insert_with(|| {
             self.distinct.push(name);

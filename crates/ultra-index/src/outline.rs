@@ -78,9 +78,13 @@ impl Finder {
         }
     }
 
-    /// `union` or `macro_rules`, which the scan reads as names.
-    pub fn contextual_item(&mut self) {
-        if let Some(top) = self.stack.last_mut() {
+    /// A name: Rust's `union` and `macro_rules` start items, though the scan reads them
+    /// as names.
+    pub fn ident(&mut self, name: &str) {
+        if !self.c
+            && matches!(name, "union" | "macro_rules")
+            && let Some(top) = self.stack.last_mut()
+        {
             top.items = true;
         }
     }
@@ -95,7 +99,10 @@ impl Finder {
         if let Some(top) = self.stack.last_mut() {
             top.items = true;
         }
-        if w == b"fn" && self.in_macro == 0 && next_non_blank(src, at + 2).is_some_and(word_byte) {
+        if w == b"fn"
+            && self.in_macro == 0
+            && next_non_blank(src, at + 2).is_some_and(crate::lex::ident_byte)
+        {
             self.pending_fn = Some(self.stack.len());
         }
     }
@@ -107,7 +114,9 @@ impl Finder {
             b'!' | b';' if self.c => {}
             b'!' => {
                 // `name!(..)`, or `macro_rules! name { .. }`.
-                let after_name = at.checked_sub(1).is_some_and(|p| word_byte(src[p]));
+                let after_name = at
+                    .checked_sub(1)
+                    .is_some_and(|p| crate::lex::ident_byte(src[p]));
                 let opens = next_non_blank(src, at + 1).is_some_and(|c| b"([{".contains(&c));
                 self.macro_next = after_name && (opens || src[..at].ends_with(b"macro_rules"));
             }
@@ -219,10 +228,6 @@ fn in_directive(src: &[u8], at: usize) -> bool {
         start -= 1;
     }
     src[start..].trim_ascii_start().starts_with(b"#")
-}
-
-fn word_byte(b: u8) -> bool {
-    crate::lex::ident_byte(b)
 }
 
 fn next_non_blank(src: &[u8], from: usize) -> Option<u8> {

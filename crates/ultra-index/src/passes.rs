@@ -12,6 +12,7 @@ use tree_sitter::{InputEdit, Parser};
 use crate::generic::{DefSpots, Generic};
 use crate::lang::{Cx, Lang};
 use crate::model::{Class, Definition, FileIndex, Function, Import};
+use crate::outline::{Body, Finder};
 
 /// Files larger than this are recorded but not parsed.
 pub const MAX_PARSE_BYTES: usize = 4 << 20;
@@ -188,16 +189,7 @@ pub fn incremental_counts() -> (u64, u64, u64) {
 /// Index one file. Files of no known language, binary files (a NUL byte) and files over
 /// [`MAX_PARSE_BYTES`] get only their hash and size.
 pub fn index_file(path: &str, content: &[u8]) -> FileIndex {
-    let mut out = header(path, content);
-    let Some(lang) = out.lang else {
-        return out;
-    };
-    if let Some(tree) = parse(lang, content, None) {
-        extract(lang, &tree, content, &mut out);
-        let generic = Generic::full(lang, tree, content, &def_spots(&out));
-        finish(&mut out, generic);
-    }
-    out
+    index(path, content, false)
 }
 
 /// [`index_file`] for a file indexed with many others (a walk of the tree): in Rust and
@@ -205,29 +197,40 @@ pub fn index_file(path: &str, content: &[u8]) -> FileIndex {
 /// record has no syntax errors from inside them and says so ([`FileIndex::outline`]).
 /// Everything else in the record is what [`index_file`] gives.
 pub fn index_outline(path: &str, content: &[u8]) -> FileIndex {
+    index(path, content, true)
+}
+
+fn index(path: &str, content: &[u8], outline: bool) -> FileIndex {
     let mut out = header(path, content);
-    let Some(lang) = out.lang.filter(|l| matches!(l, Lang::Rust | Lang::C)) else {
-        return index_file(path, content);
+    let Some(lang) = out.lang else {
+        return out;
     };
-    let (scan, bodies) = Generic::scan_first(lang, content);
-    let outline = (!bodies.is_empty())
+    let Some(finder) = outline.then(|| Finder::of(lang)).flatten() else {
+        if let Some(tree) = parse(lang, content, None) {
+            extract(lang, &tree, content, &mut out);
+            let generic = Generic::full(lang, tree, content, &def_spots(&out));
+            finish(&mut out, generic);
+        }
+        return out;
+    };
+    let (scan, bodies) = Generic::scan_first(lang, content, finder);
+    let outlined = (!bodies.is_empty())
         .then(|| parse_outline(lang, content, &bodies))
         .flatten();
-    out.outline = outline.is_some();
-    let Some(tree) = outline.or_else(|| parse(lang, content, None)) else {
+    out.outline = outlined.is_some();
+    let Some(tree) = outlined.or_else(|| parse(lang, content, None)) else {
         return out;
     };
     extract(lang, &tree, content, &mut out);
-    let errors = crate::generic::tree_errors(tree.root_node(), content);
-    drop(tree);
-    let generic = scan.finish(errors, &def_spots(&out));
+    let defs = def_spots(&out);
+    let generic = scan.finish(tree, content, &defs);
     finish(&mut out, generic);
     out
 }
 
 /// `content` parsed without the insides of `bodies`; `None` when tree-sitter refuses the
 /// ranges or the tree shows the finder was wrong about one (see [`crate::outline::holds`]).
-fn parse_outline(lang: Lang, content: &[u8], bodies: &[crate::outline::Body]) -> Option<Tree> {
+fn parse_outline(lang: Lang, content: &[u8], bodies: &[Body]) -> Option<Tree> {
     let ranges = crate::outline::included(bodies);
     let tree = with_parser(lang, |parser| {
         parser.set_included_ranges(&ranges).ok()?;
