@@ -247,44 +247,33 @@ fn cross(left: &[Vec<u8>], right: &[Vec<u8>]) -> Vec<Vec<u8>> {
 
 /// The strings a class matches, folded to ASCII lowercase, when they are few.
 fn class_strings(class: &Class) -> Option<Vec<Vec<u8>>> {
+    // Its ranges as code points (Unicode classes) or bytes, and how one is written.
+    let (ranges, unicode): (Vec<(u32, u32)>, bool) = match class {
+        Class::Unicode(c) => (
+            c.ranges()
+                .iter()
+                .map(|r| (r.start().into(), r.end().into()))
+                .collect(),
+            true,
+        ),
+        Class::Bytes(c) => (
+            c.ranges()
+                .iter()
+                .map(|r| (r.start().into(), r.end().into()))
+                .collect(),
+            false,
+        ),
+    };
+    let count: u64 = ranges.iter().map(|&(a, b)| u64::from(b - a) + 1).sum();
+    if count > MAX_CLASS as u64 * 2 {
+        return None;
+    }
     let mut out: Vec<Vec<u8>> = Vec::new();
-    match class {
-        Class::Unicode(c) => {
-            let count: u64 = c
-                .ranges()
-                .iter()
-                .map(|r| u64::from(r.end()) - u64::from(r.start()) + 1)
-                .sum();
-            if count > MAX_CLASS as u64 * 2 {
-                return None;
-            }
-            for r in c.ranges() {
-                for ch in r.start()..=r.end() {
-                    let mut buf = [0; 4];
-                    out.push(
-                        ch.to_ascii_lowercase()
-                            .encode_utf8(&mut buf)
-                            .as_bytes()
-                            .to_vec(),
-                    );
-                }
-            }
-        }
-        Class::Bytes(c) => {
-            let count: usize = c
-                .ranges()
-                .iter()
-                .map(|r| usize::from(r.end()) - usize::from(r.start()) + 1)
-                .sum();
-            if count > MAX_CLASS * 2 {
-                return None;
-            }
-            for r in c.ranges() {
-                for b in r.start()..=r.end() {
-                    out.push(vec![b.to_ascii_lowercase()]);
-                }
-            }
-        }
+    for v in ranges.into_iter().flat_map(|(a, b)| a..=b) {
+        out.push(match char::from_u32(v).filter(|_| unicode) {
+            Some(ch) => ch.to_ascii_lowercase().to_string().into_bytes(),
+            None => vec![(v as u8).to_ascii_lowercase()],
+        });
     }
     out.sort();
     out.dedup();
