@@ -171,6 +171,27 @@ fn pin(pid: u32, cpus: &str) {
     }
 }
 
+/// Pin this client to `client` and every thread of every server to `server`.
+fn place(me: u32, tools: &[Tool], client: &str, server: &str) {
+    pin(me, client);
+    for t in tools {
+        pin(t.pid, server);
+    }
+}
+
+/// `measure` of every tool, `runs` times, the tools' order rotating from run to run (so
+/// that the host's changing load hits them alike); per tool, its runs' results.
+fn interleaved<T>(tools: &[Tool], runs: usize, mut measure: impl FnMut(&Tool) -> T) -> Vec<Vec<T>> {
+    let mut out: Vec<Vec<T>> = tools.iter().map(|_| Vec::new()).collect();
+    for run in 0..runs {
+        for k in 0..tools.len() {
+            let i = (k + run) % tools.len();
+            out[i].push(measure(&tools[i]));
+        }
+    }
+    out
+}
+
 /// Wait for a `ready` line on the child's stdout (Ultra and the echo print one).
 fn wait_ready(child: &mut Child, name: &str) {
     let out = child.stdout.take().expect("stdout");
@@ -311,42 +332,26 @@ fn main() {
         } else {
             (all.as_str(), all.as_str())
         };
-        pin(me, client_cpus);
-        for t in &tools {
-            pin(t.pid, server_cpus);
-        }
-        let mut p50 = vec![Vec::new(); tools.len()];
-        let mut p99 = vec![Vec::new(); tools.len()];
-        for run in 0..a.runs {
-            for k in 0..tools.len() {
-                let i = (k + run) % tools.len();
-                let (m, h) = latency(&tools[i], a.warmup, a.n);
-                eprintln!("{placement} run {run}: {} p50 {m:.1} µs p99 {h:.1} µs", tools[i].name);
-                p50[i].push(m);
-                p99[i].push(h);
-            }
-        }
-        let m50: Vec<f64> = p50.into_iter().map(median).collect();
-        let m99: Vec<f64> = p99.into_iter().map(median).collect();
+        place(me, &tools, client_cpus, server_cpus);
+        let runs = interleaved(&tools, a.runs, |t| {
+            let (m, h) = latency(t, a.warmup, a.n);
+            eprintln!("{placement}: {} p50 {m:.1} µs p99 {h:.1} µs", t.name);
+            (m, h)
+        });
+        let m50: Vec<f64> = runs.iter().map(|r| median(r.iter().map(|x| x.0).collect())).collect();
+        let m99: Vec<f64> = runs.iter().map(|r| median(r.iter().map(|x| x.1).collect())).collect();
         println!(
             "| {placement} | {:.1} µs | {:.1} µs | {:.1} µs | {:+.1} µs | {:.1} µs | {:.1} µs | {:.1} µs |",
             m50[0], m50[1], m50[2], m50[2] - m50[0], m99[0], m99[1], m99[2]
         );
     }
-    pin(me, &all);
-    for t in &tools {
-        pin(t.pid, &all);
-    }
+    place(me, &tools, &all, &all);
     println!("\n| pipelined ({} requests written at once, unpinned) | replies/s | vs floor |", a.pipeline);
     println!("|---|---|---|");
-    let mut rates = vec![Vec::new(); tools.len()];
-    for run in 0..a.runs {
-        for k in 0..tools.len() {
-            let i = (k + run) % tools.len();
-            rates[i].push(pipelined(&tools[i], a.pipeline));
-        }
-    }
-    let rates: Vec<f64> = rates.into_iter().map(median).collect();
+    let rates: Vec<f64> = interleaved(&tools, a.runs, |t| pipelined(t, a.pipeline))
+        .into_iter()
+        .map(median)
+        .collect();
     for (t, r) in tools.iter().zip(&rates) {
         println!("| {} | {:.0} | {:.2}× |", t.name, r, r / rates[0]);
     }
