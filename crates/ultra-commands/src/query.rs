@@ -407,6 +407,8 @@ pub struct WorkspaceInfo {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub audit_log: Option<String>,
     pub version: String,
+    /// Whether `search.findInFiles` reads only the files a trigram index says may match.
+    pub text_index: ultra_services::TextState,
 }
 
 /// `ultra.getWorkspaceInfo`.
@@ -444,6 +446,7 @@ impl Command<Services> for GetWorkspaceInfo {
             validators: cx.validator_ids(),
             audit_log: cx.audit_path.map(|p| p.display().to_string()),
             version: env!("CARGO_PKG_VERSION").into(),
+            text_index: cx.services.text().state(),
         })
     }
 }

@@ -20,14 +20,16 @@ use ultra_index::{Index, index_file};
 use ultra_workspace::{Root, Workspace};
 
 mod stamp;
+mod text;
 mod totals;
 mod watch;
 
 use stamp::{Stamp, now_ns};
 
+pub use text::{TextIndex, TextState, TextStats};
 pub use ultra_index::store::Totals;
 pub use watch::WatchHandle;
-use watch::Watched;
+use watch::{Follow, Followed};
 
 /// How current an answer is (seed 001 answers carry it so an empty answer while warming
 /// is never mistaken for "nothing there").
@@ -94,17 +96,21 @@ pub struct CodeIndex {
     refreshing: Mutex<()>,
     skipped: Mutex<usize>,
     warming: Warming,
-    /// The file-system watcher and what it reported since the last refresh; `None` when
-    /// none runs.
-    watched: Mutex<Option<Watched>>,
-    /// A full walk has been done: from then on a watcher's reports suffice.
-    walked: std::sync::atomic::AtomicBool,
+    /// The file-system watcher, what it reported since the last refresh, and whether a
+    /// full walk has been done (from then on a watcher's reports suffice).
+    follow: Follow,
     /// Open buffers' last indexed text and tree, for incremental reparses.
     trees: Mutex<HashMap<String, ultra_index::passes::Incremental>>,
     /// Files the walks found hard-linked and left out, for answers.
     hard_linked: Mutex<std::collections::HashSet<String>>,
     /// Told which files changed on disk, after the first walk (see [`CodeIndex::on_change`]).
     on_change: Mutex<Option<OnChange>>,
+}
+
+impl Followed for CodeIndex {
+    fn follow(&self) -> &Follow {
+        &self.follow
+    }
 }
 
 /// How a file changed on disk, for [`CodeIndex::on_change`].
@@ -210,8 +216,7 @@ impl CodeIndex {
             refreshing: Mutex::new(()),
             skipped: Mutex::new(0),
             warming: Warming::default(),
-            watched: Mutex::new(None),
-            walked: std::sync::atomic::AtomicBool::new(false),
+            follow: Follow::default(),
             trees: Mutex::new(HashMap::new()),
             hard_linked: Mutex::new(std::collections::HashSet::new()),
             on_change: Mutex::new(None),
@@ -238,36 +243,11 @@ impl CodeIndex {
         watch::start(self)
     }
 
-    /// The watcher's report since the last refresh (events still queued included), when it
-    /// can stand in for a walk.
-    fn take_changes(&self) -> Option<std::collections::HashSet<String>> {
-        let mut slot = self.watched.lock().unwrap_or_else(|p| p.into_inner());
-        let w = slot.as_mut()?;
-        if !w.drain() {
-            *slot = None;
-            return None;
-        }
-        let report = std::mem::take(&mut w.changes);
-        if report.rescan || !self.walked.load(std::sync::atomic::Ordering::SeqCst) {
-            return None;
-        }
-        Some(report.paths)
-    }
-
     /// The whole tree, watching the directories entered.
     fn walk_all(&self, allow: &(dyn Fn(&str) -> bool + Sync)) -> Vec<build::Found> {
-        build::walk_entering(&self.root, "", &self.exclude, allow, &|d| self.watch_dir(d))
-    }
-
-    /// Watch the directory `rel` as a walk enters it (before it is listed). When the OS
-    /// refuses (the watch limit), watching ends and refreshes walk the tree again.
-    fn watch_dir(&self, rel: &str) {
-        let mut slot = self.watched.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(w) = slot.as_mut()
-            && w.add(&self.root, rel).is_err()
-        {
-            *slot = None;
-        }
+        build::walk_entering(&self.root, "", &self.exclude, allow, &|d| {
+            self.follow.watch_dir(&self.root, d)
+        })
     }
 
     /// The files to look at for reported `paths` (a directory stands for what is under
@@ -287,7 +267,7 @@ impl CodeIndex {
             match std::fs::symlink_metadata(&abs) {
                 Ok(m) if m.is_dir() && !rules.ignored(&p, true) => {
                     let under = build::walk_entering(&self.root, &p, &self.exclude, allow, &|d| {
-                        self.watch_dir(d)
+                        self.follow.watch_dir(&self.root, d)
                     });
                     let seen: std::collections::HashSet<&str> =
                         under.iter().map(|f| f.path.as_str()).collect();
@@ -392,15 +372,12 @@ impl CodeIndex {
         };
         // Until the first walk is done, other queries answer `warming` (from whatever is
         // loaded) instead of waiting; whatever happens here, the mark goes at the end.
-        let warm = WarmingMark::new(
-            &self.warming,
-            !self.walked.load(std::sync::atomic::Ordering::SeqCst),
-        );
+        let warm = WarmingMark::new(&self.warming, !self.follow.walked());
         let allow = readable(root);
         // With a watcher, look only at what it reported (and the files asked about);
         // without one, or after it lost events, walk the whole tree, while the stored
         // records load.
-        let changes = self.take_changes();
+        let changes = self.follow.take_changes();
         let full_walk = changes.is_none();
         let mut loaded = false;
         let (found, gone) = std::thread::scope(|s| {
@@ -491,7 +468,7 @@ impl CodeIndex {
             refreshed += total;
         }
         refreshed += self.index_buffers(ws);
-        self.walked.store(true, std::sync::atomic::Ordering::SeqCst);
+        self.follow.set_walked(true);
         drop(warm);
         if refreshed > 200 || loaded {
             ultra_budget::release_freed_memory();
@@ -511,9 +488,7 @@ impl CodeIndex {
     /// Tell the [`CodeIndex::on_change`] hook about a refresh's changes, unless this is
     /// the first walk.
     fn tell_changes(&self, changed: &[build::Found], gone: &[String]) {
-        if !self.walked.load(std::sync::atomic::Ordering::SeqCst)
-            || (changed.is_empty() && gone.is_empty())
-        {
+        if !self.follow.walked() || (changed.is_empty() && gone.is_empty()) {
             return;
         }
         let Some(f) = self
@@ -844,8 +819,7 @@ impl CodeIndex {
             .unwrap_or_else(|p| p.into_inner())
             .clear();
         // The next refresh walks everything.
-        self.walked
-            .store(false, std::sync::atomic::Ordering::SeqCst);
+        self.follow.set_walked(false);
     }
 
     /// The state without refreshing.

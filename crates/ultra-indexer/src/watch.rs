@@ -16,13 +16,12 @@ use std::io;
 use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 use std::os::unix::net::UnixStream;
 use std::path::Path;
-use std::sync::{Arc, Weak};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, Weak};
 
 use inotify::{EventMask, Inotify, WatchDescriptor, WatchMask};
 
 use ultra_ignore::IGNORE_FILES;
-
-use crate::CodeIndex;
 
 /// More reported paths than this and the next refresh walks the tree instead.
 const MAX_PATHS: usize = 100_000;
@@ -176,6 +175,67 @@ impl Watched {
     }
 }
 
+/// What an index that follows the disk keeps of its watcher: the slot (`None` when none
+/// runs) and whether a full walk has been done since, after which the watcher's reports
+/// stand in for walks.
+#[derive(Default)]
+pub(crate) struct Follow {
+    watched: Mutex<Option<Watched>>,
+    walked: AtomicBool,
+}
+
+impl Follow {
+    /// The watcher's report since the last call (events still queued included), when it
+    /// can stand in for a walk.
+    pub fn take_changes(&self) -> Option<HashSet<String>> {
+        let mut slot = self.watched.lock().unwrap_or_else(|p| p.into_inner());
+        let w = slot.as_mut()?;
+        if !w.drain() {
+            *slot = None;
+            return None;
+        }
+        let report = std::mem::take(&mut w.changes);
+        if report.rescan || !self.walked() {
+            return None;
+        }
+        Some(report.paths)
+    }
+
+    /// Watch the directory `rel` under `root` as a walk enters it (before it is listed).
+    /// When the OS refuses (the watch limit), watching ends and refreshes walk again.
+    pub fn watch_dir(&self, root: &Path, rel: &str) {
+        let mut slot = self.watched.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(w) = slot.as_mut()
+            && w.add(root, rel).is_err()
+        {
+            *slot = None;
+        }
+    }
+
+    /// A full walk has been done (and, with a watcher, watches everything it entered).
+    pub fn walked(&self) -> bool {
+        self.walked.load(Ordering::SeqCst)
+    }
+
+    /// Say whether a full walk has been done: false makes the next refresh walk.
+    pub fn set_walked(&self, walked: bool) {
+        self.walked.store(walked, Ordering::SeqCst);
+    }
+
+    /// A watcher runs (it stops for good when the OS refuses a watch or reading fails).
+    pub fn watching(&self) -> bool {
+        self.watched
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_some()
+    }
+}
+
+/// An index a watcher reports to.
+pub(crate) trait Followed: Send + Sync + 'static {
+    fn follow(&self) -> &Follow;
+}
+
 /// Keeps a watcher reading: dropping it stops the reader and the watching.
 pub struct WatchHandle {
     stop: Option<UnixStream>,
@@ -198,12 +258,16 @@ impl Drop for WatchHandle {
 
 /// Start watching for `owner`: a fresh [`Watched`] in its slot (the next refresh walks the
 /// tree, watching what it enters) and a reader thread draining it.
-pub(crate) fn start(owner: &Arc<CodeIndex>) -> io::Result<WatchHandle> {
+pub(crate) fn start<O: Followed>(owner: &Arc<O>) -> io::Result<WatchHandle> {
     let watched = Watched::new()?;
     // The reader polls a duplicate of the descriptor, valid for as long as it runs.
     let fd = watched.inotify.as_fd().try_clone_to_owned()?;
     let (stop, stopped) = UnixStream::pair()?;
-    *owner.watched.lock().unwrap_or_else(|p| p.into_inner()) = Some(watched);
+    *owner
+        .follow()
+        .watched
+        .lock()
+        .unwrap_or_else(|p| p.into_inner()) = Some(watched);
     let me = Arc::downgrade(owner);
     let reader = std::thread::Builder::new()
         .name("ultra-index-watch".into())
@@ -214,14 +278,17 @@ pub(crate) fn start(owner: &Arc<CodeIndex>) -> io::Result<WatchHandle> {
         reader: Some(reader),
         on_stop: Some(Box::new(move || {
             if let Some(me) = me.upgrade() {
-                *me.watched.lock().unwrap_or_else(|p| p.into_inner()) = None;
+                *me.follow()
+                    .watched
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner()) = None;
             }
         })),
     })
 }
 
 /// Wait for events (or the stop), then drain them under the slot's lock.
-fn read_loop(fd: &OwnedFd, stopped: &UnixStream, me: &Weak<CodeIndex>) {
+fn read_loop<O: Followed>(fd: &OwnedFd, stopped: &UnixStream, me: &Weak<O>) {
     loop {
         let mut fds = [
             libc::pollfd {
@@ -248,7 +315,11 @@ fn read_loop(fd: &OwnedFd, stopped: &UnixStream, me: &Weak<CodeIndex>) {
             return;
         }
         let Some(me) = me.upgrade() else { return };
-        let mut slot = me.watched.lock().unwrap_or_else(|p| p.into_inner());
+        let mut slot = me
+            .follow()
+            .watched
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
         let Some(w) = slot.as_mut() else { return };
         if !w.drain() {
             // Reading failed: watching is over, and refreshes walk again.

@@ -7,6 +7,8 @@
 pub mod trigram;
 
 use std::collections::HashMap;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use globset::{Glob, GlobMatcher};
 use regex::bytes::Regex;
@@ -73,7 +75,8 @@ pub struct Found {
     /// More matched than `maxResults`.
     pub truncated: bool,
     /// Files left out because they are hard-linked (reading through a hard link is refused
-    /// unless `security.allowHardlinkReads` allows it); absent when none.
+    /// unless `security.allowHardlinkReads` allows it), before the last file shown when the
+    /// answer is cut; absent when none.
     #[serde(skip_serializing_if = "is_zero")]
     pub skipped_hard_links: usize,
 }
@@ -91,6 +94,8 @@ pub struct Query {
     ascii: Option<Regex>,
     /// The query was literal text (its replacement is used as is, not expanded).
     pub literal: bool,
+    /// The trigrams every match contains, for an index to pick the files that may match.
+    pub grams: trigram::Query,
 }
 
 impl Query {
@@ -145,6 +150,7 @@ pub fn compile(query: &str, o: &SearchOptions) -> Result<Query, CommandError> {
                     )
             })
     };
+    let grams = trigram::Query::regex(&pattern, !o.case_sensitive).unwrap_or(trigram::Query::All);
     let (re, ascii) = if o.whole_word {
         (
             build(&format!(r"\b(?:{pattern})\b"))?,
@@ -157,12 +163,41 @@ pub fn compile(query: &str, o: &SearchOptions) -> Result<Query, CommandError> {
         re,
         ascii,
         literal: !o.use_regex,
+        grams,
     })
 }
 
-/// Every match of `query` in the files `o` selects, in path order, up to `o.maxResults`;
-/// with `keep`, each match keeps the exact text it matched (for replacing). Open buffers
-/// (`buffers`, path to text) answer with their text; everything else is read from disk.
+/// Which files a search reads.
+#[derive(Debug, Clone)]
+pub enum Files {
+    /// Walk the workspace ([`walker`]).
+    Walk,
+    /// These workspace paths, sorted: an index's candidates, every file of the walk that
+    /// may hold a match (and every open buffer among them).
+    Listed(Vec<String>),
+}
+
+/// The walk a search makes of the tree under `base`: gitignore-aware (with or without a
+/// repository), hidden files and directories left out, symlinks not followed. An index of
+/// what searches read walks with it too, so both read the same files.
+pub fn walker(base: &std::path::Path) -> ignore::WalkBuilder {
+    let mut b = ignore::WalkBuilder::new(base);
+    b.follow_links(false).require_git(false);
+    b
+}
+
+/// The file at workspace path `rel` as a search reads it: confined, and not protected
+/// (protected paths, `.git` and restricted globs, are not searched for agents).
+pub fn searchable(root: &Root, rel: &str) -> Option<ultra_workspace::RelPath> {
+    let r = root.lexical(rel).ok()?;
+    root.check_readable(&r, false).is_ok().then_some(r)
+}
+
+/// Every match of `query` in the files `o` selects among `files`, the first `o.maxResults`
+/// in path order (the same whichever way the files are found, and however many threads
+/// search); with `keep`, each match keeps the exact text it matched (for replacing). Open
+/// buffers (`buffers`, path to text) answer with their text; everything else is read from
+/// disk.
 pub fn find(
     root: &Root,
     buffers: &HashMap<String, String>,
@@ -170,6 +205,7 @@ pub fn find(
     o: &SearchOptions,
     enc: PositionEncoding,
     keep: bool,
+    files: &Files,
 ) -> Result<Found, CommandError> {
     let glob = |g: &Option<String>, what: &str| -> Result<Option<GlobMatcher>, CommandError> {
         g.as_deref()
@@ -190,83 +226,34 @@ pub fn find(
     let include = glob(&o.include, "include")?;
     let exclude = glob(&o.exclude, "exclude")?;
     let max = o.max_results.unwrap_or(DEFAULT_MAX).clamp(1, MAX_MAX);
-
-    // Walk and search on every core, as ripgrep does: gitignore-aware, hidden files and
-    // symlinks left out, files opened through the confined root.
-    let found_count = std::sync::atomic::AtomicUsize::new(0);
-    let hard_links = std::sync::atomic::AtomicUsize::new(0);
-    let collected: std::sync::Mutex<Vec<SearchResult>> = std::sync::Mutex::new(Vec::new());
-    let base = root.path().to_path_buf();
-    ignore::WalkBuilder::new(&base)
-        .follow_links(false)
-        .require_git(false)
-        .threads(std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .build_parallel()
-        .run(|| {
-            let (root, buffers, base) = (&root, &buffers, &base);
-            let (include, exclude) = (&include, &exclude);
-            let (found_count, collected, hard_links) = (&found_count, &collected, &hard_links);
-            // One read buffer per thread, reused for every file it reads.
-            let mut buf = Vec::new();
-            Box::new(move |entry| {
-                use std::sync::atomic::Ordering;
-                let Ok(entry) = entry else {
-                    return ignore::WalkState::Continue;
-                };
-                if !entry.file_type().is_some_and(|t| t.is_file()) {
-                    return ignore::WalkState::Continue;
-                }
-                let Some(rel) = entry
-                    .path()
-                    .strip_prefix(base)
-                    .ok()
-                    .and_then(|p| p.to_str())
-                else {
-                    return ignore::WalkState::Continue;
-                };
-                if include.as_ref().is_some_and(|g| !g.is_match(rel))
-                    || exclude.as_ref().is_some_and(|g| g.is_match(rel))
-                {
-                    return ignore::WalkState::Continue;
-                }
-                let Ok(r) = root.lexical(rel) else {
-                    return ignore::WalkState::Continue;
-                };
-                // Protected paths (`.git`, restricted globs) are not searched for agents.
-                if root.check_readable(&r, false).is_err() {
-                    return ignore::WalkState::Continue;
-                }
-                let text: &[u8] = match buffers.get(rel) {
-                    Some(t) => t.as_bytes(),
-                    None if read(root, &r, &mut buf, hard_links) => &buf,
-                    None => return ignore::WalkState::Continue,
-                };
-                let matches = search(query.for_text(text), text, enc, max + 1, keep);
-                if matches.is_empty() {
-                    return ignore::WalkState::Continue;
-                }
-                let total = found_count.fetch_add(matches.len(), Ordering::Relaxed) + matches.len();
-                collected
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .push(SearchResult {
-                        path: rel.to_string(),
-                        matches,
-                    });
-                if total > max {
-                    ignore::WalkState::Quit
-                } else {
-                    ignore::WalkState::Continue
-                }
-            })
-        });
-    let mut per_file = collected.into_inner().unwrap_or_else(|p| p.into_inner());
-    per_file.sort_by(|a, b| a.path.cmp(&b.path));
-    let per_file = [per_file];
+    // The refused hard links met, by path: an answer that is cut counts those before the cut.
+    let hard_links = Mutex::new(Vec::new());
+    // The matches in one file (up to one more than the cap: enough to know it is cut).
+    let search_file = |rel: &str, buf: &mut Vec<u8>| -> Vec<Match> {
+        if include.as_ref().is_some_and(|g| !g.is_match(rel))
+            || exclude.as_ref().is_some_and(|g| g.is_match(rel))
+        {
+            return Vec::new();
+        }
+        let Some(r) = searchable(root, rel) else {
+            return Vec::new();
+        };
+        let text: &[u8] = match buffers.get(rel) {
+            Some(t) => t.as_bytes(),
+            None if read(root, &r, buf, &|| lock(&hard_links).push(rel.to_string())) => buf,
+            None => return Vec::new(),
+        };
+        search(query.for_text(text), text, enc, max + 1, keep)
+    };
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let per_file = match files {
+        Files::Walk => walk_search(root, threads, max, &search_file),
+        Files::Listed(paths) => listed_search(paths, threads, max, &search_file),
+    };
     let mut results = Vec::new();
     let mut count = 0;
     let mut truncated = false;
-    for mut r in per_file.into_iter().flatten() {
+    for mut r in per_file {
         if count + r.matches.len() > max {
             r.matches.truncate(max - count);
             truncated = true;
@@ -279,31 +266,195 @@ pub fn find(
             break;
         }
     }
+    let mut hard_links = hard_links.into_inner().unwrap_or_else(|p| p.into_inner());
+    if truncated && let Some(cut) = results.last().map(|r| r.path.as_str()) {
+        hard_links.retain(|p| p.as_str() < cut);
+    }
     Ok(Found {
         results,
         count,
         truncated,
-        skipped_hard_links: hard_links.into_inner(),
+        skipped_hard_links: hard_links.len(),
     })
 }
 
+/// The per-file matches of a walk, in path order: every file is searched except those
+/// after a point where more than `max` matches are already known, and only the files
+/// before that point are kept.
+fn walk_search(
+    root: &Root,
+    threads: usize,
+    max: usize,
+    search_file: &(dyn Fn(&str, &mut Vec<u8>) -> Vec<Match> + Sync),
+) -> Vec<SearchResult> {
+    let kept = Mutex::new(Prefix::default());
+    let base = root.path().to_path_buf();
+    walker(&base).threads(threads).build_parallel().run(|| {
+        let (kept, base) = (&kept, &base);
+        // One read buffer per thread, reused for every file it reads.
+        let mut buf = Vec::new();
+        Box::new(move |entry| {
+            let Ok(entry) = entry else {
+                return ignore::WalkState::Continue;
+            };
+            if !entry.file_type().is_some_and(|t| t.is_file()) {
+                return ignore::WalkState::Continue;
+            }
+            let Some(rel) = entry
+                .path()
+                .strip_prefix(base)
+                .ok()
+                .and_then(|p| p.to_str())
+            else {
+                return ignore::WalkState::Continue;
+            };
+            if lock(kept).past(rel, max) {
+                return ignore::WalkState::Continue;
+            }
+            let matches = search_file(rel, &mut buf);
+            if !matches.is_empty() {
+                lock(kept).add(rel.to_string(), matches, max);
+            }
+            ignore::WalkState::Continue
+        })
+    });
+    let kept = kept.into_inner().unwrap_or_else(|p| p.into_inner());
+    kept.files
+        .into_iter()
+        .map(|(path, matches)| SearchResult { path, matches })
+        .collect()
+}
+
+/// The files with matches found so far, by path, kept only as far as the first `max + 1`
+/// matches in path order reach.
+#[derive(Default)]
+struct Prefix {
+    files: std::collections::BTreeMap<String, Vec<Match>>,
+    matches: usize,
+}
+
+impl Prefix {
+    fn add(&mut self, path: String, matches: Vec<Match>, max: usize) {
+        self.matches += matches.len();
+        self.files.insert(path, matches);
+        // The last file is not needed when the files before it hold more than `max`.
+        while let Some((_, last)) = self.files.last_key_value() {
+            if self.matches - last.len() <= max {
+                break;
+            }
+            self.matches -= last.len();
+            self.files.pop_last();
+        }
+    }
+
+    /// `path` comes after more than `max` matches: nothing in it can be in the answer.
+    fn past(&self, path: &str, max: usize) -> bool {
+        self.matches > max
+            && self
+                .files
+                .last_key_value()
+                .is_some_and(|(last, _)| path > last.as_str())
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The per-file matches of `paths` (sorted), searched on `threads` threads in order,
+/// stopping once the files searched from the first on hold more than `max` matches.
+fn listed_search(
+    paths: &[String],
+    threads: usize,
+    max: usize,
+    search_file: &(dyn Fn(&str, &mut Vec<u8>) -> Vec<Match> + Sync),
+) -> Vec<SearchResult> {
+    /// Results by position, and how far from the first they are all in.
+    struct Ordered {
+        slots: Vec<Option<Vec<Match>>>,
+        done: usize,
+        matches: usize,
+    }
+    let next = AtomicUsize::new(0);
+    // Positions from here on are not needed.
+    let stop = AtomicUsize::new(paths.len());
+    let ordered = Mutex::new(Ordered {
+        slots: (0..paths.len()).map(|_| None).collect(),
+        done: 0,
+        matches: 0,
+    });
+    let work = || {
+        let mut buf = Vec::new();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            if i >= stop.load(Ordering::Relaxed) {
+                return;
+            }
+            let matches = search_file(&paths[i], &mut buf);
+            let mut o = lock(&ordered);
+            o.slots[i] = Some(matches);
+            while o.done < paths.len() {
+                let Some(found) = &o.slots[o.done] else { break };
+                let n = found.len();
+                o.matches += n;
+                o.done += 1;
+                if o.matches > max {
+                    stop.store(o.done, Ordering::Relaxed);
+                    break;
+                }
+            }
+        }
+    };
+    let threads = threads.min(paths.len()).max(1);
+    if threads == 1 {
+        work();
+    } else {
+        std::thread::scope(|s| {
+            for _ in 1..threads {
+                s.spawn(work);
+            }
+            work();
+        });
+    }
+    let o = ordered.into_inner().unwrap_or_else(|p| p.into_inner());
+    let stop = stop.into_inner();
+    paths
+        .iter()
+        .zip(o.slots)
+        .take(stop)
+        .filter_map(|(path, matches)| {
+            let matches = matches?;
+            (!matches.is_empty()).then(|| SearchResult {
+                path: path.clone(),
+                matches,
+            })
+        })
+        .collect()
+}
+
 /// Read a workspace file through the confined root into `buf`; false for binary or
-/// unreadable files. A refused hard link is counted in `hard_links`, for the answer.
+/// unreadable files. A refused hard link is told to `refused`, for the answer.
 fn read(
     root: &Root,
     rel: &ultra_workspace::RelPath,
     buf: &mut Vec<u8>,
-    hard_links: &std::sync::atomic::AtomicUsize,
+    refused: &dyn Fn(),
 ) -> bool {
     match root.read_into(rel, buf) {
         Ok(_) => {}
         Err(ultra_workspace::WsError::HardLinked(_)) => {
-            hard_links.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            refused();
             return false;
         }
         Err(_) => return false,
     }
-    !buf[..buf.len().min(8192)].contains(&0)
+    !is_binary(buf)
+}
+
+/// A search leaves a file out as binary: a NUL in its first 8 KiB (ripgrep's and git's
+/// test).
+pub fn is_binary(text: &[u8]) -> bool {
+    text[..text.len().min(8192)].contains(&0)
 }
 
 /// Up to `max` matches of `re` in `text`, each with its line as the preview. Linear in the

@@ -320,11 +320,17 @@ impl TrigramIndex {
 
     /// Index `text` as the content of `path`, replacing what it had.
     pub fn upsert(&mut self, path: &str, text: &[u8]) {
+        self.upsert_grams(path, &grams(text));
+    }
+
+    /// [`TrigramIndex::upsert`] of a text whose [`grams`] are `grams` (computed beforehand,
+    /// outside whatever lock guards the index).
+    pub fn upsert_grams(&mut self, path: &str, grams: &[Gram]) {
         self.remove(path);
         let id = self.docs.len() as u32;
         self.docs.push(Some(path.into()));
         self.ids.insert(path.into(), id);
-        for g in grams(text) {
+        for &g in grams {
             self.postings.entry(g).or_default().push(id);
         }
     }

@@ -7,6 +7,8 @@ pub mod ui;
 pub mod util;
 pub mod view;
 
+pub use ultra_indexer::TextState;
+
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -74,6 +76,8 @@ pub struct Services {
     shell_sessions: Mutex<std::collections::HashMap<String, ultra_shell::run::Env>>,
     /// The code index (seed 001).
     code: Arc<ultra_indexer::CodeIndex>,
+    /// The trigram index of the files searches read (built by [`Services::warm_up`]).
+    text: Arc<ultra_indexer::TextIndex>,
     /// Language servers, started on first need (issue 22).
     lsp: Arc<ultra_lsp::Servers>,
     /// Terminals (seed 003).
@@ -168,6 +172,9 @@ impl Services {
                 ws.root().path().to_path_buf(),
                 store_at(ws.root().path(), &config.index),
                 ultra_index::build::Exclude::new(ws.root().path(), &config.index.exclude),
+            )),
+            text: Arc::new(ultra_indexer::TextIndex::new(
+                ws.root().path().to_path_buf(),
             )),
             lsp: Arc::new(ultra_lsp::Servers::new(
                 ws.root().path(),
@@ -269,10 +276,18 @@ impl Services {
         })
     }
 
-    /// Watch the workspace for the code index, so refreshes need not walk the tree; the
-    /// watcher runs until the returned handle is dropped.
-    pub fn watch_index(&self) -> std::io::Result<ultra_indexer::WatchHandle> {
-        self.code.watch()
+    /// Watch the workspace for the code and text indexes, so refreshes need not walk the
+    /// tree; the watchers run until the returned handles are dropped. Without its watcher
+    /// the text index is not used (searches scan).
+    pub fn watch_index(&self) -> std::io::Result<Vec<ultra_indexer::WatchHandle>> {
+        let mut handles = vec![self.code.watch()?];
+        handles.extend(self.text.watch().ok());
+        Ok(handles)
+    }
+
+    /// The text index, to pick the files a search reads.
+    pub fn text(&self) -> &ultra_indexer::TextIndex {
+        &self.text
     }
 
     /// Build the index in the background (`ultra serve` does at start), announcing progress
@@ -285,6 +300,9 @@ impl Services {
         let me = self.clone();
         self.code.begin_warm_up();
         std::thread::spawn(move || {
+            // First the text index (a tenth of the code index's time): searches are what
+            // agents run most, and they scan until it is built.
+            me.text.build(&me.shell_root);
             let start = std::time::Instant::now();
             let mut last = std::time::Instant::now();
             let (_, state) = me.index_now(false, &mut |p| {

@@ -837,7 +837,11 @@ fn queries_never_wait_for_the_cold_index() {
         }
         _ => panic!("{r}"),
     };
-    let ready = c.ok("code.reindex", json!({}));
+    let ready = c.ok_within(
+        std::time::Duration::from_secs(120),
+        "code.reindex",
+        json!({}),
+    );
     assert_eq!(ready["index"]["state"], "ready", "{ready}");
     let cold = started.elapsed();
     assert!(

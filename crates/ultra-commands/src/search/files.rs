@@ -77,13 +77,19 @@ fn find(
     enc: PositionEncoding,
     keep: bool,
 ) -> Result<Found, CommandError> {
-    let buffers = {
+    let buffers: std::collections::HashMap<String, String> = {
         let ws = cx.services.ws();
         ws.buffers()
             .map(|b| (b.path.as_str().to_string(), b.rope.to_string()))
             .collect()
     };
-    ultra_search::find(cx.services.shell_root(), &buffers, query, o, enc, keep)
+    let root = cx.services.shell_root();
+    let open: Vec<&str> = buffers.keys().map(String::as_str).collect();
+    let files = match cx.services.text().candidates(root, &query.grams, &open) {
+        Some(paths) => ultra_search::Files::Listed(paths),
+        None => ultra_search::Files::Walk,
+    };
+    ultra_search::find(root, &buffers, query, o, enc, keep, &files)
 }
 
 /// Arguments of `search.findAndReplace`.

@@ -456,6 +456,22 @@ impl Conn {
         r
     }
 
+    /// [`Conn::ok`] for a call that does long work (a whole index), given `patience` for
+    /// its reply instead of [`DEADLINE`]: on a loaded 2-core machine a cold index of a few
+    /// thousand files can take longer.
+    pub fn ok_within(&mut self, patience: Duration, method: &str, params: Value) -> Value {
+        self.reader
+            .get_ref()
+            .set_read_timeout(Some(patience))
+            .expect("read timeout");
+        let r = self.ok(method, params);
+        self.reader
+            .get_ref()
+            .set_read_timeout(Some(DEADLINE))
+            .expect("read timeout");
+        r
+    }
+
     /// A call that must succeed; returns `result`.
     pub fn ok(&mut self, method: &str, params: Value) -> Value {
         let r = self.call(method, params.clone());

@@ -1,0 +1,291 @@
+//! The text index against the scan it stands in for: after any sequence of changes on a
+//! real disk (writes, deletes, directories removed and moved, `.gitignore` edits, hidden,
+//! binary, hard-linked and symlinked files, open buffers), a search over the index's
+//! candidates answers exactly what a search that walks the tree answers, for literal and
+//! regex queries, either case, whole words, and answers cut at a cap.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use proptest::prelude::*;
+use ultra_indexer::TextIndex;
+use ultra_protocol::PositionEncoding;
+use ultra_search::{Files, SearchOptions};
+use ultra_workspace::Root;
+use ultra_workspace::root::RootOptions;
+
+const DIRS: [&str; 7] = ["", "a", "a/b", "c", ".hid", "node_modules", "ign"];
+const NAMES: [&str; 5] = ["x.rs", "y.txt", "z.bin", ".h", "w.md"];
+const WORDS: [&str; 10] = [
+    "foo",
+    "bar",
+    "Baz",
+    "qux_1",
+    "hello world",
+    "\n",
+    "ÉTÉ",
+    "fn main",
+    "foobaz",
+    " ",
+];
+
+#[derive(Debug, Clone)]
+enum Op {
+    Write {
+        path: String,
+        text: String,
+        binary: bool,
+    },
+    Delete(String),
+    RemoveDir(&'static str),
+    MoveDir(&'static str, &'static str),
+    Ignore(Vec<&'static str>),
+    HardLink(String, String),
+    Symlink(String, String),
+    Buffer(String, String),
+}
+
+fn path() -> impl Strategy<Value = String> {
+    (0..DIRS.len(), 0..NAMES.len()).prop_map(|(d, n)| {
+        if DIRS[d].is_empty() {
+            NAMES[n].to_string()
+        } else {
+            format!("{}/{}", DIRS[d], NAMES[n])
+        }
+    })
+}
+
+fn text() -> impl Strategy<Value = String> {
+    proptest::collection::vec(0..WORDS.len(), 0..12)
+        .prop_map(|ws| ws.into_iter().map(|w| WORDS[w]).collect())
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        6 => (path(), text(), proptest::bool::weighted(0.1))
+            .prop_map(|(path, text, binary)| Op::Write { path, text, binary }),
+        2 => path().prop_map(Op::Delete),
+        1 => (1..DIRS.len()).prop_map(|d| Op::RemoveDir(DIRS[d])),
+        1 => (1..DIRS.len(), 1..DIRS.len()).prop_map(|(a, b)| Op::MoveDir(DIRS[a], DIRS[b])),
+        1 => proptest::collection::vec(
+            prop_oneof![Just("ign/"), Just("*.md"), Just("a/b"), Just("!w.md")],
+            0..3
+        )
+        .prop_map(Op::Ignore),
+        1 => (path(), path()).prop_map(|(a, b)| Op::HardLink(a, b)),
+        1 => (path(), path()).prop_map(|(a, b)| Op::Symlink(a, b)),
+        1 => (path(), text()).prop_map(|(p, t)| Op::Buffer(p, t)),
+    ]
+}
+
+fn apply(dir: &Path, op: &Op, buffers: &mut HashMap<String, String>) {
+    let at = |p: &str| dir.join(p);
+    let parent = |p: &str| {
+        if let Some(parent) = at(p).parent() {
+            let _ = std::fs::create_dir_all(parent);
+        }
+    };
+    match op {
+        Op::Write { path, text, binary } => {
+            parent(path);
+            let mut bytes = text.clone().into_bytes();
+            if *binary {
+                bytes.insert(bytes.len() / 2, 0);
+            }
+            // Through a fresh file: a hard link's other name keeps the old text.
+            let _ = std::fs::remove_file(at(path));
+            let _ = std::fs::write(at(path), bytes);
+        }
+        Op::Delete(p) => {
+            let _ = std::fs::remove_file(at(p));
+        }
+        Op::RemoveDir(d) => {
+            let _ = std::fs::remove_dir_all(at(d));
+        }
+        Op::MoveDir(a, b) => {
+            if !b.starts_with(&format!("{a}/")) {
+                let _ = std::fs::remove_dir_all(at(b));
+                parent(b);
+                let _ = std::fs::rename(at(a), at(b));
+            }
+        }
+        Op::Ignore(lines) => {
+            let _ = std::fs::write(at(".gitignore"), lines.join("\n"));
+        }
+        Op::HardLink(a, b) => {
+            parent(b);
+            let _ = std::fs::remove_file(at(b));
+            let _ = std::fs::hard_link(at(a), at(b));
+        }
+        Op::Symlink(a, b) => {
+            parent(b);
+            let _ = std::fs::remove_file(at(b));
+            let _ = std::os::unix::fs::symlink(at(a), at(b));
+        }
+        Op::Buffer(p, t) => {
+            buffers.insert(p.clone(), t.clone());
+        }
+    }
+}
+
+/// Queries and their options: literal and regex, either case, whole words, capped.
+fn queries() -> Vec<(&'static str, SearchOptions)> {
+    let o = |regex: bool, case: bool, word: bool, max: Option<usize>| SearchOptions {
+        use_regex: regex,
+        case_sensitive: case,
+        whole_word: word,
+        max_results: max,
+        ..SearchOptions::default()
+    };
+    vec![
+        ("foo", o(false, false, false, None)),
+        ("foo", o(false, true, true, None)),
+        ("hello WORLD", o(false, false, false, None)),
+        ("baz", o(false, true, false, None)),
+        ("baz", o(false, false, false, Some(3))),
+        (r"qu.?x_\d", o(true, false, false, None)),
+        ("(foo|bar)baz", o(true, true, false, None)),
+        ("été", o(false, false, false, None)),
+        ("x", o(false, false, false, Some(5))),
+        (r"fn\s+main", o(true, false, false, Some(2))),
+        ("o", o(false, false, false, Some(7))),
+        (r"\w+", o(true, false, false, Some(4))),
+    ]
+}
+
+fn answer(
+    root: &Root,
+    buffers: &HashMap<String, String>,
+    q: &str,
+    o: &SearchOptions,
+    files: &Files,
+) -> serde_json::Value {
+    let query = ultra_search::compile(q, o).expect("compiles");
+    let found = ultra_search::find(
+        root,
+        buffers,
+        &query,
+        o,
+        PositionEncoding::Utf16,
+        false,
+        files,
+    )
+    .expect("searches");
+    serde_json::to_value(&found).expect("json")
+}
+
+/// The index's answers equal the scan's. With `links`, a hard link may have been made
+/// from a directory nobody watches (hidden or ignored), which no event reports: the index
+/// may then count fewer skipped hard links, never more, and the matches are the same.
+fn check(
+    root: &Root,
+    text: &TextIndex,
+    buffers: &HashMap<String, String>,
+    links: bool,
+) -> Result<(), TestCaseError> {
+    let open: Vec<&str> = buffers.keys().map(String::as_str).collect();
+    for (q, o) in queries() {
+        let query = ultra_search::compile(q, &o).expect("compiles");
+        let listed = text
+            .candidates(root, &query.grams, &open)
+            .expect("the index answers");
+        let mut scan = answer(root, buffers, q, &o, &Files::Walk);
+        let mut indexed = answer(root, buffers, q, &o, &Files::Listed(listed.clone()));
+        if links {
+            let s = scan["skippedHardLinks"].take().as_u64().unwrap_or(0);
+            let i = indexed["skippedHardLinks"].take().as_u64().unwrap_or(0);
+            prop_assert!(i <= s, "{} > {}", i, s);
+        }
+        prop_assert_eq!(
+            &indexed,
+            &scan,
+            "query {:?} {:?}; candidates {:?}",
+            q,
+            o,
+            listed
+        );
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// Changes made before the index is built and after, checked after each step.
+    #[test]
+    fn the_index_answers_what_the_scan_answers(
+        before in proptest::collection::vec(op(), 0..12),
+        after in proptest::collection::vec(op(), 1..16),
+    ) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut buffers = HashMap::new();
+        for op in &before {
+            apply(dir.path(), op, &mut buffers);
+        }
+        let root = Root::open(dir.path(), RootOptions::default()).expect("root");
+        let text = Arc::new(TextIndex::new(root.path().to_path_buf()));
+        let _watch = text.watch().expect("inotify");
+        text.build(&root);
+        check(&root, &text, &buffers, false)?;
+        let mut links = false;
+        for op in &after {
+            apply(dir.path(), op, &mut buffers);
+            links |= matches!(op, Op::HardLink(..));
+            check(&root, &text, &buffers, links)?;
+        }
+    }
+}
+
+/// Without a watcher or before a build, the index says it cannot answer (searches scan).
+#[test]
+fn an_index_without_a_watcher_or_a_build_does_not_answer() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("a.txt"), "needle").expect("write");
+    let root = Root::open(dir.path(), RootOptions::default()).expect("root");
+    let text = Arc::new(TextIndex::new(root.path().to_path_buf()));
+    let q = ultra_search::trigram::Query::literal(b"needle");
+    assert_eq!(text.candidates(&root, &q, &[]), None, "not built");
+    text.build(&root);
+    assert_eq!(text.candidates(&root, &q, &[]), None, "no watcher");
+    let watch = text.watch().expect("inotify");
+    text.build(&root);
+    assert_eq!(
+        text.candidates(&root, &q, &[]),
+        Some(vec!["a.txt".to_string()])
+    );
+    drop(watch);
+    assert_eq!(text.candidates(&root, &q, &[]), None, "watcher stopped");
+}
+
+/// A hard link made in a watched directory, under a name searches skip (hidden) or under
+/// one they read, makes the index read the file it links to at every query, as the scan
+/// does: the counts agree.
+#[test]
+fn a_hard_link_in_a_watched_directory_is_seen() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::create_dir(dir.path().join("a")).expect("mkdir");
+    std::fs::write(dir.path().join("a/x.rs"), "needle").expect("write");
+    std::fs::write(dir.path().join("y.txt"), "other").expect("write");
+    let root = Root::open(dir.path(), RootOptions::default()).expect("root");
+    let text = Arc::new(TextIndex::new(root.path().to_path_buf()));
+    let _watch = text.watch().expect("inotify");
+    text.build(&root);
+    let o = SearchOptions::default();
+    let both = |text: &TextIndex| {
+        let query = ultra_search::compile("needle", &o).expect("compiles");
+        let listed = text.candidates(&root, &query.grams, &[]).expect("answers");
+        (
+            answer(&root, &HashMap::new(), "needle", &o, &Files::Walk),
+            answer(&root, &HashMap::new(), "needle", &o, &Files::Listed(listed)),
+        )
+    };
+    let (scan, indexed) = both(&text);
+    assert_eq!(scan["count"], 1);
+    assert_eq!(indexed, scan);
+    std::fs::hard_link(dir.path().join("y.txt"), dir.path().join(".hidden")).expect("link");
+    std::fs::hard_link(dir.path().join("a/x.rs"), dir.path().join("a/z.rs")).expect("link");
+    let (scan, indexed) = both(&text);
+    assert_eq!(scan["skippedHardLinks"], 3, "{scan}");
+    assert_eq!(indexed, scan);
+}
