@@ -301,6 +301,11 @@ impl TextIndex {
         });
         self.apply(batch.into_inner().unwrap_or_else(|p| p.into_inner()));
         if files.len() > ultra_index::build::BULK {
+            self.inner
+                .write()
+                .unwrap_or_else(|p| p.into_inner())
+                .grams
+                .freeze();
             ultra_budget::release_freed_memory();
         }
     }
