@@ -44,6 +44,8 @@ enum Op {
     HardLink(String, String),
     Symlink(String, String),
     Buffer(String, String),
+    /// The server stops and starts again: the index is read back from where it was saved.
+    Restart,
 }
 
 fn path() -> impl Strategy<Value = String> {
@@ -76,6 +78,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (path(), path()).prop_map(|(a, b)| Op::HardLink(a, b)),
         1 => (path(), path()).prop_map(|(a, b)| Op::Symlink(a, b)),
         1 => (path(), text()).prop_map(|(p, t)| Op::Buffer(p, t)),
+        1 => Just(Op::Restart),
     ]
 }
 
@@ -126,6 +129,7 @@ fn apply(dir: &Path, op: &Op, buffers: &mut HashMap<String, String>) {
         Op::Buffer(p, t) => {
             buffers.insert(p.clone(), t.clone());
         }
+        Op::Restart => {}
     }
 }
 
@@ -224,16 +228,29 @@ proptest! {
             apply(dir.path(), op, &mut buffers);
         }
         let root = Root::open(dir.path(), RootOptions::default()).expect("root");
-        let text = Arc::new(TextIndex::new(root.path().to_path_buf()));
-        let _watch = text.watch().expect("inotify");
-        text.build(&root);
+        let state = tempfile::tempdir().expect("state dir");
+        // Saved after every build, however small, so that restarts read it back.
+        let start = || {
+            let text = Arc::new(TextIndex::new(root.path().to_path_buf(), Some(state.path().join("text"))));
+            let watch = text.watch().expect("inotify");
+            text.build(&root);
+            text.save_now();
+            (text, watch)
+        };
+        let (mut text, mut watch) = start();
         check(&root, &text, &buffers, false)?;
         let mut links = false;
         for op in &after {
+            if let Op::Restart = op {
+                drop(watch);
+                (text, watch) = start();
+                prop_assert!(text.stats().restored);
+            }
             apply(dir.path(), op, &mut buffers);
             links |= matches!(op, Op::HardLink(..));
             check(&root, &text, &buffers, links)?;
         }
+        drop(watch);
     }
 }
 
@@ -243,7 +260,7 @@ fn an_index_without_a_watcher_or_a_build_does_not_answer() {
     let dir = tempfile::tempdir().expect("temp dir");
     std::fs::write(dir.path().join("a.txt"), "needle").expect("write");
     let root = Root::open(dir.path(), RootOptions::default()).expect("root");
-    let text = Arc::new(TextIndex::new(root.path().to_path_buf()));
+    let text = Arc::new(TextIndex::new(root.path().to_path_buf(), None));
     let q = ultra_search::trigram::Query::literal(b"needle");
     assert_eq!(text.candidates(&root, &q, &[]), None, "not built");
     text.build(&root);
@@ -268,7 +285,7 @@ fn a_hard_link_in_a_watched_directory_is_seen() {
     std::fs::write(dir.path().join("a/x.rs"), "needle").expect("write");
     std::fs::write(dir.path().join("y.txt"), "other").expect("write");
     let root = Root::open(dir.path(), RootOptions::default()).expect("root");
-    let text = Arc::new(TextIndex::new(root.path().to_path_buf()));
+    let text = Arc::new(TextIndex::new(root.path().to_path_buf(), None));
     let _watch = text.watch().expect("inotify");
     text.build(&root);
     let o = SearchOptions::default();
@@ -288,4 +305,79 @@ fn a_hard_link_in_a_watched_directory_is_seen() {
     let (scan, indexed) = both(&text);
     assert_eq!(scan["skippedHardLinks"], 3, "{scan}");
     assert_eq!(indexed, scan);
+}
+
+/// A restart reads the saved index back and reads only the files changed meanwhile; a
+/// saved file that is damaged is not used (every file is read again).
+#[test]
+fn a_restart_reads_only_what_changed_and_never_a_damaged_index() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for i in 0..300 {
+        let path = dir.path().join(format!("d{}/f{i:03}.txt", i % 9));
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, format!("file {i} word{i}x\n")).expect("write");
+    }
+    // Older than a clock tick when read, so their stamps are kept (not rechecked).
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    let state = tempfile::tempdir().expect("state dir");
+    let saved = state.path().join("text");
+    let root = Root::open(dir.path(), RootOptions::default()).expect("root");
+    let start = || {
+        let text = Arc::new(TextIndex::new(
+            root.path().to_path_buf(),
+            Some(saved.clone()),
+        ));
+        let watch = text.watch().expect("inotify");
+        text.build(&root);
+        (text, watch)
+    };
+    let find = |text: &TextIndex, q: &str| {
+        text.candidates(
+            &root,
+            &ultra_search::trigram::Query::literal(q.as_bytes()),
+            &[],
+        )
+        .expect("answers")
+    };
+    let (text, watch) = start();
+    assert!(!text.stats().restored);
+    assert_eq!(text.stats().read, 300);
+    assert!(saved.exists(), "a bulk build is saved");
+    drop((text, watch));
+
+    // Changed while no server ran: one file rewritten, one deleted, one added.
+    std::thread::sleep(std::time::Duration::from_millis(30));
+    std::fs::write(dir.path().join("d1/f010.txt"), "file 10 zzzzz10x\n").expect("write");
+    std::fs::remove_file(dir.path().join("d2/f020.txt")).expect("delete");
+    std::fs::write(dir.path().join("new.txt"), "word20x\n").expect("write");
+    let (text, watch) = start();
+    let s = text.stats();
+    assert!(s.restored);
+    assert_eq!(s.read, 2, "the rewritten and the new file");
+    assert_eq!(s.files, 300);
+    assert_eq!(find(&text, "word10x"), Vec::<String>::new());
+    assert_eq!(find(&text, "zzzzz10x"), ["d1/f010.txt"]);
+    assert_eq!(find(&text, "word20x"), ["new.txt"]);
+    assert_eq!(find(&text, "word299x"), ["d2/f299.txt"]);
+    drop((text, watch));
+
+    // Damaged: one byte changed, or cut short.
+    let good = std::fs::read(&saved).expect("read");
+    for damaged in [
+        {
+            let mut d = good.clone();
+            let mid = d.len() / 2;
+            d[mid] ^= 1;
+            d
+        },
+        good[..good.len() - 40].to_vec(),
+    ] {
+        std::fs::write(&saved, &damaged).expect("write");
+        let (text, watch) = start();
+        let s = text.stats();
+        assert!(!s.restored);
+        assert_eq!(s.read, 300);
+        assert_eq!(find(&text, "word299x"), ["d2/f299.txt"]);
+        drop((text, watch));
+    }
 }

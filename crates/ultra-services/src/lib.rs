@@ -175,6 +175,7 @@ impl Services {
             )),
             text: Arc::new(ultra_indexer::TextIndex::new(
                 ws.root().path().to_path_buf(),
+                (!mode.dry_run).then(|| state_dir(root).join("text-index")),
             )),
             lsp: Arc::new(ultra_lsp::Servers::new(
                 ws.root().path(),

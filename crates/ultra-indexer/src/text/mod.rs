@@ -20,6 +20,8 @@ use ultra_workspace::Root;
 use crate::stamp::{Stamp, now_ns};
 use crate::watch::{self, Follow, Followed, WatchHandle};
 
+mod saved;
+
 /// What the index knows of one file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -81,6 +83,11 @@ pub struct TextState {
 /// How big and how current the text index is.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct TextStats {
+    /// Files the last refresh read (after a restart: those changed since the index was
+    /// saved).
+    pub read: usize,
+    /// The index was read back from disk at start.
+    pub restored: bool,
     /// Files the search's walk finds.
     pub files: usize,
     /// Of those, indexed by their trigrams.
@@ -94,7 +101,11 @@ pub struct TextStats {
 /// The trigram index of a workspace's searchable files.
 pub struct TextIndex {
     root: PathBuf,
+    /// Where the index is saved after a bulk build and read back at start (`None`: never).
+    saved_at: Option<PathBuf>,
     inner: RwLock<Inner>,
+    read: AtomicUsize,
+    restored: std::sync::atomic::AtomicBool,
     follow: Follow,
     /// Serialises refreshes; a query never waits for one (it scans instead).
     refreshing: Mutex<()>,
@@ -110,11 +121,15 @@ impl Followed for TextIndex {
 const BATCH: usize = 256;
 
 impl TextIndex {
-    /// An empty index of the workspace at `root`; nothing is read until [`TextIndex::build`].
-    pub fn new(root: PathBuf) -> TextIndex {
+    /// An empty index of the workspace at `root`, saved at `saved_at`; nothing is read
+    /// until [`TextIndex::build`].
+    pub fn new(root: PathBuf, saved_at: Option<PathBuf>) -> TextIndex {
         TextIndex {
             root,
+            saved_at,
             inner: RwLock::new(Inner::default()),
+            read: AtomicUsize::new(0),
+            restored: std::sync::atomic::AtomicBool::new(false),
             follow: Follow::default(),
             refreshing: Mutex::new(()),
         }
@@ -126,10 +141,27 @@ impl TextIndex {
         watch::start(self)
     }
 
-    /// Bring the index up to date with the disk now, waiting for a refresh under way.
+    /// Bring the index up to date with the disk now, waiting for a refresh under way: at
+    /// first from what was saved, if anything was, reading only the files changed since.
+    /// A build that read many files saves the index.
     pub fn build(&self, root: &Root) {
         let _one = self.refreshing.lock().unwrap_or_else(|p| p.into_inner());
-        self.refresh_locked(root);
+        if !self.follow.walked()
+            && let Some(at) = &self.saved_at
+            && let Some(restored) = saved::load(at)
+        {
+            *self.inner.write().unwrap_or_else(|p| p.into_inner()) = restored;
+            self.restored.store(true, Ordering::Relaxed);
+        }
+        let changed = self.refresh_locked(root);
+        if changed > ultra_index::build::BULK
+            && let Some(at) = &self.saved_at
+        {
+            let mut inner = self.inner.write().unwrap_or_else(|p| p.into_inner());
+            // Not saved: the next start reads every file again, as without a saved index.
+            let _ = saved::save(&mut inner, at);
+        }
+        ultra_budget::release_freed_memory();
     }
 
     /// The files a match of `q` may be in, sorted, with those of `buffers` (open buffers'
@@ -180,11 +212,22 @@ impl TextIndex {
         Some(out)
     }
 
+    /// Save the index now, whatever the last build read (tests restart on it).
+    pub fn save_now(&self) {
+        if let Some(at) = &self.saved_at {
+            let _one = self.refreshing.lock().unwrap_or_else(|p| p.into_inner());
+            let mut inner = self.inner.write().unwrap_or_else(|p| p.into_inner());
+            let _ = saved::save(&mut inner, at);
+        }
+    }
+
     /// Sizes, for reports and benchmarks.
     pub fn stats(&self) -> TextStats {
         let inner = self.inner.read().unwrap_or_else(|p| p.into_inner());
         let count = |k: Kind| inner.files.values().filter(|e| e.kind == k).count();
         TextStats {
+            read: self.read.load(Ordering::Relaxed),
+            restored: self.restored.load(Ordering::Relaxed),
             files: inner.files.len(),
             text: count(Kind::Text),
             binary: count(Kind::Binary),
@@ -210,7 +253,19 @@ impl TextIndex {
         }
     }
 
-    fn refresh_locked(&self, root: &Root) {
+    /// Files read or dropped.
+    fn refresh_locked(&self, root: &Root) -> usize {
+        if self
+            .inner
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .grams
+            .lost()
+        {
+            // Its saved lists could not be read back: start again.
+            *self.inner.write().unwrap_or_else(|p| p.into_inner()) = Inner::default();
+            self.follow.set_walked(false);
+        }
         let mut linked = HashSet::new();
         let (found, gone) = match self.follow.take_changes() {
             Some(paths) => self.targeted(root, paths, &mut linked),
@@ -254,8 +309,11 @@ impl TextIndex {
                 }
             }
         }
+        let count = changed.len() + gone.len();
+        self.read.store(changed.len(), Ordering::Relaxed);
         self.read_all(root, changed);
         self.follow.set_walked(true);
+        count
     }
 
     /// Read `files` on every core and index them, in batches.
