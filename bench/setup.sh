@@ -30,6 +30,12 @@ python3 -c 'import msgpack; print("msgpack", msgpack.version)'
 
 cargo build --release -p ultra
 
+# ripgrep 15 from crates.io (Debian's is 13), the peer of bench/search_index.py.
+if [ ! -x bench/work/rg15/bin/rg ]; then
+    cargo install --locked ripgrep --version 15.1.0 --root bench/work/rg15
+fi
+bench/work/rg15/bin/rg --version | head -1
+
 mkdir -p target/bench
 if [ ! -x target/bench/echo ] || [ bench/echo.rs -nt target/bench/echo ]; then
     rustc -O --edition 2021 -o target/bench/echo bench/echo.rs
