@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 
-use ultra_search::trigram::TrigramIndex;
+use ultra_search::trigram::{Reader, TrigramIndex};
 
 use super::{Entry, Inner, Kind};
 use crate::stamp::Stamp;
@@ -93,31 +93,25 @@ pub(super) fn load(path: &Path) -> Option<Inner> {
     if blake3::hash(content).as_bytes() != check || !content.starts_with(MAGIC) {
         return None;
     }
-    let mut at = MAGIC.len();
-    let mut take = |n: usize| -> Option<&[u8]> {
-        let out = content.get(at..at.checked_add(n)?)?;
-        at += n;
-        Some(out)
-    };
-    let u64_of = |b: &[u8]| u64::from_le_bytes(b.try_into().unwrap_or([0; 8]));
-    let count = u32::from_le_bytes(take(4)?.try_into().ok()?) as usize;
+    let mut r = Reader::new(content);
+    r.bytes(MAGIC.len())?;
+    let count = r.u32()? as usize;
     let mut files = BTreeMap::new();
     for _ in 0..count {
-        let len = u32::from_le_bytes(take(4)?.try_into().ok()?) as usize;
-        let p = std::str::from_utf8(take(len)?).ok()?.to_string();
-        let kind = match take(1)?[0] {
+        let len = r.u32()? as usize;
+        let p = std::str::from_utf8(r.bytes(len)?).ok()?.to_string();
+        let kind = match r.u8()? {
             0 => Kind::Text,
             1 => Kind::Binary,
             2 => Kind::Unread,
             _ => return None,
         };
-        let stamped = take(1)?[0] == 1;
-        let len = u64_of(take(8)?);
-        let changed_ns = u128::from_le_bytes(take(16)?.try_into().ok()?);
-        let ino = u64_of(take(8)?);
+        let stamped = r.u8()? == 1;
+        let (len, changed_ns, ino) = (r.u64()?, r.u128()?, r.u64()?);
         let stamp = stamped.then_some(Stamp { len, changed_ns });
         files.insert(p, Entry { stamp, kind, ino });
     }
+    let at = r.at;
     let (grams, used) = TrigramIndex::load(&content[at..], file, at as u64)?;
     if at + used != content.len() {
         return None;

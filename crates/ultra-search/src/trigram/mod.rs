@@ -22,6 +22,7 @@ mod saved;
 
 pub use index::TrigramIndex;
 pub use plan::Query;
+pub use saved::Reader;
 
 /// Three bytes, folded to ASCII lowercase, as `a << 16 | b << 8 | c`.
 pub type Gram = u32;

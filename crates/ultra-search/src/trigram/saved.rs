@@ -70,7 +70,7 @@ impl TrigramIndex {
     /// in `file` (its lists are read from there). With the bytes it took; `None` when the
     /// data does not hold a well-formed index.
     pub fn load(data: &[u8], file: std::fs::File, offset: u64) -> Option<(TrigramIndex, usize)> {
-        let mut r = Reader { data, at: 0 };
+        let mut r = Reader::new(data);
         let count = r.u32()? as usize;
         let mut docs = Vec::with_capacity(count.min(data.len() / 4));
         let mut ids = HashMap::new();
@@ -116,24 +116,45 @@ impl TrigramIndex {
     }
 }
 
-struct Reader<'a> {
+/// Little-endian numbers and byte runs read off a slice, every length checked (`None`
+/// past the end): for the index's owner's own sections as well.
+pub struct Reader<'a> {
     data: &'a [u8],
-    at: usize,
+    /// Bytes read so far.
+    pub at: usize,
 }
 
 impl<'a> Reader<'a> {
-    fn bytes(&mut self, n: usize) -> Option<&'a [u8]> {
+    /// A reader at the start of `data`.
+    pub fn new(data: &'a [u8]) -> Reader<'a> {
+        Reader { data, at: 0 }
+    }
+
+    /// The next `n` bytes.
+    pub fn bytes(&mut self, n: usize) -> Option<&'a [u8]> {
         let out = self.data.get(self.at..self.at.checked_add(n)?)?;
         self.at += n;
         Some(out)
     }
 
-    fn u32(&mut self) -> Option<u32> {
+    /// The next `u8`.
+    pub fn u8(&mut self) -> Option<u8> {
+        Some(self.bytes(1)?[0])
+    }
+
+    /// The next `u32`.
+    pub fn u32(&mut self) -> Option<u32> {
         Some(u32::from_le_bytes(self.bytes(4)?.try_into().ok()?))
     }
 
-    fn u64(&mut self) -> Option<u64> {
+    /// The next `u64`.
+    pub fn u64(&mut self) -> Option<u64> {
         Some(u64::from_le_bytes(self.bytes(8)?.try_into().ok()?))
+    }
+
+    /// The next `u128`.
+    pub fn u128(&mut self) -> Option<u128> {
+        Some(u128::from_le_bytes(self.bytes(16)?.try_into().ok()?))
     }
 
     fn u32s(&mut self, n: usize) -> Option<Vec<u32>> {
