@@ -7,7 +7,7 @@
 //! (or its open buffer) and runs the query on it, so its answer is the scan's whatever
 //! the index holds, as long as every file that may match is a candidate. Files the index
 //! could not read (a refused hard link, a file too large, a read error) are candidates for
-//! every query, and so are open buffers; binary files are never.
+//! every query, and so are open buffers; binary files are not (unless open in a buffer).
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
