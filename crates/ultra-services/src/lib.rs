@@ -277,6 +277,15 @@ impl Services {
         })
     }
 
+    /// The text index for the shell's `grep -r` and the `grep` tool, usable from pipeline
+    /// threads.
+    pub fn text_search(&self) -> Arc<dyn ultra_shell::run::fs::TextIndex> {
+        Arc::new(search::Text {
+            text: self.text.clone(),
+            root: self.shell_root.clone(),
+        })
+    }
+
     /// Watch the workspace for the code and text indexes, so refreshes need not walk the
     /// tree; the watchers run until the returned handles are dropped. Without its watcher
     /// the text index is not used (searches scan).

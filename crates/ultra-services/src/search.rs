@@ -52,3 +52,24 @@ impl ultra_shell::run::fs::CodeSearch for Search {
             .collect())
     }
 }
+
+/// [`TextIndex`](ultra_shell::run::fs::TextIndex) over the workspace's text index, for
+/// `grep -r` and the `grep` tool.
+pub struct Text {
+    pub text: Arc<ultra_indexer::TextIndex>,
+    pub root: Arc<Root>,
+}
+
+impl ultra_shell::run::fs::TextIndex for Text {
+    fn skip(
+        &self,
+        patterns: &[String],
+        case_insensitive: bool,
+    ) -> Option<ultra_shell::run::fs::Skip> {
+        Some(Box::new(self.text.skipper(
+            &self.root,
+            patterns,
+            case_insensitive,
+        )?))
+    }
+}

@@ -51,6 +51,7 @@ pub(crate) fn shell_fs(cx: &Cx<'_, Services>, limit: std::time::Duration) -> (Sh
     let fs = ShellFs::new(cx.services.shell_root().clone(), is_human(cx))
         .with_hook(hook.clone())
         .with_code(cx.services.code_search())
+        .with_text(cx.services.text_search())
         .with_meter(ultra_budget::Meter::new(
             SHELL_MEMORY_LIMIT,
             Some(std::time::Instant::now() + limit),

@@ -84,7 +84,9 @@ pub fn run(root: &std::path::Path, script: &str) -> ExitCode {
     let services = exec.services();
     // The command line is not a person at an editor: restricted paths apply. `grep code`
     // searches the workspace's (persisted) code index.
-    let fs = ShellFs::new(services.shell_root().clone(), false).with_code(services.code_search());
+    let fs = ShellFs::new(services.shell_root().clone(), false)
+        .with_code(services.code_search())
+        .with_text(services.text_search());
     let shell = ultra_tools::promoted::shell(fs);
     let mut env = Env::new(&ultra_workspace::RelPath::default());
     // Unlocked handles: the first pipeline stage may read stdin from another thread.

@@ -113,3 +113,96 @@ fn capped_answers_are_the_first_matches_in_path_order() {
         assert_eq!(paths(&r), every[..files], "maxResults {max}");
     }
 }
+
+/// `grep -r` and the `grep` tool on a server leave unread the files its text index knows
+/// to hold no match, and print exactly what a one-shot `ultra -c` (no index: every file
+/// read) prints: hidden, ignored and binary files included, for literal, regex, inverted,
+/// counting and listing searches; also after a restart on the saved index, with files
+/// changed meanwhile (one to the same size).
+#[test]
+fn grep_from_the_index_prints_what_a_scan_prints() {
+    let ws = Ws::new();
+    for i in 0..260 {
+        let body = match i % 5 {
+            0 => "a needle here\nnothing\n".to_string(),
+            1 => format!("other {i}\n"),
+            _ => format!("plain text {i}\n"),
+        };
+        ws.write(&format!("d{}/f{i:03}.txt", i % 4), &body);
+    }
+    ws.write(".gitignore", "gen/\n");
+    ws.write("gen/x.txt", "needle, ignored\n");
+    ws.write(".hidden.txt", "needle, hidden\n");
+    std::fs::write(ws.path("blob.bin"), b"needle\0binary").unwrap();
+    let scripts = [
+        "grep -rn needle .",
+        "grep -rl NEEDLE -i",
+        "grep -rc needle d1",
+        "grep -rL needle d2",
+        "grep -rv needle d3",
+        "grep -rnw -e needle -e other .",
+        "grep -rnE 'nee+dle|zz[0-9]' .",
+        "grep -rnF 'a needle' .",
+        "grep -rq nothing-like-this .; echo $?",
+    ];
+    let scan = |ws: &Ws| -> Vec<String> {
+        scripts
+            .iter()
+            .map(|s| {
+                let args = json!({"script": s}).to_string();
+                let out = ws.cli(&["-c", "ultra.shell.run", "-a", &args, "--json"]);
+                let v = &out.json()[0]["data"];
+                format!(
+                    "{}\n[{}]",
+                    v["stdout"].as_str().unwrap_or(""),
+                    v["exitCode"]
+                )
+            })
+            .collect()
+    };
+    let served = |c: &mut common::Conn| -> Vec<String> {
+        scripts
+            .iter()
+            .map(|s| {
+                let v = c.ok("ultra.shell.run", json!({"script": s}));
+                format!(
+                    "{}\n[{}]",
+                    v["stdout"].as_str().unwrap_or(""),
+                    v["exitCode"]
+                )
+            })
+            .collect()
+    };
+    let wait = |c: &mut common::Conn| {
+        common::wait_until("the text index", || {
+            c.ok("ultra.getWorkspaceInfo", json!({}))["textIndex"]["state"] == "ready"
+        })
+    };
+    let want = scan(&ws);
+    assert!(
+        want[0].contains("gen/x.txt") && want[0].contains(".hidden.txt"),
+        "{}",
+        want[0]
+    );
+    {
+        let _server = ws.serve();
+        let mut c = ws.agent("bot");
+        wait(&mut c);
+        assert_eq!(served(&mut c), want);
+        let r = c.ok(
+            "shell.grep",
+            json!({"pattern": "needle", "paths": ["d0"], "recursive": true}),
+        );
+        assert!(r["stdout"].as_str().unwrap().contains("d0/f000.txt"), "{r}");
+    }
+    // Changed while no server ran: a match removed at the same size, one added, one gone.
+    std::thread::sleep(std::time::Duration::from_millis(30));
+    ws.write("d0/f000.txt", "a noodle here\nnothing\n");
+    ws.write("d1/f001.txt", "needle 1\n");
+    std::fs::remove_file(ws.path("d2/f010.txt")).unwrap();
+    let want = scan(&ws);
+    let _server = ws.serve();
+    let mut c = ws.agent("bot");
+    wait(&mut c);
+    assert_eq!(served(&mut c), want);
+}

@@ -212,6 +212,37 @@ impl TextIndex {
         Some(out)
     }
 
+    /// For a search whose every match matches one of the regular expressions `patterns`
+    /// (`case_insensitive` or not): the files it may leave unread, as a
+    /// test of a file opened for it (workspace path, size, change time in ns). A file is
+    /// skipped only when the index read it as text with exactly that stamp and it is not a
+    /// candidate, so a file changed since (whether or not a watcher said so), binary,
+    /// hard-linked, or outside the index (hidden, ignored) is always read. `None` when the
+    /// index cannot say ([`TextIndex::candidates`]) or a pattern does not parse.
+    pub fn skipper(
+        &self,
+        root: &Root,
+        patterns: &[String],
+        case_insensitive: bool,
+    ) -> Option<impl Fn(&str, u64, u128) -> bool + Send + Sync + 'static> {
+        let plans = patterns
+            .iter()
+            .map(|p| trigram::Query::regex(p, case_insensitive))
+            .collect::<Option<Vec<_>>>()?;
+        let q = trigram::Query::any_of(plans);
+        let candidates: HashSet<String> = self.candidates(root, &q, &[])?.into_iter().collect();
+        let inner = self.inner.read().unwrap_or_else(|p| p.into_inner());
+        let unchanged: std::collections::HashMap<String, Stamp> = inner
+            .files
+            .iter()
+            .filter(|(p, e)| e.kind == Kind::Text && !candidates.contains(p.as_str()))
+            .filter_map(|(p, e)| Some((p.clone(), e.stamp?)))
+            .collect();
+        Some(move |path: &str, len: u64, changed_ns: u128| {
+            unchanged.get(path) == Some(&Stamp { len, changed_ns })
+        })
+    }
+
     /// Save the index now, whatever the last build read (tests restart on it).
     pub fn save_now(&self) {
         if let Some(at) = &self.saved_at {

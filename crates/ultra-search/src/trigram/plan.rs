@@ -45,6 +45,11 @@ impl Query {
         Some(plan(&hir).full())
     }
 
+    /// A match of any of `queries`.
+    pub fn any_of(queries: Vec<Query>) -> Query {
+        Query::or(queries)
+    }
+
     fn and(parts: Vec<Query>) -> Query {
         let mut out = Vec::new();
         for p in parts {

@@ -49,6 +49,19 @@ pub trait CodeSearch: Send + Sync {
     fn search(&self, query: &str, limit: usize) -> Result<Vec<SymbolHit>, String>;
 }
 
+/// Which files a text search may leave unread: `(workspace path, size, change time in ns)`
+/// of a file opened for the search, true when it cannot hold a match.
+pub type Skip = Box<dyn Fn(&str, u64, u128) -> bool + Send + Sync>;
+
+/// The workspace's text index, when the layer above keeps one: `grep -r` and the `grep`
+/// tool leave unread the files it knows, unchanged, to hold no match.
+pub trait TextIndex: Send + Sync {
+    /// For a search whose every match matches one of `patterns` (regular expressions,
+    /// `case_insensitive` or not), which files may be skipped; `None` when the index cannot
+    /// say (every file is read).
+    fn skip(&self, patterns: &[String], case_insensitive: bool) -> Option<Skip>;
+}
+
 /// Most bytes one string value (a sed pattern space, an awk string, a replaced file) may
 /// grow to in one step.
 pub const MAX_VALUE: usize = 256 << 20;
@@ -60,6 +73,7 @@ pub struct ShellFs {
     human: bool,
     hook: Option<Arc<dyn WriteHook>>,
     code: Option<Arc<dyn CodeSearch>>,
+    text: Option<Arc<dyn TextIndex>>,
     /// This call's time and memory (awk and sed loops and pipes check it).
     meter: Option<Arc<Meter>>,
 }
@@ -72,6 +86,7 @@ impl ShellFs {
             human,
             hook: None,
             code: None,
+            text: None,
             meter: None,
         }
     }
@@ -124,6 +139,17 @@ impl ShellFs {
     pub fn with_code(mut self, code: Arc<dyn CodeSearch>) -> ShellFs {
         self.code = Some(code);
         self
+    }
+
+    /// The same access with a text index that searches may skip files by.
+    pub fn with_text(mut self, text: Arc<dyn TextIndex>) -> ShellFs {
+        self.text = Some(text);
+        self
+    }
+
+    /// The text index, if the layer above provided one.
+    pub fn text(&self) -> Option<&dyn TextIndex> {
+        self.text.as_deref()
     }
 
     /// The code index, if the layer above provided one.

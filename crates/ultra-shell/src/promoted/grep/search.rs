@@ -68,6 +68,20 @@ pub(super) fn matcher(a: &GrepArgs, patterns: &[String]) -> Result<GrepMatcher, 
     }
 }
 
+/// `patterns` as the regular expressions (Rust syntax) they mean, for the text index to
+/// plan; `None` when one does not translate (the matcher says why).
+fn plain_patterns(a: &GrepArgs, patterns: &[String]) -> Option<Vec<String>> {
+    let flavor = match a.syntax {
+        Syntax::Fixed => return Some(patterns.iter().map(|p| regex_syntax::escape(p)).collect()),
+        Syntax::Basic => Flavor::Basic,
+        Syntax::Extended => Flavor::Extended,
+    };
+    patterns
+        .iter()
+        .map(|p| posix_re::translate(p, flavor).ok())
+        .collect()
+}
+
 /// A matcher that matches nothing (no patterns at all).
 fn nothing() -> Result<GrepMatcher, String> {
     RegexMatcherBuilder::new()
@@ -93,6 +107,8 @@ pub(super) struct Cfg<'a> {
     pub(super) matcher: GrepMatcher,
     pub(super) output: Output,
     names: bool,
+    /// The files of walks that the text index says hold no match, left unread.
+    pub(super) skip: Option<crate::run::fs::Skip>,
 }
 
 /// What searching one input found.
@@ -237,12 +253,24 @@ pub(super) fn run(a: &GrepArgs, io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
         exclude,
         exclude_dir,
     };
+    // Only where a file without a match prints nothing and changes no status.
+    let skip = if a.invert_match
+        || matches!(output, Output::Count | Output::FilesWithout)
+        || patterns.is_empty()
+    {
+        None
+    } else {
+        cx.fs
+            .text()
+            .and_then(|t| t.skip(&plain_patterns(a, &patterns)?, a.ignore_case))
+    };
     let mut run = Run {
         cfg: Cfg {
             a,
             matcher,
             output,
             names,
+            skip,
         },
         a,
         cx,
