@@ -94,7 +94,8 @@ enum InSrc {
 }
 
 enum Output {
-    File(BufWriter<Staged>),
+    /// Boxed: a staged file carries its file system handle, many times the other variants.
+    File(Box<BufWriter<Staged>>),
     Stdout,
     Stderr,
     /// `/dev/null`: discarded.
@@ -539,12 +540,12 @@ impl<'a> Interp<'a> {
                     self.cx
                         .fs
                         .append(self.cx.cwd, &path)
-                        .map(|f| Output::File(BufWriter::new(f)))
+                        .map(|f| Output::File(Box::new(BufWriter::new(f))))
                 } else {
                     self.cx
                         .fs
                         .create(self.cx.cwd, &path)
-                        .map(|f| Output::File(BufWriter::new(f)))
+                        .map(|f| Output::File(Box::new(BufWriter::new(f))))
                 };
                 match r {
                     Ok(o) => o,
