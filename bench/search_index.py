@@ -155,6 +155,37 @@ def main():
             print(f"  {kind:10} {query!r}: ultra {mu * 1000:.1f} ms, rg {mr * 1000:.1f} ms, "
                   f"{mu / mr:.3f}x (goal <= {GOALS[kind]}x); {files_matching} files, {len(want)} lines; "
                   f"{'same' if same else 'DIFFERENT'}", flush=True)
+        # The grep tool (the shell's `grep -r`), literal queries: files its text index knows
+        # to hold no match are left unread; it still walks every file GNU grep would.
+        grep_rows = []
+        for kind, query, opts, capped in CASES:
+            if opts.get("useRegex") or capped:
+                continue
+            gp = {"pattern": query, "paths": ["."], "recursive": True, "syntax": "fixed", "lineNumber": True,
+                  "ignoreCase": not opts.get("caseSensitive")}
+            out = c.result("shell.grep", gp)
+            lines = {(l.split(":", 2)[0].removeprefix("./"), int(l.split(":", 2)[1]))
+                     for l in out["stdout"].splitlines() if l.count(":") >= 2}
+            want = rg_lines(subprocess.run(rg_argv(a.rg, query, opts), cwd=ix.CORPUS, capture_output=True).stdout)
+            tg, tr = [], []
+            for i in range(a.runs + 1):
+                _, _, dt = c.request("shell.grep", gp)
+                t0 = time.perf_counter()
+                subprocess.run(rg_argv(a.rg, query, opts), cwd=ix.CORPUS, stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL)
+                if i:
+                    tg.append(dt)
+                    tr.append(time.perf_counter() - t0)
+            mg, mr = statistics.median(tg), statistics.median(tr)
+            grep_rows.append((query, mg, mr, lines == want))
+            print(f"  grep tool {query!r}: {mg * 1000:.1f} ms, rg {mr * 1000:.1f} ms, {mg / mr:.3f}x; "
+                  f"{'same lines as rg' if lines == want else 'DIFFERENT'}", flush=True)
+        print()
+        print("| grep tool, literal | grep | rg -n | ratio | answer |")
+        print("|---|---|---|---|---|")
+        for query, mg, mr, same in grep_rows:
+            print(f"| `{query}` | {mg * 1000:.1f} ms | {mr * 1000:.1f} ms | **{mg / mr:.3f}×** | "
+                  f"{'same lines as rg' if same else 'DIFFERENT'} |")
         print()
         print("| case | query | findInFiles | rg -n | ratio | goal | files (lines) matching | answer |")
         print("|---|---|---|---|---|---|---|---|")
