@@ -20,6 +20,13 @@ fn paths(found: &Value) -> Vec<String> {
         .collect()
 }
 
+/// Wait until the server's searches use its text index.
+fn text_index_ready(c: &mut common::Conn) {
+    common::wait_until("the text index", || {
+        c.ok("ultra.getWorkspaceInfo", json!({}))["textIndex"]["state"] == "ready"
+    });
+}
+
 fn find(c: &mut common::Conn, query: &str) -> Vec<String> {
     paths(&c.ok("search.findInFiles", json!({"query": query})))
 }
@@ -35,9 +42,7 @@ fn searches_from_the_index_follow_the_disk_and_the_buffers() {
     std::fs::write(ws.path("blob.bin"), b"alpha\0binary").unwrap();
     let _server = ws.serve();
     let mut c = ws.agent("bot");
-    common::wait_until("the text index", || {
-        c.ok("ultra.getWorkspaceInfo", json!({}))["textIndex"]["state"] == "ready"
-    });
+    text_index_ready(&mut c);
     let info = c.ok("ultra.getWorkspaceInfo", json!({}));
     // src/a.rs, src/b.rs, .gitignore's siblings: blob.bin (binary, known but not indexed).
     assert_eq!(info["textIndex"]["files"], 3, "{info}");
@@ -93,9 +98,7 @@ fn capped_answers_are_the_first_matches_in_path_order() {
     }
     let _server = ws.serve();
     let mut c = ws.agent("bot");
-    common::wait_until("the text index", || {
-        c.ok("ultra.getWorkspaceInfo", json!({}))["textIndex"]["state"] == "ready"
-    });
+    text_index_ready(&mut c);
     let all = c.ok("search.findInFiles", json!({"query": "needle"}));
     assert_eq!(all["count"], 120);
     let every: Vec<String> = paths(&all);
@@ -173,11 +176,6 @@ fn grep_from_the_index_prints_what_a_scan_prints() {
             })
             .collect()
     };
-    let wait = |c: &mut common::Conn| {
-        common::wait_until("the text index", || {
-            c.ok("ultra.getWorkspaceInfo", json!({}))["textIndex"]["state"] == "ready"
-        })
-    };
     let want = scan(&ws);
     assert!(
         want[0].contains("gen/x.txt") && want[0].contains(".hidden.txt"),
@@ -187,7 +185,7 @@ fn grep_from_the_index_prints_what_a_scan_prints() {
     {
         let _server = ws.serve();
         let mut c = ws.agent("bot");
-        wait(&mut c);
+        text_index_ready(&mut c);
         assert_eq!(served(&mut c), want);
         let r = c.ok(
             "shell.grep",
@@ -203,6 +201,6 @@ fn grep_from_the_index_prints_what_a_scan_prints() {
     let want = scan(&ws);
     let _server = ws.serve();
     let mut c = ws.agent("bot");
-    wait(&mut c);
+    text_index_ready(&mut c);
     assert_eq!(served(&mut c), want);
 }
