@@ -26,7 +26,7 @@ mod watch;
 
 use stamp::{Stamp, now_ns};
 
-pub use text::{TextIndex, TextState, TextStats};
+pub use text::{TextIndex, TextState, TextStats, TextView};
 pub use ultra_index::store::Totals;
 pub use watch::WatchHandle;
 use watch::{Follow, Followed};

@@ -209,8 +209,72 @@ fn check(
             o,
             listed
         );
+        check_view(root, text, q, &o)?;
     }
     Ok(())
+}
+
+/// What the index tells `grep -r` (a view) is true of the disk: every directory it lists is
+/// listed exactly as on disk, and every file it leaves unread holds no match. Returns how
+/// many files it left unread.
+fn check_view(
+    root: &Root,
+    text: &TextIndex,
+    q: &str,
+    o: &SearchOptions,
+) -> Result<usize, TestCaseError> {
+    let pattern = if o.use_regex {
+        q.to_string()
+    } else {
+        regex_syntax::escape(q)
+    };
+    let view = text
+        .view(root, &[pattern], !o.case_sensitive)
+        .expect("the index answers");
+    prop_assert!(view.dir("").is_some(), "the root is followed");
+    let plain = SearchOptions {
+        use_regex: o.use_regex,
+        case_sensitive: o.case_sensitive,
+        ..SearchOptions::default()
+    };
+    let mut unread = 0;
+    let mut dirs = vec![String::new()];
+    while let Some(d) = dirs.pop() {
+        let rel = root.lexical(&d).expect("confined");
+        let Ok((_, on_disk)) = root.walk_dir(&rel) else {
+            prop_assert!(view.dir(&d).is_none(), "{:?} is gone but listed", d);
+            continue;
+        };
+        for (name, kind) in &on_disk {
+            if *kind == ultra_workspace::root::Kind::Dir {
+                dirs.push(rel.join(name).as_str().to_string());
+            }
+        }
+        let Some((listed, skip)) = view.dir(&d) else {
+            continue;
+        };
+        prop_assert_eq!(&*listed, &on_disk, "the listing of {:?}", d);
+        for (i, (name, _)) in listed.iter().enumerate().filter(|(i, _)| skip[*i]) {
+            let path = rel.join(name).as_str().to_string();
+            let found = answer(
+                root,
+                &HashMap::new(),
+                q,
+                &plain,
+                &Files::Listed(vec![path.clone()]),
+            );
+            prop_assert_eq!(
+                found["results"].as_array().map(Vec::len),
+                Some(0),
+                "{:?} ({}) is left unread for {:?} but matches",
+                path,
+                i,
+                q
+            );
+            unread += 1;
+        }
+    }
+    Ok(unread)
 }
 
 proptest! {
@@ -252,6 +316,74 @@ proptest! {
         }
         drop(watch);
     }
+}
+
+/// A view follows the directories the index walks (not hidden or ignored ones), sees a
+/// change at once, and leaves unread exactly the text files that cannot match.
+#[test]
+fn a_view_lists_what_is_on_disk_and_leaves_unread_what_cannot_match() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let w = |p: &str, t: &str| {
+        let at = dir.path().join(p);
+        std::fs::create_dir_all(at.parent().unwrap()).unwrap();
+        std::fs::write(at, t).unwrap();
+    };
+    w("a/one.txt", "needle\n");
+    w("a/two.txt", "hay\n");
+    w("a/.hid/three.txt", "hay\n");
+    w("gen/four.txt", "hay\n");
+    w(".gitignore", "gen/\n");
+    w("a/.dot", "hay\n");
+    std::fs::write(dir.path().join("a/bin"), b"hay\0").unwrap();
+    std::fs::write(dir.path().join("a/bin2"), b"needle\0").unwrap();
+    let root = Root::open(dir.path(), RootOptions::default()).expect("root");
+    let text = Arc::new(TextIndex::new(root.path().to_path_buf(), None));
+    let _watch = text.watch().expect("inotify");
+    text.build(&root);
+    let view = |p: &str| text.view(&root, &[p.to_string()], false).expect("answers");
+    let v = view("needle");
+    let (entries, unread) = v.dir("a").expect("a is followed");
+    let names: Vec<(&str, bool)> = entries
+        .iter()
+        .zip(&unread)
+        .map(|((n, _), u)| (n.as_str(), *u))
+        .collect();
+    // Files that may match and the hidden directory are read, whether text, binary or
+    // hidden files; the others are not.
+    assert_eq!(
+        names,
+        [
+            (".dot", true),
+            (".hid", false),
+            ("bin", true),
+            ("bin2", false),
+            ("one.txt", false),
+            ("two.txt", true)
+        ]
+    );
+    assert!(v.dir("a/.hid").is_none() && v.dir("gen").is_none());
+    let (root_entries, _) = v.dir("").expect("the root is followed");
+    assert!(root_entries.iter().any(|(n, _)| n == "gen"));
+    // A change shows in the next view, with no wait.
+    w("a/two.txt", "a needle\n");
+    w("a/new/five.txt", "hay\n");
+    let v = view("needle");
+    let (entries, unread) = v.dir("a").unwrap();
+    let two = entries.iter().position(|(n, _)| n == "two.txt").unwrap();
+    assert!(!unread[two]);
+    assert!(entries.iter().any(|(n, _)| n == "new"));
+    let (five, unread) = v.dir("a/new").expect("a new directory is followed");
+    assert_eq!((five[0].0.as_str(), unread[0]), ("five.txt", true));
+    std::fs::remove_dir_all(dir.path().join("a/new")).unwrap();
+    std::fs::rename(dir.path().join("a"), dir.path().join("b")).unwrap();
+    let v = view("needle");
+    assert!(v.dir("a").is_none() && v.dir("a/new").is_none());
+    let (entries, _) = v.dir("b").expect("moved");
+    assert_eq!(entries.len(), 6);
+    // Hidden and binary files are not searched by `search.findInFiles`.
+    let q = ultra_search::compile("needle", &SearchOptions::default()).unwrap();
+    let found = text.candidates(&root, &q.grams, &[]).unwrap();
+    assert_eq!(found, ["b/one.txt", "b/two.txt"]);
 }
 
 /// Without a watcher or before a build, the index says it cannot answer (searches scan).

@@ -61,15 +61,21 @@ pub struct Text {
 }
 
 impl ultra_shell::run::fs::TextIndex for Text {
-    fn skip(
+    fn view(
         &self,
         patterns: &[String],
         case_insensitive: bool,
-    ) -> Option<ultra_shell::run::fs::Skip> {
-        Some(Box::new(self.text.skipper(
-            &self.root,
-            patterns,
-            case_insensitive,
-        )?))
+    ) -> Option<Box<dyn ultra_shell::run::fs::TextView>> {
+        let view = self.text.view(&self.root, patterns, case_insensitive)?;
+        Some(Box::new(View(view)))
+    }
+}
+
+/// A search's view of the text index, for the shell.
+struct View(ultra_indexer::TextView);
+
+impl ultra_shell::run::fs::TextView for View {
+    fn dir(&self, dir: &str) -> Option<(Arc<ultra_workspace::root::Listing>, Vec<bool>)> {
+        self.0.dir(dir)
     }
 }

@@ -204,3 +204,120 @@ fn grep_from_the_index_prints_what_a_scan_prints() {
     text_index_ready(&mut c);
     assert_eq!(served(&mut c), want);
 }
+
+/// A change made to a workspace.
+type Step<'a> = &'a dyn Fn(&Ws);
+
+/// `grep -r` takes the directories the index follows from it and reads only the files that
+/// may match: after each change made while the server runs (files written, removed, made
+/// binary; directories made, removed and moved; hidden and ignored directories inside
+/// followed ones; symlinks; `.gitignore` edited), with no wait, it prints what a scan of
+/// the disk prints.
+#[test]
+fn grep_from_the_index_follows_changes_made_while_serving() {
+    let ws = Ws::new();
+    for i in 0..40 {
+        let body = if i % 3 == 0 { "a needle\n" } else { "hay\n" };
+        ws.write(&format!("d{}/s{}/f{i:02}.txt", i % 3, i % 2), body);
+    }
+    let scripts = [
+        "grep -rn needle .",
+        "grep -rli 'NEEDLE|zz' -E d1",
+        "grep -rnF -e needle -e straw .",
+    ];
+    // A scan in another process, which finds no server at the socket it is given.
+    let scan = |ws: &Ws| -> Vec<String> {
+        let socket = ws.path("no-server.sock");
+        scripts
+            .iter()
+            .map(|s| {
+                let args = json!({"script": s}).to_string();
+                let out = ws.cli_with(&["-c", "ultra.shell.run", "-a", &args, "--json"], |c| {
+                    c.env("ULTRA_SOCKET", &socket);
+                });
+                let v = &out.json()[0]["data"];
+                format!(
+                    "{}\n{}\n[{}]",
+                    v["stdout"].as_str().unwrap(),
+                    v["stderr"],
+                    v["exitCode"]
+                )
+            })
+            .collect()
+    };
+    let _server = ws.serve();
+    let mut c = ws.agent("bot");
+    text_index_ready(&mut c);
+    let steps: [(&str, Step); 14] = [
+        ("a needle added", &|ws| {
+            ws.write("d1/s0/f04.txt", "hay\na needle\n")
+        }),
+        ("a needle removed at the same size", &|ws| {
+            ws.write("d0/s0/f00.txt", "a noodle\n")
+        }),
+        ("a new directory", &|ws| {
+            ws.write("d1/new/deep/n.txt", "needle deep\n")
+        }),
+        ("a hidden directory", &|ws| {
+            ws.write("d1/.cache/h.txt", "needle hidden\n")
+        }),
+        ("an ignored directory", &|ws| {
+            ws.write(".gitignore", "gen/\n");
+            ws.write("d2/gen/g.txt", "needle ignored\n");
+        }),
+        ("a file made binary", &|ws| {
+            std::fs::write(ws.path("d0/s1/f03.txt"), b"needle\0bin").unwrap()
+        }),
+        ("a file removed", &|ws| {
+            std::fs::remove_file(ws.path("d0/s1/f09.txt")).unwrap()
+        }),
+        ("a directory removed", &|ws| {
+            std::fs::remove_dir_all(ws.path("d1/new")).unwrap()
+        }),
+        ("a directory moved", &|ws| {
+            std::fs::rename(ws.path("d2/s0"), ws.path("d1/moved")).unwrap()
+        }),
+        ("a symlink to a directory", &|ws| {
+            std::os::unix::fs::symlink(ws.path("d1"), ws.path("d0/link")).unwrap()
+        }),
+        ("a file in a new hidden directory's new child", &|ws| {
+            ws.write("d1/.cache/more/m.txt", "straw\n")
+        }),
+        ("the ignored directory no longer ignored", &|ws| {
+            ws.write(".gitignore", "")
+        }),
+        ("written in the once ignored directory", &|ws| {
+            ws.write("d2/gen/g2.txt", "straw and needle\n")
+        }),
+        ("a directory replaced by a file", &|ws| {
+            std::fs::remove_dir_all(ws.path("d1/moved")).unwrap();
+            ws.write("d1/moved", "needle, now a file\n");
+        }),
+    ];
+    for (what, step) in steps {
+        step(&ws);
+        let served: Vec<String> = scripts
+            .iter()
+            .map(|s| {
+                let v = c.ok("ultra.shell.run", json!({"script": s}));
+                format!(
+                    "{}\n{}\n[{}]",
+                    v["stdout"].as_str().unwrap(),
+                    v["stderr"],
+                    v["exitCode"]
+                )
+            })
+            .collect();
+        assert_eq!(served, scan(&ws), "after {what}");
+    }
+    let last = c.ok("ultra.shell.run", json!({"script": "grep -rn needle ."}));
+    let out = last["stdout"].as_str().unwrap();
+    for seen in [
+        "d1/.cache/h.txt",
+        "d2/gen/g.txt",
+        "d1/moved:1",
+        "d1/s0/f04.txt:2",
+    ] {
+        assert!(out.contains(seen), "{seen} in {out}");
+    }
+}

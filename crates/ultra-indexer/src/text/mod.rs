@@ -9,25 +9,31 @@
 //! could not read (a refused hard link, a file too large, a read error) are candidates for
 //! every query, and so are open buffers; binary files are not (unless open in a buffer).
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
 use ultra_search::trigram::{self, Gram, TrigramIndex};
 use ultra_workspace::Root;
+use ultra_workspace::root::{Kind as EntryKind, Listing};
 
 use crate::stamp::{Stamp, now_ns};
 use crate::watch::{self, Follow, Followed, WatchHandle};
 
+mod dirs;
 mod saved;
+
+pub use dirs::TextView;
 
 /// What the index knows of one file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
     /// Its trigrams are indexed.
     Text,
-    /// A NUL in its first 8 KiB, as the search judges: never searched.
+    /// A NUL in its first 8 KiB, as the search judges: never searched by
+    /// `search.findInFiles`. Its trigrams are indexed too, for `grep -r`, which reports a
+    /// binary file that matches.
     Binary,
     /// Not read (hard-linked, too large, failing): searched for every query, which then
     /// decides as it does in a scan. A hard-linked file is never read into the index: a
@@ -41,13 +47,32 @@ struct Entry {
     kind: Kind,
     /// Its inode: a new hard link to it, found under another name, makes it [`Kind::Unread`].
     ino: u64,
+    /// `search.findInFiles`'s walk finds it; otherwise it is a hidden or ignored file in a
+    /// followed directory, indexed for `grep -r` alone.
+    searched: bool,
 }
 
 #[derive(Default)]
 struct Inner {
     grams: TrigramIndex,
-    /// Every file the search's walk finds, by path.
+    /// Every file the search's walk finds, and every other regular file in the directories
+    /// it enters, by path.
     files: BTreeMap<String, Entry>,
+    /// The listings of the directories the walk entered (not saved: the first refresh after
+    /// a start walks the tree).
+    dirs: dirs::Dirs,
+}
+
+/// How a refresh changes the followed directories' listings.
+#[derive(Default)]
+struct Relist {
+    /// A walk of the whole tree listed these.
+    all: Option<HashMap<String, Listing>>,
+    /// The directory at each path and everything below is now as listed (nothing: it is no
+    /// longer followed).
+    under: Vec<(String, HashMap<String, Listing>)>,
+    /// What is now at each reported path, for its directory's listing.
+    entries: Vec<(String, Option<EntryKind>)>,
 }
 
 /// A file a walk found.
@@ -56,16 +81,18 @@ struct Seen {
     stamp: Option<Stamp>,
     ino: u64,
     nlink: u64,
+    searched: bool,
 }
 
 impl Seen {
-    fn new(path: String, m: Option<&std::fs::Metadata>) -> Seen {
+    fn new(path: String, m: Option<&std::fs::Metadata>, searched: bool) -> Seen {
         use std::os::unix::fs::MetadataExt;
         Seen {
             path,
             stamp: m.map(stamp_of),
             ino: m.map_or(0, |m| m.ino()),
             nlink: m.map_or(1, |m| m.nlink()),
+            searched,
         }
     }
 }
@@ -173,74 +200,48 @@ impl TextIndex {
         q: &trigram::Query,
         buffers: &[&str],
     ) -> Option<Vec<String>> {
-        if !self.follow.walked() || !self.follow.watching() {
-            return None;
-        }
-        {
-            let _one = match self.refreshing.try_lock() {
-                Ok(g) => g,
-                Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
-                Err(std::sync::TryLockError::WouldBlock) => return None,
-            };
-            self.refresh_locked(root);
-        }
+        let _one = self.refreshed(root)?;
         let inner = self.inner.read().unwrap_or_else(|p| p.into_inner());
-        let mut out: Vec<String> = match inner.grams.candidates(q) {
-            Some(paths) => paths.into_iter().map(str::to_string).collect(),
-            None => inner
-                .files
-                .iter()
-                .filter(|(_, e)| e.kind == Kind::Text)
-                .map(|(p, _)| p.clone())
-                .collect(),
-        };
-        out.extend(
-            inner
-                .files
-                .iter()
-                .filter(|(_, e)| e.kind == Kind::Unread)
-                .map(|(p, _)| p.clone()),
-        );
-        out.extend(
-            buffers
-                .iter()
-                .filter(|b| inner.files.contains_key(**b))
-                .map(|b| b.to_string()),
-        );
-        out.sort_unstable();
-        out.dedup();
-        Some(out)
+        Some(candidates_in(&inner, q, buffers, false))
     }
 
-    /// For a search whose every match matches one of the regular expressions `patterns`
-    /// (`case_insensitive` or not): the files it may leave unread, as a
-    /// test of a file opened for it (workspace path, size, change time in ns). A file is
-    /// skipped only when the index read it as text with exactly that stamp and it is not a
-    /// candidate, so a file changed since (whether or not a watcher said so), binary,
-    /// hard-linked, or outside the index (hidden, ignored) is always read. `None` when the
-    /// index cannot say ([`TextIndex::candidates`]) or a pattern does not parse.
-    pub fn skipper(
+    /// For a search of the files on disk whose every match matches one of the regular
+    /// expressions `patterns` (`case_insensitive` or not): the followed directories'
+    /// listings and which files it may leave unread, as of now. `None` when the index
+    /// cannot say ([`TextIndex::candidates`]) or a pattern does not parse.
+    pub fn view(
         &self,
         root: &Root,
         patterns: &[String],
         case_insensitive: bool,
-    ) -> Option<impl Fn(&str, u64, u128) -> bool + Send + Sync + 'static> {
+    ) -> Option<TextView> {
         let plans = patterns
             .iter()
             .map(|p| trigram::Query::regex(p, case_insensitive))
             .collect::<Option<Vec<_>>>()?;
         let q = trigram::Query::any_of(plans);
-        let candidates: HashSet<String> = self.candidates(root, &q, &[])?.into_iter().collect();
+        let _one = self.refreshed(root)?;
         let inner = self.inner.read().unwrap_or_else(|p| p.into_inner());
-        let unchanged: std::collections::HashMap<String, Stamp> = inner
-            .files
-            .iter()
-            .filter(|(p, e)| e.kind == Kind::Text && !candidates.contains(p.as_str()))
-            .filter_map(|(p, e)| Some((p.clone(), e.stamp?)))
-            .collect();
-        Some(move |path: &str, len: u64, changed_ns: u128| {
-            unchanged.get(path) == Some(&Stamp { len, changed_ns })
-        })
+        Some(TextView::new(
+            inner.dirs.clone(),
+            candidates_in(&inner, &q, &[], true),
+        ))
+    }
+
+    /// The index brought up to date with what the watcher reported, and no refresh let in
+    /// while the guard is held; `None` when it cannot answer (never built, no watcher, or
+    /// a refresh under way).
+    fn refreshed(&self, root: &Root) -> Option<std::sync::MutexGuard<'_, ()>> {
+        if !self.follow.walked() || !self.follow.watching() {
+            return None;
+        }
+        let one = match self.refreshing.try_lock() {
+            Ok(g) => g,
+            Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+            Err(std::sync::TryLockError::WouldBlock) => return None,
+        };
+        self.refresh_locked(root);
+        Some(one)
     }
 
     /// Save the index now, whatever the last build read (tests restart on it).
@@ -255,11 +256,17 @@ impl TextIndex {
     /// Sizes, for reports and benchmarks.
     pub fn stats(&self) -> TextStats {
         let inner = self.inner.read().unwrap_or_else(|p| p.into_inner());
-        let count = |k: Kind| inner.files.values().filter(|e| e.kind == k).count();
+        let count = |k: Kind| {
+            inner
+                .files
+                .values()
+                .filter(|e| e.searched && e.kind == k)
+                .count()
+        };
         TextStats {
             read: self.read.load(Ordering::Relaxed),
             restored: self.restored.load(Ordering::Relaxed),
-            files: inner.files.len(),
+            files: inner.files.values().filter(|e| e.searched).count(),
             text: count(Kind::Text),
             binary: count(Kind::Binary),
             posting_bytes: inner.grams.stats().2,
@@ -280,7 +287,9 @@ impl TextIndex {
                 .read()
                 .unwrap_or_else(|p| p.into_inner())
                 .files
-                .len(),
+                .values()
+                .filter(|e| e.searched)
+                .count(),
         }
     }
 
@@ -298,10 +307,12 @@ impl TextIndex {
             self.follow.set_walked(false);
         }
         let mut linked = HashSet::new();
+        let mut relist = Relist::default();
         let (found, gone) = match self.follow.take_changes() {
-            Some(paths) => self.targeted(root, paths, &mut linked),
+            Some(paths) => self.targeted(root, paths, &mut linked, &mut relist),
             None => {
-                let found = self.walk(root, "");
+                let (found, lists) = self.walk(root, "");
+                relist.all = Some(lists);
                 let seen: HashSet<&str> = found.iter().map(|f| f.path.as_str()).collect();
                 let inner = self.inner.read().unwrap_or_else(|p| p.into_inner());
                 let gone = inner
@@ -318,12 +329,20 @@ impl TextIndex {
             let inner = self.inner.read().unwrap_or_else(|p| p.into_inner());
             found
                 .into_iter()
+                // Changed, or now searched by `search.findInFiles` or no longer (an ignore
+                // rule changed).
                 .filter(|f| {
-                    f.stamp.is_none() || inner.files.get(&f.path).and_then(|e| e.stamp) != f.stamp
+                    let known = inner.files.get(&f.path);
+                    f.stamp.is_none()
+                        || known.and_then(|e| e.stamp) != f.stamp
+                        || known.is_some_and(|e| e.searched != f.searched)
                 })
                 .collect()
         };
         linked.extend(changed.iter().filter(|f| f.nlink > 1).map(|f| f.ino));
+        // The directories whose files' kinds changed with no event, for their listings'
+        // marks (each reported path marks its own).
+        let mut touched = HashSet::new();
         if !gone.is_empty() || !linked.is_empty() {
             let mut inner = self.inner.write().unwrap_or_else(|p| p.into_inner());
             for p in &gone {
@@ -332,19 +351,42 @@ impl TextIndex {
             }
             // The other names of a file just found hard-linked (the link made no event
             // for them).
-            let Inner { files, grams } = &mut *inner;
+            let Inner { files, grams, .. } = &mut *inner;
             for (p, e) in files.iter_mut() {
                 if e.kind != Kind::Unread && linked.contains(&e.ino) {
                     e.kind = Kind::Unread;
                     grams.remove(p);
+                    dirs::touched(p, &mut touched);
                 }
             }
         }
         let count = changed.len() + gone.len();
         self.read.store(changed.len(), Ordering::Relaxed);
         self.read_all(root, changed);
+        self.relist(relist, touched);
         self.follow.set_walked(true);
         count
+    }
+
+    /// Apply a refresh's changes to the listings, then mark again the directories whose
+    /// entries or files changed.
+    fn relist(&self, relist: Relist, mut touched: HashSet<String>) {
+        let mut inner = self.inner.write().unwrap_or_else(|p| p.into_inner());
+        let Inner { files, dirs, .. } = &mut *inner;
+        if let Some(all) = relist.all {
+            dirs.replace_all(all);
+            dirs.mark(None, files);
+            return;
+        }
+        for (p, lists) in relist.under {
+            touched.extend(lists.keys().cloned());
+            dirs.replace_under(&p, lists);
+        }
+        for (p, kind) in relist.entries {
+            dirs::touched(&p, &mut touched);
+            dirs.set_entry(&p, kind);
+        }
+        dirs.mark(Some(&touched), files);
     }
 
     /// Read `files` on every core and index them, in batches.
@@ -370,6 +412,7 @@ impl TextIndex {
                     stamp: f.stamp.map(|s| s.settled(read_from)),
                     kind,
                     ino: f.ino,
+                    searched: f.searched,
                 };
                 let full = {
                     let mut b = batch.lock().unwrap_or_else(|p| p.into_inner());
@@ -402,7 +445,7 @@ impl TextIndex {
     fn apply(&self, batch: Vec<(String, Entry, Vec<Gram>)>) {
         let mut inner = self.inner.write().unwrap_or_else(|p| p.into_inner());
         for (path, entry, grams) in batch {
-            if entry.kind == Kind::Text {
+            if entry.kind != Kind::Unread {
                 inner.grams.upsert_grams(&path, &grams);
             } else {
                 inner.grams.remove(&path);
@@ -411,14 +454,16 @@ impl TextIndex {
         }
     }
 
-    /// The searchable files under `dir` ("" for all), watching the directories entered.
-    fn walk(&self, root: &Root, dir: &str) -> Vec<Seen> {
+    /// The searchable files under `dir` ("" for all), watching the directories entered,
+    /// and their listings.
+    fn walk(&self, root: &Root, dir: &str) -> (Vec<Seen>, HashMap<String, Listing>) {
         let start = if dir.is_empty() {
             self.root.clone()
         } else {
             self.root.join(dir)
         };
         let out = Mutex::new(Vec::new());
+        let lists = Mutex::new(HashMap::new());
         let top = &self.root;
         ultra_search::walker(&start)
             .threads(ultra_index::build::cores())
@@ -436,28 +481,58 @@ impl TextIndex {
                         return ignore::WalkState::Continue;
                     };
                     if t.is_dir() {
-                        // The walker lists a directory's entries only after this returns.
+                        // The walker lists a directory's entries only after this returns,
+                        // and so does this: whatever changes after either listing is
+                        // reported.
                         self.follow.watch_dir(top, rel);
+                        if let Some(l) = dirs::list(root, rel) {
+                            lists
+                                .lock()
+                                .unwrap_or_else(|p| p.into_inner())
+                                .insert(rel.to_string(), l);
+                        }
                     } else if t.is_file() && ultra_search::searchable(root, rel).is_some() {
                         let m = entry.metadata().ok();
                         out.lock()
                             .unwrap_or_else(|p| p.into_inner())
-                            .push(Seen::new(rel.to_string(), m.as_ref()));
+                            .push(Seen::new(rel.to_string(), m.as_ref(), true));
                     }
                     ignore::WalkState::Continue
                 })
             });
-        out.into_inner().unwrap_or_else(|p| p.into_inner())
+        let mut out = out.into_inner().unwrap_or_else(|p| p.into_inner());
+        let lists = lists.into_inner().unwrap_or_else(|p| p.into_inner());
+        // The other regular files of the directories entered (hidden or ignored names), for
+        // `grep -r`.
+        let searched: HashSet<&str> = out.iter().map(|f| f.path.as_str()).collect();
+        let mut others = Vec::new();
+        for (dir, entries) in &lists {
+            for (name, kind) in entries.iter() {
+                let path = dirs::join(dir, name);
+                if *kind == EntryKind::File
+                    && !searched.contains(path.as_str())
+                    && ultra_search::searchable(root, &path).is_some()
+                    && let Ok(m) = std::fs::symlink_metadata(self.root.join(&path))
+                    && m.is_file()
+                {
+                    others.push(Seen::new(path, Some(&m), false));
+                }
+            }
+        }
+        out.extend(others);
+        (out, lists)
     }
 
     /// The files to look at for a watcher's reported `paths` (a directory stands for what
     /// is under it), and the indexed files they say are gone; the inodes of hard-linked
-    /// files reported outside the searched set (a hidden or ignored name) go to `linked`.
+    /// files reported outside the searched set (a hidden or ignored name) go to `linked`,
+    /// and what the paths now are to `relist`.
     fn targeted(
         &self,
         root: &Root,
         paths: HashSet<String>,
         linked: &mut HashSet<u64>,
+        relist: &mut Relist,
     ) -> (Vec<Seen>, Vec<String>) {
         let mut rules = ultra_ignore::IgnoreRules::new(&self.root);
         let mut found = Vec::new();
@@ -467,20 +542,25 @@ impl TextIndex {
             let hidden = p.split('/').any(|c| c.starts_with('.') && c.len() > 1);
             let meta = std::fs::symlink_metadata(self.root.join(&p));
             let under = self.under(&p);
+            relist
+                .entries
+                .push((p.clone(), meta.as_ref().ok().map(entry_kind)));
             match meta {
                 Ok(m) if !hidden && m.is_dir() && !rules.ignored(&p, true) => {
-                    let now = self.walk(root, &p);
+                    let (now, lists) = self.walk(root, &p);
                     let seen: HashSet<&str> = now.iter().map(|f| f.path.as_str()).collect();
                     gone.extend(under.into_iter().filter(|q| !seen.contains(q.as_str())));
                     found.extend(now);
+                    relist.under.push((p, lists));
+                    continue;
                 }
                 Ok(m)
-                    if !hidden
-                        && m.is_file()
-                        && !rules.ignored(&p, false)
+                    if m.is_file()
+                        && self.follows(dirs::parent(&p).0)
                         && ultra_search::searchable(root, &p).is_some() =>
                 {
-                    found.push(Seen::new(p, Some(&m)));
+                    let searched = !hidden && !rules.ignored(&p, false);
+                    found.push(Seen::new(p.clone(), Some(&m), searched));
                 }
                 other => {
                     use std::os::unix::fs::MetadataExt;
@@ -493,12 +573,25 @@ impl TextIndex {
                     gone.extend(under);
                 }
             }
+            // Not a followed directory (any more): neither is anything below it.
+            if self.follows(&p) {
+                relist.under.push((p, HashMap::new()));
+            }
         }
         gone.sort_unstable();
         gone.dedup();
         found.sort_by(|a, b| a.path.cmp(&b.path));
         found.dedup_by(|a, b| a.path == b.path);
         (found, gone)
+    }
+
+    /// Whether the directory at `p` is followed (listed).
+    fn follows(&self, p: &str) -> bool {
+        self.inner
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .dirs
+            .follows(p)
     }
 
     /// The indexed files at `p` or under it.
@@ -525,6 +618,56 @@ impl TextIndex {
     }
 }
 
+/// What a directory listing says an entry is.
+fn entry_kind(m: &std::fs::Metadata) -> EntryKind {
+    let t = m.file_type();
+    if t.is_symlink() {
+        EntryKind::Symlink
+    } else if t.is_dir() {
+        EntryKind::Dir
+    } else if t.is_file() {
+        EntryKind::File
+    } else {
+        EntryKind::Other
+    }
+}
+
+/// The files a match of `q` may be in, sorted: those whose trigrams allow it, those never
+/// read, and the open `buffers` the search reads. Of the files `search.findInFiles` reads
+/// (text files its walk finds), or with `every`, of all the files the index holds.
+fn candidates_in(inner: &Inner, q: &trigram::Query, buffers: &[&str], every: bool) -> Vec<String> {
+    let wanted = |e: &Entry| every || (e.searched && e.kind != Kind::Binary);
+    let mut out: Vec<String> = match inner.grams.candidates(q) {
+        Some(paths) => paths
+            .into_iter()
+            .filter(|p| inner.files.get(*p).is_some_and(wanted))
+            .map(str::to_string)
+            .collect(),
+        None => inner
+            .files
+            .iter()
+            .filter(|(_, e)| e.kind != Kind::Unread && wanted(e))
+            .map(|(p, _)| p.clone())
+            .collect(),
+    };
+    out.extend(
+        inner
+            .files
+            .iter()
+            .filter(|(_, e)| e.kind == Kind::Unread && wanted(e))
+            .map(|(p, _)| p.clone()),
+    );
+    out.extend(
+        buffers
+            .iter()
+            .filter(|b| inner.files.get(**b).is_some_and(|e| e.searched))
+            .map(|b| b.to_string()),
+    );
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
 fn stamp_of(m: &std::fs::Metadata) -> Stamp {
     Stamp {
         len: m.len(),
@@ -541,7 +684,7 @@ fn read_one(root: &Root, rel: &str, buf: &mut Vec<u8>) -> (Kind, Vec<Gram>) {
         return (Kind::Unread, Vec::new());
     }
     if ultra_search::is_binary(buf) {
-        return (Kind::Binary, Vec::new());
+        return (Kind::Binary, trigram::grams(buf));
     }
     (Kind::Text, trigram::grams(buf))
 }

@@ -3,8 +3,9 @@
 //! what changed. The trigram lists stay in the file (queries read the ones they need).
 //!
 //! ```text
-//! magic    "ultra-text-1\n"
-//! files    u32 count, then per file: u32 length and the path's bytes, u8 kind,
+//! magic    "ultra-text-2\n"
+//! files    u32 count, then per file: u32 length and the path's bytes, u8 kind (0 text,
+//!          1 binary, 2 unread; plus 16 when `search.findInFiles` searches it),
 //!          u8 stamped, u64 length, u128 change time, u64 inode
 //! trigrams what `TrigramIndex::save` writes
 //! check    the blake3 hash of everything before it
@@ -22,7 +23,9 @@ use ultra_search::trigram::{Reader, TrigramIndex};
 use super::{Entry, Inner, Kind};
 use crate::stamp::Stamp;
 
-const MAGIC: &[u8] = b"ultra-text-1\n";
+const MAGIC: &[u8] = b"ultra-text-2\n";
+/// Added to a file's kind when `search.findInFiles` searches it.
+const SEARCHED: u8 = 16;
 
 /// Write `inner` to `path` (its trigram lists are read from there from now on).
 pub(super) fn save(inner: &mut Inner, path: &Path) -> std::io::Result<()> {
@@ -35,11 +38,12 @@ pub(super) fn save(inner: &mut Inner, path: &Path) -> std::io::Result<()> {
     for (p, e) in &inner.files {
         head.extend_from_slice(&(p.len() as u32).to_le_bytes());
         head.extend_from_slice(p.as_bytes());
-        head.push(match e.kind {
+        let kind = match e.kind {
             Kind::Text => 0,
             Kind::Binary => 1,
             Kind::Unread => 2,
-        });
+        };
+        head.push(kind + if e.searched { SEARCHED } else { 0 });
         let stamp = e.stamp.unwrap_or(Stamp {
             len: 0,
             changed_ns: 0,
@@ -100,7 +104,9 @@ pub(super) fn load(path: &Path) -> Option<Inner> {
     for _ in 0..count {
         let len = r.u32()? as usize;
         let p = std::str::from_utf8(r.bytes(len)?).ok()?.to_string();
-        let kind = match r.u8()? {
+        let kind = r.u8()?;
+        let searched = kind & SEARCHED != 0;
+        let kind = match kind & !SEARCHED {
             0 => Kind::Text,
             1 => Kind::Binary,
             2 => Kind::Unread,
@@ -109,14 +115,26 @@ pub(super) fn load(path: &Path) -> Option<Inner> {
         let stamped = r.u8()? == 1;
         let (len, changed_ns, ino) = (r.u64()?, r.u128()?, r.u64()?);
         let stamp = stamped.then_some(Stamp { len, changed_ns });
-        files.insert(p, Entry { stamp, kind, ino });
+        files.insert(
+            p,
+            Entry {
+                stamp,
+                kind,
+                ino,
+                searched,
+            },
+        );
     }
     let at = r.at;
     let (grams, used) = TrigramIndex::load(&content[at..], file, at as u64)?;
     if at + used != content.len() {
         return None;
     }
-    // Every indexed file is a text file the index knows, and the other way round.
-    let text = files.values().filter(|e| e.kind == Kind::Text).count();
-    (grams.len() == text).then_some(Inner { grams, files })
+    // Every file read is in the trigram index, and the other way round.
+    let read = files.values().filter(|e| e.kind != Kind::Unread).count();
+    (grams.len() == read).then_some(Inner {
+        grams,
+        files,
+        dirs: Default::default(),
+    })
 }

@@ -5,7 +5,7 @@ use std::io::Write;
 use std::sync::Arc;
 
 use ultra_budget::{Meter, Over};
-use ultra_workspace::root::{AtomicFile, Entry, Meta};
+use ultra_workspace::root::{AtomicFile, Entry, Listing, Meta};
 use ultra_workspace::{RelPath, Root, WsError};
 
 /// A change to a directory entry, for [`WriteHook::check_operation`].
@@ -49,17 +49,22 @@ pub trait CodeSearch: Send + Sync {
     fn search(&self, query: &str, limit: usize) -> Result<Vec<SymbolHit>, String>;
 }
 
-/// Which files a text search may leave unread: `(workspace path, size, change time in ns)`
-/// of a file opened for the search, true when it cannot hold a match.
-pub type Skip = Box<dyn Fn(&str, u64, u128) -> bool + Send + Sync>;
+/// What a text index says of the tree to one search, as of when it began.
+pub trait TextView: Send + Sync {
+    /// The entries of the directory `dir` (a workspace path, `""` the root) when the index
+    /// follows it, as [`Root::walk_dir`] lists them, each with whether the search may leave
+    /// it unread (a file the index knows holds no match); `None`: list it from the disk.
+    fn dir(&self, dir: &str) -> Option<(Arc<Listing>, Vec<bool>)>;
+}
 
 /// The workspace's text index, when the layer above keeps one: `grep -r` and the `grep`
-/// tool leave unread the files it knows, unchanged, to hold no match.
+/// tool take the directories it follows from it, and leave unread the files it knows to
+/// hold no match.
 pub trait TextIndex: Send + Sync {
     /// For a search whose every match matches one of `patterns` (regular expressions,
-    /// `case_insensitive` or not), which files may be skipped; `None` when the index cannot
-    /// say (every file is read).
-    fn skip(&self, patterns: &[String], case_insensitive: bool) -> Option<Skip>;
+    /// `case_insensitive` or not), what the index says of the tree; `None` when it cannot
+    /// say (the search walks the disk and reads every file).
+    fn view(&self, patterns: &[String], case_insensitive: bool) -> Option<Box<dyn TextView>>;
 }
 
 /// Most bytes one string value (a sed pattern space, an awk string, a replaced file) may

@@ -85,16 +85,6 @@ impl Shared<'_, '_> {
                     }
                 }
                 Item::File { dir, name, label } => match self.root.open_file_in(&dir, &name) {
-                    Ok((_, meta))
-                        if self.cfg.skip.as_ref().is_some_and(|skip| {
-                            let rel = dir.rel().as_str();
-                            let path = if rel.is_empty() {
-                                name.clone()
-                            } else {
-                                format!("{rel}/{name}")
-                            };
-                            skip(&path, meta.len, meta.ctime_ns)
-                        }) => {}
                     Ok((f, meta)) => {
                         done.found = search_stream(
                             self.cfg,

@@ -107,8 +107,6 @@ pub(super) struct Cfg<'a> {
     pub(super) matcher: GrepMatcher,
     pub(super) output: Output,
     names: bool,
-    /// The files of walks that the text index says hold no match, left unread.
-    pub(super) skip: Option<crate::run::fs::Skip>,
 }
 
 /// What searching one input found.
@@ -132,6 +130,9 @@ struct Run<'a, 'c> {
     /// Files of walks skipped as hard-linked, reported once at the end.
     hardlinked: usize,
     filter: &'a Filter,
+    /// The text index's view of the tree: walks take the directories it follows from it and
+    /// leave unread the files it knows hold no match.
+    view: Option<Box<dyn crate::run::fs::TextView>>,
     /// A file's first block, reused from file to file.
     head: Vec<u8>,
 }
@@ -254,7 +255,7 @@ pub(super) fn run(a: &GrepArgs, io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
         exclude_dir,
     };
     // Only where a file without a match prints nothing and changes no status.
-    let skip = if a.invert_match
+    let view = if a.invert_match
         || matches!(output, Output::Count | Output::FilesWithout)
         || patterns.is_empty()
     {
@@ -262,7 +263,7 @@ pub(super) fn run(a: &GrepArgs, io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
     } else {
         cx.fs
             .text()
-            .and_then(|t| t.skip(&plain_patterns(a, &patterns)?, a.ignore_case))
+            .and_then(|t| t.view(&plain_patterns(a, &patterns)?, a.ignore_case))
     };
     let mut run = Run {
         cfg: Cfg {
@@ -270,8 +271,8 @@ pub(super) fn run(a: &GrepArgs, io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
             matcher,
             output,
             names,
-            skip,
         },
+        view,
         a,
         cx,
         searcher,
@@ -451,7 +452,7 @@ impl Run<'_, '_> {
         err: &mut dyn Write,
     ) -> bool {
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
-        let walk = Walk::new(self.cx.fs, self.filter, dir, user);
+        let walk = Walk::new(self.cx.fs, self.filter, self.view.as_deref(), dir, user);
         let done = parallel::search_walk(
             &self.cfg,
             &self.searcher,

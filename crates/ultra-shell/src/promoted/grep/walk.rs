@@ -6,10 +6,10 @@
 use std::sync::Arc;
 
 use ultra_workspace::RelPath;
-use ultra_workspace::root::{Kind, WalkDir};
+use ultra_workspace::root::{Kind, Listing, WalkDir};
 
 use super::search::Filter;
-use crate::run::fs::ShellFs;
+use crate::run::fs::{ShellFs, TextView};
 
 /// Directories nest at most this deep below the walk's top (a workspace path has at most
 /// 255 components anyway).
@@ -30,6 +30,8 @@ pub(super) enum Item {
 pub(super) struct Walk<'w> {
     fs: &'w ShellFs,
     filter: &'w Filter,
+    /// The text index's listings, for the directories it follows.
+    view: Option<&'w dyn TextView>,
     /// The directories being listed, outermost first.
     stack: Vec<Level>,
     /// A failure to list the operand itself, reported as the walk's only item.
@@ -37,15 +39,40 @@ pub(super) struct Walk<'w> {
 }
 
 struct Level {
-    dir: Arc<WalkDir>,
+    rel: RelPath,
+    /// The directory opened beneath the root; for one the text index listed, only once a
+    /// file in it is read or a subdirectory listed from the disk.
+    dir: Option<Arc<WalkDir>>,
     /// Labels of its entries start with this (empty, or ending in `/`).
     prefix: String,
-    entries: std::vec::IntoIter<(String, Kind)>,
+    entries: Arc<Listing>,
+    /// Entries the search leaves unread (the text index knows they hold no match); empty
+    /// for a directory listed from the disk.
+    unread: Vec<bool>,
+    next: usize,
+}
+
+impl Level {
+    /// The directory's handle, opened now if it was not.
+    fn dir(&mut self, fs: &ShellFs) -> Result<Arc<WalkDir>, ultra_workspace::WsError> {
+        if let Some(d) = &self.dir {
+            return Ok(d.clone());
+        }
+        let d = Arc::new(fs.root().walk_dir_unlisted(&self.rel)?);
+        self.dir = Some(d.clone());
+        Ok(d)
+    }
 }
 
 impl<'w> Walk<'w> {
     /// Walk `dir` (confined already), which the user named `user` (empty: the implicit `.`).
-    pub(super) fn new(fs: &'w ShellFs, filter: &'w Filter, dir: &RelPath, user: &str) -> Self {
+    pub(super) fn new(
+        fs: &'w ShellFs,
+        filter: &'w Filter,
+        view: Option<&'w dyn TextView>,
+        dir: &RelPath,
+        user: &str,
+    ) -> Self {
         let prefix = if user.is_empty() {
             String::new()
         } else {
@@ -54,18 +81,39 @@ impl<'w> Walk<'w> {
         let mut walk = Walk {
             fs,
             filter,
+            view,
             stack: Vec::new(),
             failed: None,
         };
+        if let Some(level) = walk.listed(dir, prefix.clone()) {
+            walk.stack.push(level);
+            return walk;
+        }
         match fs.root().walk_dir(dir) {
             Ok((d, entries)) => walk.stack.push(Level {
-                dir: Arc::new(d),
+                rel: dir.clone(),
+                dir: Some(Arc::new(d)),
                 prefix,
-                entries: entries.into_iter(),
+                entries: Arc::new(entries),
+                unread: Vec::new(),
+                next: 0,
             }),
             Err(e) => walk.failed = Some(Item::Error(format!("grep: {user}: {e}"))),
         }
         walk
+    }
+
+    /// The directory at `rel` as the text index lists it, if it follows it.
+    fn listed(&self, rel: &RelPath, prefix: String) -> Option<Level> {
+        let (entries, unread) = self.view?.dir(rel.as_str())?;
+        Some(Level {
+            rel: rel.clone(),
+            dir: None,
+            prefix,
+            entries,
+            unread,
+            next: 0,
+        })
     }
 
     /// The next file (or problem) in walk order; `None` when the walk is over.
@@ -76,22 +124,25 @@ impl<'w> Walk<'w> {
         loop {
             let depth = self.stack.len();
             let level = self.stack.last_mut()?;
-            let Some((name, kind)) = level.entries.next() else {
+            let i = level.next;
+            if i >= level.entries.len() {
                 self.stack.pop();
                 continue;
-            };
+            }
+            level.next += 1;
+            if level.unread.get(i) == Some(&true) {
+                continue;
+            }
+            let (name, kind) = level.entries[i].clone();
             match kind {
                 Kind::File => {
                     let label = format!("{}{name}", level.prefix);
-                    if !self.filter.included(&label)
-                        || !self.fs.readable(&level.dir.rel().join(&name))
-                    {
+                    if !self.filter.included(&label) || !self.fs.readable(&level.rel.join(&name)) {
                         continue;
                     }
-                    return Some(Item::File {
-                        dir: level.dir.clone(),
-                        name,
-                        label,
+                    return Some(match level.dir(self.fs) {
+                        Ok(dir) => Item::File { dir, name, label },
+                        Err(e) => Item::Error(format!("grep: {label}: {e}")),
                     });
                 }
                 Kind::Dir if !self.filter.excludes_dir(&name) => {
@@ -101,11 +152,21 @@ impl<'w> Walk<'w> {
                             "grep: {label}: directories nest deeper than {MAX_DEPTH}"
                         )));
                     }
-                    match level.dir.open_dir(&name) {
+                    let rel = level.rel.join(&name);
+                    let prefix = format!("{label}/");
+                    if let Some(sub) = self.listed(&rel, prefix.clone()) {
+                        self.stack.push(sub);
+                        continue;
+                    }
+                    let level = self.stack.last_mut()?;
+                    match level.dir(self.fs).and_then(|d| d.open_dir(&name)) {
                         Ok((d, entries)) => self.stack.push(Level {
-                            dir: Arc::new(d),
-                            prefix: label + "/",
-                            entries: entries.into_iter(),
+                            rel,
+                            dir: Some(Arc::new(d)),
+                            prefix,
+                            entries: Arc::new(entries),
+                            unread: Vec::new(),
+                            next: 0,
                         }),
                         Err(e) => return Some(Item::Error(format!("grep: {label}: {e}"))),
                     }
