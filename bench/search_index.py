@@ -104,6 +104,7 @@ def main():
     shares = []
     env = bench.env("serve")
     for i in range(a.cold_runs):
+        env = bench.env("serve")
         cold, _, cold_text, cold_code, _ = start(a, env, tmp, f"cold{i}")
         cold.stop()
         shares.append(cold_text / (cold_code - cold_text))

@@ -254,24 +254,47 @@ fn check_view(
             continue;
         };
         prop_assert_eq!(&*listed, &on_disk, "the listing of {:?}", d);
-        for (i, (name, _)) in listed.iter().enumerate().filter(|(i, _)| skip[*i]) {
-            let path = rel.join(name).as_str().to_string();
-            let found = answer(
-                root,
-                &HashMap::new(),
-                q,
-                &plain,
-                &Files::Listed(vec![path.clone()]),
-            );
-            prop_assert_eq!(
-                found["results"].as_array().map(Vec::len),
-                Some(0),
-                "{:?} ({}) is left unread for {:?} but matches",
-                path,
-                i,
-                q
-            );
-            unread += 1;
+        for (name, _) in listed
+            .iter()
+            .zip(skip.iter())
+            .filter(|(_, s)| **s)
+            .map(|(e, _)| e)
+        {
+            // A directory left out: every file a walk of it would read.
+            let mut files = Vec::new();
+            let mut todo = vec![rel.join(name)];
+            while let Some(p) = todo.pop() {
+                match root.walk_dir(&p) {
+                    Ok((_, entries)) => {
+                        for (n, k) in entries {
+                            match k {
+                                ultra_workspace::root::Kind::Dir => todo.push(p.join(&n)),
+                                ultra_workspace::root::Kind::File => files.push(p.join(&n)),
+                                _ => {}
+                            }
+                        }
+                    }
+                    Err(_) => files.push(p),
+                }
+            }
+            for path in files {
+                let path = path.as_str().to_string();
+                let found = answer(
+                    root,
+                    &HashMap::new(),
+                    q,
+                    &plain,
+                    &Files::Listed(vec![path.clone()]),
+                );
+                prop_assert_eq!(
+                    found["results"].as_array().map(Vec::len),
+                    Some(0),
+                    "{:?} is left unread for {:?} but matches",
+                    path,
+                    q
+                );
+                unread += 1;
+            }
         }
     }
     Ok(unread)
@@ -345,7 +368,7 @@ fn a_view_lists_what_is_on_disk_and_leaves_unread_what_cannot_match() {
     let (entries, unread) = v.dir("a").expect("a is followed");
     let names: Vec<(&str, bool)> = entries
         .iter()
-        .zip(&unread)
+        .zip(unread.iter())
         .map(|((n, _), u)| (n.as_str(), *u))
         .collect();
     // Files that may match and the hidden directory are read, whether text, binary or
@@ -364,6 +387,24 @@ fn a_view_lists_what_is_on_disk_and_leaves_unread_what_cannot_match() {
     assert!(v.dir("a/.hid").is_none() && v.dir("gen").is_none());
     let (root_entries, _) = v.dir("").expect("the root is followed");
     assert!(root_entries.iter().any(|(n, _)| n == "gen"));
+    // A directory whose files are all known and none a candidate is not entered; one with
+    // a hidden directory, an ignored one or a candidate below it is.
+    w("c/d/hay.txt", "hay\n");
+    w("e/.h/hay.txt", "hay\n");
+    w("f/g/needle.txt", "needle\n");
+    let skipped = |v: &ultra_indexer::TextView| -> Vec<String> {
+        let (entries, unread) = v.dir("").unwrap();
+        entries
+            .iter()
+            .zip(unread.iter())
+            .filter(|(_, u)| **u)
+            .map(|((n, _), _)| n.clone())
+            .collect()
+    };
+    assert_eq!(skipped(&view("needle")), [".gitignore", "c"]);
+    w("c/d/more.txt", "one more needle\n");
+    assert_eq!(skipped(&view("needle")), [".gitignore"]);
+    assert_eq!(skipped(&view("hay")), [".gitignore", "f"]);
     // A change shows in the next view, with no wait.
     w("a/two.txt", "a needle\n");
     w("a/new/five.txt", "hay\n");
@@ -383,7 +424,36 @@ fn a_view_lists_what_is_on_disk_and_leaves_unread_what_cannot_match() {
     // Hidden and binary files are not searched by `search.findInFiles`.
     let q = ultra_search::compile("needle", &SearchOptions::default()).unwrap();
     let found = text.candidates(&root, &q.grams, &[]).unwrap();
-    assert_eq!(found, ["b/one.txt", "b/two.txt"]);
+    assert_eq!(
+        found,
+        ["b/one.txt", "b/two.txt", "c/d/more.txt", "f/g/needle.txt"]
+    );
+}
+
+/// A protected file is not indexed (agents may not read it) but a person's `grep -r` reads
+/// it: the directory holding it is always entered, and the file read.
+#[test]
+fn a_protected_file_is_always_read() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::create_dir_all(dir.path().join("p/q")).unwrap();
+    std::fs::write(dir.path().join("p/q/secret.env"), "needle\n").unwrap();
+    std::fs::write(dir.path().join("p/q/plain.txt"), "hay\n").unwrap();
+    let opts = RootOptions {
+        restricted: vec!["**/*.env".into()],
+        ..RootOptions::default()
+    };
+    let root = Root::open(dir.path(), opts).expect("root");
+    let text = Arc::new(TextIndex::new(root.path().to_path_buf(), None));
+    let _watch = text.watch().expect("inotify");
+    text.build(&root);
+    let v = text
+        .view(&root, &["needle".to_string()], false)
+        .expect("answers");
+    let (_, unread) = v.dir("").unwrap();
+    assert_eq!(*unread, [false], "p is entered");
+    let (entries, unread) = v.dir("p/q").unwrap();
+    assert_eq!(entries[0].0, "plain.txt");
+    assert_eq!(*unread, [true, false], "secret.env is read");
 }
 
 /// Without a watcher or before a build, the index says it cannot answer (searches scan).

@@ -75,7 +75,7 @@ impl ultra_shell::run::fs::TextIndex for Text {
 struct View(ultra_indexer::TextView);
 
 impl ultra_shell::run::fs::TextView for View {
-    fn dir(&self, dir: &str) -> Option<(Arc<ultra_workspace::root::Listing>, Vec<bool>)> {
+    fn dir(&self, dir: &str) -> Option<(Arc<ultra_workspace::root::Listing>, Arc<Vec<bool>>)> {
         self.0.dir(dir)
     }
 }

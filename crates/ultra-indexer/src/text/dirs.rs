@@ -22,6 +22,9 @@ pub(super) struct Listed {
     entries: Arc<Listing>,
     /// As long as `entries`, always.
     text: Arc<Vec<bool>>,
+    /// Every file below it is held by its trigrams and every directory below it is
+    /// followed: a search whose candidates are none of them need not enter it.
+    clean: bool,
 }
 
 /// The followed directories by workspace path (`""` is the root). Shared with the views
@@ -121,6 +124,45 @@ impl Dirs {
                 }
             }
         }
+        // Which subtrees are clean, for the directories marked and those above them,
+        // deepest first (a directory's flag reads its subdirectories').
+        let mut todo: Vec<String> = match dirs {
+            None => map.keys().cloned().collect(),
+            Some(dirs) => {
+                let mut up = HashSet::new();
+                for d in dirs {
+                    let mut d = d.as_str();
+                    while up.insert(d.to_string()) && !d.is_empty() {
+                        d = parent(d).0;
+                    }
+                }
+                up.into_iter().filter(|d| map.contains_key(d)).collect()
+            }
+        };
+        let depth = |d: &str| {
+            if d.is_empty() {
+                0
+            } else {
+                1 + d.matches('/').count()
+            }
+        };
+        todo.sort_by_key(|d| std::cmp::Reverse(depth(d)));
+        for d in todo {
+            let Some(l) = map.get(&d) else { continue };
+            let clean = l
+                .entries
+                .iter()
+                .zip(l.text.iter())
+                .all(|((name, k), text)| match k {
+                    EntryKind::File => *text,
+                    EntryKind::Dir => map.get(&join(&d, name)).is_some_and(|c| c.clean),
+                    // A search walks neither.
+                    EntryKind::Symlink | EntryKind::Other => true,
+                });
+            if let Some(l) = map.get_mut(&d) {
+                l.clean = clean;
+            }
+        }
     }
 
     /// Whether `p` is a followed directory.
@@ -134,6 +176,7 @@ fn listed(entries: Listing) -> Listed {
     Listed {
         entries: Arc::new(entries),
         text,
+        clean: false,
     }
 }
 
@@ -150,34 +193,50 @@ pub struct TextView {
     dirs: Dirs,
     /// The candidates' names, by directory.
     candidates: HashMap<String, Vec<String>>,
+    /// The directories with a candidate somewhere below them.
+    above: HashSet<String>,
 }
 
 impl TextView {
     pub(super) fn new(dirs: Dirs, candidates: Vec<String>) -> TextView {
         let mut by_dir: HashMap<String, Vec<String>> = HashMap::new();
+        let mut above = HashSet::new();
         for c in candidates {
             let (dir, name) = parent(&c);
             by_dir
                 .entry(dir.to_string())
                 .or_default()
                 .push(name.to_string());
+            let mut d = dir;
+            while above.insert(d.to_string()) && !d.is_empty() {
+                d = parent(d).0;
+            }
         }
         TextView {
             dirs,
             candidates: by_dir,
+            above,
         }
     }
 
     /// The entries of the directory `dir` (`""`: the root) when the index follows it, each
-    /// with whether the search may leave it unread; `None`: list it from the disk.
-    pub fn dir(&self, dir: &str) -> Option<(Arc<Listing>, Vec<bool>)> {
-        let l = self.dirs.0.get(dir)?;
+    /// with whether the search may leave it unread (a file that cannot match, or a clean
+    /// directory with no candidate below it); `None`: list it from the disk.
+    pub fn dir(&self, dir: &str) -> Option<(Arc<Listing>, Arc<Vec<bool>>)> {
+        let map = &self.dirs.0;
+        let l = map.get(dir)?;
         let mut unread = l.text.to_vec();
+        for (i, (name, k)) in l.entries.iter().enumerate() {
+            if *k == EntryKind::Dir {
+                let sub = join(dir, name);
+                unread[i] = !self.above.contains(&sub) && map.get(&sub).is_some_and(|c| c.clean);
+            }
+        }
         for name in self.candidates.get(dir).into_iter().flatten() {
             if let Ok(i) = l.entries.binary_search_by(|(n, _)| n.as_str().cmp(name)) {
                 unread[i] = false;
             }
         }
-        Some((l.entries.clone(), unread))
+        Some((l.entries.clone(), Arc::new(unread)))
     }
 }

@@ -9,7 +9,7 @@
 //! could not read (a refused hard link, a file too large, a read error) are candidates for
 //! every query, and so are open buffers; binary files are not (unless open in a buffer).
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
@@ -61,6 +61,30 @@ struct Inner {
     /// The listings of the directories the walk entered (not saved: the first refresh after
     /// a start walks the tree).
     dirs: dirs::Dirs,
+    /// The files of kind [`Kind::Unread`] (candidates for every query), kept apart so that
+    /// a query does not look through every file for them.
+    unread: BTreeSet<String>,
+}
+
+impl Inner {
+    /// Hold `entry` for `path`, with its trigrams when it was read.
+    fn put(&mut self, path: String, entry: Entry, grams: &[Gram]) {
+        if entry.kind == Kind::Unread {
+            self.grams.remove(&path);
+            self.unread.insert(path.clone());
+        } else {
+            self.grams.upsert_grams(&path, grams);
+            self.unread.remove(&path);
+        }
+        self.files.insert(path, entry);
+    }
+
+    /// Forget the file at `path`.
+    fn forget(&mut self, path: &str) {
+        self.files.remove(path);
+        self.grams.remove(path);
+        self.unread.remove(path);
+    }
 }
 
 /// How a refresh changes the followed directories' listings.
@@ -346,16 +370,21 @@ impl TextIndex {
         if !gone.is_empty() || !linked.is_empty() {
             let mut inner = self.inner.write().unwrap_or_else(|p| p.into_inner());
             for p in &gone {
-                inner.files.remove(p);
-                inner.grams.remove(p);
+                inner.forget(p);
             }
             // The other names of a file just found hard-linked (the link made no event
             // for them).
-            let Inner { files, grams, .. } = &mut *inner;
+            let Inner {
+                files,
+                grams,
+                unread,
+                ..
+            } = &mut *inner;
             for (p, e) in files.iter_mut() {
                 if e.kind != Kind::Unread && linked.contains(&e.ino) {
                     e.kind = Kind::Unread;
                     grams.remove(p);
+                    unread.insert(p.clone());
                     dirs::touched(p, &mut touched);
                 }
             }
@@ -445,12 +474,7 @@ impl TextIndex {
     fn apply(&self, batch: Vec<(String, Entry, Vec<Gram>)>) {
         let mut inner = self.inner.write().unwrap_or_else(|p| p.into_inner());
         for (path, entry, grams) in batch {
-            if entry.kind != Kind::Unread {
-                inner.grams.upsert_grams(&path, &grams);
-            } else {
-                inner.grams.remove(&path);
-            }
-            inner.files.insert(path, entry);
+            inner.put(path, entry, &grams);
         }
     }
 
@@ -637,25 +661,37 @@ fn entry_kind(m: &std::fs::Metadata) -> EntryKind {
 /// (text files its walk finds), or with `every`, of all the files the index holds.
 fn candidates_in(inner: &Inner, q: &trigram::Query, buffers: &[&str], every: bool) -> Vec<String> {
     let wanted = |e: &Entry| every || (e.searched && e.kind != Kind::Binary);
-    let mut out: Vec<String> = match inner.grams.candidates(q) {
-        Some(paths) => paths
-            .into_iter()
-            .filter(|p| inner.files.get(*p).is_some_and(wanted))
-            .map(str::to_string)
-            .collect(),
-        None => inner
-            .files
-            .iter()
-            .filter(|(_, e)| e.kind != Kind::Unread && wanted(e))
-            .map(|(p, _)| p.clone())
-            .collect(),
+    // Binary files' lists hold only their printable trigrams.
+    let binary_q = q.keeping(trigram::printable);
+    let split = every && binary_q != *q;
+    let of = |q: &trigram::Query, keep: &dyn Fn(&Entry) -> bool| -> Vec<String> {
+        match inner.grams.candidates(q) {
+            Some(paths) => paths
+                .into_iter()
+                .filter(|p| inner.files.get(*p).is_some_and(keep))
+                .map(str::to_string)
+                .collect(),
+            None => inner
+                .files
+                .iter()
+                .filter(|(_, e)| e.kind != Kind::Unread && keep(e))
+                .map(|(p, _)| p.clone())
+                .collect(),
+        }
+    };
+    let mut out = if split {
+        let mut out = of(q, &|e| e.kind == Kind::Text);
+        out.extend(of(&binary_q, &|e| e.kind == Kind::Binary));
+        out
+    } else {
+        of(q, &wanted)
     };
     out.extend(
         inner
-            .files
+            .unread
             .iter()
-            .filter(|(_, e)| e.kind == Kind::Unread && wanted(e))
-            .map(|(p, _)| p.clone()),
+            .filter(|p| inner.files.get(*p).is_some_and(wanted))
+            .cloned(),
     );
     out.extend(
         buffers
@@ -684,7 +720,9 @@ fn read_one(root: &Root, rel: &str, buf: &mut Vec<u8>) -> (Kind, Vec<Gram>) {
         return (Kind::Unread, Vec::new());
     }
     if ultra_search::is_binary(buf) {
-        return (Kind::Binary, trigram::grams(buf));
+        let mut grams = trigram::grams(buf);
+        grams.retain(|g| trigram::printable(*g));
+        return (Kind::Binary, grams);
     }
     (Kind::Text, trigram::grams(buf))
 }

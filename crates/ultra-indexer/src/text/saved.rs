@@ -132,9 +132,15 @@ pub(super) fn load(path: &Path) -> Option<Inner> {
     }
     // Every file read is in the trigram index, and the other way round.
     let read = files.values().filter(|e| e.kind != Kind::Unread).count();
+    let unread = files
+        .iter()
+        .filter(|(_, e)| e.kind == Kind::Unread)
+        .map(|(p, _)| p.clone())
+        .collect();
     (grams.len() == read).then_some(Inner {
         grams,
         files,
         dirs: Default::default(),
+        unread,
     })
 }

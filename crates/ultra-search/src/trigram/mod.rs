@@ -63,6 +63,14 @@ pub fn grams(text: &[u8]) -> Vec<Gram> {
     out
 }
 
+/// Whether all three bytes of `g` are printable ASCII (tab and line ends included): the
+/// trigrams kept of a binary file, whose others (compressed or encoded bytes) are mostly
+/// unique to it and would multiply the lists. See [`Query::keeping`].
+pub fn printable(g: Gram) -> bool {
+    let ok = |b: u32| (0x20..0x7f).contains(&b) || b == 9 || b == 10 || b == 13;
+    ok(g >> 16) && ok((g >> 8) & 0xff) && ok(g & 0xff)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -173,6 +181,46 @@ mod tests {
             // Removed files are never candidates.
             for c in cands.unwrap_or_default() {
                 prop_assert!(model.contains_key(c));
+            }
+        }
+
+        /// Files indexed by their printable trigrams alone (binary files) are never left
+        /// out by a query kept to those trigrams.
+        #[test]
+        fn printable_trigrams_never_miss_a_match(
+            texts in proptest::collection::vec(
+                (text(), proptest::collection::vec(0..40usize, 0..3)), 1..8),
+            pat in pattern(),
+            ci in any::<bool>(),
+        ) {
+            let mut idx = TrigramIndex::new();
+            let mut docs = Vec::new();
+            for (i, (t, nuls)) in texts.into_iter().enumerate() {
+                let mut bytes = t.into_bytes();
+                for at in nuls {
+                    bytes.insert(at.min(bytes.len()), 0);
+                }
+                let mut gs = grams(&bytes);
+                gs.retain(|g| printable(*g));
+                let path = format!("f{i}");
+                idx.upsert_grams(&path, &gs);
+                docs.push((path, bytes));
+            }
+            let re = regex::bytes::RegexBuilder::new(&pat)
+                .case_insensitive(ci)
+                .unicode(false)
+                .build();
+            // Byte-wise patterns only where the pattern is valid without Unicode mode.
+            let Ok(re) = re else { return Ok(()) };
+            let q = Query::regex(&pat, ci).unwrap().keeping(printable);
+            let cands = idx.candidates(&q);
+            for (path, bytes) in &docs {
+                if re.is_match(bytes) {
+                    prop_assert!(
+                        cands.as_ref().is_none_or(|c| c.contains(&path.as_str())),
+                        "{} matches {:?} but {:?} left it out", pat, bytes, q
+                    );
+                }
             }
         }
 

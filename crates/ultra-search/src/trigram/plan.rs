@@ -45,6 +45,25 @@ impl Query {
         Some(plan(&hir).full())
     }
 
+    /// This query over an index that holds only the trigrams `kept` says yes to: the others
+    /// are taken as present (for files indexed that way, as binary files are).
+    pub fn keeping(&self, kept: impl Fn(Gram) -> bool + Copy) -> Query {
+        match self {
+            Query::All => Query::All,
+            Query::Nothing => Query::Nothing,
+            Query::Grams(gs) => {
+                let gs: Vec<Gram> = gs.iter().copied().filter(|g| kept(*g)).collect();
+                if gs.is_empty() {
+                    Query::All
+                } else {
+                    Query::Grams(gs)
+                }
+            }
+            Query::And(parts) => Query::and(parts.iter().map(|p| p.keeping(kept)).collect()),
+            Query::Or(parts) => Query::or(parts.iter().map(|p| p.keeping(kept)).collect()),
+        }
+    }
+
     /// A match of any of `queries`.
     pub fn any_of(queries: Vec<Query>) -> Query {
         Query::or(queries)

@@ -54,7 +54,7 @@ pub trait TextView: Send + Sync {
     /// The entries of the directory `dir` (a workspace path, `""` the root) when the index
     /// follows it, as [`Root::walk_dir`] lists them, each with whether the search may leave
     /// it unread (a file the index knows holds no match); `None`: list it from the disk.
-    fn dir(&self, dir: &str) -> Option<(Arc<Listing>, Vec<bool>)>;
+    fn dir(&self, dir: &str) -> Option<(Arc<Listing>, Arc<Vec<bool>>)>;
 }
 
 /// The workspace's text index, when the layer above keeps one: `grep -r` and the `grep`

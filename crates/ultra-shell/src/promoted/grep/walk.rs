@@ -48,7 +48,7 @@ struct Level {
     entries: Arc<Listing>,
     /// Entries the search leaves unread (the text index knows they hold no match); empty
     /// for a directory listed from the disk.
-    unread: Vec<bool>,
+    unread: Arc<Vec<bool>>,
     next: usize,
 }
 
@@ -85,8 +85,15 @@ impl<'w> Walk<'w> {
             stack: Vec::new(),
             failed: None,
         };
-        if let Some(level) = walk.listed(dir, prefix.clone()) {
-            walk.stack.push(level);
+        if let Some((entries, unread)) = walk.listed(dir) {
+            walk.stack.push(Level {
+                rel: dir.clone(),
+                dir: None,
+                prefix,
+                entries,
+                unread,
+                next: 0,
+            });
             return walk;
         }
         match fs.root().walk_dir(dir) {
@@ -95,7 +102,7 @@ impl<'w> Walk<'w> {
                 dir: Some(Arc::new(d)),
                 prefix,
                 entries: Arc::new(entries),
-                unread: Vec::new(),
+                unread: Arc::default(),
                 next: 0,
             }),
             Err(e) => walk.failed = Some(Item::Error(format!("grep: {user}: {e}"))),
@@ -104,16 +111,8 @@ impl<'w> Walk<'w> {
     }
 
     /// The directory at `rel` as the text index lists it, if it follows it.
-    fn listed(&self, rel: &RelPath, prefix: String) -> Option<Level> {
-        let (entries, unread) = self.view?.dir(rel.as_str())?;
-        Some(Level {
-            rel: rel.clone(),
-            dir: None,
-            prefix,
-            entries,
-            unread,
-            next: 0,
-        })
+    fn listed(&self, rel: &RelPath) -> Option<(Arc<Listing>, Arc<Vec<bool>>)> {
+        self.view?.dir(rel.as_str())
     }
 
     /// The next file (or problem) in walk order; `None` when the walk is over.
@@ -133,39 +132,56 @@ impl<'w> Walk<'w> {
             if level.unread.get(i) == Some(&true) {
                 continue;
             }
-            let (name, kind) = level.entries[i].clone();
+            let entries = level.entries.clone();
+            let (name, kind) = &entries[i];
             match kind {
                 Kind::File => {
                     let label = format!("{}{name}", level.prefix);
-                    if !self.filter.included(&label) || !self.fs.readable(&level.rel.join(&name)) {
+                    if !self.filter.included(&label) || !self.fs.readable(&level.rel.join(name)) {
                         continue;
                     }
                     return Some(match level.dir(self.fs) {
-                        Ok(dir) => Item::File { dir, name, label },
+                        Ok(dir) => Item::File {
+                            dir,
+                            name: name.clone(),
+                            label,
+                        },
                         Err(e) => Item::Error(format!("grep: {label}: {e}")),
                     });
                 }
-                Kind::Dir if !self.filter.excludes_dir(&name) => {
-                    let label = format!("{}{name}", level.prefix);
+                Kind::Dir if !self.filter.excludes_dir(name) => {
+                    // Thousands of directories on a large tree: one string each for the
+                    // labels below it, without `format!`.
+                    let mut prefix = String::with_capacity(level.prefix.len() + name.len() + 1);
+                    prefix.push_str(&level.prefix);
+                    prefix.push_str(name);
+                    prefix.push('/');
+                    let label = &prefix[..prefix.len() - 1];
                     if depth > MAX_DEPTH {
                         return Some(Item::Error(format!(
                             "grep: {label}: directories nest deeper than {MAX_DEPTH}"
                         )));
                     }
-                    let rel = level.rel.join(&name);
-                    let prefix = format!("{label}/");
-                    if let Some(sub) = self.listed(&rel, prefix.clone()) {
-                        self.stack.push(sub);
+                    let rel = level.rel.join(name);
+                    if let Some((entries, unread)) = self.listed(&rel) {
+                        self.stack.push(Level {
+                            rel,
+                            dir: None,
+                            prefix,
+                            entries,
+                            unread,
+                            next: 0,
+                        });
                         continue;
                     }
                     let level = self.stack.last_mut()?;
-                    match level.dir(self.fs).and_then(|d| d.open_dir(&name)) {
+                    match level.dir(self.fs).and_then(|d| d.open_dir(name)) {
                         Ok((d, entries)) => self.stack.push(Level {
                             rel,
                             dir: Some(Arc::new(d)),
                             prefix,
                             entries: Arc::new(entries),
-                            unread: Vec::new(),
+                            unread: Arc::default(),
                             next: 0,
                         }),
                         Err(e) => return Some(Item::Error(format!("grep: {label}: {e}"))),
