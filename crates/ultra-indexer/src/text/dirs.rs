@@ -5,7 +5,9 @@
 //! the few files that can match.
 //!
 //! A listing holds every name, hidden and ignored ones too (GNU grep walks those; the index
-//! does not, so a search lists such a directory from the disk itself).
+//! does not, so a search lists such a directory from the disk itself). A directory is
+//! `clean` when everything below it is known to the index (files by their trigrams,
+//! directories followed): a search with no candidate below it does not enter it at all.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
