@@ -205,6 +205,16 @@ fn grep_from_the_index_prints_what_a_scan_prints() {
     assert_eq!(served(&mut c), want);
 }
 
+/// What a script run printed: its output, its errors and its exit status.
+fn printed(v: &Value) -> String {
+    format!(
+        "{}\n{}\n[{}]",
+        v["stdout"].as_str().unwrap(),
+        v["stderr"],
+        v["exitCode"]
+    )
+}
+
 /// A change made to a workspace.
 type Step<'a> = &'a dyn Fn(&Ws);
 
@@ -235,13 +245,7 @@ fn grep_from_the_index_follows_changes_made_while_serving() {
                 let out = ws.cli_with(&["-c", "ultra.shell.run", "-a", &args, "--json"], |c| {
                     c.env("ULTRA_SOCKET", &socket);
                 });
-                let v = &out.json()[0]["data"];
-                format!(
-                    "{}\n{}\n[{}]",
-                    v["stdout"].as_str().unwrap(),
-                    v["stderr"],
-                    v["exitCode"]
-                )
+                printed(&out.json()[0]["data"])
             })
             .collect()
     };
@@ -298,15 +302,7 @@ fn grep_from_the_index_follows_changes_made_while_serving() {
         step(&ws);
         let served: Vec<String> = scripts
             .iter()
-            .map(|s| {
-                let v = c.ok("ultra.shell.run", json!({"script": s}));
-                format!(
-                    "{}\n{}\n[{}]",
-                    v["stdout"].as_str().unwrap(),
-                    v["stderr"],
-                    v["exitCode"]
-                )
-            })
+            .map(|s| printed(&c.ok("ultra.shell.run", json!({"script": s}))))
             .collect();
         assert_eq!(served, scan(&ws), "after {what}");
     }
