@@ -43,4 +43,12 @@ fi
 if [ ! -x target/bench/rtt ] || [ bench/rtt.rs -nt target/bench/rtt ]; then
     rustc -O --edition 2021 -o target/bench/rtt bench/rtt.rs
 fi
-echo "setup done: target/release/ultra, target/bench/echo, target/bench/rtt"
+if [ ! -x target/bench/mcp_rtt ] || [ bench/mcp_rtt.rs -nt target/bench/mcp_rtt ]; then
+    rustc -O --edition 2021 -o target/bench/mcp_rtt bench/mcp_rtt.rs
+fi
+if [ ! -x target/bench/ws_rtt ] || [ bench/ws_rtt.rs -nt target/bench/ws_rtt ]; then
+    rustc -O --edition 2021 -o target/bench/ws_rtt bench/ws_rtt.rs
+fi
+# The WebSocket floor: a tokio-tungstenite echo.
+cargo build --release -p ultra-ws --example ws_echo
+echo "setup done: target/release/ultra, target/bench/{echo,rtt,mcp_rtt,ws_rtt}, target/release/examples/ws_echo"

@@ -211,6 +211,8 @@ fn check(
         );
         check_view(root, text, q, &o)?;
     }
+    // The count kept as files come and go is the count of the files held.
+    prop_assert_eq!(text.state().files, text.stats().files);
     Ok(())
 }
 

@@ -64,6 +64,8 @@ struct Inner {
     /// The files of kind [`Kind::Unread`] (candidates for every query), kept apart so that
     /// a query does not look through every file for them.
     unread: BTreeSet<String>,
+    /// How many files `search.findInFiles` searches (`ultra.getWorkspaceInfo` asks often).
+    searched: usize,
 }
 
 impl Inner {
@@ -76,12 +78,17 @@ impl Inner {
             self.grams.upsert_grams(&path, grams);
             self.unread.remove(&path);
         }
-        self.files.insert(path, entry);
+        self.searched += usize::from(entry.searched);
+        if let Some(old) = self.files.insert(path, entry) {
+            self.searched -= usize::from(old.searched);
+        }
     }
 
     /// Forget the file at `path`.
     fn forget(&mut self, path: &str) {
-        self.files.remove(path);
+        if let Some(old) = self.files.remove(path) {
+            self.searched -= usize::from(old.searched);
+        }
         self.grams.remove(path);
         self.unread.remove(path);
     }
@@ -310,10 +317,7 @@ impl TextIndex {
                 .inner
                 .read()
                 .unwrap_or_else(|p| p.into_inner())
-                .files
-                .values()
-                .filter(|e| e.searched)
-                .count(),
+                .searched,
         }
     }
 

@@ -137,10 +137,12 @@ pub(super) fn load(path: &Path) -> Option<Inner> {
         .filter(|(_, e)| e.kind == Kind::Unread)
         .map(|(p, _)| p.clone())
         .collect();
+    let searched = files.values().filter(|e| e.searched).count();
     (grams.len() == read).then_some(Inner {
         grams,
         files,
         dirs: Default::default(),
         unread,
+        searched,
     })
 }
