@@ -359,6 +359,8 @@ fn a_view_lists_what_is_on_disk_and_leaves_unread_what_cannot_match() {
     w("gen/four.txt", "hay\n");
     w(".gitignore", "gen/\n");
     w("a/.dot", "hay\n");
+    // Hidden and larger than what the index reads for grep alone: grep reads it.
+    w("a/.big", &"hay ".repeat(2 << 20));
     std::fs::write(dir.path().join("a/bin"), b"hay\0").unwrap();
     std::fs::write(dir.path().join("a/bin2"), b"needle\0").unwrap();
     let root = Root::open(dir.path(), RootOptions::default()).expect("root");
@@ -378,6 +380,7 @@ fn a_view_lists_what_is_on_disk_and_leaves_unread_what_cannot_match() {
     assert_eq!(
         names,
         [
+            (".big", false),
             (".dot", true),
             (".hid", false),
             ("bin", true),
@@ -422,7 +425,7 @@ fn a_view_lists_what_is_on_disk_and_leaves_unread_what_cannot_match() {
     let v = view("needle");
     assert!(v.dir("a").is_none() && v.dir("a/new").is_none());
     let (entries, _) = v.dir("b").expect("moved");
-    assert_eq!(entries.len(), 6);
+    assert_eq!(entries.len(), 7);
     // Hidden and binary files are not searched by `search.findInFiles`.
     let q = ultra_search::compile("needle", &SearchOptions::default()).unwrap();
     let found = text.candidates(&root, &q.grams, &[]).unwrap();

@@ -177,6 +177,9 @@ impl Followed for TextIndex {
 
 /// Files read between two hand-overs to the index (a query waits for at most one batch).
 const BATCH: usize = 256;
+/// Largest hidden or ignored file read for `grep -r` alone; a larger one (a database, a
+/// log, a build artefact beside the sources) is left unread and `grep` reads it itself.
+const GREP_ONLY_MAX: u64 = 4 << 20;
 
 impl TextIndex {
     /// An empty index of the workspace at `root`, saved at `saved_at`; nothing is read
@@ -436,7 +439,8 @@ impl TextIndex {
             loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(f) = files.get(i) else { return };
-                let (kind, grams) = if f.nlink > 1 {
+                let too_large = !f.searched && f.stamp.is_none_or(|s| s.len > GREP_ONLY_MAX);
+                let (kind, grams) = if f.nlink > 1 || too_large {
                     (Kind::Unread, Vec::new())
                 } else {
                     read_one(root, &f.path, &mut buf)
