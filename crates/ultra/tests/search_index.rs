@@ -234,6 +234,8 @@ fn grep_from_the_index_follows_changes_made_while_serving() {
         "grep -rn needle .",
         "grep -rli 'NEEDLE|zz' -E d1",
         "grep -rnF -e needle -e straw .",
+        "grep -rc needle .",
+        "grep -rL needle d1",
     ];
     // A scan in another process, which finds no server at the socket it is given.
     let scan = |ws: &Ws| -> Vec<String> {

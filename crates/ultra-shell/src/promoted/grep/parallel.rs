@@ -12,7 +12,7 @@ use std::sync::{Condvar, Mutex, mpsc};
 use grep_searcher::Searcher;
 use ultra_workspace::{Root, WsError};
 
-use super::search::{Cfg, Input, Searched, search_stream};
+use super::search::{Cfg, Input, Searched, report, search_stream};
 use super::walk::{Item, Walk};
 
 /// Files taken from the walk at a time.
@@ -83,6 +83,17 @@ impl Shared<'_, '_> {
                     if !self.no_messages {
                         let _ = writeln!(done.err, "{msg}");
                     }
+                }
+                Item::NoMatch { label } => {
+                    done.found = report(
+                        self.cfg,
+                        &label,
+                        0,
+                        false,
+                        false,
+                        &mut done.out,
+                        &mut done.err,
+                    );
                 }
                 Item::File { dir, name, label } => match self.root.open_file_in(&dir, &name) {
                     Ok((f, meta)) => {

@@ -254,11 +254,9 @@ pub(super) fn run(a: &GrepArgs, io: &mut Io<'_>, cx: &Cx<'_>) -> i32 {
         exclude,
         exclude_dir,
     };
-    // Only where a file without a match prints nothing and changes no status.
-    let view = if a.invert_match
-        || matches!(output, Output::Count | Output::FilesWithout)
-        || patterns.is_empty()
-    {
+    // Not for `-v` (a file without a match prints its lines). With `-c` and `-L` a file
+    // the index rules out prints as one without a match, unread.
+    let view = if a.invert_match || patterns.is_empty() {
         None
     } else {
         cx.fs
@@ -452,7 +450,15 @@ impl Run<'_, '_> {
         err: &mut dyn Write,
     ) -> bool {
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
-        let walk = Walk::new(self.cx.fs, self.filter, self.view.as_deref(), dir, user);
+        let every_file = matches!(self.cfg.output, Output::Count | Output::FilesWithout);
+        let walk = Walk::new(
+            self.cx.fs,
+            self.filter,
+            self.view.as_deref(),
+            every_file,
+            dir,
+            user,
+        );
         let done = parallel::search_walk(
             &self.cfg,
             &self.searcher,
@@ -679,7 +685,7 @@ pub(super) fn search_stream(
 
 /// What a search that selected `selected` lines prints at its end (a count, a name, the
 /// binary-file note), and whether to stop.
-fn report(
+pub(super) fn report(
     cfg: &Cfg<'_>,
     label: &str,
     selected: u64,

@@ -15,12 +15,17 @@ use crate::run::fs::{ShellFs, TextView};
 /// 255 components anyway).
 const MAX_DEPTH: usize = 255;
 
-/// One entry of a walk: a file to search, or a problem to report.
+/// One entry of a walk: a file to search, a file known to hold no match, or a problem to
+/// report.
 pub(super) enum Item {
     File {
         dir: Arc<WalkDir>,
         name: String,
         /// The name grep prints: the operand as the user wrote it, then the path below it.
+        label: String,
+    },
+    /// A file the text index rules out, left unread (`-c` prints its 0, `-L` its name).
+    NoMatch {
         label: String,
     },
     Error(String),
@@ -32,6 +37,9 @@ pub(super) struct Walk<'w> {
     filter: &'w Filter,
     /// The text index's listings, for the directories it follows.
     view: Option<&'w dyn TextView>,
+    /// Every file is reported, matching or not (`-c`, `-L`): no directory is passed over,
+    /// and a file the index rules out is an [`Item::NoMatch`].
+    every_file: bool,
     /// The directories being listed, outermost first.
     stack: Vec<Level>,
     /// A failure to list the operand itself, reported as the walk's only item.
@@ -70,6 +78,7 @@ impl<'w> Walk<'w> {
         fs: &'w ShellFs,
         filter: &'w Filter,
         view: Option<&'w dyn TextView>,
+        every_file: bool,
         dir: &RelPath,
         user: &str,
     ) -> Self {
@@ -82,6 +91,7 @@ impl<'w> Walk<'w> {
             fs,
             filter,
             view,
+            every_file,
             stack: Vec::new(),
             failed: None,
         };
@@ -129,7 +139,8 @@ impl<'w> Walk<'w> {
                 continue;
             }
             level.next += 1;
-            if level.unread.get(i) == Some(&true) {
+            let ruled_out = level.unread.get(i) == Some(&true);
+            if ruled_out && !self.every_file {
                 continue;
             }
             let entries = level.entries.clone();
@@ -139,6 +150,9 @@ impl<'w> Walk<'w> {
                     let label = format!("{}{name}", level.prefix);
                     if !self.filter.included(&label) || !self.fs.readable(&level.rel.join(name)) {
                         continue;
+                    }
+                    if ruled_out {
+                        return Some(Item::NoMatch { label });
                     }
                     return Some(match level.dir(self.fs) {
                         Ok(dir) => Item::File {
