@@ -20,6 +20,10 @@ use std::path::PathBuf;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
+#[path = "rtt_common.rs"]
+mod common;
+use common::{median, percentile};
+
 const CASES: [(&str, &str, &str); 2] = [
     (
         "get_lines",
@@ -85,16 +89,6 @@ fn check(who: &str, reply: &[u8]) {
         eprintln!("mcp_rtt: {who}: unexpected reply {}", String::from_utf8_lossy(reply));
         std::process::exit(1);
     }
-}
-
-fn pct(times: &mut [u64], p: f64) -> f64 {
-    times.sort_unstable();
-    times[((p * times.len() as f64).ceil() as usize).clamp(1, times.len()) - 1] as f64 / 1e3
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
 }
 
 fn main() {
@@ -208,10 +202,10 @@ fn main() {
             }
             check(tool, &mcp.buf);
             check(command, &socket.buf);
-            m50.push(pct(&mut tm, 0.5));
-            m99.push(pct(&mut tm, 0.99));
-            s50.push(pct(&mut ts, 0.5));
-            s99.push(pct(&mut ts, 0.99));
+            m50.push(percentile(&mut tm, 0.5));
+            m99.push(percentile(&mut tm, 0.99));
+            s50.push(percentile(&mut ts, 0.5));
+            s99.push(percentile(&mut ts, 0.99));
             eprintln!("{tool} run {}: mcp p50 {:.0} µs, socket p50 {:.0} µs", run + 1, m50[run], s50[run]);
         }
         let (m50, m99, s50, s99) = (median(m50), median(m99), median(s50), median(s99));

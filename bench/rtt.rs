@@ -21,6 +21,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+#[path = "rtt_common.rs"]
+mod common;
+use common::{median, percentile, pin};
+
 struct Args {
     n: usize,
     warmup: usize,
@@ -132,9 +136,7 @@ fn latency(tool: &Tool, warmup: usize, n: usize) -> (f64, f64) {
             times.push(dt.as_nanos() as u64);
         }
     }
-    times.sort_unstable();
-    let rank = |p: f64| times[((p * times.len() as f64).ceil() as usize).clamp(1, times.len()) - 1];
-    (rank(0.50) as f64 / 1e3, rank(0.99) as f64 / 1e3)
+    (percentile(&mut times, 0.50), percentile(&mut times, 0.99))
 }
 
 /// `count` requests written at once by a second thread while this one reads the replies;
@@ -156,19 +158,6 @@ fn pipelined(tool: &Tool, count: usize) -> f64 {
     check(tool, &buf);
     let _ = writer.join();
     count as f64 / t.elapsed().as_secs_f64()
-}
-
-/// Pin every thread of `pid` to `cpus` (`taskset -a -p -c`).
-fn pin(pid: u32, cpus: &str) {
-    let ok = Command::new("taskset")
-        .args(["-a", "-p", "-c", cpus, &pid.to_string()])
-        .stdout(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok {
-        eprintln!("rtt: taskset failed for {pid}");
-        std::process::exit(1);
-    }
 }
 
 /// Pin this client to `client` and every thread of every server to `server`.
@@ -220,11 +209,6 @@ fn wait_socket(sock: &Path) {
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
 }
 
 fn main() {

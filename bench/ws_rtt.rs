@@ -20,6 +20,10 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::Instant;
 
+#[path = "rtt_common.rs"]
+mod common;
+use common::{median, percentile, pin};
+
 const REQUEST: &[u8] = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ultra.getWorkspaceInfo\"}";
 const TOKEN: &str = "bench-token-0123456789abcdef0123456789abcdef";
 
@@ -210,25 +214,7 @@ fn latency(tool: &Tool, warmup: usize, n: usize) -> (f64, f64) {
             times.push(dt.as_nanos() as u64);
         }
     }
-    times.sort_unstable();
-    let rank = |p: f64| times[((p * times.len() as f64).ceil() as usize).clamp(1, times.len()) - 1];
-    (rank(0.50) as f64 / 1e3, rank(0.99) as f64 / 1e3)
-}
-
-fn pin(pid: u32, cpus: &str) {
-    let ok = Command::new("taskset")
-        .args(["-a", "-p", "-c", cpus, &pid.to_string()])
-        .stdout(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok {
-        fail(format!("taskset failed for {pid}"));
-    }
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
+    (percentile(&mut times, 0.50), percentile(&mut times, 0.99))
 }
 
 fn main() {

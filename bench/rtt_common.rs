@@ -1,0 +1,30 @@
+//! What the raw round-trip clients share (`rtt.rs`, `ws_rtt.rs`, `mcp_rtt.rs`, each built
+//! alone with `rustc`, which finds this file through `#[path]`).
+
+#![allow(dead_code)]
+
+use std::process::{Command, Stdio};
+
+/// The nearest-rank percentile `p` (0..1) of `times` (ns), in µs.
+pub fn percentile(times: &mut [u64], p: f64) -> f64 {
+    times.sort_unstable();
+    times[((p * times.len() as f64).ceil() as usize).clamp(1, times.len()) - 1] as f64 / 1e3
+}
+
+pub fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// Pin every thread of `pid` to `cpus` (`taskset -a -p -c`); exits when taskset fails.
+pub fn pin(pid: u32, cpus: &str) {
+    let ok = Command::new("taskset")
+        .args(["-a", "-p", "-c", cpus, &pid.to_string()])
+        .stdout(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        eprintln!("taskset failed for {pid}");
+        std::process::exit(1);
+    }
+}
