@@ -1,4 +1,6 @@
-//! The NDJSON audit log: one line per executed command, written before the reply.
+//! The NDJSON audit log: one line per executed command, written before the reply, or for
+//! a read-only call on a transport that writes its own replies, just after it
+//! ([`crate::Executor::execute_then`]).
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;

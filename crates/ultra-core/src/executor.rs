@@ -43,9 +43,6 @@ pub trait Host: Send + Sync + 'static {
     fn session_closed(&self, _session: &str) {}
 }
 
-/// Run a handler. A long one (a shell pipeline, big I/O) on a multi-thread runtime first
-/// lets the worker's queued tasks move to another thread, so other connections keep being
-/// served; everything else (and the in-process CLI) just runs.
 /// A call that passed every check: what running it needs.
 struct Admitted<S> {
     id: &'static str,
@@ -54,6 +51,73 @@ struct Admitted<S> {
     vcx: Option<ValidationContext>,
 }
 
+/// A call's audit line and `command.executed` event, waiting for its reply to be sent.
+struct Entry {
+    source: Source,
+    id: std::borrow::Cow<'static, str>,
+    args: Value,
+    outcome: &'static str,
+    success: bool,
+    duration: u128,
+}
+
+/// `ok`, or the error's code: what the audit log and `command.executed` say of a call.
+fn outcome(result: &CommandResult) -> &'static str {
+    match &result.error {
+        None => "ok",
+        Some(e) => e.code.as_str(),
+    }
+}
+
+/// Where an [`Unrecorded`] call gets written.
+trait Trail: Send + Sync {
+    fn write(&self, entry: Entry);
+}
+
+impl<S: Host> Trail for Executor<S> {
+    fn write(&self, entry: Entry) {
+        self.write_entry(entry);
+    }
+}
+
+/// A read-only call's record (audit line and `command.executed` event) that waits until its
+/// reply is on the wire: see [`Executor::execute_then`]. It is written by
+/// [`Unrecorded::record`], or when dropped, so an error path cannot lose it.
+#[must_use = "dropping it records the call at once; keep it until the reply is sent"]
+pub struct Unrecorded {
+    trail: Arc<dyn Trail>,
+    entry: Option<Entry>,
+}
+
+impl Unrecorded {
+    /// Write the record now.
+    pub fn record(mut self) {
+        self.write();
+    }
+
+    fn write(&mut self) {
+        if let Some(entry) = self.entry.take() {
+            self.trail.write(entry);
+        }
+    }
+}
+
+impl Drop for Unrecorded {
+    fn drop(&mut self) {
+        self.write();
+    }
+}
+
+impl std::fmt::Debug for Unrecorded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let id = self.entry.as_ref().map(|e| &*e.id);
+        f.debug_struct("Unrecorded").field("command", &id).finish()
+    }
+}
+
+/// Run a handler. A long one (a shell pipeline, big I/O) on a multi-thread runtime first
+/// lets the worker's queued tasks move to another thread, so other connections keep being
+/// served; everything else (and the in-process CLI) just runs.
 fn run_blocking<T>(long: bool, f: impl FnOnce() -> T) -> T {
     if !long {
         // Most commands take microseconds; handing the worker's tasks to another thread
@@ -181,18 +245,43 @@ impl<S: Host> Executor<S> {
 
     /// Run one command.
     pub async fn execute(&self, name: &str, args: Value, source: Source) -> CommandResult {
-        self.execute_at(name, args, source, 0).await
+        let (result, unrecorded) = self.execute_at(name, args, source, 0).await;
+        if let Some(entry) = unrecorded {
+            self.write_entry(entry);
+        }
+        result
+    }
+
+    /// [`Executor::execute`] for a transport that writes the reply itself: a read-only
+    /// call's audit line and `command.executed` event may wait until the reply is on the
+    /// wire, so the client does not wait for our disk write. Everything that changes
+    /// something is recorded before this returns, as `execute` does.
+    pub async fn execute_then(
+        self: &Arc<Self>,
+        name: &str,
+        args: Value,
+        source: Source,
+    ) -> (CommandResult, Option<Unrecorded>) {
+        let (result, entry) = self.execute_at(name, args, source, 0).await;
+        let unrecorded = entry.map(|entry| Unrecorded {
+            trail: self.clone(),
+            entry: Some(entry),
+        });
+        (result, unrecorded)
     }
 
     /// [`Executor::execute`], `depth` forwards deep (a forwarding command runs the one it
-    /// names here, so that one meets every check too).
+    /// names here, so that one meets every check too). A read-only call comes back with its
+    /// record still to write; anything else has been recorded.
     fn execute_at<'a>(
         &'a self,
         name: &'a str,
         args: Value,
         source: Source,
         depth: u8,
-    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = CommandResult> + Send + 'a>> {
+    ) -> std::pin::Pin<
+        Box<dyn std::future::Future<Output = (CommandResult, Option<Entry>)> + Send + 'a>,
+    > {
         Box::pin(async move {
             let started = Instant::now();
             let (id, mut result) = self.execute_inner(name, &args, &source).await;
@@ -203,10 +292,21 @@ impl<S: Host> Executor<S> {
                 result = self.forward(result, &source, depth).await;
             }
             if result.success && spec.is_some_and(|s| s.quiet && s.annotations.read_only) {
-                return result;
+                return (result, None);
             }
-            self.record(&source, id.unwrap_or(name), &args, &result, started);
-            result
+            let entry = Entry {
+                source,
+                id: id.map_or_else(|| name.to_string().into(), Into::into),
+                args,
+                outcome: outcome(&result),
+                success: result.success,
+                duration: started.elapsed().as_micros(),
+            };
+            if spec.is_some_and(|s| s.annotations.read_only && !s.forwards) {
+                return (result, Some(entry));
+            }
+            self.write_entry(entry);
+            (result, None)
         })
     }
 
@@ -238,13 +338,20 @@ impl<S: Host> Executor<S> {
         started: Instant,
     ) {
         let duration = started.elapsed().as_micros();
-        let outcome = match &result.error {
-            None => "ok",
-            Some(e) => e.code.as_str(),
-        };
+        let outcome = outcome(result);
         self.audit.record(source, id, args, outcome, duration);
+        self.emit_executed(source, id, result.success, outcome, duration);
+    }
+
+    fn write_entry(&self, e: Entry) {
+        self.audit
+            .record(&e.source, &e.id, &e.args, e.outcome, e.duration);
+        self.emit_executed(&e.source, &e.id, e.success, e.outcome, e.duration);
+    }
+
+    fn emit_executed(&self, source: &Source, id: &str, success: bool, outcome: &str, us: u128) {
         self.events.emit_with(names::COMMAND_EXECUTED, Some(source), || {
-            json!({ "command": id, "success": result.success, "outcome": outcome, "durationUs": duration as u64 })
+            json!({ "command": id, "success": success, "outcome": outcome, "durationUs": us as u64 })
         });
     }
 
@@ -268,9 +375,12 @@ impl<S: Host> Executor<S> {
             );
         }
         let args = data.get("args").cloned().unwrap_or(Value::Null);
-        let inner = self
+        let (inner, unrecorded) = self
             .execute_at(target, args, source.clone(), depth + 1)
             .await;
+        if let Some(entry) = unrecorded {
+            self.write_entry(entry);
+        }
         if !inner.success {
             return inner;
         }

@@ -511,3 +511,51 @@ async fn events_announce_executed_commands() {
     assert_eq!(ev.data["command"], "test.echo");
     assert_eq!(ev.source.unwrap().kind, SourceKind::Ai);
 }
+
+/// A transport that writes its own replies gets a read-only call's record to write after
+/// the reply (`execute_then`); a call that changes something is recorded before it
+/// returns. A record nobody writes explicitly is written when dropped, never lost.
+#[tokio::test]
+async fn a_read_only_calls_record_waits_for_its_reply_and_a_write_never_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("audit.ndjson");
+    let exec = executor(
+        PolicyConfig::default(),
+        Validators::default(),
+        AuditLog::open(&path).unwrap(),
+    );
+    let mut rx = exec.events().subscribe();
+    let lines = || std::fs::read_to_string(&path).unwrap_or_default();
+
+    let (r, after) = exec
+        .execute_then("test.echo", json!({"text": "x"}), ai())
+        .await;
+    assert!(r.success);
+    let after = after.expect("a read-only call's record waits");
+    assert_eq!(lines(), "", "nothing written before the reply is sent");
+    assert!(rx.try_recv().is_err(), "no event before the reply either");
+    after.record();
+    assert!(lines().contains("\"command\":\"test.echo\""), "{}", lines());
+    assert_eq!(rx.try_recv().unwrap().data["command"], "test.echo");
+
+    let (r, after) = exec
+        .execute_then("test.write", json!({"path": "a.txt", "content": "c"}), ai())
+        .await;
+    assert!(r.success, "{:?}", r.error);
+    assert!(after.is_none(), "a write is recorded before its reply");
+    assert_eq!(lines().lines().count(), 2);
+    assert!(lines().contains("\"command\":\"test.write\""));
+
+    // Refused calls of either kind follow the same rule; dropping records.
+    let (r, after) = exec
+        .execute_then("test.echo", json!({"bad": 1}), ai())
+        .await;
+    assert!(!r.success);
+    drop(after);
+    assert_eq!(lines().lines().count(), 3);
+    assert!(lines().contains("INVALID_ARGUMENTS"));
+    // An unknown command has no declaration to say it reads only: recorded at once.
+    let (_, after) = exec.execute_then("nope", json!({}), ai()).await;
+    assert!(after.is_none());
+    assert_eq!(lines().lines().count(), 4);
+}

@@ -25,7 +25,7 @@ use tokio::sync::{OwnedSemaphorePermit, broadcast, mpsc};
 use tokio::task::JoinHandle;
 use tokio_util::codec::{AnyDelimiterCodec, AnyDelimiterCodecError, FramedRead};
 use tokio_util::sync::CancellationToken;
-use ultra_core::{Executor, Host};
+use ultra_core::{Executor, Host, Unrecorded};
 use ultra_protocol::ipc::{IpcError as WireError, IpcEvent, IpcRequest, IpcResponse, IpcResult};
 use ultra_protocol::jsonrpc::{
     ErrorObject, Id, Incoming, Notification, Request, Response, members,
@@ -74,6 +74,7 @@ pub(crate) async fn serve_connection<S: Host>(
         out: tx,
         forwarder: None,
         person,
+        after: None,
     };
     loop {
         let frame = tokio::select! {
@@ -113,8 +114,13 @@ pub(crate) async fn serve_connection<S: Host>(
     let _ = writer.await;
 }
 
-/// A line with the share of the byte budget it holds until written.
-type Queued = (String, tokio::sync::OwnedSemaphorePermit);
+/// A line with the share of the byte budget it holds until written, and the record of the
+/// read-only call it answers, written once the line is.
+type Queued = (
+    String,
+    tokio::sync::OwnedSemaphorePermit,
+    Option<Unrecorded>,
+);
 
 /// The writer's queue, bounded in lines and in bytes.
 #[derive(Clone)]
@@ -126,23 +132,55 @@ struct Outbox {
 impl Outbox {
     /// Queue a line, waiting while the queue is full. False when the writer is gone.
     async fn send(&self, line: String) -> bool {
+        self.send_then(line, None).await
+    }
+
+    /// [`Outbox::send`], then record `after` once the line is written.
+    async fn send_then(&self, line: String, after: Option<Unrecorded>) -> bool {
         // A line bigger than the whole budget takes all of it and goes alone.
         let n = line.len().clamp(1, OUT_BYTES) as u32;
         let Ok(permit) = self.bytes.clone().acquire_many_owned(n).await else {
             return false;
         };
-        self.tx.send((line, permit)).await.is_ok()
+        self.tx.send((line, permit, after)).await.is_ok()
     }
 }
 
-/// Write queued lines until the channel closes or the client stops reading.
+/// Most bytes gathered into one write when replies queue up faster than they are sent.
+const WRITE_BATCH: usize = 64 << 10;
+
+/// Write queued lines until the channel closes or the client stops reading. Lines already
+/// queued go out together in one write: a client that pipelines gets its replies in a few
+/// system calls instead of one per line.
 async fn write_lines(mut sink: OwnedWriteHalf, mut lines: mpsc::Receiver<Queued>) {
-    while let Some((line, permit)) = lines.recv().await {
-        match tokio::time::timeout(WRITE_STALL, sink.write_all(line.as_bytes())).await {
-            Ok(Ok(())) => {}
-            _ => return,
+    let mut held = Vec::new();
+    let mut buf = Vec::new();
+    while let Some(first) = lines.recv().await {
+        held.push(first);
+        let mut bytes = held[0].0.len();
+        while bytes < WRITE_BATCH {
+            let Ok(next) = lines.try_recv() else { break };
+            bytes += next.0.len();
+            held.push(next);
         }
-        drop(permit);
+        let written = if held.len() == 1 {
+            tokio::time::timeout(WRITE_STALL, sink.write_all(held[0].0.as_bytes())).await
+        } else {
+            buf.clear();
+            for (line, _, _) in &held {
+                buf.extend_from_slice(line.as_bytes());
+            }
+            tokio::time::timeout(WRITE_STALL, sink.write_all(&buf)).await
+        };
+        // The replies are on their way: the client reads them while the audit lines are
+        // written, and the byte budget they held is free again.
+        held.clear();
+        if !matches!(written, Ok(Ok(()))) {
+            return;
+        }
+        if buf.capacity() > 4 * WRITE_BATCH {
+            buf = Vec::new();
+        }
     }
     let _ = sink.shutdown().await;
 }
@@ -207,6 +245,8 @@ struct Conn<S: Host> {
     forwarder: Option<AbortOnDrop>,
     /// The peer is in the foreground of a terminal (may identify as `human`).
     person: bool,
+    /// The record of the read-only call being answered, written after its reply.
+    after: Option<Unrecorded>,
 }
 
 impl<S: Host> Conn<S> {
@@ -230,9 +270,12 @@ impl<S: Host> Conn<S> {
                 return self.send(&self.session.parse_error(&e, suggestion)).await;
             }
         };
-        match self.dispatch(incoming).await {
+        let reply = self.dispatch(incoming).await;
+        // Only a single call's reply carries its record; anything else is recorded now.
+        let after = self.after.take();
+        match reply {
             None => true,
-            Some(Reply::Rpc(r)) => self.send(&r).await,
+            Some(Reply::Rpc(r)) => self.out.send_then(to_line(&r), after).await,
             Some(Reply::RpcBatch(rs)) => self.send(&rs).await,
             Some(Reply::Envelope(r)) => self.send(&r).await,
         }
@@ -294,12 +337,16 @@ impl<S: Host> Conn<S> {
                 self.listen();
                 answer
             }
-            None => Response::outcome(
-                self.session
+            None => {
+                let (result, after) = self
+                    .session
                     .exec()
-                    .execute(&method, params, self.session.source())
-                    .await,
-            ),
+                    .execute_then(&method, params, self.session.source())
+                    .await;
+                // A batch's earlier call is recorded now, as the next one starts.
+                self.after = after;
+                Response::outcome(result)
+            }
         };
         Some(Response::answer(id?, outcome))
     }

@@ -45,6 +45,9 @@ pub struct McpServer<S: Host> {
     tools: Arc<Vec<Tool>>,
     /// Tool name → command id.
     ids: Arc<HashMap<String, &'static str>>,
+    /// Over stdio, the records of read-only calls whose results are still on their way
+    /// out: written once stdout has taken the next message (see [`stdio::Recording`]).
+    unrecorded: Option<stdio::Pending>,
 }
 
 impl<S: Host> Clone for McpServer<S> {
@@ -53,6 +56,7 @@ impl<S: Host> Clone for McpServer<S> {
             exec: self.exec.clone(),
             tools: self.tools.clone(),
             ids: self.ids.clone(),
+            unrecorded: self.unrecorded.clone(),
         }
     }
 }
@@ -78,6 +82,7 @@ impl<S: Host> McpServer<S> {
             exec,
             tools: Arc::new(tools),
             ids: Arc::new(ids),
+            unrecorded: None,
         }
     }
 
@@ -87,9 +92,12 @@ impl<S: Host> McpServer<S> {
     }
 
     /// Serve one client over stdin and stdout until it disconnects.
-    pub async fn serve_stdio(self) -> Result<(), McpServeError> {
+    pub async fn serve_stdio(mut self) -> Result<(), McpServeError> {
+        let pending = stdio::Pending::default();
+        self.unrecorded = Some(pending.clone());
+        let out = stdio::Recording::new(stdio::writer(), pending);
         let running = self
-            .serve((stdio::reader(), stdio::writer()))
+            .serve((stdio::reader(), out))
             .await
             .map_err(|e| McpServeError::Transport(e.to_string()))?;
         running
@@ -395,7 +403,13 @@ impl<S: Host> ServerHandler for McpServer<S> {
             .meta
             .get_progress_token()
             .map(|token| self.report_progress(token, context.peer.clone()));
-        let mut result = self.exec.execute(id, args.clone(), source.clone()).await;
+        let (mut result, after) = self
+            .exec
+            .execute_then(id, args.clone(), source.clone())
+            .await;
+        if let (Some(pending), Some(after)) = (&self.unrecorded, after) {
+            pending.push(after);
+        }
         // A call that needs a person, from a client that can ask its user: ask there.
         if let Some(confirmation) = needs_person(&result)
             && client_elicits(request.meta.as_ref(), &context)

@@ -6,8 +6,12 @@
 //! terminal, a file) keeps tokio's portable streams.
 
 use std::os::fd::{AsFd, AsRawFd, OwnedFd};
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
 
 use tokio::io::{AsyncRead, AsyncWrite};
+use ultra_core::Unrecorded;
 
 /// What a descriptor is, for choosing how to drive it.
 #[derive(Debug, PartialEq, Eq)]
@@ -99,5 +103,63 @@ pub(crate) fn writer() -> Box<dyn AsyncWrite + Send + Unpin> {
             None => Box::new(tokio::io::stdout()),
         },
         Kind::Other => Box::new(tokio::io::stdout()),
+    }
+}
+
+/// Records of read-only calls answered but not yet written out (see
+/// [`ultra_core::Executor::execute_then`]).
+#[derive(Clone, Default)]
+pub(crate) struct Pending(Arc<Mutex<Vec<Unrecorded>>>);
+
+impl Pending {
+    /// Keep a call's record until stdout next takes a whole message.
+    pub(crate) fn push(&self, after: Unrecorded) {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).push(after);
+    }
+
+    /// Write every record kept.
+    fn record(&self) {
+        let taken = std::mem::take(&mut *self.0.lock().unwrap_or_else(|p| p.into_inner()));
+        drop(taken);
+    }
+}
+
+/// stdout, recording the calls answered once a message has been flushed to the client:
+/// the client reads its result while the audit line is written. Records left when the
+/// server stops are written as the last handle drops.
+pub(crate) struct Recording<W> {
+    inner: W,
+    pending: Pending,
+}
+
+impl<W> Recording<W> {
+    pub(crate) fn new(inner: W, pending: Pending) -> Recording<W> {
+        Recording { inner, pending }
+    }
+}
+
+impl<W: AsyncWrite + Unpin> AsyncWrite for Recording<W> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.inner).poll_write(cx, buf)
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        let done = Pin::new(&mut self.inner).poll_flush(cx);
+        if done.is_ready() {
+            self.pending.record();
+        }
+        done
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        let done = Pin::new(&mut self.inner).poll_shutdown(cx);
+        if done.is_ready() {
+            self.pending.record();
+        }
+        done
     }
 }

@@ -12,7 +12,7 @@ use futures_util::{SinkExt, StreamExt};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tokio::sync::{Notify, broadcast};
-use ultra_core::Host;
+use ultra_core::{Host, Unrecorded};
 use ultra_protocol::jsonrpc::{
     ErrorObject, Id, Incoming, Notification, Request, Response, members,
 };
@@ -23,6 +23,8 @@ use crate::{AUTH_DEADLINE, Shared, auth};
 
 /// Close code for a policy violation (RFC 6455 §7.4.1).
 const POLICY: u16 = 1008;
+/// An idle timeout too large to add to an instant: in effect, none.
+const FOREVER: std::time::Duration = std::time::Duration::from_secs(100 * 365 * 24 * 3600);
 
 /// A token bucket: `rate` requests a second, bursts up to `rate`.
 struct Bucket {
@@ -71,6 +73,8 @@ struct Conn<S: Host> {
     events: Option<broadcast::Receiver<Event>>,
     /// Its place among the connections waiting to authenticate.
     waiting: u64,
+    /// The record of the read-only call being answered, written after its reply.
+    after: Option<Unrecorded>,
 }
 
 /// What to do after a message.
@@ -109,6 +113,7 @@ pub(crate) async fn serve<S: Host>(socket: WebSocket, shared: Arc<Shared<S>>, pe
         rpc,
         bucket,
         events: None,
+        after: None,
     };
     let evicted = conn.shared.waiting.join(conn.waiting);
     conn.run(rx, &evicted).await;
@@ -140,15 +145,34 @@ impl<S: Host> Conn<S> {
     async fn run(&mut self, mut rx: Rx, evicted: &Notify) {
         let idle = self.shared.opts.idle_timeout;
         let opened = Instant::now();
+        let mut last = opened;
+        // One timer for the connection, moved only when it fires early: a timer set anew
+        // for every message would wake the thread that drives the timers, each time.
+        let timer = tokio::time::sleep(AUTH_DEADLINE);
+        tokio::pin!(timer);
         loop {
             let mut events = self.events.take();
             // Before authentication the deadline is short; after it, the idle timeout.
-            let wait = match self.session {
-                None => AUTH_DEADLINE.saturating_sub(opened.elapsed()),
-                Some(_) => idle,
+            let deadline = match self.session {
+                None => opened + AUTH_DEADLINE,
+                Some(_) => last.checked_add(idle).unwrap_or(opened + FOREVER),
             };
+            // Signing in can bring the deadline forward (an idle timeout shorter than the
+            // time left to authenticate); a later one waits until the timer fires.
+            let deadline = tokio::time::Instant::from_std(deadline);
+            if deadline < timer.deadline() {
+                timer.as_mut().reset(deadline);
+            }
             let msg = tokio::select! {
-                m = tokio::time::timeout(wait, rx.next()) => m,
+                m = rx.next() => Ok(m),
+                () = &mut timer => {
+                    if tokio::time::Instant::now() < deadline {
+                        timer.as_mut().reset(deadline);
+                        self.events = events;
+                        continue;
+                    }
+                    Err(())
+                }
                 () = evicted.notified(), if self.session.is_none() => {
                     let _ = self.tx.send(close("too many connections waiting to authenticate")).await;
                     return;
@@ -156,6 +180,8 @@ impl<S: Host> Conn<S> {
                 e = next_event(&mut events) => {
                     let open = self.pass_on(e, &mut events).await;
                     self.events = events;
+                    // Events flowing out keep a session alive, as its messages do.
+                    last = Instant::now();
                     if !open {
                         return;
                     }
@@ -163,6 +189,7 @@ impl<S: Host> Conn<S> {
                 }
             };
             self.events = events;
+            last = Instant::now();
             let msg = match msg {
                 Err(_) => {
                     let why = if self.session.is_none() {
@@ -190,10 +217,14 @@ impl<S: Host> Conn<S> {
                 // Pings are answered by the library.
                 _ => Next::Reply(None),
             };
+            // Only a single call's reply carries its record; it is written once the reply is.
+            let after = self.after.take();
             match next {
                 Next::Reply(None) => {}
                 Next::Reply(Some(text)) => {
-                    if self.tx.send(Message::Text(text.into())).await.is_err() {
+                    let sent = self.tx.send(Message::Text(text.into())).await;
+                    drop(after);
+                    if sent.is_err() {
                         return;
                     }
                 }
@@ -439,12 +470,14 @@ impl<S: Host> Conn<S> {
             }
             answer
         } else if self.events.is_none() {
-            Response::outcome(
-                self.shared
-                    .exec
-                    .execute(&method, params, self.rpc.source())
-                    .await,
-            )
+            let (result, after) = self
+                .shared
+                .exec
+                .execute_then(&method, params, self.rpc.source())
+                .await;
+            // A batch's earlier call is recorded now, as the next one starts.
+            self.after = after;
+            Response::outcome(result)
         } else {
             // A session with terminals: run the call on its own task and keep pushing
             // their output meanwhile (a `terminal.wait` may block for minutes).

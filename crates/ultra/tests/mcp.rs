@@ -119,6 +119,16 @@ fn the_python_sdk_calls_every_tool_over_stdio() {
     // Attributed to the client by its name from `initialize`.
     let audit = ws.audit_text();
     assert!(audit.contains("\"agentId\":\"mcp\""), "{audit}");
+    // Read-only calls are recorded once their answers are out (after stdout takes the
+    // next message), and none is lost, the last one included: `get_lines` ran four
+    // times, twice fine and twice refused.
+    let reads = ws
+        .audit()
+        .into_iter()
+        .filter(|e| e["command"] == "code.getLines" && e["source"]["agentId"] == "mcp")
+        .map(|e| e["outcome"].as_str().unwrap_or_default().to_string())
+        .collect::<Vec<_>>();
+    assert_eq!(reads, ["ok", "ok", "FILE_NOT_FOUND", "INVALID_ARGUMENTS"]);
 }
 
 /// With `--auto-apply` the calls that would wait for a person run at once.

@@ -642,3 +642,62 @@ fn clients_cannot_claim_human() {
     c.send(&json!({ "id": 1, "type": "execute", "command": "ultra.getOpenFiles", "source": "internal" }));
     assert_eq!(c.reply()["error"]["code"], "SOURCE_NOT_ALLOWED");
 }
+
+/// Requests written at once (what an agent's client does when it pipelines) are answered
+/// in order, however the server gathers the replies into writes; and every call is in the
+/// audit log, the read-only ones (written just after their replies) as well as the edits
+/// (written before theirs).
+#[test]
+fn pipelined_requests_are_answered_in_order_and_all_audited() {
+    let ws = ws_with(&[("a.txt", "one\n")]);
+    let _server = ws.serve();
+    let mut c = ws.agent("piper");
+    let before = ws.audit().len();
+    let mut script = String::new();
+    let n = 400;
+    for id in 0..n {
+        let line = match id % 50 {
+            // An edit among the reads: it must come back at its place too.
+            7 => json!({"jsonrpc": "2.0", "id": id, "method": "ultra.edit",
+                "params": {"path": "a.txt", "range": range(0, 0, 0, 0), "text": "x"}}),
+            // A notification: run, never answered.
+            9 => json!({"jsonrpc": "2.0", "method": "ultra.getWorkspaceInfo"}),
+            // A batch of two reads: one line with both replies.
+            11 => json!([
+                {"jsonrpc": "2.0", "id": format!("{id}a"), "method": "ultra.getWorkspaceInfo"},
+                {"jsonrpc": "2.0", "id": format!("{id}b"), "method": "ultra.getOpenFiles"},
+            ]),
+            _ => json!({"jsonrpc": "2.0", "id": id, "method": "ultra.getWorkspaceInfo"}),
+        };
+        script.push_str(&line.to_string());
+        script.push('\n');
+    }
+    use std::io::Write as _;
+    c.writer.write_all(script.as_bytes()).unwrap();
+    let mut calls = 0;
+    for id in 0..n {
+        match id % 50 {
+            9 => calls += 1,
+            11 => {
+                let batch = c.read_line().expect("batch reply");
+                let ids: Vec<&Value> = batch.as_array().unwrap().iter().map(|r| &r["id"]).collect();
+                assert_eq!(ids, [&json!(format!("{id}a")), &json!(format!("{id}b"))]);
+                calls += 2;
+            }
+            _ => {
+                let r = c.read_line().expect("reply");
+                assert_eq!(r["id"], id, "{r}");
+                assert!(r.get("result").is_some(), "{r}");
+                calls += 1;
+            }
+        }
+    }
+    let audit = ws.audit();
+    let ours: Vec<&Value> = audit[before..]
+        .iter()
+        .filter(|e| e["source"]["agentId"] == "piper")
+        .collect();
+    assert_eq!(ours.len(), calls, "one audit line per call");
+    let edits = ours.iter().filter(|e| e["command"] == "ultra.edit").count();
+    assert_eq!(edits, n as usize / 50);
+}

@@ -731,3 +731,45 @@ fn a_wildcard_origin_admits_any_page_and_nothing_more() {
         }
     });
 }
+
+/// `sessionIdleSeconds`: a session that keeps sending stays open past the timeout; one
+/// that stops is closed, with the reason, soon after it.
+#[test]
+fn an_idle_session_is_closed_and_a_busy_one_is_not() {
+    let ws = workspace(json!({ "sessionIdleSeconds": 1 }));
+    let server = ws.serve();
+    let url = url(&server);
+    rt().block_on(async {
+        let mut s = authenticated(&url).await;
+        let start = std::time::Instant::now();
+        let mut notes = Vec::new();
+        for id in 0..4 {
+            tokio::time::sleep(Duration::from_millis(600)).await;
+            let r = call(&mut s, id, "ultra.getWorkspaceInfo", json!({}), &mut notes).await;
+            assert!(r.get("result").is_some(), "{r}");
+        }
+        assert!(start.elapsed() > Duration::from_millis(2300));
+        let quiet = std::time::Instant::now();
+        let closed = loop {
+            match tokio::time::timeout(
+                Duration::from_secs(5),
+                futures_util::StreamExt::next(&mut s),
+            )
+            .await
+            {
+                Ok(Some(Ok(Message::Close(frame)))) => break frame,
+                Ok(Some(Ok(_))) => continue,
+                other => panic!("no close frame: {other:?}"),
+            }
+        };
+        let waited = quiet.elapsed();
+        assert!(
+            closed.is_some_and(|f| f.reason.contains("idle")),
+            "closed without the reason"
+        );
+        assert!(
+            waited > Duration::from_millis(800) && waited < Duration::from_millis(2500),
+            "closed {waited:?} after the last message"
+        );
+    });
+}

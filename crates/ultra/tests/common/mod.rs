@@ -130,24 +130,27 @@ impl Ws {
 
     /// Every audit log line written for this workspace (under `$XDG_STATE_HOME/ultra`).
     pub fn audit(&self) -> Vec<Value> {
-        let mut out = Vec::new();
-        let dir = self.base().join("state").join("ultra");
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            return out;
-        };
-        for e in entries.flatten() {
-            let p = e.path().join("audit.ndjson");
-            if let Ok(text) = std::fs::read_to_string(&p) {
-                for line in text.lines() {
-                    out.push(serde_json::from_str(line).expect("audit line is JSON"));
-                }
-            }
-        }
-        out
+        self.audit_text()
+            .lines()
+            .map(|line| serde_json::from_str(line).expect("audit line is JSON"))
+            .collect()
     }
 
-    /// The raw text of every audit log of this workspace.
+    /// The raw text of every audit log of this workspace. A read-only call's line is
+    /// written just after its reply is sent, so this reads until the logs stop changing.
     pub fn audit_text(&self) -> String {
+        let mut last = self.audit_now();
+        loop {
+            std::thread::sleep(std::time::Duration::from_millis(30));
+            let now = self.audit_now();
+            if now == last {
+                return now;
+            }
+            last = now;
+        }
+    }
+
+    fn audit_now(&self) -> String {
         let mut out = String::new();
         let dir = self.base().join("state").join("ultra");
         if let Ok(entries) = std::fs::read_dir(&dir) {
