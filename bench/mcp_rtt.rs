@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 
 #[path = "rtt_common.rs"]
 mod common;
-use common::{median, percentile};
+use common::{median, options, percentile, set};
 
 const CASES: [(&str, &str, &str); 2] = [
     (
@@ -42,24 +42,15 @@ struct Args {
 
 fn args() -> Args {
     let mut a = Args { n: 4_000, warmup: 400, runs: 5, ultra: PathBuf::from("target/release/ultra") };
-    let mut it = std::env::args().skip(1);
-    while let Some(flag) = it.next() {
-        let value = it.next().unwrap_or_else(|| usage(&flag));
-        let num = || value.parse().unwrap_or_else(|_| usage(&flag));
-        match flag.as_str() {
-            "--n" => a.n = num(),
-            "--warmup" => a.warmup = num(),
-            "--runs" => a.runs = num(),
-            "--ultra" => a.ultra = PathBuf::from(&value),
-            _ => usage(&flag),
-        }
-    }
+    let usage = "[--n N] [--warmup N] [--runs N] [--ultra PATH]";
+    options("mcp_rtt", usage, |flag, value| match flag {
+        "--n" => set(&mut a.n, value),
+        "--warmup" => set(&mut a.warmup, value),
+        "--runs" => set(&mut a.runs, value),
+        "--ultra" => set(&mut a.ultra, value),
+        _ => false,
+    });
     a
-}
-
-fn usage(flag: &str) -> ! {
-    eprintln!("mcp_rtt: bad or incomplete option {flag}\nusage: mcp_rtt [--n N] [--warmup N] [--runs N] [--ultra PATH]");
-    std::process::exit(2)
 }
 
 /// A line client over any pair of streams.

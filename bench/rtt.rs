@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 
 #[path = "rtt_common.rs"]
 mod common;
-use common::{median, percentile, pin};
+use common::{median, options, percentile, pin, set};
 
 struct Args {
     n: usize,
@@ -43,29 +43,17 @@ fn args() -> Args {
         ultra: PathBuf::from("target/release/ultra"),
         echo: PathBuf::from("target/bench/echo"),
     };
-    let mut it = std::env::args().skip(1);
-    while let Some(flag) = it.next() {
-        let value = it.next().unwrap_or_else(|| usage(&flag));
-        let num = || value.parse().unwrap_or_else(|_| usage(&flag));
-        match flag.as_str() {
-            "--n" => a.n = num(),
-            "--warmup" => a.warmup = num(),
-            "--runs" => a.runs = num(),
-            "--pipeline" => a.pipeline = num(),
-            "--ultra" => a.ultra = PathBuf::from(&value),
-            "--echo" => a.echo = PathBuf::from(&value),
-            _ => usage(&flag),
-        }
-    }
+    let usage = "[--n N] [--warmup N] [--runs N] [--pipeline N] [--ultra PATH] [--echo PATH]";
+    options("rtt", usage, |flag, value| match flag {
+        "--n" => set(&mut a.n, value),
+        "--warmup" => set(&mut a.warmup, value),
+        "--runs" => set(&mut a.runs, value),
+        "--pipeline" => set(&mut a.pipeline, value),
+        "--ultra" => set(&mut a.ultra, value),
+        "--echo" => set(&mut a.echo, value),
+        _ => false,
+    });
     a
-}
-
-fn usage(flag: &str) -> ! {
-    eprintln!(
-        "rtt: bad or incomplete option {flag}\nusage: rtt [--n N] [--warmup N] [--runs N] \
-         [--pipeline N] [--ultra PATH] [--echo PATH]"
-    );
-    std::process::exit(2)
 }
 
 /// How a tool's reply ends.

@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 use std::process::{Command, Stdio};
+use std::str::FromStr;
 
 /// The nearest-rank percentile `p` (0..1) of `times` (ns), in µs.
 pub fn percentile(times: &mut [u64], p: f64) -> f64 {
@@ -27,4 +28,22 @@ pub fn pin(pid: u32, cpus: &str) {
         eprintln!("taskset failed for {pid}");
         std::process::exit(1);
     }
+}
+
+/// Read `--flag value` pairs from the command line with `set`, which says whether it took
+/// the pair; on a flag it does not know, a missing or unreadable value, print `usage`
+/// (`tool` and its flags) and exit 2.
+pub fn options(tool: &str, usage: &str, mut set: impl FnMut(&str, &str) -> bool) {
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        if !it.next().is_some_and(|value| set(&flag, &value)) {
+            eprintln!("{tool}: bad or incomplete option {flag}\nusage: {tool} {usage}");
+            std::process::exit(2);
+        }
+    }
+}
+
+/// Parse `value` into `slot`, for [`options`]: false when it does not parse.
+pub fn set<T: FromStr>(slot: &mut T, value: &str) -> bool {
+    value.parse().map(|v| *slot = v).is_ok()
 }

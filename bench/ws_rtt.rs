@@ -22,7 +22,7 @@ use std::time::Instant;
 
 #[path = "rtt_common.rs"]
 mod common;
-use common::{median, percentile, pin};
+use common::{median, options, percentile, pin, set};
 
 const REQUEST: &[u8] = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ultra.getWorkspaceInfo\"}";
 const TOKEN: &str = "bench-token-0123456789abcdef0123456789abcdef";
@@ -43,28 +43,16 @@ fn args() -> Args {
         ultra: PathBuf::from("target/release/ultra"),
         echo: PathBuf::from("target/release/examples/ws_echo"),
     };
-    let mut it = std::env::args().skip(1);
-    while let Some(flag) = it.next() {
-        let value = it.next().unwrap_or_else(|| usage(&flag));
-        let num = || value.parse().unwrap_or_else(|_| usage(&flag));
-        match flag.as_str() {
-            "--n" => a.n = num(),
-            "--warmup" => a.warmup = num(),
-            "--runs" => a.runs = num(),
-            "--ultra" => a.ultra = PathBuf::from(&value),
-            "--echo" => a.echo = PathBuf::from(&value),
-            _ => usage(&flag),
-        }
-    }
+    let usage = "[--n N] [--warmup N] [--runs N] [--ultra PATH] [--echo PATH]";
+    options("ws_rtt", usage, |flag, value| match flag {
+        "--n" => set(&mut a.n, value),
+        "--warmup" => set(&mut a.warmup, value),
+        "--runs" => set(&mut a.runs, value),
+        "--ultra" => set(&mut a.ultra, value),
+        "--echo" => set(&mut a.echo, value),
+        _ => false,
+    });
     a
-}
-
-fn usage(flag: &str) -> ! {
-    eprintln!(
-        "ws_rtt: bad or incomplete option {flag}\nusage: ws_rtt [--n N] [--warmup N] [--runs N] \
-         [--ultra PATH] [--echo PATH]"
-    );
-    std::process::exit(2)
 }
 
 fn fail(msg: String) -> ! {
