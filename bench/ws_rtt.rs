@@ -2,8 +2,8 @@
 //! the loop), side by side in one run (issue 23, part 1):
 //!   - the floor: a tokio-tungstenite echo (`crates/ultra-ws/examples/ws_echo.rs`), sent
 //!     Ultra's request bytes;
-//!   - Ultra: `ultra.getWorkspaceInfo` over JSON-RPC text frames (`ultra serve` with its
-//!     WebSocket on, its rate limit off, otherwise the default configuration: the audit log
+//!   - Ultra: `ultra.getWorkspaceInfo` (or `--method`) over JSON-RPC text frames (`ultra
+//!     serve` with its WebSocket on, its rate limit off, otherwise the default configuration: the audit log
 //!     is on), after `auth.authenticate`.
 //! Each placement is measured `--runs` times with the order rotating: unpinned, and pinned
 //! (this client on CPU 0, every server thread on CPU 1, with `taskset -a -p`). Tables give
@@ -12,7 +12,8 @@
 //! Build: `rustc -O --edition 2021 -o target/bench/ws_rtt bench/ws_rtt.rs` and
 //! `cargo build --release -p ultra-ws --example ws_echo` (`bench/setup.sh` does both).
 //! Run: `target/bench/ws_rtt [--n 20000] [--warmup 1000] [--runs 5]
-//!      [--ultra target/release/ultra] [--echo target/release/examples/ws_echo]`
+//!      [--ultra target/release/ultra] [--echo target/release/examples/ws_echo]
+//!      [--method ultra.getWorkspaceInfo]`
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -24,7 +25,6 @@ use std::time::Instant;
 mod common;
 use common::{median, options, percentile, pin, set};
 
-const REQUEST: &[u8] = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ultra.getWorkspaceInfo\"}";
 const TOKEN: &str = "bench-token-0123456789abcdef0123456789abcdef";
 
 struct Args {
@@ -33,6 +33,8 @@ struct Args {
     runs: usize,
     ultra: PathBuf,
     echo: PathBuf,
+    /// The method called (without parameters); the floor is sent the same bytes.
+    method: String,
 }
 
 fn args() -> Args {
@@ -42,14 +44,16 @@ fn args() -> Args {
         runs: 5,
         ultra: PathBuf::from("target/release/ultra"),
         echo: PathBuf::from("target/release/examples/ws_echo"),
+        method: "ultra.getWorkspaceInfo".into(),
     };
-    let usage = "[--n N] [--warmup N] [--runs N] [--ultra PATH] [--echo PATH]";
+    let usage = "[--n N] [--warmup N] [--runs N] [--ultra PATH] [--echo PATH] [--method NAME]";
     options("ws_rtt", usage, |flag, value| match flag {
         "--n" => set(&mut a.n, value),
         "--warmup" => set(&mut a.warmup, value),
         "--runs" => set(&mut a.runs, value),
         "--ultra" => set(&mut a.ultra, value),
         "--echo" => set(&mut a.echo, value),
+        "--method" => set(&mut a.method, value),
         _ => false,
     });
     a
@@ -175,9 +179,9 @@ fn connect(tool: &Tool) -> Conn {
     c
 }
 
-fn check(tool: &Tool, reply: &[u8]) {
+fn check(tool: &Tool, request: &[u8], reply: &[u8]) {
     let ok = if tool.name == "floor" {
-        reply == REQUEST
+        reply == request
     } else {
         reply.windows(9).any(|w| w == b"\"result\":")
     };
@@ -187,16 +191,16 @@ fn check(tool: &Tool, reply: &[u8]) {
 }
 
 /// One run: `n` timed calls after `warmup`; (p50, p99) in µs.
-fn latency(tool: &Tool, warmup: usize, n: usize) -> (f64, f64) {
+fn latency(tool: &Tool, request: &[u8], warmup: usize, n: usize) -> (f64, f64) {
     let mut c = connect(tool);
     let mut times = Vec::with_capacity(n);
     for i in 0..warmup + n {
         let t = Instant::now();
-        c.send(REQUEST);
+        c.send(request);
         let reply = c.recv();
         let dt = t.elapsed();
         if i == 0 || i % 997 == 0 {
-            check(tool, reply);
+            check(tool, request, reply);
         }
         if i >= warmup {
             times.push(dt.as_nanos() as u64);
@@ -286,9 +290,10 @@ fn main() {
         Tool { name: "ultra", port: ultra_port, pid: ultra.id() },
     ];
     let me = std::process::id();
+    let request = format!("{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"{}\"}}", a.method);
     println!(
-        "## Round trips over a WebSocket (`target/bench/ws_rtt`, n={} after {} warm-up, {} runs)\n",
-        a.n, a.warmup, a.runs
+        "## Round trips over a WebSocket (`target/bench/ws_rtt`, `{}`, n={} after {} warm-up, {} runs)\n",
+        a.method, a.n, a.warmup, a.runs
     );
     println!("| placement | floor p50 | Ultra p50 | Ultra − floor | floor p99 | Ultra p99 |");
     println!("|---|---|---|---|---|---|");
@@ -302,7 +307,7 @@ fn main() {
         for r in 0..a.runs {
             for k in 0..tools.len() {
                 let i = (k + r) % tools.len();
-                let (m, h) = latency(&tools[i], a.warmup, a.n);
+                let (m, h) = latency(&tools[i], request.as_bytes(), a.warmup, a.n);
                 eprintln!("{placement}: {} p50 {m:.1} µs p99 {h:.1} µs", tools[i].name);
                 res[i].push((m, h));
             }

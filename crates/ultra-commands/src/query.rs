@@ -432,9 +432,10 @@ impl Command<Services> for GetWorkspaceInfo {
     fn run(&self, cx: &mut Cx<'_, Services>, _: NoArgs) -> Result<WorkspaceInfo, CommandError> {
         let ws = cx.services.ws();
         let root = cx.services.root_path();
+        let shown = root.display().to_string();
         Ok(WorkspaceInfo {
-            root: root.display().to_string(),
-            folders: vec![root.display().to_string()],
+            folders: vec![shown.clone()],
+            root: shown,
             name: root
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())

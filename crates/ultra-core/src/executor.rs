@@ -544,22 +544,32 @@ impl<S: Host> Executor<S> {
             Some(t) if !self.policy.names(spec.id) && self.policy.names(t) => t,
             _ => spec.id,
         };
-        let (mut decision, mut rule) = self.policy.decide(governed, source.kind, &annotations);
-        let by_default = rule.starts_with("default policy");
+        let (mut decision, rule) = self.policy.decide(governed, source.kind, &annotations);
+        let by_default = rule.is_default();
+        let mut confirmed = false;
         if spec.confirm
             && by_default
             && source.kind == SourceKind::Ai
             && decision == Decision::Allow
         {
             decision = Decision::Ask;
-            rule = format!("{} is confirmed by a person for agents (seed 001)", spec.id);
+            confirmed = true;
         }
         if decision == Decision::Ask && (by_default || spec.confirm) && self.auto_apply() {
             decision = Decision::Allow;
         }
+        // Named only by a refusal or a question, so an allowed call formats nothing.
+        let rule = || {
+            if confirmed {
+                format!("{} is confirmed by a person for agents (seed 001)", spec.id)
+            } else {
+                rule.to_string()
+            }
+        };
         match decision {
             Decision::Allow => {}
             Decision::Deny => {
+                let rule = rule();
                 let err = CommandError::new(ErrorCode::PolicyDenied, format!("{} is denied for `{}` sources by {rule}", spec.id, source.kind.as_str()))
                     .with_details(json!({ "rule": rule }))
                     .with_suggestion("use a read-only command, or ask the workspace owner to change the policy in ultra.config.json");
@@ -567,15 +577,20 @@ impl<S: Host> Executor<S> {
             }
             Decision::Ask => {
                 let preview = command.preview(&self.services, &*parsed);
-                if let Err(err) = self.ask(spec.id, args, source, &rule, preview).await {
+                if let Err(err) = self.ask(spec.id, args, source, &rule(), preview).await {
                     return Err((Some(spec.id), CommandResult::err(err)));
                 }
             }
         }
 
-        // Only calls that validators will see pay for a validation context.
-        let vcx = (source.kind != SourceKind::Human && self.validators.has_validators())
-            .then(|| self.validation_context(source));
+        // Only calls that validators will see pay for a validation context, and a read
+        // only when a validator judges commands or it names a file operation: it writes no
+        // content for them to check.
+        let seen = source.kind != SourceKind::Human && self.validators.has_validators();
+        let judged = !spec.annotations.read_only
+            || self.validators.has_command_hooks()
+            || command.file_operation(&*parsed).is_some();
+        let vcx = (seen && judged).then(|| self.validation_context(source));
         if let Some(vcx) = &vcx
             && let Some(blocked) =
                 self.run_validators(spec.id, args, &*command, &*parsed, source, vcx)

@@ -155,17 +155,17 @@ impl PolicyConfig {
     }
 
     /// Decide a call, and say which rule decided it.
-    pub fn decide(
+    pub fn decide<'a>(
         &self,
-        command: &str,
+        command: &'a str,
         source: SourceKind,
         annotations: &Annotations,
-    ) -> (Decision, String) {
+    ) -> (Decision, Rule<'a>) {
         if let Some(rule) = self.commands.get(command) {
             match rule {
                 CommandRule::PerSource(map) => {
                     if let Some(d) = map.get(source.as_str()) {
-                        return (*d, format!("policy.commands.{command}.{}", source.as_str()));
+                        return (*d, Rule::CommandForSource(command, source));
                     }
                 }
                 // A bare rule governs programs and agents; people are governed only by
@@ -173,22 +173,56 @@ impl PolicyConfig {
                 CommandRule::All(d)
                     if !matches!(source, SourceKind::Human | SourceKind::Internal) =>
                 {
-                    return (*d, format!("policy.commands.{command}"));
+                    return (*d, Rule::Command(command));
                 }
                 CommandRule::All(_) => {}
             }
         }
         let class = RiskClass::of(annotations);
         if let Some(d) = self.sources.get(source.as_str()).and_then(|t| t.get(class)) {
-            return (
-                d,
-                format!("policy.sources.{}.{}", source.as_str(), class.as_str()),
-            );
+            return (d, Rule::Source(source, class));
         }
         (
             default_decision(source, class),
-            format!("default policy for {} {}", source.as_str(), class.as_str()),
+            Rule::Default(source, class),
         )
+    }
+}
+
+/// The rule that decided a call. Displayed as its place in the config
+/// (`policy.commands.fs.delete.ai`), or as the built-in default; formatted only when a
+/// refusal or a question names it, since most calls are simply allowed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rule<'a> {
+    /// `policy.commands.<command>.<source>`
+    CommandForSource(&'a str, SourceKind),
+    /// `policy.commands.<command>`
+    Command(&'a str),
+    /// `policy.sources.<source>.<class>`
+    Source(SourceKind, RiskClass),
+    /// The built-in table ([`default_decision`]).
+    Default(SourceKind, RiskClass),
+}
+
+impl Rule<'_> {
+    /// Whether no configured rule applied.
+    pub fn is_default(&self) -> bool {
+        matches!(self, Rule::Default(..))
+    }
+}
+
+impl std::fmt::Display for Rule<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Rule::CommandForSource(c, s) => write!(f, "policy.commands.{c}.{}", s.as_str()),
+            Rule::Command(c) => write!(f, "policy.commands.{c}"),
+            Rule::Source(s, class) => {
+                write!(f, "policy.sources.{}.{}", s.as_str(), class.as_str())
+            }
+            Rule::Default(s, class) => {
+                write!(f, "default policy for {} {}", s.as_str(), class.as_str())
+            }
+        }
     }
 }
 
@@ -229,6 +263,46 @@ mod tests {
         assert_eq!(
             p.decide("x", SourceKind::Human, &ann(true)).0,
             Decision::Allow
+        );
+    }
+
+    #[test]
+    fn each_rule_is_named_by_its_place_in_the_config() {
+        let named = |p: &PolicyConfig, kind| p.decide("fs.delete", kind, &ann(true)).1.to_string();
+        let mut p = PolicyConfig::default();
+        assert_eq!(
+            named(&p, SourceKind::Ai),
+            "default policy for ai destructive"
+        );
+        assert!(
+            p.decide("fs.delete", SourceKind::Ai, &ann(true))
+                .1
+                .is_default()
+        );
+        p.sources.insert(
+            "ai".into(),
+            RiskTable {
+                destructive: Some(Decision::Deny),
+                ..Default::default()
+            },
+        );
+        assert_eq!(named(&p, SourceKind::Ai), "policy.sources.ai.destructive");
+        assert!(
+            !p.decide("fs.delete", SourceKind::Ai, &ann(true))
+                .1
+                .is_default()
+        );
+        p.commands
+            .insert("fs.delete".into(), CommandRule::All(Decision::Ask));
+        assert_eq!(named(&p, SourceKind::Ai), "policy.commands.fs.delete");
+        p.commands.insert(
+            "fs.delete".into(),
+            CommandRule::PerSource([("ai".to_string(), Decision::Deny)].into()),
+        );
+        assert_eq!(named(&p, SourceKind::Ai), "policy.commands.fs.delete.ai");
+        assert_eq!(
+            named(&p, SourceKind::Human),
+            "default policy for human destructive"
         );
     }
 }

@@ -455,6 +455,70 @@ async fn validators_block_and_fail_closed_for_agents_only() {
     );
 }
 
+/// Refuses every call by its command, when it says it judges commands; and, like Picky,
+/// content that says "forbidden".
+struct Strict {
+    judges: bool,
+}
+
+impl Validator for Strict {
+    fn id(&self) -> &str {
+        "strict"
+    }
+    fn checks_commands(&self) -> bool {
+        self.judges
+    }
+    fn validate_command(
+        &self,
+        _c: &str,
+        _args: &Value,
+        _cx: &ValidationContext,
+    ) -> Result<ValidationResult, ValidatorFailure> {
+        Ok(ValidationResult {
+            proceed: false,
+            ..Default::default()
+        })
+    }
+    fn checks_content(&self) -> bool {
+        true
+    }
+    fn validate_content(
+        &self,
+        _path: &str,
+        content: &str,
+        cx: &ValidationContext,
+    ) -> Result<ValidationResult, ValidatorFailure> {
+        Picky.validate_content("", content, cx)
+    }
+}
+
+#[tokio::test]
+async fn a_validator_that_judges_no_commands_is_not_asked_but_still_checks_writes() {
+    for judges in [true, false] {
+        let mut v = Validators::default();
+        v.register(Arc::new(Strict { judges })).unwrap();
+        let exec = executor(PolicyConfig::default(), v, AuditLog::disabled());
+        let read = exec.execute("test.echo", json!({"text": "hi"}), ai()).await;
+        let write = |content: &str| {
+            exec.execute(
+                "test.write",
+                json!({"path": "a.txt", "content": content}),
+                ai(),
+            )
+        };
+        let (fine, forbidden) = (write("fine").await, write("forbidden").await);
+        if judges {
+            assert_eq!(code(&read), ErrorCode::ValidationFailed);
+            assert_eq!(code(&fine), ErrorCode::ValidationFailed);
+        } else {
+            assert!(read.success, "{:?}", read.error);
+            assert!(fine.success, "{:?}", fine.error);
+            // Not asked about commands, it still sees what a write would leave.
+            assert_eq!(code(&forbidden), ErrorCode::ContentValidationFailed);
+        }
+    }
+}
+
 #[tokio::test]
 async fn a_panicking_handler_is_an_internal_error_and_the_executor_lives_on() {
     let exec = plain();

@@ -5,6 +5,7 @@
 //! successful call's `result` is the command's data object
 //! itself; a failed call carries the structured [`CommandError`] in `error.data`.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde::de::Error as _;
@@ -69,7 +70,9 @@ impl Id {
         match text.bytes().next()? {
             b'"' => serde_json::from_str(text).ok().map(Id::Str),
             b'n' if text == "null" => Some(Id::Null),
-            _ => IdNumber::parse(text).map(Id::Num),
+            // A raw value is one whole JSON value, so one that starts like a number is one.
+            b'-' | b'0'..=b'9' => Some(Id::Num(IdNumber(text.to_string()))),
+            _ => None,
         }
     }
 }
@@ -199,13 +202,17 @@ impl Request {
                 error,
             })
         };
-        let Some(obj) = members(raw) else {
+        let obj = raw.get().starts_with('{');
+        let Some(obj) = obj
+            .then(|| serde_json::from_str::<Envelope<'_>>(raw.get()).ok())
+            .flatten()
+        else {
             return Err(fail(
                 &Id::Null,
                 invalid_request("a request must be a JSON object"),
             ));
         };
-        let id = match obj.get("id") {
+        let id = match obj.id {
             None => None,
             Some(v) => match Id::from_raw(v) {
                 Some(id) => Some(id),
@@ -218,23 +225,19 @@ impl Request {
             },
         };
         let reply_id = id.clone().unwrap_or(Id::Null);
-        let string = |key: &str| {
-            obj.get(key)
-                .and_then(|v| serde_json::from_str::<String>(v.get()).ok())
-        };
-        if string("jsonrpc").as_deref() != Some("2.0") {
+        if obj.jsonrpc.and_then(string).as_deref() != Some("2.0") {
             return Err(fail(
                 &reply_id,
                 invalid_request("`jsonrpc` must be \"2.0\""),
             ));
         }
-        let Some(method) = string("method") else {
+        let Some(method) = obj.method.and_then(string).map(Cow::into_owned) else {
             return Err(fail(
                 &reply_id,
                 invalid_request("`method` must be a string"),
             ));
         };
-        let params = match obj.get("params").map(|p| p.get()) {
+        let params = match obj.params.map(|p| p.get()) {
             None => Value::Object(Map::new()),
             Some(p) if p.starts_with('{') => match serde_json::from_str(p) {
                 Ok(v) => v,
@@ -262,6 +265,72 @@ impl Request {
             }
         };
         Ok(Request { id, method, params })
+    }
+}
+
+/// The members a request is read from, as raw JSON text, found in one pass over the
+/// object; other members are skipped. A key given twice keeps its last value, as a parse
+/// to `Value` would.
+#[derive(Default)]
+struct Envelope<'a> {
+    jsonrpc: Option<&'a RawValue>,
+    id: Option<&'a RawValue>,
+    method: Option<&'a RawValue>,
+    params: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+#[serde(field_identifier, rename_all = "lowercase")]
+enum Member {
+    Jsonrpc,
+    Id,
+    Method,
+    Params,
+    #[serde(other)]
+    Other,
+}
+
+impl<'de> Deserialize<'de> for Envelope<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Envelope<'de>, D::Error> {
+        struct Members;
+        impl<'de> serde::de::Visitor<'de> for Members {
+            type Value = Envelope<'de>;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Envelope<'de>, A::Error> {
+                let mut e = Envelope::default();
+                while let Some(key) = map.next_key::<Member>()? {
+                    let slot = match key {
+                        Member::Jsonrpc => &mut e.jsonrpc,
+                        Member::Id => &mut e.id,
+                        Member::Method => &mut e.method,
+                        Member::Params => &mut e.params,
+                        Member::Other => {
+                            map.next_value::<serde::de::IgnoredAny>()?;
+                            continue;
+                        }
+                    };
+                    *slot = Some(map.next_value()?);
+                }
+                Ok(e)
+            }
+        }
+        d.deserialize_map(Members)
+    }
+}
+
+/// A JSON string's value; `None` for any other JSON value. Borrowed unless it has escapes.
+fn string(raw: &RawValue) -> Option<Cow<'_, str>> {
+    let text = raw.get();
+    match text.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {
+        Some(inner) if !inner.contains('\\') => Some(Cow::Borrowed(inner)),
+        _ => serde_json::from_str::<String>(text).ok().map(Cow::Owned),
     }
 }
 
@@ -477,6 +546,53 @@ mod tests {
             "]".repeat(10_000)
         );
         assert_eq!(parse(&deep).unwrap_err().error.code, ErrorCode::ParseError);
+    }
+
+    /// What a request says, read the slow way: the whole message parsed to a `Value`.
+    fn oracle(text: &str) -> Option<(Option<Id>, String, Value)> {
+        let Value::Object(obj) = serde_json::from_str::<Value>(text).ok()? else {
+            return None;
+        };
+        let id = match obj.get("id") {
+            None => None,
+            Some(Value::Null) => Some(Id::Null),
+            Some(Value::String(s)) => Some(Id::Str(s.clone())),
+            Some(Value::Number(n)) => Some(Id::Num(IdNumber(n.to_string()))),
+            Some(_) => return None,
+        };
+        if obj.get("jsonrpc") != Some(&Value::String("2.0".into())) {
+            return None;
+        }
+        let method = obj.get("method")?.as_str()?.to_string();
+        let params = match obj.get("params") {
+            None => Value::Object(Map::new()),
+            Some(p @ Value::Object(_)) => p.clone(),
+            Some(_) => return None,
+        };
+        Some((id, method, params))
+    }
+
+    proptest::proptest! {
+        /// Members in any order, given twice, spelled with escapes, among others: read as
+        /// a parse of the whole object reads them.
+        #[test]
+        fn a_request_reads_as_its_value_does(
+            members in proptest::collection::vec((0usize..7, 0usize..9), 0..7)
+        ) {
+            const KEYS: [&str; 7] =
+                ["jsonrpc", "id", "method", "params", "x", r#"meth\u006fd"#, r#"\u0069d"#];
+            const VALUES: [&str; 9] = [
+                r#""2.0""#, r#""2\u002e0""#, "7", r#""a\"b""#, "null", r#"{"p":[1,{"q":2}]}"#,
+                "{}", "[1]", r#""ultra.getWorkspaceInfo""#,
+            ];
+            let body: Vec<String> = members
+                .iter()
+                .map(|&(k, v)| format!(r#""{}":{}"#, KEYS[k], VALUES[v]))
+                .collect();
+            let text = format!("{{{}}}", body.join(","));
+            let got = parse(&text).ok().map(|r| (r.id, r.method, r.params));
+            proptest::prop_assert_eq!(got, oracle(&text), "{}", text);
+        }
     }
 
     #[test]

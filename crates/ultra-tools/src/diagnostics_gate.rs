@@ -42,6 +42,10 @@ impl Validator for DiagnosticsGate {
         "Diagnostics gate"
     }
 
+    fn checks_commands(&self) -> bool {
+        false
+    }
+
     fn checks_content(&self) -> bool {
         true
     }

@@ -69,6 +69,10 @@ impl Validator for SyntaxGate {
         "Syntax gate"
     }
 
+    fn checks_commands(&self) -> bool {
+        false
+    }
+
     fn checks_content(&self) -> bool {
         true
     }

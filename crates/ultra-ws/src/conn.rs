@@ -75,6 +75,9 @@ struct Conn<S: Host> {
     waiting: u64,
     /// The record of the read-only call being answered, written after its reply.
     after: Option<Unrecorded>,
+    /// The reply being sent as text, freed once it is out: the client waits for the text,
+    /// not for this.
+    spent: Option<Response>,
 }
 
 /// What to do after a message.
@@ -114,6 +117,7 @@ pub(crate) async fn serve<S: Host>(socket: WebSocket, shared: Arc<Shared<S>>, pe
         bucket,
         events: None,
         after: None,
+        spent: None,
     };
     let evicted = conn.shared.waiting.join(conn.waiting);
     conn.run(rx, &evicted).await;
@@ -218,12 +222,13 @@ impl<S: Host> Conn<S> {
                 _ => Next::Reply(None),
             };
             // Only a single call's reply carries its record; it is written once the reply is.
-            let after = self.after.take();
+            let (after, spent) = (self.after.take(), self.spent.take());
             match next {
                 Next::Reply(None) => {}
                 Next::Reply(Some(text)) => {
                     let sent = self.tx.send(Message::Text(text.into())).await;
                     drop(after);
+                    drop(spent);
                     if sent.is_err() {
                         return;
                     }
@@ -333,7 +338,12 @@ impl<S: Host> Conn<S> {
         }
         match incoming {
             Incoming::Batch(items) => self.batch(items).await,
-            Incoming::One(raw) => Next::Reply(self.single(&raw).await.map(|r| to_text(&r))),
+            Incoming::One(raw) => {
+                let reply = self.single(&raw).await;
+                let text = reply.as_ref().map(to_text);
+                self.spent = reply;
+                Next::Reply(text)
+            }
         }
     }
 

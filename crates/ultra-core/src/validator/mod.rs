@@ -128,6 +128,11 @@ pub trait Validator: Send + Sync {
     ) -> Result<ValidationResult, ValidatorFailure> {
         Ok(ValidationResult::proceed())
     }
+    /// Whether [`Validator::validate_command`] does anything. A validator that never judges
+    /// a call by its command and arguments says no, so reads skip the validation context.
+    fn checks_commands(&self) -> bool {
+        true
+    }
     /// Whether [`Validator::validate_content`] does anything (lets edits skip building content).
     fn checks_content(&self) -> bool {
         false
@@ -250,6 +255,11 @@ impl Validators {
         self.list.iter().map(|v| v.id().to_string()).collect()
     }
 
+    /// Whether any validator judges calls by their command and arguments.
+    pub fn has_command_hooks(&self) -> bool {
+        self.list.iter().any(|v| v.checks_commands())
+    }
+
     /// Whether any validator checks file content.
     pub fn has_content_hooks(&self) -> bool {
         self.list.iter().any(|v| v.checks_content())
@@ -280,7 +290,13 @@ impl Validators {
         args: &Value,
         cx: &ValidationContext,
     ) -> Result<Aggregated, CommandError> {
-        self.run(|v| v.validate_command(command, args, cx))
+        self.run(|v| {
+            if v.checks_commands() {
+                v.validate_command(command, args, cx)
+            } else {
+                Ok(ValidationResult::proceed())
+            }
+        })
     }
 
     /// Ask every content validator about content.

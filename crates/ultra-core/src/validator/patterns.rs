@@ -154,6 +154,10 @@ impl Validator for PatternsValidator {
         &self.id
     }
 
+    fn checks_commands(&self) -> bool {
+        false
+    }
+
     fn checks_content(&self) -> bool {
         !self.rules.is_empty()
     }
