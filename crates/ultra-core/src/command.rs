@@ -8,6 +8,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use serde_json::value::RawValue;
 use ultra_protocol::command::Annotations;
 pub use ultra_protocol::command::Touches;
 use ultra_protocol::{AgentFeedback, CommandError, ErrorCode, Source, SourceKind, Warning};
@@ -491,6 +492,23 @@ pub(crate) trait DynCommand<S>: Send + Sync {
         args: &(dyn Any + Send),
     ) -> Result<(), CommandError>;
     fn run(&self, cx: &mut Cx<'_, S>, args: Box<dyn Any + Send>) -> Result<Value, CommandError>;
+    /// [`DynCommand::run`] with the data as JSON text, for a transport that only sends it
+    /// on: a typed command serialises its output once, with no `Value` built between.
+    fn run_text(
+        &self,
+        cx: &mut Cx<'_, S>,
+        args: Box<dyn Any + Send>,
+    ) -> Result<Box<RawValue>, CommandError> {
+        let data = self.run(cx, args)?;
+        serde_json::value::to_raw_value(&data).map_err(unserialisable)
+    }
+}
+
+fn unserialisable(e: serde_json::Error) -> CommandError {
+    CommandError::new(
+        ErrorCode::InternalError,
+        format!("result not serialisable: {e}"),
+    )
 }
 
 /// A [`Command`] seen through [`DynCommand`] (a wrapper, so that other kinds of entry,
@@ -550,16 +568,31 @@ impl<S, C: Command<S>> DynCommand<S> for Typed<C> {
     }
 
     fn run(&self, cx: &mut Cx<'_, S>, args: Box<dyn Any + Send>) -> Result<Value, CommandError> {
+        serde_json::to_value(self.output(cx, args)?).map_err(unserialisable)
+    }
+
+    fn run_text(
+        &self,
+        cx: &mut Cx<'_, S>,
+        args: Box<dyn Any + Send>,
+    ) -> Result<Box<RawValue>, CommandError> {
+        serde_json::value::to_raw_value(&self.output(cx, args)?).map_err(unserialisable)
+    }
+}
+
+impl<C> Typed<C> {
+    fn output<S>(
+        &self,
+        cx: &mut Cx<'_, S>,
+        args: Box<dyn Any + Send>,
+    ) -> Result<C::Output, CommandError>
+    where
+        C: Command<S>,
+    {
         let args = args
             .downcast::<C::Args>()
             .map_err(|_| CommandError::new(ErrorCode::InternalError, "argument type mismatch"))?;
-        let out = Command::run(&self.0, cx, *args)?;
-        serde_json::to_value(out).map_err(|e| {
-            CommandError::new(
-                ErrorCode::InternalError,
-                format!("result not serialisable: {e}"),
-            )
-        })
+        Command::run(&self.0, cx, *args)
     }
 }
 

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use ultra_protocol::event::names;
 use ultra_protocol::{CommandError, CommandResult, ErrorCode, Source, SourceKind};
@@ -59,6 +60,28 @@ struct Entry {
     outcome: &'static str,
     success: bool,
     duration: u128,
+}
+
+/// What a handler's run gave: data to read, or data to send on as it is.
+enum Data {
+    Value(Value),
+    Text(Box<RawValue>),
+}
+
+/// A call's result, its data as JSON text when asked for so, and its record when that is
+/// still to write.
+type Ran = (CommandResult, Option<Box<RawValue>>, Option<Entry>);
+
+/// A call's outcome for a transport that sends its data on as it is
+/// ([`Executor::execute_text`]).
+#[derive(Debug)]
+pub struct Answered {
+    /// The outcome. When `text` holds the data, `data` is `None`.
+    pub result: CommandResult,
+    /// A successful call's data as JSON text (a forwarding command's comes in `result`).
+    pub text: Option<Box<RawValue>>,
+    /// The record still to write, as [`Executor::execute_then`] returns it.
+    pub unrecorded: Option<Unrecorded>,
 }
 
 /// `ok`, or the error's code: what the audit log and `command.executed` say of a call.
@@ -245,7 +268,7 @@ impl<S: Host> Executor<S> {
 
     /// Run one command.
     pub async fn execute(&self, name: &str, args: Value, source: Source) -> CommandResult {
-        let (result, unrecorded) = self.execute_at(name, args, source, 0).await;
+        let (result, _, unrecorded) = self.execute_at(name, args, source, 0, false).await;
         if let Some(entry) = unrecorded {
             self.write_entry(entry);
         }
@@ -262,29 +285,49 @@ impl<S: Host> Executor<S> {
         args: Value,
         source: Source,
     ) -> (CommandResult, Option<Unrecorded>) {
-        let (result, entry) = self.execute_at(name, args, source, 0).await;
-        let unrecorded = entry.map(|entry| Unrecorded {
+        let (result, _, entry) = self.execute_at(name, args, source, 0, false).await;
+        (result, self.unrecorded(entry))
+    }
+
+    /// [`Executor::execute_then`] for a transport that sends the data on as it is (a
+    /// JSON-RPC reply): the data comes as JSON text, serialised once from the command's
+    /// output rather than built as a `Value` and serialised again.
+    pub async fn execute_text(
+        self: &Arc<Self>,
+        name: &str,
+        args: Value,
+        source: Source,
+    ) -> Answered {
+        let (result, text, entry) = self.execute_at(name, args, source, 0, true).await;
+        Answered {
+            result,
+            text,
+            unrecorded: self.unrecorded(entry),
+        }
+    }
+
+    fn unrecorded(self: &Arc<Self>, entry: Option<Entry>) -> Option<Unrecorded> {
+        entry.map(|entry| Unrecorded {
             trail: self.clone(),
             entry: Some(entry),
-        });
-        (result, unrecorded)
+        })
     }
 
     /// [`Executor::execute`], `depth` forwards deep (a forwarding command runs the one it
     /// names here, so that one meets every check too). A read-only call comes back with its
-    /// record still to write; anything else has been recorded.
+    /// record still to write; anything else has been recorded. With `text`, a successful
+    /// call's data may come as JSON text instead of in the result.
     fn execute_at<'a>(
         &'a self,
         name: &'a str,
         args: Value,
         source: Source,
         depth: u8,
-    ) -> std::pin::Pin<
-        Box<dyn std::future::Future<Output = (CommandResult, Option<Entry>)> + Send + 'a>,
-    > {
+        text: bool,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Ran> + Send + 'a>> {
         Box::pin(async move {
             let started = Instant::now();
-            let (id, mut result) = self.execute_inner(name, &args, &source).await;
+            let (id, mut result, text) = self.execute_inner(name, &args, &source, text).await;
             let spec = id
                 .and_then(|id| self.registry.entry(id))
                 .map(|e| e.command.spec());
@@ -292,7 +335,7 @@ impl<S: Host> Executor<S> {
                 result = self.forward(result, &source, depth).await;
             }
             if result.success && spec.is_some_and(|s| s.quiet && s.annotations.read_only) {
-                return (result, None);
+                return (result, text, None);
             }
             let entry = Entry {
                 source,
@@ -303,10 +346,10 @@ impl<S: Host> Executor<S> {
                 duration: started.elapsed().as_micros(),
             };
             if spec.is_some_and(|s| s.annotations.read_only && !s.forwards) {
-                return (result, Some(entry));
+                return (result, text, Some(entry));
             }
             self.write_entry(entry);
-            (result, None)
+            (result, text, None)
         })
     }
 
@@ -375,8 +418,8 @@ impl<S: Host> Executor<S> {
             );
         }
         let args = data.get("args").cloned().unwrap_or(Value::Null);
-        let (inner, unrecorded) = self
-            .execute_at(target, args, source.clone(), depth + 1)
+        let (inner, _, unrecorded) = self
+            .execute_at(target, args, source.clone(), depth + 1, false)
             .await;
         if let Some(entry) = unrecorded {
             self.write_entry(entry);
@@ -395,7 +438,8 @@ impl<S: Host> Executor<S> {
         name: &str,
         args: &Value,
         source: &Source,
-    ) -> (Option<&'static str>, CommandResult) {
+        text: bool,
+    ) -> (Option<&'static str>, CommandResult, Option<Box<RawValue>>) {
         let Admitted {
             command,
             parsed,
@@ -403,7 +447,7 @@ impl<S: Host> Executor<S> {
             ..
         } = match self.admit_inner(name, args, source).await {
             Ok(admitted) => admitted,
-            Err(refused) => return refused,
+            Err((id, refused)) => return (id, refused, None),
         };
         let spec = command.spec();
         let mut cx = Cx {
@@ -425,11 +469,27 @@ impl<S: Host> Executor<S> {
             || spec
                 .touches
                 .is_some_and(|t| t.files_write || t.processes || t.terminals || t.network);
+        // A forwarding command's data names the call to run next: it is read, not sent.
+        let text = text && !spec.forwards;
         let outcome = run_blocking(long, || {
-            std::panic::catch_unwind(AssertUnwindSafe(|| command.run(&mut cx, parsed)))
+            std::panic::catch_unwind(AssertUnwindSafe(|| {
+                if text {
+                    command.run_text(&mut cx, parsed).map(Data::Text)
+                } else {
+                    command.run(&mut cx, parsed).map(Data::Value)
+                }
+            }))
         });
+        let mut sent = None;
         let mut result = match outcome {
-            Ok(Ok(data)) => CommandResult::ok(data),
+            Ok(Ok(Data::Value(data))) => CommandResult::ok(data),
+            Ok(Ok(Data::Text(data))) => {
+                sent = Some(data);
+                CommandResult {
+                    data: None,
+                    ..CommandResult::ok(Value::Null)
+                }
+            }
             Ok(Err(err)) => CommandResult::err(err),
             Err(panic) => {
                 let msg = panic
@@ -469,7 +529,7 @@ impl<S: Host> Executor<S> {
                 }
             }
         }
-        (Some(spec.id), result)
+        (Some(spec.id), result, sent)
     }
 
     /// The checks of [`Executor::execute_inner`] up to running: a refusal comes back whole,

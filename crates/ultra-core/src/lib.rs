@@ -26,5 +26,5 @@ pub mod when;
 
 pub use command::{Command, CommandSpec, Cx, Example, FileOperation, FileOperationKind};
 pub use config::Config;
-pub use executor::{Executor, Host, Unrecorded};
+pub use executor::{Answered, Executor, Host, Unrecorded};
 pub use registry::Registry;

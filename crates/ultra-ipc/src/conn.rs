@@ -27,9 +27,7 @@ use tokio_util::codec::{AnyDelimiterCodec, AnyDelimiterCodecError, FramedRead};
 use tokio_util::sync::CancellationToken;
 use ultra_core::{Executor, Host, Unrecorded};
 use ultra_protocol::ipc::{IpcError as WireError, IpcEvent, IpcRequest, IpcResponse, IpcResult};
-use ultra_protocol::jsonrpc::{
-    ErrorObject, Id, Incoming, Notification, Request, Response, members,
-};
+use ultra_protocol::jsonrpc::{Id, Incoming, Notification, Outgoing, Request, Response, members};
 use ultra_protocol::{CommandError, CommandResult, ErrorCode, Event};
 use ultra_rpc::subscriptions::{lock, validate_patterns};
 use ultra_rpc::{Format, Identity, LAGGED, Session, Subscriptions, claim};
@@ -234,8 +232,8 @@ impl Drop for AbortOnDrop {
 
 /// What one request line produces.
 enum Reply {
-    Rpc(Box<Response>),
-    RpcBatch(Vec<Response>),
+    Rpc(Box<Outgoing>),
+    RpcBatch(Vec<Outgoing>),
     Envelope(Box<IpcResponse>),
 }
 
@@ -294,7 +292,7 @@ impl<S: Host> Conn<S> {
                 Err(e) => {
                     let suggestion = "nest the request less deeply";
                     let reply = self.session.parse_error(&e, suggestion);
-                    return Some(Reply::Rpc(Box::new(reply)));
+                    return Some(Reply::Rpc(Box::new(reply.into())));
                 }
             };
             let reply = self.envelope(value).await;
@@ -308,16 +306,16 @@ impl<S: Host> Conn<S> {
 
     // ---- JSON-RPC -------------------------------------------------------------------
 
-    async fn rpc_single(&mut self, raw: &RawValue) -> Option<Response> {
+    async fn rpc_single(&mut self, raw: &RawValue) -> Option<Outgoing> {
         match self.session.request(raw) {
             Ok(req) => self.rpc_call(req).await,
-            Err(resp) => Some(*resp),
+            Err(resp) => Some((*resp).into()),
         }
     }
 
     async fn rpc_batch(&mut self, items: Vec<Box<RawValue>>) -> Option<Reply> {
         if let Err(resp) = self.session.check_batch(items.len()) {
-            return Some(Reply::Rpc(resp));
+            return Some(Reply::Rpc(Box::new((*resp).into())));
         }
         let mut replies = Vec::new();
         // In order, one at a time: later calls in a batch may depend on earlier ones.
@@ -330,25 +328,20 @@ impl<S: Host> Conn<S> {
         (!replies.is_empty()).then_some(Reply::RpcBatch(replies))
     }
 
-    async fn rpc_call(&mut self, req: Request) -> Option<Response> {
+    async fn rpc_call(&mut self, req: Request) -> Option<Outgoing> {
         let Request { id, method, params } = req;
-        let outcome: Result<Value, ErrorObject> = match self.session.answer(&method, &params) {
-            Some(answer) => {
-                self.listen();
-                answer
-            }
-            None => {
-                let (result, after) = self
-                    .session
-                    .exec()
-                    .execute_then(&method, params, self.session.source())
-                    .await;
-                // A batch's earlier call is recorded now, as the next one starts.
-                self.after = after;
-                Response::outcome(result)
-            }
-        };
-        Some(Response::answer(id?, outcome))
+        if let Some(answer) = self.session.answer(&method, &params) {
+            self.listen();
+            return Some(Response::answer(id?, answer).into());
+        }
+        let answered = self
+            .session
+            .exec()
+            .execute_text(&method, params, self.session.source())
+            .await;
+        // A batch's earlier call is recorded now, as the next one starts.
+        self.after = answered.unrecorded;
+        Some(Outgoing::answer(id?, answered.result, answered.text))
     }
 
     /// Forward events while anything is subscribed; release the bus receiver otherwise

@@ -452,6 +452,55 @@ impl Response {
     }
 }
 
+/// A response as it is sent: a [`Response`], or a success whose result is JSON text
+/// already (a command's output serialised once, with no `Value` built between).
+#[derive(Debug)]
+pub enum Outgoing {
+    Response(Response),
+    Text { id: Id, result: Box<RawValue> },
+}
+
+impl Outgoing {
+    /// The answer to call `id`: its `result`, whose data is `text` when that is given,
+    /// mapped as [`Response::outcome`] maps it.
+    pub fn answer(id: Id, result: CommandResult, text: Option<Box<RawValue>>) -> Outgoing {
+        match text {
+            Some(text) if result.success && result.warnings.is_empty() => {
+                Outgoing::Text { id, result: text }
+            }
+            // Warnings go into the data, which is read for that (rare).
+            Some(text) => {
+                let data = serde_json::from_str(text.get()).ok();
+                let result = CommandResult { data, ..result };
+                Outgoing::Response(Response::answer(id, Response::outcome(result)))
+            }
+            None => Outgoing::Response(Response::answer(id, Response::outcome(result))),
+        }
+    }
+}
+
+impl From<Response> for Outgoing {
+    fn from(r: Response) -> Outgoing {
+        Outgoing::Response(r)
+    }
+}
+
+impl Serialize for Outgoing {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        match self {
+            Outgoing::Response(r) => r.serialize(s),
+            Outgoing::Text { id, result } => {
+                let mut m = s.serialize_struct("Response", 3)?;
+                m.serialize_field("jsonrpc", "2.0")?;
+                m.serialize_field("id", id)?;
+                m.serialize_field("result", result)?;
+                m.end()
+            }
+        }
+    }
+}
+
 /// A server-to-client notification.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Notification {
@@ -592,6 +641,48 @@ mod tests {
             let text = format!("{{{}}}", body.join(","));
             let got = parse(&text).ok().map(|r| (r.id, r.method, r.params));
             proptest::prop_assert_eq!(got, oracle(&text), "{}", text);
+        }
+    }
+
+    #[test]
+    fn a_result_sent_as_text_reads_as_one_sent_as_a_value() {
+        let data = serde_json::json!({"b": 1, "a": [true, null, "x\"y"]});
+        let text = serde_json::value::to_raw_value(&data).unwrap();
+        let warned = |mut r: CommandResult| {
+            r.warnings.push(crate::Warning {
+                code: "W".into(),
+                message: "careful".into(),
+                location: None,
+            });
+            r
+        };
+        let failed = CommandResult::err(CommandError::new(ErrorCode::FileNotFound, "gone"));
+        for (result, text) in [
+            (CommandResult::ok(data.clone()), None),
+            (
+                CommandResult {
+                    data: None,
+                    ..CommandResult::ok(Value::Null)
+                },
+                Some(text.clone()),
+            ),
+            (warned(CommandResult::ok(data.clone())), None),
+            (
+                warned(CommandResult {
+                    data: None,
+                    ..CommandResult::ok(Value::Null)
+                }),
+                Some(text),
+            ),
+            (failed.clone(), None),
+        ] {
+            let id = Id::from(7);
+            let sent =
+                serde_json::to_string(&Outgoing::answer(id.clone(), result.clone(), text)).unwrap();
+            let mut expected = result;
+            expected.data = expected.data.or(Some(data.clone()));
+            let expected = Response::answer(id, Response::outcome(expected));
+            assert_eq!(sent, serde_json::to_string(&expected).unwrap());
         }
     }
 

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use tokio::sync::{Notify, broadcast};
 use ultra_core::{Host, Unrecorded};
 use ultra_protocol::jsonrpc::{
-    ErrorObject, Id, Incoming, Notification, Request, Response, members,
+    ErrorObject, Id, Incoming, Notification, Outgoing, Request, Response, members,
 };
 use ultra_protocol::{CommandError, ErrorCode, Event, SourceKind};
 use ultra_rpc::{Format, Identity, Session};
@@ -77,7 +77,7 @@ struct Conn<S: Host> {
     after: Option<Unrecorded>,
     /// The reply being sent as text, freed once it is out: the client waits for the text,
     /// not for this.
-    spent: Option<Response>,
+    spent: Option<Outgoing>,
 }
 
 /// What to do after a message.
@@ -460,10 +460,10 @@ impl<S: Host> Conn<S> {
         Next::Reply((!replies.is_empty()).then(|| to_text(&replies)))
     }
 
-    async fn single(&mut self, raw: &RawValue) -> Option<Response> {
+    async fn single(&mut self, raw: &RawValue) -> Option<Outgoing> {
         let req = match self.rpc.request(raw) {
             Ok(r) => r,
-            Err(resp) => return Some(*resp),
+            Err(resp) => return Some((*resp).into()),
         };
         let Request { id, method, params } = req;
         // Terminal output is pushed to the session that created the terminal: listen
@@ -480,14 +480,14 @@ impl<S: Host> Conn<S> {
             }
             answer
         } else if self.events.is_none() {
-            let (result, after) = self
+            let answered = self
                 .shared
                 .exec
-                .execute_then(&method, params, self.rpc.source())
+                .execute_text(&method, params, self.rpc.source())
                 .await;
             // A batch's earlier call is recorded now, as the next one starts.
-            self.after = after;
-            Response::outcome(result)
+            self.after = answered.unrecorded;
+            return Some(Outgoing::answer(id?, answered.result, answered.text));
         } else {
             // A session with terminals: run the call on its own task and keep pushing
             // their output meanwhile (a `terminal.wait` may block for minutes).
@@ -516,6 +516,6 @@ impl<S: Host> Conn<S> {
                 ))),
             }
         };
-        Some(Response::answer(id?, outcome))
+        Some(Response::answer(id?, outcome).into())
     }
 }
