@@ -22,7 +22,11 @@ pub fn run(root: &std::path::Path, profile: Option<&str>, auto_apply: bool) -> E
         Ok(p) => p,
         Err(e) => return fail(&e),
     };
+    // One client on one pipe: one worker keeps rmcp's dispatch and the handler it spawns
+    // for each request on one core (with two, each request woke the other to steal the
+    // handler). Long commands still leave it (`block_in_place`), so progress goes on.
     let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
         .thread_stack_size(crate::serve::WORKER_STACK_BYTES)
         .enable_all()
         .build()
