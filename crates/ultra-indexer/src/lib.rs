@@ -257,6 +257,11 @@ impl CodeIndex {
         paths: std::collections::HashSet<String>,
         allow: &(dyn Fn(&str) -> bool + Sync),
     ) -> (Vec<build::Found>, Vec<String>) {
+        // Nothing reported, nothing asked about: most queries. Reading the rules would
+        // read the global git config and excludes file for nothing.
+        if paths.is_empty() {
+            return (Vec::new(), Vec::new());
+        }
         // What a walk would leave out, read once for all the paths.
         let mut rules = ultra_ignore::IgnoreRules::new(&self.root);
         let mut found = Vec::new();
