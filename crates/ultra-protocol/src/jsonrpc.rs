@@ -464,18 +464,18 @@ impl Outgoing {
     /// The answer to call `id`: its `result`, whose data is `text` when that is given,
     /// mapped as [`Response::outcome`] maps it.
     pub fn answer(id: Id, result: CommandResult, text: Option<Box<RawValue>>) -> Outgoing {
-        match text {
+        let result = match text {
             Some(text) if result.success && result.warnings.is_empty() => {
-                Outgoing::Text { id, result: text }
+                return Outgoing::Text { id, result: text };
             }
             // Warnings go into the data, which is read for that (rare).
-            Some(text) => {
-                let data = serde_json::from_str(text.get()).ok();
-                let result = CommandResult { data, ..result };
-                Outgoing::Response(Response::answer(id, Response::outcome(result)))
-            }
-            None => Outgoing::Response(Response::answer(id, Response::outcome(result))),
-        }
+            Some(text) => CommandResult {
+                data: serde_json::from_str(text.get()).ok(),
+                ..result
+            },
+            None => result,
+        };
+        Outgoing::Response(Response::answer(id, Response::outcome(result)))
     }
 }
 
