@@ -9,6 +9,7 @@
 //! code, message, suggestion, details), so the model reads what to do instead; only an
 //! unknown tool is a protocol error. Generic over [`Host`], like the other transports.
 
+mod direct;
 mod http_compat;
 mod stdio;
 
@@ -95,15 +96,35 @@ impl<S: Host> McpServer<S> {
     pub async fn serve_stdio(mut self) -> Result<(), McpServeError> {
         let pending = stdio::Pending::default();
         self.unrecorded = Some(pending.clone());
-        let out = stdio::Recording::new(stdio::writer(), pending);
+        let out: direct::Out = Arc::new(tokio::sync::Mutex::new(Box::new(stdio::Recording::new(
+            stdio::writer(),
+            pending,
+        ))));
+        // rmcp speaks through a pair of pipes in memory; the client's lines reach it
+        // through `direct::route`, and its messages reach stdout through `direct::pump`.
+        let (to_rmcp, rmcp_in) = tokio::io::duplex(1 << 16);
+        let (rmcp_out, from_rmcp) = tokio::io::duplex(1 << 16);
+        let pump = tokio::spawn(direct::pump(from_rmcp, out.clone()));
+        let session = Arc::new(std::sync::OnceLock::new());
+        let route = tokio::spawn(direct::route(
+            stdio::reader(),
+            to_rmcp,
+            self.clone(),
+            session.clone(),
+            out.clone(),
+        ));
         let running = self
-            .serve((stdio::reader(), out))
+            .serve((rmcp_in, rmcp_out))
             .await
             .map_err(|e| McpServeError::Transport(e.to_string()))?;
-        running
-            .waiting()
-            .await
-            .map_err(|e| McpServeError::Transport(e.to_string()))?;
+        let _ = session.set(direct::Session::of(running.peer()));
+        let stopped = running.waiting().await;
+        // rmcp stops when its input ends, that is when the client closed stdin: the
+        // calls still running on the direct path finish, then rmcp's last messages go out.
+        let _ = route.await;
+        let _ = pump.await;
+        let _ = tokio::io::AsyncWriteExt::shutdown(&mut *out.lock().await).await;
+        stopped.map_err(|e| McpServeError::Transport(e.to_string()))?;
         Ok(())
     }
 
@@ -155,12 +176,12 @@ impl<S: Host> McpServer<S> {
         args: Value,
         source: Source,
         confirmation: &Confirmation,
-        context: &RequestContext<RoleServer>,
+        peer: &rmcp::Peer<RoleServer>,
     ) -> Option<CommandResult> {
         use rmcp::model::ElicitRequestParams;
         let ask = approval_request(id, &args, confirmation);
         let params: ElicitRequestParams = serde_json::from_value(ask["params"].clone()).ok()?;
-        let answer = context.peer.create_elicitation(params).await.ok()?;
+        let answer = peer.create_elicitation(params).await.ok()?;
         let answer = serde_json::to_value(answer).ok()?;
         self.settle(id, args, source, confirmation, approved(&answer))
             .await
@@ -393,16 +414,80 @@ impl<S: Host> ServerHandler for McpServer<S> {
         };
         let args = request.arguments.map_or(json!({}), Value::Object);
         let agent = client_name(request.meta.as_ref(), &context);
+        let ask = if !client_elicits(request.meta.as_ref(), &context) {
+            Ask::Nobody
+        } else if stateless(&context) {
+            Ask::Retry {
+                state: request.request_state.as_deref(),
+                answer: request
+                    .input_responses
+                    .as_ref()
+                    .and_then(|r| r.get("approve")),
+            }
+        } else {
+            Ask::Elicit
+        };
+        let call = Call {
+            id,
+            args,
+            agent,
+            progress: context.meta.get_progress_token(),
+        };
+        Ok(match self.call(call, ask, &context.peer).await {
+            Answer::Done(result) => result.into(),
+            Answer::InputRequired(asked) => asked.into(),
+        })
+    }
+}
+
+/// A tool call, resolved to its command.
+struct Call {
+    id: &'static str,
+    args: Value,
+    /// The client's name, which attributes the call.
+    agent: Option<String>,
+    /// Where to report progress, when the client asked for it.
+    progress: Option<rmcp::model::ProgressToken>,
+}
+
+/// How a call that needs a person reaches the client's user.
+enum Ask<'a> {
+    /// The client cannot ask: the call fails with CONFIRMATION_REQUIRED.
+    Nobody,
+    /// An elicitation request to the client.
+    Elicit,
+    /// MCP 2026-07-28: the question goes back as an input-required result, and the
+    /// client retries with the answer (`answer`) and the echoed state (`state`).
+    Retry {
+        state: Option<&'a str>,
+        answer: Option<&'a Value>,
+    },
+}
+
+/// What a tool call comes to.
+enum Answer {
+    Done(CallToolResult),
+    InputRequired(InputRequiredResult),
+}
+
+impl<S: Host> McpServer<S> {
+    /// Run a tool call: progress to the client while it runs (when it asked), a
+    /// confirmation put to its user as `ask` says, the result rendered for the model.
+    /// rmcp's dispatch and the direct path over stdio both answer through this.
+    async fn call(&self, call: Call, ask: Ask<'_>, peer: &rmcp::Peer<RoleServer>) -> Answer {
+        let Call {
+            id,
+            args,
+            agent,
+            progress,
+        } = call;
         let source = Source {
             agent_id: agent,
             ..Source::new(SourceKind::Ai)
         };
         // A client that asked for progress hears about the index being built and, for
         // anything slower than a second, that the call is still running.
-        let progress = context
-            .meta
-            .get_progress_token()
-            .map(|token| self.report_progress(token, context.peer.clone()));
+        let progress = progress.map(|token| self.report_progress(token, peer.clone()));
         let (mut result, after) = self
             .exec
             .execute_then(id, args.clone(), source.clone())
@@ -411,36 +496,35 @@ impl<S: Host> ServerHandler for McpServer<S> {
             pending.push(after);
         }
         // A call that needs a person, from a client that can ask its user: ask there.
-        if let Some(confirmation) = needs_person(&result)
-            && client_elicits(request.meta.as_ref(), &context)
-        {
-            if stateless(&context) {
+        if let Some(confirmation) = needs_person(&result) {
+            match ask {
+                Ask::Nobody => {}
+                Ask::Elicit => {
+                    result = self
+                        .elicit(id, args, source, &confirmation, peer)
+                        .await
+                        .unwrap_or(result);
+                }
                 // 2026-07-28 forbids requests to the client: the question goes back as an
                 // input-required result, and the client retries with the answer. The
                 // state is only the waiting call's id, and it counts only for this very
                 // call (the same call waits under the same id).
-                let answer = (request.request_state.as_deref() == Some(confirmation.id.as_str()))
-                    .then(|| request.input_responses.as_ref()?.get("approve").cloned())
-                    .flatten();
-                match answer {
-                    Some(answer) => {
-                        result = self
-                            .settle(id, args, source, &confirmation, approved(&answer))
-                            .await
-                            .unwrap_or(result);
-                    }
-                    None => {
-                        if let Some(task) = progress {
-                            task.abort();
+                Ask::Retry { state, answer } => {
+                    match answer.filter(|_| state == Some(confirmation.id.as_str())) {
+                        Some(answer) => {
+                            result = self
+                                .settle(id, args, source, &confirmation, approved(answer))
+                                .await
+                                .unwrap_or(result);
                         }
-                        return Ok(input_required(id, &args, &confirmation).into());
+                        None => {
+                            if let Some(task) = progress {
+                                task.abort();
+                            }
+                            return Answer::InputRequired(input_required(id, &args, &confirmation));
+                        }
                     }
                 }
-            } else {
-                result = self
-                    .elicit(id, args, source, &confirmation, &context)
-                    .await
-                    .unwrap_or(result);
             }
         }
         if let Some(task) = progress {
@@ -451,6 +535,6 @@ impl<S: Host> ServerHandler for McpServer<S> {
             .as_ref()
             .filter(|_| result.success)
             .and_then(|data| self.exec.registry().render(id, data));
-        Ok(to_tool_result(result, text).into())
+        Answer::Done(to_tool_result(result, text))
     }
 }

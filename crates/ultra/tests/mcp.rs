@@ -529,3 +529,102 @@ fn stdio_over_a_socketpair() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+/// `tools/call` over stdio takes a direct path once the client has initialized; a call
+/// carrying anything more (here an extra `_meta` key) goes through rmcp. The same call
+/// must answer the same either way: results, failures, odd arguments, unknown tools,
+/// ids of either type.
+#[test]
+fn direct_tool_calls_answer_as_rmcp_does() {
+    use serde_json::json;
+    let ws = fixture();
+    let mut mcp = common::RawMcp::start(&ws, &[]);
+    mcp.initialize("differential");
+    let calls = [
+        json!({"name": "get_lines", "arguments": {"path": "src/service.ts", "start": 2, "end": 6}}),
+        json!({"name": "get_lines", "arguments": {"path": "missing.ts"}}),
+        json!({"name": "get_lines", "arguments": {"path": "../outside"}}),
+        json!({"name": "get_lines", "arguments": {"path": 7}}),
+        json!({"name": "get_lines", "arguments": null}),
+        json!({"name": "get_lines"}),
+        json!({"name": "find_definition", "arguments": {"symbol": "UserService"}}),
+        json!({"name": "grep", "arguments": {"pattern": "TODO"}}),
+        json!({"name": "no_such_tool", "arguments": {}}),
+        json!({"name": "get_lines", "arguments": "src/app.ts"}),
+    ];
+    for (n, params) in calls.iter().enumerate() {
+        for id in [json!(n), json!(format!("call-{n}"))] {
+            let mut routed = params.clone();
+            routed["_meta"] = json!({"io.example/trace": "via-rmcp"});
+            mcp.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}));
+            let direct = mcp.read();
+            mcp.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": routed}));
+            let through_rmcp = mcp.read();
+            assert_eq!(direct["id"], id, "{direct}");
+            assert_eq!(direct, through_rmcp, "{params}");
+        }
+    }
+    assert!(mcp.finish().success());
+}
+
+/// Calls answered directly and messages rmcp answers, sent in a random interleaving
+/// without waiting: every request gets exactly one reply, each reply is one whole JSON
+/// line (rmcp's long tool list included), and the server goes on after a line longer
+/// than the 16 MiB a message may have.
+#[test]
+fn direct_and_rmcp_replies_never_interleave() {
+    use serde_json::json;
+    let ws = fixture();
+    let mut mcp = common::RawMcp::start(&ws, &[]);
+    mcp.initialize("interleaved");
+    // A line over the limit is dropped whole; the next one is read as usual.
+    let huge = format!("{{\"pad\":\"{}\"}}", "x".repeat(16 << 20));
+    mcp.send_raw(&huge);
+    let mut seed = 0x9E37_79B9_u32;
+    let mut kinds = std::collections::HashMap::new();
+    for id in 0..200 {
+        seed ^= seed << 13;
+        seed ^= seed >> 17;
+        seed ^= seed << 5;
+        let kind = seed % 4;
+        let message = match kind {
+            0 => json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": {"name": "get_lines", "arguments": {"path": "notes.txt"}}}),
+            1 => json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": {"name": "get_lines", "arguments": {"path": "notes.txt"},
+                    "_meta": {"io.example/trace": id}}}),
+            2 => json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"}),
+            _ => json!({"jsonrpc": "2.0", "id": id, "method": "ping"}),
+        };
+        kinds.insert(id, kind);
+        mcp.send(message);
+        if id % 50 == 0 {
+            mcp.send(
+                json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                "params": {"requestId": 999_999}}),
+            );
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    while seen.len() < kinds.len() {
+        let reply = mcp.read();
+        let id = reply["id"].as_u64().unwrap_or_else(|| panic!("{reply}"));
+        assert!(seen.insert(id), "two replies to {id}");
+        let result = &reply["result"];
+        match kinds[&id] {
+            0 | 1 => assert_eq!(
+                result["content"][0]["text"]
+                    .as_str()
+                    .map(|t| t.contains("beta")),
+                Some(true),
+                "{reply}"
+            ),
+            2 => assert!(
+                result["tools"].as_array().is_some_and(|t| t.len() > 5),
+                "{reply}"
+            ),
+            _ => assert_eq!(result, &json!({}), "{reply}"),
+        }
+    }
+    assert!(mcp.finish().success());
+}

@@ -696,6 +696,13 @@ impl RawMcp {
         stdin.flush().expect("flush");
     }
 
+    /// Send one line as it is.
+    pub fn send_raw(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        writeln!(stdin, "{line}").expect("send");
+        stdin.flush().expect("flush");
+    }
+
     /// The next message from the server.
     pub fn read(&mut self) -> Value {
         let line = self.lines.next().expect("a reply").expect("read");
