@@ -5,7 +5,9 @@
 //!   - Ultra: `ultra.getWorkspaceInfo` over JSON-RPC lines (`ultra serve`, default
 //!     configuration: the audit log is on).
 //! Each placement is measured `--runs` times with the tools' order rotating: unpinned, and
-//! pinned (this client on CPU 0, every server thread on CPU 1, with `taskset -a -p`).
+//! pinned (this client on CPU 0, every server thread on CPU 1, with `taskset -a -p`); in
+//! each, first with a client that blocks in `read` for the reply, then with one that spins
+//! on a non-blocking socket, which leaves the client's own wake-up out of the figure.
 //! Tables give the median over runs of each run's p50 and p99 (nearest rank), then
 //! pipelined throughput (`--pipeline` requests written at once by a second thread).
 //!
@@ -23,7 +25,7 @@ use std::time::{Duration, Instant};
 
 #[path = "rtt_common.rs"]
 mod common;
-use common::{median, options, percentile, pin, set};
+use common::{median, options, percentile, pin, set, Spinning, Wait};
 
 struct Args {
     n: usize,
@@ -79,7 +81,7 @@ const NVIM_REQUEST: &[u8] = b"\x94\x00\x00\xa9nvim_eval\x91\xa11";
 const NVIM_REPLY: &[u8] = b"\x94\x01\x00\xc0\x01";
 
 /// Read one reply into `buf`; false at EOF.
-fn read_reply(r: &mut BufReader<UnixStream>, kind: Reply, buf: &mut Vec<u8>) -> bool {
+fn read_reply<R: Read>(r: &mut BufReader<R>, kind: Reply, buf: &mut Vec<u8>) -> bool {
     buf.clear();
     match kind {
         Reply::Line => r.read_until(b'\n', buf).map(|n| n > 0).unwrap_or(false),
@@ -102,11 +104,16 @@ fn check(tool: &Tool, reply: &[u8]) {
     }
 }
 
-/// One run: `n` timed calls after `warmup`; (p50, p99) in µs.
-fn latency(tool: &Tool, warmup: usize, n: usize) -> (f64, f64) {
+/// One run: `n` timed calls after `warmup`, the client waiting as `wait` says; (p50, p99)
+/// in µs.
+fn latency(tool: &Tool, warmup: usize, n: usize, wait: Wait) -> (f64, f64) {
     let stream = UnixStream::connect(&tool.sock).expect("connect");
-    let mut w = stream.try_clone().expect("clone");
-    let mut r = BufReader::with_capacity(1 << 16, stream);
+    stream.set_nonblocking(wait == Wait::Spin).expect("nonblocking");
+    let w = Spinning(stream.try_clone().expect("clone"));
+    timed(tool, w, BufReader::with_capacity(1 << 16, Spinning(stream)), warmup, n)
+}
+
+fn timed<W: Write, R: Read>(tool: &Tool, mut w: W, mut r: BufReader<R>, warmup: usize, n: usize) -> (f64, f64) {
     let mut buf = Vec::with_capacity(4096);
     let mut times = Vec::with_capacity(n);
     for i in 0..warmup + n {
@@ -296,8 +303,8 @@ fn main() {
         "## Round trips over a Unix socket (`target/bench/rtt`, n={} after {} warm-up, {} runs)\n",
         a.n, a.warmup, a.runs
     );
-    println!("| placement | floor p50 | Neovim p50 | Ultra p50 | Ultra − floor | floor p99 | Neovim p99 | Ultra p99 |");
-    println!("|---|---|---|---|---|---|---|---|");
+    println!("| placement | client | floor p50 | Neovim p50 | Ultra p50 | Ultra − floor | floor p99 | Neovim p99 | Ultra p99 |");
+    println!("|---|---|---|---|---|---|---|---|---|");
     for placement in ["unpinned", "pinned"] {
         let (client_cpus, server_cpus) = if placement == "pinned" {
             ("0", "1")
@@ -305,17 +312,19 @@ fn main() {
             (all.as_str(), all.as_str())
         };
         place(me, &tools, client_cpus, server_cpus);
-        let runs = interleaved(&tools, a.runs, |t| {
-            let (m, h) = latency(t, a.warmup, a.n);
-            eprintln!("{placement}: {} p50 {m:.1} µs p99 {h:.1} µs", t.name);
-            (m, h)
-        });
-        let m50: Vec<f64> = runs.iter().map(|r| median(r.iter().map(|x| x.0).collect())).collect();
-        let m99: Vec<f64> = runs.iter().map(|r| median(r.iter().map(|x| x.1).collect())).collect();
-        println!(
-            "| {placement} | {:.1} µs | {:.1} µs | {:.1} µs | {:+.1} µs | {:.1} µs | {:.1} µs | {:.1} µs |",
-            m50[0], m50[1], m50[2], m50[2] - m50[0], m99[0], m99[1], m99[2]
-        );
+        for (client, wait) in Wait::BOTH {
+            let runs = interleaved(&tools, a.runs, |t| {
+                let (m, h) = latency(t, a.warmup, a.n, wait);
+                eprintln!("{placement}, client {client}: {} p50 {m:.1} µs p99 {h:.1} µs", t.name);
+                (m, h)
+            });
+            let m50: Vec<f64> = runs.iter().map(|r| median(r.iter().map(|x| x.0).collect())).collect();
+            let m99: Vec<f64> = runs.iter().map(|r| median(r.iter().map(|x| x.1).collect())).collect();
+            println!(
+                "| {placement} | {client} | {:.1} µs | {:.1} µs | {:.1} µs | {:+.1} µs | {:.1} µs | {:.1} µs | {:.1} µs |",
+                m50[0], m50[1], m50[2], m50[2] - m50[0], m99[0], m99[1], m99[2]
+            );
+        }
     }
     place(me, &tools, &all, &all);
     println!("\n| pipelined ({} requests written at once, unpinned) | replies/s | vs floor |", a.pipeline);

@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+use std::io::{ErrorKind, Read, Write};
 use std::process::{Command, Stdio};
 use std::str::FromStr;
 
@@ -15,6 +16,49 @@ pub fn percentile(times: &mut [u64], p: f64) -> f64 {
 pub fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
+}
+
+/// How a client waits for a reply. Blocking, a round trip includes waking the client as
+/// well as the server; spinning on a non-blocking socket (as sockperf's and netperf's
+/// busy-poll modes do), only the server's wake-up and work are in it.
+#[derive(Clone, Copy, PartialEq)]
+pub enum Wait {
+    Block,
+    Spin,
+}
+
+impl Wait {
+    pub const BOTH: [(&'static str, Wait); 2] = [("blocks", Wait::Block), ("spins", Wait::Spin)];
+}
+
+/// A stream that retries instead of blocking: with `Wait::Spin` its socket is put in
+/// non-blocking mode and every read and write spins on `WouldBlock`.
+pub struct Spinning<S>(pub S);
+
+impl<S: Read> Read for Spinning<S> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        loop {
+            match self.0.read(buf) {
+                Err(e) if e.kind() == ErrorKind::WouldBlock => std::hint::spin_loop(),
+                r => return r,
+            }
+        }
+    }
+}
+
+impl<S: Write> Write for Spinning<S> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        loop {
+            match self.0.write(buf) {
+                Err(e) if e.kind() == ErrorKind::WouldBlock => std::hint::spin_loop(),
+                r => return r,
+            }
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
 }
 
 /// Pin every thread of `pid` to `cpus` (`taskset -a -p -c`); exits when taskset fails.

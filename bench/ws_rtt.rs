@@ -6,8 +6,10 @@
 //!     serve` with its WebSocket on, its rate limit off, otherwise the default configuration: the audit log
 //!     is on), after `auth.authenticate`.
 //! Each placement is measured `--runs` times with the order rotating: unpinned, and pinned
-//! (this client on CPU 0, every server thread on CPU 1, with `taskset -a -p`). Tables give
-//! the median over runs of each run's p50 and p99 (nearest rank).
+//! (this client on CPU 0, every server thread on CPU 1, with `taskset -a -p`); in each,
+//! with a client that blocks in `read` for the reply and with one that spins on a
+//! non-blocking socket (see `rtt.rs`). Tables give the median over runs of each run's p50
+//! and p99 (nearest rank).
 //!
 //! Build: `rustc -O --edition 2021 -o target/bench/ws_rtt bench/ws_rtt.rs` and
 //! `cargo build --release -p ultra-ws --example ws_echo` (`bench/setup.sh` does both).
@@ -23,7 +25,7 @@ use std::time::Instant;
 
 #[path = "rtt_common.rs"]
 mod common;
-use common::{median, options, percentile, pin, set};
+use common::{median, options, percentile, pin, set, Spinning, Wait};
 
 const TOKEN: &str = "bench-token-0123456789abcdef0123456789abcdef";
 
@@ -66,8 +68,8 @@ fn fail(msg: String) -> ! {
 
 /// A client connection: the HTTP upgrade done, frames written masked, read unmasked.
 struct Conn {
-    w: TcpStream,
-    r: BufReader<TcpStream>,
+    w: Spinning<TcpStream>,
+    r: BufReader<Spinning<TcpStream>>,
     frame: Vec<u8>,
     payload: Vec<u8>,
 }
@@ -76,8 +78,8 @@ impl Conn {
     fn open(port: u16) -> Conn {
         let s = TcpStream::connect(("127.0.0.1", port)).unwrap_or_else(|e| fail(format!("connect: {e}")));
         s.set_nodelay(true).expect("nodelay");
-        let mut w = s.try_clone().expect("clone");
-        let mut r = BufReader::with_capacity(1 << 16, s);
+        let mut w = Spinning(s.try_clone().expect("clone"));
+        let mut r = BufReader::with_capacity(1 << 16, Spinning(s));
         write!(
             w,
             "GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
@@ -190,9 +192,11 @@ fn check(tool: &Tool, request: &[u8], reply: &[u8]) {
     }
 }
 
-/// One run: `n` timed calls after `warmup`; (p50, p99) in µs.
-fn latency(tool: &Tool, request: &[u8], warmup: usize, n: usize) -> (f64, f64) {
+/// One run: `n` timed calls after `warmup`, the client waiting as `wait` says; (p50, p99)
+/// in µs.
+fn latency(tool: &Tool, request: &[u8], warmup: usize, n: usize, wait: Wait) -> (f64, f64) {
     let mut c = connect(tool);
+    c.w.0.set_nonblocking(wait == Wait::Spin).expect("nonblocking");
     let mut times = Vec::with_capacity(n);
     for i in 0..warmup + n {
         let t = Instant::now();
@@ -295,29 +299,31 @@ fn main() {
         "## Round trips over a WebSocket (`target/bench/ws_rtt`, `{}`, n={} after {} warm-up, {} runs)\n",
         a.method, a.n, a.warmup, a.runs
     );
-    println!("| placement | floor p50 | Ultra p50 | Ultra − floor | floor p99 | Ultra p99 |");
-    println!("|---|---|---|---|---|---|");
+    println!("| placement | client | floor p50 | Ultra p50 | Ultra − floor | floor p99 | Ultra p99 |");
+    println!("|---|---|---|---|---|---|---|");
     for placement in ["unpinned", "pinned"] {
         let (client, server) = if placement == "pinned" { ("0", "1") } else { (all.as_str(), all.as_str()) };
         pin(me, client);
         for t in &tools {
             pin(t.pid, server);
         }
-        let mut res: Vec<Vec<(f64, f64)>> = vec![Vec::new(), Vec::new()];
-        for r in 0..a.runs {
-            for k in 0..tools.len() {
-                let i = (k + r) % tools.len();
-                let (m, h) = latency(&tools[i], request.as_bytes(), a.warmup, a.n);
-                eprintln!("{placement}: {} p50 {m:.1} µs p99 {h:.1} µs", tools[i].name);
-                res[i].push((m, h));
+        for (how, wait) in Wait::BOTH {
+            let mut res: Vec<Vec<(f64, f64)>> = vec![Vec::new(), Vec::new()];
+            for r in 0..a.runs {
+                for k in 0..tools.len() {
+                    let i = (k + r) % tools.len();
+                    let (m, h) = latency(&tools[i], request.as_bytes(), a.warmup, a.n, wait);
+                    eprintln!("{placement}, client {how}: {} p50 {m:.1} µs p99 {h:.1} µs", tools[i].name);
+                    res[i].push((m, h));
+                }
             }
+            let m50: Vec<f64> = res.iter().map(|r| median(r.iter().map(|x| x.0).collect())).collect();
+            let m99: Vec<f64> = res.iter().map(|r| median(r.iter().map(|x| x.1).collect())).collect();
+            println!(
+                "| {placement} | {how} | {:.1} µs | {:.1} µs | {:+.1} µs | {:.1} µs | {:.1} µs |",
+                m50[0], m50[1], m50[1] - m50[0], m99[0], m99[1]
+            );
         }
-        let m50: Vec<f64> = res.iter().map(|r| median(r.iter().map(|x| x.0).collect())).collect();
-        let m99: Vec<f64> = res.iter().map(|r| median(r.iter().map(|x| x.1).collect())).collect();
-        println!(
-            "| {placement} | {:.1} µs | {:.1} µs | {:+.1} µs | {:.1} µs | {:.1} µs |",
-            m50[0], m50[1], m50[1] - m50[0], m99[0], m99[1]
-        );
     }
     for mut c in [ultra, echo] {
         let _ = c.kill();
