@@ -29,17 +29,35 @@ pub fn text(v: &Value) -> Option<String> {
     Some(out)
 }
 
-/// `get_lines`: `path:start-end (of N lines)`, then the lines as `cat -n` numbers them.
+/// `get_lines`: `path:start-end (of N lines, hash H)`, then the lines as `cat -n` numbers
+/// them, then whether the answer was full and where to go on.
 pub fn lines(v: &Value) -> Option<String> {
     let body = v.get("text")?.as_str()?;
     let mut out = format!(
-        "{}:{}-{} (of {} lines)\n",
+        "{}:{}-{} (of {} lines",
         v.get("path")?.as_str()?,
         v.get("start")?,
         v.get("end")?,
         v.get("totalLines").unwrap_or(&Value::Null)
     );
+    if let Some(h) = v.get("hash").and_then(Value::as_str) {
+        let _ = write!(out, ", hash {h}");
+    }
+    out.push_str(")\n");
     out.push_str(body);
+    if let Some(cut) = v.get("lineCut").filter(|c| !c.is_null()) {
+        let _ = writeln!(
+            out,
+            "[line {} cut: it has {cut} bytes; the shell's `cut -c` or `head -c` reads it in pieces]",
+            v.get("end")?
+        );
+    }
+    if let Some(next) = v.get("nextStart").filter(|n| !n.is_null()) {
+        let _ = writeln!(
+            out,
+            "[the answer is full: continue with start={next} (or ask for a smaller range)]"
+        );
+    }
     footer(&mut out, v);
     Some(out)
 }
@@ -297,8 +315,9 @@ pub fn error(e: &CommandError) -> String {
 }
 
 /// `text` cut to [`MAX_TEXT`] bytes at a line end, with a note saying how much was left
-/// out and how to get it.
-pub fn capped(text: String) -> String {
+/// out and how to get it: from the structured copy of the answer when `whole_elsewhere`
+/// (it holds everything the text shows), else by asking for less.
+pub fn capped(text: String, whole_elsewhere: bool) -> String {
     if text.len() <= MAX_TEXT {
         return text;
     }
@@ -308,9 +327,14 @@ pub fn capped(text: String) -> String {
     }
     let cut = text[..cut].rfind('\n').map_or(cut, |i| i + 1);
     let mut out = text[..cut].to_string();
+    let whole = if whole_elsewhere {
+        "the full answer is in structuredContent; "
+    } else {
+        ""
+    };
     let _ = writeln!(
         out,
-        "[cut at {cut} of {} bytes: the full answer is in structuredContent; ask for less (a line range, a narrower path or pattern, a limit)]",
+        "[cut at {cut} of {} bytes: {whole}ask for less (a line range, a narrower path or pattern, a limit)]",
         text.len()
     );
     out
@@ -324,10 +348,16 @@ mod tests {
 
     #[test]
     fn lines_keep_every_fact() {
-        let v = json!({"path": "a.rs", "start": 2, "end": 3, "totalLines": 9, "text": "     2\tb\n     3\tc\n"});
+        let v = json!({"path": "a.rs", "start": 2, "end": 3, "totalLines": 9, "text": "     2\tb\n     3\tc\n", "hash": "ab"});
         assert_eq!(
             lines(&v).unwrap(),
-            "a.rs:2-3 (of 9 lines)\n     2\tb\n     3\tc\n"
+            "a.rs:2-3 (of 9 lines, hash ab)\n     2\tb\n     3\tc\n"
+        );
+        let full = json!({"path": "a.rs", "start": 2, "end": 2, "totalLines": 9, "text": "     2\tbbb\n",
+            "hash": "ab", "nextStart": 3, "lineCut": 70000});
+        assert_eq!(
+            lines(&full).unwrap(),
+            "a.rs:2-2 (of 9 lines, hash ab)\n     2\tbbb\n[line 2 cut: it has 70000 bytes; the shell's `cut -c` or `head -c` reads it in pieces]\n[the answer is full: continue with start=3 (or ask for a smaller range)]\n"
         );
     }
 
@@ -385,10 +415,16 @@ mod tests {
     #[test]
     fn long_text_is_cut_at_a_line() {
         let t = "x".repeat(100) + "\n";
-        let out = capped(t.repeat(1000));
+        let out = capped(t.repeat(1000), true);
         assert!(out.len() < MAX_TEXT + 300);
         assert!(out.contains("[cut at "), "{}", &out[out.len() - 200..]);
         let body = out.rsplit_once("[cut").unwrap().0;
         assert!(body.ends_with('\n') && body.lines().all(|l| l.len() == 100));
+        assert!(out.contains("the full answer is in structuredContent"));
+        // When the structured copy does not hold the text, the note does not send the
+        // model looking for it there.
+        let out = capped(t.repeat(1000), false);
+        assert!(out.contains("ask for less"), "{}", &out[out.len() - 200..]);
+        assert!(!out.contains("structuredContent"));
     }
 }

@@ -340,7 +340,9 @@ fn to_tool_result(result: CommandResult, text: Option<String>) -> CallToolResult
             other => serde_json::to_string(other).unwrap_or_default(),
         });
         // A result's `text` rendering is sent once, as the content the model reads, not
-        // again in the structured copy (the output schema leaves it optional).
+        // again in the structured copy (the output schema leaves it optional). Then the
+        // structured copy no longer holds what a cut would leave out of the text.
+        let mut whole_elsewhere = true;
         if let Some(obj) = data.as_object_mut()
             && obj
                 .get("text")
@@ -348,8 +350,10 @@ fn to_tool_result(result: CommandResult, text: Option<String>) -> CallToolResult
                 .is_some_and(|t| text.contains(t))
         {
             obj.remove("text");
+            whole_elsewhere = false;
         }
-        let mut out = CallToolResult::success(vec![ContentBlock::text(render::capped(text))]);
+        let text = render::capped(text, whole_elsewhere);
+        let mut out = CallToolResult::success(vec![ContentBlock::text(text)]);
         if !result.warnings.is_empty() || result.feedback.is_some() {
             let extra = json!({ "warnings": result.warnings, "feedback": result.feedback });
             out.content.push(ContentBlock::text(extra.to_string()));
@@ -536,5 +540,49 @@ impl<S: Host> McpServer<S> {
             .filter(|_| result.success)
             .and_then(|data| self.exec.registry().render(id, data));
         Answer::Done(to_tool_result(result, text))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+    use ultra_protocol::CommandResult;
+
+    use super::to_tool_result;
+
+    fn first_text(r: &rmcp::model::CallToolResult) -> String {
+        let block = serde_json::to_value(&r.content[0]).unwrap();
+        block["text"].as_str().unwrap().to_string()
+    }
+
+    /// A cut rendering points to the structured copy only when that copy holds the rest:
+    /// a result's `text` sent as the content is left out of it.
+    #[test]
+    fn a_cut_answer_says_where_the_rest_is_only_when_it_is_there() {
+        let long = "a line of text\n".repeat(10_000);
+        let r = to_tool_result(
+            CommandResult::ok(json!({"text": long, "n": 1})),
+            Some(long.clone()),
+        );
+        let text = first_text(&r);
+        assert!(text.contains("[cut at "), "{}", &text[text.len() - 200..]);
+        assert!(
+            !text.contains("structuredContent"),
+            "{}",
+            &text[text.len() - 200..]
+        );
+        assert_eq!(r.structured_content, Some(json!({"n": 1})));
+
+        let items: Vec<_> = (0..5_000).map(|i| json!({"item": i})).collect();
+        let r = to_tool_result(CommandResult::ok(json!({"items": items})), None);
+        let text = first_text(&r);
+        assert!(text.contains("the full answer is in structuredContent"));
+        assert_eq!(
+            r.structured_content.unwrap()["items"]
+                .as_array()
+                .unwrap()
+                .len(),
+            5_000
+        );
     }
 }

@@ -166,3 +166,75 @@ fn default_answers_fit_and_page_through_everything() {
     assert_eq!(sub["files"], 100);
     assert!(sub["text"].as_str().unwrap().contains("c9/"), "{sub}");
 }
+
+/// `get_lines` on a file far bigger than one answer: each answer holds at most 48 KiB of
+/// lines and says where to go on, the pages add up to the file exactly, a line longer than
+/// an answer comes cut with its length, and the hash it gives is the one an edit checks.
+#[test]
+fn get_lines_pages_through_a_long_file_and_gives_the_hash_edits_check() {
+    let ws = workspace();
+    let lines: Vec<String> = (0..20_000)
+        .map(|i| format!("line {i}: {}", "word ".repeat(i % 17)))
+        .collect();
+    ws.write("logs/big.log", &(lines.join("\n") + "\n"));
+    let _server = ws.serve();
+    let mut c = ws.agent("bot");
+
+    let mut got = String::new();
+    let mut start = 1;
+    let mut pages = 0;
+    let hash = loop {
+        let r = c.ok(
+            "code.getLines",
+            json!({"path": "logs/big.log", "start": start}),
+        );
+        assert!(size(&r) <= 50 * 1024, "a page of {} bytes", size(&r));
+        assert_eq!(r["totalLines"], 20_000);
+        assert_eq!(r["start"], start);
+        got.push_str(r["text"].as_str().unwrap());
+        pages += 1;
+        match r["nextStart"].as_u64() {
+            Some(next) => {
+                assert_eq!(next, r["end"].as_u64().unwrap() + 1);
+                start = next;
+            }
+            None => {
+                assert_eq!(r["end"], 20_000);
+                break r["hash"].as_str().unwrap().to_string();
+            }
+        }
+        assert!(pages < 100, "never ended");
+    };
+    let want: String = lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| format!("{:>6}\t{l}\n", i + 1))
+        .collect();
+    assert!(pages > 5, "{pages} pages");
+    assert!(got == want, "the pages differ from the file");
+
+    // One line of 80 KB: given cut, with its length, and nothing after it to ask for.
+    let r = c.ok("code.getLines", json!({"path": "web/min.js"}));
+    assert_eq!((r["start"].as_u64(), r["end"].as_u64()), (Some(1), Some(1)));
+    let whole = ws.read("web/min.js").trim_end().len() as u64;
+    assert_eq!(r["lineCut"].as_u64(), Some(whole), "{}", r["text"]);
+    assert!(r["nextStart"].is_null());
+    assert!(size(&r) <= 50 * 1024);
+
+    // The hash is the file's, as read_file gives it, and edits check against it (made by
+    // a person here: an agent's edit waits for one).
+    let read = c.ok(
+        "ultra.getFileContent",
+        json!({"path": "logs/big.log", "limit": 1}),
+    );
+    assert_eq!(read["hash"].as_str(), Some(hash.as_str()));
+    let edit = json!({"path": "logs/big.log", "start": 1, "end": 1, "content": "first",
+        "expectedHash": hash});
+    let mut person = ws.connect();
+    person.ok("code.editLines", edit.clone());
+    let stale = person.call("code.editLines", edit);
+    assert_eq!(stale["error"]["data"]["code"], "STALE_VERSION", "{stale}");
+    let after = c.ok("code.getLines", json!({"path": "logs/big.log", "end": 1}));
+    assert_eq!(after["text"], "     1\tfirst\n");
+    assert_ne!(after["hash"].as_str(), Some(hash.as_str()));
+}

@@ -33,7 +33,7 @@ pub use refs::{
     FindReferencesArgs, ReferenceInfo, References,
 };
 use ultra_services::Services;
-use ultra_services::util::is_human;
+use ultra_services::util::{emit_notices, is_human};
 
 /// Register the tools.
 pub fn register(r: &mut Registry<Services>) -> Result<(), RegistryError> {

@@ -32,7 +32,7 @@ assert.ok(withOutput.length >= 25, `output schemas: ${withOutput}`);
 
 // Reads, each with the first characters its text must start with.
 const calls = [
-  ["get_lines", { path: "src/db.ts", start: 1, end: 2 }, "src/db.ts:1-2 (of 5 lines)\n     1\texport class Db {"],
+  ["get_lines", { path: "src/db.ts", start: 1, end: 2 }, "src/db.ts:1-2 (of 5 lines, hash "],
   ["read_file", { path: "src/app.ts" }, "src/app.ts (typescript, lines 1-2 of 2, hash "],
   ["get_function", { path: "src/service.ts", name: "UserService.findById" }, "UserService.findById, lines 7-12"],
   ["get_class", { path: "src/service.ts", name: "UserService" }, "UserService (class), lines 4-13"],
