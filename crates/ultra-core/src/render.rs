@@ -45,21 +45,25 @@ pub fn lines(v: &Value) -> Option<String> {
     }
     out.push_str(")\n");
     out.push_str(body);
+    cut_notes(&mut out, v);
+    footer(&mut out, v);
+    Some(out)
+}
+
+/// Where numbered code stopped short (`nextStart`, `lineCut`), for the model to go on.
+fn cut_notes(out: &mut String, v: &Value) {
     if let Some(cut) = v.get("lineCut").filter(|c| !c.is_null()) {
         let _ = writeln!(
             out,
-            "[line {} cut: it has {cut} bytes; the shell's `cut -c` or `head -c` reads it in pieces]",
-            v.get("end")?
+            "[the last line was cut: it has {cut} bytes; the shell's `cut -c` or `head -c` reads it in pieces]"
         );
     }
     if let Some(next) = v.get("nextStart").filter(|n| !n.is_null()) {
         let _ = writeln!(
             out,
-            "[the answer is full: continue with start={next} (or ask for a smaller range)]"
+            "[the answer is full: get_lines with start={next} gives the rest]"
         );
     }
-    footer(&mut out, v);
-    Some(out)
 }
 
 /// A function or class (`get_function`, `get_class`): what it is and where, its signature
@@ -129,12 +133,15 @@ pub fn symbol(v: &Value) -> Option<String> {
         "methods",
         "properties",
         "index",
+        "nextStart",
+        "lineCut",
     ];
     let facts = other_facts(v, &skip);
     if !facts.is_empty() {
         let _ = writeln!(out, "[{}]", facts.join(", "));
     }
     out.push_str(code);
+    cut_notes(&mut out, v);
     footer(&mut out, v);
     Some(out)
 }
@@ -357,7 +364,7 @@ mod tests {
             "hash": "ab", "nextStart": 3, "lineCut": 70000});
         assert_eq!(
             lines(&full).unwrap(),
-            "a.rs:2-2 (of 9 lines, hash ab)\n     2\tbbb\n[line 2 cut: it has 70000 bytes; the shell's `cut -c` or `head -c` reads it in pieces]\n[the answer is full: continue with start=3 (or ask for a smaller range)]\n"
+            "a.rs:2-2 (of 9 lines, hash ab)\n     2\tbbb\n[the last line was cut: it has 70000 bytes; the shell's `cut -c` or `head -c` reads it in pieces]\n[the answer is full: get_lines with start=3 gives the rest]\n"
         );
     }
 
@@ -390,6 +397,12 @@ mod tests {
         assert_eq!(
             symbol(&v).unwrap(),
             "Db (class), lines 1-3\n/// Data.\n[methods: async get(id: string)]\n[isExported, implements [\"A\"]]\n     1\tclass Db {\n"
+        );
+        let long = json!({"name": "f", "kind": "function", "lineStart": 1, "lineEnd": 900,
+            "code": "     1\tfn f() {\n", "nextStart": 2, "index": {"state": "ready"}});
+        assert_eq!(
+            symbol(&long).unwrap(),
+            "f (function), lines 1-900\n     1\tfn f() {\n[the answer is full: get_lines with start=2 gives the rest]\n"
         );
     }
 

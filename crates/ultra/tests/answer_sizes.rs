@@ -2,7 +2,9 @@
 //! name is everywhere, a line is 100 KB of minified code, the tree is thousands of entries
 //! and every file has a TODO and a syntax error, each default answer stays within 32 KB,
 //! counts everything in its totals, pages through all of it with its cursor (nothing
-//! missed, nothing twice), and clips long lines around the match.
+//! missed, nothing twice), and clips long lines around the match. Code (`get_lines`,
+//! `get_function`, `get_class`) comes at most 48 KiB of numbered lines at a time, saying
+//! where to go on.
 
 #![allow(clippy::unwrap_used)]
 
@@ -188,7 +190,7 @@ fn get_lines_pages_through_a_long_file_and_gives_the_hash_edits_check() {
             "code.getLines",
             json!({"path": "logs/big.log", "start": start}),
         );
-        assert!(size(&r) <= 50 * 1024, "a page of {} bytes", size(&r));
+        fits(&r, "text");
         assert_eq!(r["totalLines"], 20_000);
         assert_eq!(r["start"], start);
         got.push_str(r["text"].as_str().unwrap());
@@ -219,7 +221,7 @@ fn get_lines_pages_through_a_long_file_and_gives_the_hash_edits_check() {
     let whole = ws.read("web/min.js").trim_end().len() as u64;
     assert_eq!(r["lineCut"].as_u64(), Some(whole), "{}", r["text"]);
     assert!(r["nextStart"].is_null());
-    assert!(size(&r) <= 50 * 1024);
+    fits(&r, "text");
 
     // The hash is the file's, as read_file gives it, and edits check against it (made by
     // a person here: an agent's edit waits for one).
@@ -237,4 +239,89 @@ fn get_lines_pages_through_a_long_file_and_gives_the_hash_edits_check() {
     let after = c.ok("code.getLines", json!({"path": "logs/big.log", "end": 1}));
     assert_eq!(after["text"], "     1\tfirst\n");
     assert_ne!(after["hash"].as_str(), Some(hash.as_str()));
+}
+
+/// A function, a class or an unparsed file longer than one answer: the code stops within
+/// the bound, says where (`nextStart`), and `get_lines` from there gives the rest.
+#[test]
+fn long_functions_classes_and_fallbacks_stop_at_one_answer() {
+    let ws = Ws::new();
+    let body: String = (0..4000)
+        .map(|i| format!("  total += step({i}); // keep going\n"))
+        .collect();
+    ws.write(
+        "src/gen.ts",
+        &format!(
+            "export function huge(): number {{\n  let total = 0;\n{body}  return total;\n}}\nexport class Big {{\n  run(): void {{\n{body}  }}\n}}\n"
+        ),
+    );
+    let wide = format!("{}\n", "x".repeat(70_000)).repeat(3);
+    ws.write("notes/wide.txt", &wide);
+    let _server = ws.serve();
+    let mut c = ws.agent("bot");
+    c.ok("code.reindex", json!({}));
+
+    let f = c.ok(
+        "code.getFunction",
+        json!({"path": "src/gen.ts", "name": "huge"}),
+    );
+    fits(&f, "code");
+    assert_eq!(
+        (f["lineStart"].as_u64(), f["lineEnd"].as_u64()),
+        (Some(1), Some(4004))
+    );
+    let next = f["nextStart"].as_u64().expect("nextStart");
+    let code = f["code"].as_str().unwrap();
+    assert!(code.ends_with(&format!(
+        "{:>6}\t{}\n",
+        next - 1,
+        line_of(&ws, "src/gen.ts", next - 1)
+    )));
+    let rest = c.ok(
+        "code.getLines",
+        json!({"path": "src/gen.ts", "start": next, "end": 4004}),
+    );
+    assert_eq!(rest["start"].as_u64(), Some(next));
+
+    let class = c.ok(
+        "code.getClass",
+        json!({"path": "src/gen.ts", "name": "Big"}),
+    );
+    fits(&class, "code");
+    assert!(class["nextStart"].as_u64().is_some(), "{class}");
+
+    // Not a language the index parses: the file comes back as far as one answer goes,
+    // its first line cut, and nothing says the whole file was given.
+    let fb = c.ok(
+        "code.getFunction",
+        json!({"path": "notes/wide.txt", "name": "any"}),
+    );
+    fits(&fb, "code");
+    assert_eq!(fb["lineEnd"].as_u64(), Some(1));
+    assert_eq!(fb["lineCut"].as_u64(), Some(70_000));
+    assert_eq!(fb["nextStart"].as_u64(), Some(2));
+    assert!(
+        fb["fallback"]
+            .as_str()
+            .unwrap()
+            .contains("first 1 of 3 lines"),
+        "{fb}"
+    );
+}
+
+/// Whether the numbered code in `key` is within the 48 KiB one answer holds (what MCP
+/// sends as text), and the whole answer, escaped as JSON, within 56 KiB.
+fn fits(answer: &Value, key: &str) {
+    let code = answer[key].as_str().unwrap().len();
+    assert!(code <= 48 * 1024, "{key}: {code} bytes");
+    assert!(size(answer) <= 56 * 1024, "{} bytes", size(answer));
+}
+
+/// Line `n` (1-based) of a workspace file.
+fn line_of(ws: &Ws, path: &str, n: u64) -> String {
+    ws.read(path)
+        .lines()
+        .nth(n as usize - 1)
+        .unwrap()
+        .to_string()
 }

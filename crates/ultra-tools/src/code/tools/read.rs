@@ -30,21 +30,12 @@ pub struct Lines {
     pub total_lines: u32,
     /// The lines, numbered as `cat -n` does.
     pub text: String,
-    /// Content hash of the whole file, to pass as `expectedHash` to an edit.
+    /// Content hash, for expectedHash.
     pub hash: String,
-    /// Set when the answer stopped before the lines asked for (it holds at most
-    /// [`MAX_LINES_TEXT`] bytes): ask again with this `start` for the rest.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub next_start: Option<u32>,
-    /// Set when line `end` alone was longer than an answer may be: it was cut, and this is
-    /// its whole length in bytes.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub line_cut: Option<u64>,
+    /// Where the answer stopped, when it could not hold every line asked for.
+    #[serde(flatten)]
+    pub cut: Cut,
 }
-
-/// The most text (numbered lines) one `get_lines` answer holds: what MCP sends as one
-/// tool result (`render::MAX_TEXT`), less room for the header and footer.
-pub const MAX_LINES_TEXT: usize = ultra_core::render::MAX_TEXT - 2048;
 
 /// `get_lines`.
 pub struct GetLines;
@@ -56,7 +47,7 @@ impl Command<Services> for GetLines {
         "code.getLines",
         "Code: Get Lines",
         "Code",
-        "Read lines of a file with line numbers (cat -n format); 1-based, `end` inclusive. Open buffers are read as they are, saved or not. One answer holds at most 48 KiB of lines: a longer range ends early with nextStart to continue from. Returns the content hash to pass as expectedHash.",
+        "Lines of a file numbered as by cat -n (1-based, `end` inclusive), unsaved edits in; up to 48 KiB an answer (then nextStart). hash: for expectedHash.",
     )
     .render(ultra_core::render::lines)
     .touches(Touches::READ)
@@ -108,81 +99,10 @@ impl Command<Services> for GetLines {
             start,
             end: page.last,
             total_lines: total,
+            cut: page.cut(end),
             text: page.text,
             hash: read.hash,
-            next_start: (page.last < end).then_some(page.last + 1),
-            line_cut: page.line_cut,
         })
-    }
-}
-
-/// Lines in `text` as people count them: a final newline ends the last line rather than
-/// starting an empty one.
-fn line_count(text: &str) -> u32 {
-    let newlines = memchr::memchr_iter(b'\n', text.as_bytes()).count();
-    let unterminated = !text.is_empty() && !text.ends_with('\n');
-    (newlines + usize::from(unterminated)) as u32
-}
-
-/// Lines `start..=end` of a text, numbered, as much of them as fits in a budget.
-struct NumberedPage {
-    text: String,
-    /// The last line given (`start - 1` when none was).
-    last: u32,
-    /// The whole length of the last line given, when it alone was over the budget and was
-    /// cut.
-    line_cut: Option<u64>,
-}
-
-/// Lines `start..=end` (1-based) of `text`, numbered as `cat -n` does, stopping before
-/// the first line that would take the text past `budget` bytes. A first line that alone
-/// is over the budget is given cut, so an answer always moves on.
-fn numbered_page(text: &str, start: u32, end: u32, budget: usize) -> NumberedPage {
-    let bytes = text.as_bytes();
-    // The byte where line `start` begins.
-    let mut pos = match start {
-        0 | 1 => 0,
-        n => memchr::memchr_iter(b'\n', bytes)
-            .nth(n as usize - 2)
-            .map_or(bytes.len(), |i| i + 1),
-    };
-    let mut out = String::new();
-    let mut n = start;
-    let mut line_cut = None;
-    while n <= end && pos < bytes.len() {
-        let stop = memchr::memchr(b'\n', &bytes[pos..]).map_or(bytes.len(), |i| pos + i);
-        let line = &text[pos..stop];
-        // As `str::lines`: a `\r` goes with the `\n` after it, not at the very end.
-        let line = if stop < bytes.len() {
-            line.strip_suffix('\r').unwrap_or(line)
-        } else {
-            line
-        };
-        let prefix = format!("{n:>6}\t");
-        if out.len() + prefix.len() + line.len() + 1 > budget {
-            if n == start {
-                let mut cut = budget.saturating_sub(prefix.len() + 1).min(line.len());
-                while !line.is_char_boundary(cut) {
-                    cut -= 1;
-                }
-                out.push_str(&prefix);
-                out.push_str(&line[..cut]);
-                out.push('\n');
-                line_cut = Some(line.len() as u64);
-                n += 1;
-            }
-            break;
-        }
-        out.push_str(&prefix);
-        out.push_str(line);
-        out.push('\n');
-        n += 1;
-        pos = stop + 1;
-    }
-    NumberedPage {
-        text: out,
-        last: n - 1,
-        line_cut,
     }
 }
 
@@ -212,6 +132,9 @@ pub struct FunctionInfo {
     /// [`FALLBACK_LINES`] lines.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fallback: Option<String>,
+    /// Where `code` stopped, when the function is longer than one answer holds.
+    #[serde(flatten)]
+    pub cut: Cut,
     pub index: IndexState,
 }
 
@@ -228,7 +151,7 @@ impl Command<Services> for GetFunction {
         "code.getFunction",
         "Code: Get Function",
         "Code",
-        "Get one function's source (numbered) and metadata: params, async, exported, return type. Methods are `Class.method`; `const f = () => ...` counts. If it is not found, the error lists the file's functions. A file the index does not parse (another language, or too big) comes back whole (up to 2,000 lines) with `fallback` saying why.",
+        "Get one function's source (numbered) and metadata: params, async, exported, return type. Methods are `Class.method`; `const f = () => ...` counts. If it is not found, the error lists the file's functions. A file the index does not parse (another language, too big) comes back from its first line, with `fallback` saying why.",
     )
     .render(ultra_core::render::symbol)
     .touches(Touches::READ)
@@ -268,8 +191,9 @@ impl Command<Services> for GetFunction {
         let Some(file) = file.filter(|f| f.lang.is_some()) else {
             // Seed 001: a file that is not indexed is read whole.
             let text = text_of(cx, &rel).ok_or_else(|| not_indexed(&a.path))?;
-            let lines = text.lines().count() as u32;
-            let shown = lines.min(FALLBACK_LINES);
+            let lines = line_count(&text);
+            let page = numbered_page(&text, 1, lines.min(FALLBACK_LINES), MAX_LINES_TEXT);
+            let shown = page.last;
             let mut why = format!(
                 "{} is not indexed (a language the index does not parse, or too big to parse): the whole file is returned",
                 a.path
@@ -287,7 +211,8 @@ impl Command<Services> for GetFunction {
                     line_end: shown,
                     ..ultra_index::Function::default()
                 },
-                code: numbered(&text, 1, shown),
+                cut: page.cut(lines),
+                code: page.text,
                 fallback: Some(why),
                 index: state,
             });
@@ -321,8 +246,10 @@ impl Command<Services> for GetFunction {
         let text = text_of(cx, &rel).unwrap_or_default();
         let mut function = f.clone();
         function.name = f.qualified.clone();
+        let page = numbered_page(&text, f.line_start, f.line_end, MAX_LINES_TEXT);
         Ok(FunctionInfo {
-            code: numbered(&text, f.line_start, f.line_end),
+            cut: page.cut(f.line_end),
+            code: page.text,
             function,
             fallback: None,
             index: state,
@@ -350,6 +277,9 @@ pub struct ClassInfo {
     pub class: ultra_index::Class,
     /// The source with line numbers.
     pub code: String,
+    /// Where `code` stopped, when the class is longer than one answer holds.
+    #[serde(flatten)]
+    pub cut: Cut,
     pub index: IndexState,
 }
 
@@ -402,8 +332,10 @@ impl Command<Services> for GetClass {
                 })
             })?;
         let text = text_of(cx, &rel).unwrap_or_default();
+        let page = numbered_page(&text, c.line_start, c.line_end, MAX_LINES_TEXT);
         Ok(ClassInfo {
-            code: numbered(&text, c.line_start, c.line_end),
+            cut: page.cut(c.line_end),
+            code: page.text,
             class: c.clone(),
             index: state,
         })
@@ -658,67 +590,5 @@ impl Command<Services> for GetStructure {
             truncated: left_out > 0 || cut_depth || incomplete,
             shown_depth: cut_depth.then_some(shown as u32),
         })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use proptest::prelude::*;
-
-    use super::{line_count, numbered, numbered_page};
-
-    /// Texts of short lines, some ending in `\r\n`, some with characters of several bytes,
-    /// with or without a final newline.
-    fn texts() -> impl Strategy<Value = String> {
-        let line = "[a-zé€😀 ]{0,12}\r?";
-        (proptest::collection::vec(line, 0..40), any::<bool>()).prop_map(|(lines, last_nl)| {
-            let mut t = lines.join("\n");
-            if last_nl && !t.is_empty() {
-                t.push('\n');
-            }
-            t
-        })
-    }
-
-    proptest! {
-        /// Pages followed by their `nextStart` give, together, what one unbounded read of
-        /// the same range gives (`numbered`, the `cat -n` rendering), each within its
-        /// budget, and the line count is `str::lines`'.
-        #[test]
-        fn pages_add_up_to_the_whole_range(text in texts(), start in 1u32..45, len in 0u32..45, budget in 60usize..400) {
-            let total = line_count(&text);
-            prop_assert_eq!(total as usize, text.lines().count());
-            let end = (start + len).min(total);
-            let whole = numbered(&text, start, end);
-            let (mut got, mut from) = (String::new(), start);
-            loop {
-                let page = numbered_page(&text, from, end, budget);
-                prop_assert!(page.text.len() <= budget, "{} > {budget}", page.text.len());
-                prop_assert!(page.line_cut.is_none(), "a short line was cut");
-                got.push_str(&page.text);
-                if page.last >= end || page.last < from {
-                    break;
-                }
-                from = page.last + 1;
-            }
-            prop_assert_eq!(got, whole);
-        }
-    }
-
-    /// A line longer than the budget comes cut, alone, and says how long it is; the next
-    /// page starts at the line after it.
-    #[test]
-    fn a_line_over_the_budget_is_cut_and_the_next_page_moves_on() {
-        let text = format!("short\n{}\nafter\n", "€".repeat(100));
-        let page = numbered_page(&text, 2, 3, 50);
-        assert_eq!(page.last, 2);
-        assert_eq!(page.line_cut, Some(300));
-        assert!(page.text.len() <= 50, "{}", page.text);
-        assert!(page.text.starts_with("     2\t€"), "{}", page.text);
-        let next = numbered_page(&text, 3, 3, 50);
-        assert_eq!(next.text, "     3\tafter\n");
-        // A short line before it is given on its own first.
-        let page = numbered_page(&text, 1, 3, 50);
-        assert_eq!((page.last, page.line_cut), (1, None));
     }
 }
