@@ -150,18 +150,43 @@ fn git_checkout_stash_and_reset_leave_no_buffer_behind() {
 }
 
 /// The repro: open, `rm`, write anew (a new inode, maybe the same one), read.
+/// Every read follows, not only `read_file`: `get_lines` (with the same hash) and
+/// `get_function`, asked first after the write in turn.
 #[test]
 fn unlink_and_create_is_followed() {
     let ws = Ws::new();
     ws.write("a.txt", "old text\n");
+    ws.write("f.py", "def f():\n    return 0\n");
     let _server = ws.serve();
     let mut c = ws.agent("a");
     c.ok("ultra.openFile", json!({ "path": "a.txt" }));
+    c.ok("ultra.openFile", json!({ "path": "f.py" }));
     for round in 0..20 {
         std::fs::remove_file(ws.path("a.txt")).unwrap();
         let text = format!("new {round}\n");
         std::fs::write(ws.path("a.txt"), &text).unwrap();
+        let code = format!("def f():\n    return {round}\n");
+        std::fs::write(ws.path("f.py"), &code).unwrap();
+        let lines = c.ok("code.getLines", json!({ "path": "a.txt" }));
         let got = c.ok("ultra.getFileContent", json!({ "path": "a.txt" }));
+        if round % 2 == 0 {
+            let f = c.ok("code.getFunction", json!({ "path": "f.py", "name": "f" }));
+            assert!(
+                f["code"]
+                    .as_str()
+                    .unwrap()
+                    .contains(&format!("return {round}")),
+                "round {round}: {f}"
+            );
+        } else {
+            let f = c.ok("code.getLines", json!({ "path": "f.py" }));
+            assert_eq!(
+                f["text"],
+                format!("     1\tdef f():\n     2\t    return {round}\n")
+            );
+        }
+        assert_eq!(lines["text"], format!("     1\t{text}"), "round {round}");
+        assert_eq!(lines["hash"], got["hash"], "round {round}");
         assert_eq!(got["content"], text.as_str());
         assert_eq!(got["isDirty"], false);
     }

@@ -241,6 +241,16 @@ impl Workspace {
         })
     }
 
+    /// The current text of a file, as [`Workspace::current_text`] but with an open buffer
+    /// first brought in step with the disk: for reads that need no hash. A buffer that
+    /// cannot be synced (its file now refused) is read as it is.
+    pub fn text_now(&mut self, rel: &RelPath) -> Option<String> {
+        if self.buffers.contains_key(rel) {
+            let _ = self.sync_disk(rel);
+        }
+        self.current_text(rel)
+    }
+
     /// Check a caller's preconditions against the file's current state.
     pub fn check_expected(
         &mut self,

@@ -73,20 +73,20 @@ fn scope(cx: &Cx<'_, Services>, path: Option<&str>) -> Result<String, CommandErr
     })
 }
 
-/// The text of a workspace file as the agent sees it (the buffer when open).
+/// The text of a workspace file as the agent sees it: the buffer when open (first brought
+/// in step with the disk, as every read does), else the disk.
 fn text_of(cx: &Cx<'_, Services>, rel: &RelPath) -> Option<String> {
-    let ws = cx.services.ws();
-    ws.current_text(rel)
+    let mut ws = cx.services.ws();
+    let text = ws.text_now(rel);
+    emit_notices(cx, &mut ws);
+    text
 }
 
-/// The text of an indexed path (already inside the workspace), or "".
+/// The text of an indexed path (already inside the workspace), or "", read as
+/// [`text_of`] reads.
 fn text_at(cx: &Cx<'_, Services>, path: &str) -> String {
-    let ws = cx.services.ws();
-    ws.root()
-        .lexical(path)
-        .ok()
-        .and_then(|rel| ws.current_text(&rel))
-        .unwrap_or_default()
+    let rel = cx.services.ws().root().lexical(path).ok();
+    rel.and_then(|rel| text_of(cx, &rel)).unwrap_or_default()
 }
 
 /// Lines `start..=end` (1-based) of `text`, numbered as `cat -n` does, however many
