@@ -22,11 +22,14 @@ pub struct Location {
     pub range: Range,
 }
 
-/// A file's text as a rope, for position conversion (the buffer when open).
+/// A file's text as a rope, for position conversion: the buffer when open, first brought
+/// in step with the disk (the index's lines come from the disk).
 pub fn rope_of(cx: &Cx<'_, Services>, path: &str) -> Option<Rope> {
-    let ws = cx.services.ws();
-    let rel = ws.root().lexical(path).ok()?;
-    ws.current_text(&rel).map(|t| Rope::from_str(&t))
+    let rel = cx.services.ws().root().lexical(path).ok()?;
+    let mut ws = cx.services.ws();
+    let text = ws.text_now(&rel);
+    ultra_services::util::emit_notices(cx, &mut ws);
+    text.map(|t| Rope::from_str(&t))
 }
 
 /// A 1-based line and byte column as a position in `enc`.
