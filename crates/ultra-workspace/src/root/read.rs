@@ -117,6 +117,12 @@ impl Root {
         self.open_regular(rel).map(|(f, _)| f)
     }
 
+    /// [`Root::open_file`], with the metadata of the file opened (not of a path that may
+    /// since name another).
+    pub fn open_file_meta(&self, rel: &RelPath) -> Result<(std::fs::File, Meta), WsError> {
+        self.open_regular(rel)
+    }
+
     /// Whether a file at `rel` with `nlink` links is refused as hard-linked (it may alias a
     /// file outside the root) rather than allowlisted by `security.allowHardlinkReads`.
     /// Walks use it to skip such files with one summary instead of an error each.

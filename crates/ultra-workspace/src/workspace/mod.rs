@@ -16,6 +16,7 @@ mod diff;
 mod disk;
 mod files;
 mod save;
+mod window;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -36,6 +37,7 @@ pub use diff::{DiffSides, file_diff, unified_diff};
 pub use disk::{Snapshot, TextRead};
 pub use files::DELETE_CHECK_LIMIT;
 pub use save::Saved;
+pub use window::{WINDOW_FROM_BYTES, Window, window_of};
 
 /// Options for opening a workspace.
 #[derive(Debug, Clone, Default)]
@@ -78,6 +80,8 @@ pub struct Workspace {
     history: History,
     notices: Vec<Notice>,
     journal_dir: Option<std::path::PathBuf>,
+    /// Line maps of big files read in windows (see [`Workspace::read_window`]).
+    line_maps: window::LineMaps,
 }
 
 impl Workspace {
@@ -96,6 +100,7 @@ impl Workspace {
             history: History::default(),
             notices: Vec::new(),
             journal_dir: opts.journal_dir,
+            line_maps: window::LineMaps::default(),
         })
     }
 

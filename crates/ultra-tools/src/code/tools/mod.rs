@@ -28,7 +28,7 @@ mod refs;
 pub use deps::*;
 pub use health::*;
 pub use numbered::{Cut, MAX_LINES_TEXT};
-use numbered::{line_count, numbered_page};
+use numbered::{line_count, numbered_page, numbered_window};
 pub use read::*;
 pub use refs::definitions_of;
 pub use refs::{

@@ -44,14 +44,29 @@ pub(super) struct NumberedPage {
 /// is over the budget is given cut, so an answer always moves on.
 pub(super) fn numbered_page(text: &str, start: u32, end: u32, budget: usize) -> NumberedPage {
     let start = start.max(1);
-    let bytes = text.as_bytes();
     // The byte where line `start` begins.
-    let mut pos = match start {
+    let from = match start {
         1 => 0,
-        n => memchr::memchr_iter(b'\n', bytes)
+        n => memchr::memchr_iter(b'\n', text.as_bytes())
             .nth(n as usize - 2)
-            .map_or(bytes.len(), |i| i + 1),
+            .map_or(text.len(), |i| i + 1),
     };
+    numbered_window(&text[from..], start, end, budget, None)
+}
+
+/// [`numbered_page`] of a window of a file that begins at line `start`
+/// (`ultra_workspace::workspace::Window`): `first_len` is the whole length of its first
+/// line when the window holds only the start of it.
+pub(super) fn numbered_window(
+    text: &str,
+    start: u32,
+    end: u32,
+    budget: usize,
+    first_len: Option<u64>,
+) -> NumberedPage {
+    let start = start.max(1);
+    let bytes = text.as_bytes();
+    let mut pos = 0;
     let mut out = String::new();
     let mut n = start;
     let mut line_cut = None;
@@ -74,7 +89,7 @@ pub(super) fn numbered_page(text: &str, start: u32, end: u32, budget: usize) -> 
                 out.push_str(&prefix);
                 out.push_str(&line[..cut]);
                 out.push('\n');
-                line_cut = Some(line.len() as u64);
+                line_cut = Some(first_len.unwrap_or(line.len() as u64));
                 n += 1;
             }
             break;
@@ -107,7 +122,7 @@ mod tests {
     use proptest::prelude::*;
 
     use super::super::numbered;
-    use super::{line_count, numbered_page};
+    use super::{line_count, numbered_page, numbered_window};
 
     /// Texts of short lines, some ending in `\r\n`, some with characters of several bytes,
     /// with or without a final newline.
@@ -144,6 +159,33 @@ mod tests {
                 from = page.last + 1;
             }
             prop_assert_eq!(got, whole);
+        }
+    }
+
+    proptest! {
+        /// A page numbered from a window of the file (what a big file is read as) is the
+        /// page numbered from the whole text: the same lines, cut the same way, stopping
+        /// at the same line.
+        #[test]
+        fn a_window_numbers_as_the_whole_text(
+            lines in proptest::collection::vec("[a-z€😀 ]{0,30}\r?", 0..60),
+            last_nl in any::<bool>(),
+            start in 1u32..65,
+            len in 0u32..65,
+            budget in 20usize..300,
+        ) {
+            let mut text = lines.join("\n");
+            if last_nl && !text.is_empty() {
+                text.push('\n');
+            }
+            let end = (start + len).min(line_count(&text));
+            let whole = numbered_page(&text, start, end, budget);
+            let w = ultra_workspace::workspace::window_of(&text, start, budget);
+            prop_assert_eq!(w.total_lines, line_count(&text));
+            let windowed = numbered_window(&w.text, start, end, budget, w.first_line_len);
+            prop_assert_eq!(&windowed.text, &whole.text);
+            prop_assert_eq!(windowed.last, whole.last);
+            prop_assert_eq!(windowed.line_cut, whole.line_cut);
         }
     }
 

@@ -40,6 +40,12 @@ pub struct Lines {
 /// `get_lines`.
 pub struct GetLines;
 
+/// What `get_lines` read: a window of a big file, or a whole text.
+enum Got {
+    Window(ultra_workspace::workspace::Window),
+    Whole(ultra_workspace::workspace::TextRead),
+}
+
 impl Command<Services> for GetLines {
     type Args = GetLinesArgs;
     type Output = Lines;
@@ -71,15 +77,24 @@ impl Command<Services> for GetLines {
     ]);
     fn run(&self, cx: &mut Cx<'_, Services>, a: GetLinesArgs) -> Result<Lines, CommandError> {
         let rel = resolve(cx, &a.path)?;
-        let read = {
+        let start = a.start.unwrap_or(1).max(1);
+        // A big file that is not open is read as a window from `start`, with its line
+        // count and hash kept from an earlier read while it is unchanged; anything else
+        // is read whole.
+        let got = {
             let mut ws = cx.services.ws();
-            let read = ws.read_text(&rel);
+            let read = match ws.read_window(&rel, start, MAX_LINES_TEXT) {
+                Ok(Some(w)) => Ok(Got::Window(w)),
+                Ok(None) => ws.read_text(&rel).map(Got::Whole),
+                Err(e) => Err(e),
+            };
             emit_notices(cx, &mut ws);
             read?
         };
-        let text = read.text.as_str();
-        let total = line_count(text);
-        let start = a.start.unwrap_or(1).max(1);
+        let total = match &got {
+            Got::Window(w) => w.total_lines,
+            Got::Whole(t) => line_count(&t.text),
+        };
         let end = a.end.unwrap_or(total).min(total);
         if start > total.max(1) || a.end.is_some_and(|e| e < start) {
             return Err(CommandError::new(
@@ -93,7 +108,13 @@ impl Command<Services> for GetLines {
             .with_details(json!({ "totalLines": total }))
             .with_suggestion(format!("ask for lines 1..{total}")));
         }
-        let page = numbered_page(text, start, end, MAX_LINES_TEXT);
+        let (page, hash) = match got {
+            Got::Window(w) => (
+                numbered_window(&w.text, start, end, MAX_LINES_TEXT, w.first_line_len),
+                w.hash,
+            ),
+            Got::Whole(t) => (numbered_page(&t.text, start, end, MAX_LINES_TEXT), t.hash),
+        };
         Ok(Lines {
             path: rel.as_str().to_string(),
             start,
@@ -101,7 +122,7 @@ impl Command<Services> for GetLines {
             total_lines: total,
             cut: page.cut(end),
             text: page.text,
-            hash: read.hash,
+            hash,
         })
     }
 }
