@@ -425,7 +425,9 @@ pub(crate) fn edit_between(old: &[u8], new: &[u8]) -> tree_sitter::InputEdit {
     }
 }
 
-fn line_count(content: &[u8]) -> u32 {
+/// Lines in `content` as people count them: a final newline ends the last line rather
+/// than starting an empty one.
+pub fn line_count(content: &[u8]) -> u32 {
     let n = memchr::memchr_iter(b'\n', content).count();
     let last = usize::from(!content.is_empty() && !content.ends_with(b"\n"));
     (n + last) as u32

@@ -23,18 +23,6 @@ pub struct Snapshot {
     pub dirty: bool,
 }
 
-/// A file's current text with its content hash: what [`Workspace::snapshot`] gives, as
-/// one string and without building a rope for a file that is not open.
-#[derive(Debug, Clone)]
-pub struct TextRead {
-    pub text: String,
-    /// The content hash, for `expectedHash`.
-    pub hash: String,
-    /// The buffer version, when the file is open.
-    pub version: Option<u64>,
-    pub dirty: bool,
-}
-
 impl Workspace {
     /// Bring an open buffer in step with its file. A clean buffer takes the disk's text (as
     /// an undoable transaction by `internal`); a dirty one whose file changed, appeared,
@@ -214,29 +202,6 @@ impl Workspace {
             version: None,
             hash: Some(disk.hash),
             language: text::language_of(rel.as_str()),
-            dirty: false,
-        })
-    }
-
-    /// The current text of a file as [`Workspace::snapshot`] reads it (an open buffer,
-    /// first brought in step with the disk, else the disk), as a string.
-    pub fn read_text(&mut self, rel: &RelPath) -> Result<TextRead, WsError> {
-        if self.buffers.contains_key(rel) {
-            self.sync_disk(rel)?;
-        }
-        if let Some(buf) = self.buffers.get_mut(rel) {
-            return Ok(TextRead {
-                text: buf.rope.to_string(),
-                hash: buf.hash(),
-                version: Some(buf.version),
-                dirty: buf.is_dirty(),
-            });
-        }
-        let (text, disk) = self.read_disk_text(rel)?;
-        Ok(TextRead {
-            text,
-            hash: disk.hash,
-            version: None,
             dirty: false,
         })
     }

@@ -34,7 +34,7 @@ pub use batch::{
     EditOp, FileEdits, FileOutcome, MAX_BATCH_TEXT, Prepared, PreparedFile, TxnOutcome,
 };
 pub use diff::{DiffSides, file_diff, unified_diff};
-pub use disk::{Snapshot, TextRead};
+pub use disk::Snapshot;
 pub use files::DELETE_CHECK_LIMIT;
 pub use save::Saved;
 pub use window::{WINDOW_FROM_BYTES, Window, window_of};

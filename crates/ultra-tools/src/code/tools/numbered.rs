@@ -21,12 +21,10 @@ pub struct Cut {
     pub line_cut: Option<u64>,
 }
 
-/// Lines in `text` as people count them: a final newline ends the last line rather than
-/// starting an empty one.
+/// Lines in `text` as people count them (a final newline ends the last line rather than
+/// starting an empty one), as the index counts them.
 pub(super) fn line_count(text: &str) -> u32 {
-    let newlines = memchr::memchr_iter(b'\n', text.as_bytes()).count();
-    let unterminated = !text.is_empty() && !text.ends_with('\n');
-    (newlines + usize::from(unterminated)) as u32
+    ultra_index::passes::line_count(text.as_bytes())
 }
 
 /// Lines `start..=end` of a text, numbered, as much of them as fits in a budget.

@@ -40,12 +40,6 @@ pub struct Lines {
 /// `get_lines`.
 pub struct GetLines;
 
-/// What `get_lines` read: a window of a big file, or a whole text.
-enum Got {
-    Window(ultra_workspace::workspace::Window),
-    Whole(ultra_workspace::workspace::TextRead),
-}
-
 impl Command<Services> for GetLines {
     type Args = GetLinesArgs;
     type Output = Lines;
@@ -78,23 +72,15 @@ impl Command<Services> for GetLines {
     fn run(&self, cx: &mut Cx<'_, Services>, a: GetLinesArgs) -> Result<Lines, CommandError> {
         let rel = resolve(cx, &a.path)?;
         let start = a.start.unwrap_or(1).max(1);
-        // A big file that is not open is read as a window from `start`, with its line
-        // count and hash kept from an earlier read while it is unchanged; anything else
-        // is read whole.
-        let got = {
+        // Only the window the answer can hold is read (a big file that is not open keeps
+        // its line count and hash from an earlier read while it is unchanged).
+        let window = {
             let mut ws = cx.services.ws();
-            let read = match ws.read_window(&rel, start, MAX_LINES_TEXT) {
-                Ok(Some(w)) => Ok(Got::Window(w)),
-                Ok(None) => ws.read_text(&rel).map(Got::Whole),
-                Err(e) => Err(e),
-            };
+            let read = ws.read_window(&rel, start, MAX_LINES_TEXT);
             emit_notices(cx, &mut ws);
             read?
         };
-        let total = match &got {
-            Got::Window(w) => w.total_lines,
-            Got::Whole(t) => line_count(&t.text),
-        };
+        let total = window.total_lines;
         let end = a.end.unwrap_or(total).min(total);
         if start > total.max(1) || a.end.is_some_and(|e| e < start) {
             return Err(CommandError::new(
@@ -108,13 +94,13 @@ impl Command<Services> for GetLines {
             .with_details(json!({ "totalLines": total }))
             .with_suggestion(format!("ask for lines 1..{total}")));
         }
-        let (page, hash) = match got {
-            Got::Window(w) => (
-                numbered_window(&w.text, start, end, MAX_LINES_TEXT, w.first_line_len),
-                w.hash,
-            ),
-            Got::Whole(t) => (numbered_page(&t.text, start, end, MAX_LINES_TEXT), t.hash),
-        };
+        let page = numbered_window(
+            &window.text,
+            start,
+            end,
+            MAX_LINES_TEXT,
+            window.first_line_len,
+        );
         Ok(Lines {
             path: rel.as_str().to_string(),
             start,
@@ -122,7 +108,7 @@ impl Command<Services> for GetLines {
             total_lines: total,
             cut: page.cut(end),
             text: page.text,
-            hash,
+            hash: window.hash,
         })
     }
 }
